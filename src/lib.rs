@@ -1,6 +1,33 @@
 //! ci-tools: small, fast Unix filters for AI-agent session captures.
 //!
-//! (crate docs are completed with the foundation)
+//! Five binaries (`ci-find`, `ci-cat`, `ci-filter`, `ci-agg`, `ci-grep`) share
+//! this library. Their stream holds two kinds of record ([`record`]): session
+//! records, printed by `ci-find`, and event records, one per capture line with
+//! a provenance key. Every tool that needs events expands session records into
+//! their capture's events through [`source`], which reads captures in parallel
+//! with a reusable line buffer ([`lines`]) and a validating scanner that indexes
+//! a line without building a DOM of its payload ([`json`]).
+//!
+//! ```
+//! use ci_tools::json::{Index, Path};
+//!
+//! let line = br#"{"data":{"tool_name":"bash","usage":{"output_tokens":7}},"event":"tool:pre","timestamp":"","workspace":"w"}"#;
+//! let mut idx = Index::new();
+//! let rec = idx.parse(line).unwrap();
+//! assert_eq!(rec.get_str("event").unwrap(), "tool:pre");
+//! let tokens = rec.path(&Path::parse("data.usage.output_tokens").unwrap()).unwrap();
+//! assert_eq!(tokens.as_f64(), Some(7.0));
+//! ```
 
+pub mod cli;
+pub mod cmd;
+pub mod diag;
+pub mod discover;
+pub mod error;
+pub mod json;
+pub mod lines;
+pub mod output;
+pub mod record;
+pub mod source;
 pub mod time;
 pub mod truncate;

@@ -1,0 +1,140 @@
+//! Command-line plumbing shared by all five binaries: common flags, the
+//! `--generate` hook for man pages and shell completions, and `main`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, ValueEnum};
+
+use crate::diag::Diag;
+use crate::error::{exit_code, Found, Result};
+use crate::output::{EventFormat, DEFAULT_MAX_BYTES, MAX_BYTES_ENV};
+
+/// What `--generate` writes to stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generate {
+    /// A roff man page.
+    Man,
+    /// bash completions.
+    CompleteBash,
+    /// zsh completions.
+    CompleteZsh,
+    /// fish completions.
+    CompleteFish,
+}
+
+/// Flags every tool has.
+#[derive(Debug, Clone, Args)]
+pub struct Common {
+    /// Worker threads [default: all cores].
+    #[arg(short = 'j', long, value_name = "N", global = true)]
+    pub threads: Option<usize>,
+    /// Treat any bad input line as an error (exit code 2).
+    #[arg(long, global = true)]
+    pub strict: bool,
+    /// Print a man page or shell completions and exit.
+    #[arg(long, value_name = "KIND", hide = true)]
+    pub generate: Option<Generate>,
+}
+
+impl Common {
+    /// The worker count to use.
+    pub fn threads(&self) -> usize {
+        self.threads.unwrap_or_else(crate::source::default_threads).max(1)
+    }
+}
+
+/// Flags of tools that print event records.
+#[derive(Debug, Clone, Args)]
+pub struct EventOutput {
+    /// Byte budget per printed event record: long strings in `data` are cut
+    /// (with a `…[+N bytes]` marker) and long arrays elided until it fits.
+    #[arg(long, value_name = "N", env = MAX_BYTES_ENV, default_value_t = DEFAULT_MAX_BYTES)]
+    pub max_bytes: usize,
+    /// Print records whole, without the byte budget.
+    #[arg(long)]
+    pub full: bool,
+}
+
+impl EventOutput {
+    /// The event printer these flags describe.
+    pub fn format(&self) -> EventFormat {
+        EventFormat { max_bytes: (!self.full).then_some(self.max_bytes), raw: false, fields: None }
+    }
+}
+
+/// A tool: its arguments know their common flags.
+pub trait Tool: Parser {
+    /// The common flags.
+    fn common(&self) -> &Common;
+}
+
+/// The man page for a command, as committed under `man/`.
+pub fn man_page(cmd: clap::Command) -> Vec<u8> {
+    let mut buf = vec![];
+    // Rendering into a Vec cannot fail.
+    let _ = clap_mangen::Man::new(cmd).render(&mut buf);
+    buf
+}
+
+/// Completions for a command.
+pub fn completions(mut cmd: clap::Command, kind: Generate) -> Vec<u8> {
+    use clap_complete::Shell;
+    let shell = match kind {
+        Generate::CompleteBash => Shell::Bash,
+        Generate::CompleteZsh => Shell::Zsh,
+        Generate::CompleteFish => Shell::Fish,
+        Generate::Man => return man_page(cmd),
+    };
+    let name = cmd.get_name().to_owned();
+    let mut buf = vec![];
+    clap_complete::generate(shell, &mut cmd, name, &mut buf);
+    buf
+}
+
+/// The body of every binary: parse, handle `--generate`, run, map to an exit code.
+pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Found>) -> ExitCode {
+    let args = T::parse();
+    let cmd = T::command();
+    let prog: &'static str = Box::leak(cmd.get_name().to_owned().into_boxed_str());
+    if let Some(kind) = args.common().generate {
+        let bytes = completions(cmd, kind);
+        let _ = std::io::stdout().write_all(&bytes);
+        return ExitCode::SUCCESS;
+    }
+    let diag = Diag::new(prog, args.common().strict);
+    let result = run(args, &diag);
+    if !matches!(result, Err(crate::error::Error::BrokenPipe)) {
+        diag.summary();
+    }
+    exit_code(prog, result, diag.failed())
+}
+
+/// Parses `--lines N` or `--lines A-B` (1-based, inclusive, as `sed -n`).
+pub fn parse_line_range(s: &str) -> std::result::Result<(u64, u64), String> {
+    let num = |t: &str| t.trim().parse::<u64>().ok().filter(|&n| n >= 1);
+    let bad = || format!("invalid line range {s:?}: use N or A-B (1-based)");
+    match s.split_once('-') {
+        None => num(s).map(|n| (n, n)).ok_or_else(bad),
+        Some((a, b)) => match (num(a), num(b)) {
+            (Some(a), Some(b)) if a <= b => Ok((a, b)),
+            _ => Err(bad()),
+        },
+    }
+}
+
+/// Parses a size with an optional K/M/G suffix (powers of 1024).
+pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M') => (&t[..t.len() - 1], 1 << 20),
+        Some('G') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("invalid size {s:?}: use a number with an optional K, M or G suffix"))
+}

@@ -1,0 +1,162 @@
+//! `ci-cat`: stream the events of captures as NDJSON, size-truncated.
+
+use std::collections::VecDeque;
+
+use clap::Parser;
+
+use crate::cli::{Common, EventOutput, Tool};
+use crate::diag::Diag;
+use crate::error::{Error, Found, Result};
+use crate::json::Path;
+use crate::output::{EventFormat, Output};
+use crate::record::{Capture, Event};
+use crate::source::{self, Flow, RunOpts, Visitor};
+
+const EXAMPLES: &str = "\
+EXAMPLES:
+  ci-find --workspace my-api | ci-cat              events of every my-api session
+  ci-cat ~/.amplifier/projects/-home-u-api/sessions/63cc3feb-…/   one session directory
+  ci-cat events.jsonl --lines 120                  the event at physical line 120
+  ci-cat events.jsonl --lines 100-140              lines 100 to 140 (as sed -n 100,140p)
+  ci-find --session 63cc3feb | ci-cat --head 3 --fields event,timestamp,data.tool_name
+  ci-cat --full --lines 7 events.jsonl | jq .data  one whole record
+  ci-cat --raw --lines 7 events.jsonl              the exact bytes on disk
+
+INPUT:
+  PATH is an events.jsonl, a session directory, or a root to discover (as ci-find
+  --root). `-` or no PATH reads stdin: session records (from ci-find) are expanded
+  into their events, event records pass through. With no PATH on a terminal, the
+  default root is read.
+
+OUTPUT:
+  One event record per line, as on disk plus \"ci\":{\"session\",\"path\",\"line\"}
+  (the exact physical line), and \"workspace\" when an older writer left it out
+  (filled from the session metadata, else the project slug). Records over
+  --max-bytes (default 4096, env CI_MAX_BYTES) have long strings in data cut
+  with a marker `…[+N bytes]` and long arrays elided `…[+N items]`; the envelope
+  and small fields (session_id, parent_id, tool_name, tool_call_id, model, usage,
+  status, timestamp, numbers, booleans) are never cut. Output is always valid JSON.
+
+DAMAGED INPUT:
+  A bad line (torn, blank, not an object, invalid UTF-8) is reported on stderr as
+  `path:line: reason`, skipped and counted; one summary line ends the run. An
+  unfinished last line (no newline, not valid JSON) is a capture still being
+  written: held back silently and only counted. A complete last line without a
+  newline is printed. --strict turns any bad line into exit status 2.";
+
+/// Stream the events of captures as NDJSON, with large payloads size-truncated.
+#[derive(Debug, Parser)]
+#[command(name = "ci-cat", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+pub struct Args {
+    /// Captures: events.jsonl files, session directories, roots, or - for stdin.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<std::path::PathBuf>,
+    /// Only physical line N, or lines A-B (1-based, inclusive), of each capture.
+    #[arg(long, value_name = "N|A-B", value_parser = crate::cli::parse_line_range)]
+    pub lines: Option<(u64, u64)>,
+    /// Only the first K events of each capture.
+    #[arg(long, value_name = "K")]
+    pub head: Option<u64>,
+    /// Only the last K events of each capture.
+    #[arg(long, value_name = "K")]
+    pub tail: Option<usize>,
+    /// Print only these comma-separated field paths (e.g. event,timestamp,data.tool_name).
+    #[arg(long, value_name = "PATHS", value_delimiter = ',')]
+    pub fields: Vec<String>,
+    /// Print the exact source bytes of each line (no provenance, no truncation).
+    #[arg(long, conflicts_with_all = ["fields", "full"])]
+    pub raw: bool,
+    #[command(flatten)]
+    pub output: EventOutput,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl Tool for Args {
+    fn common(&self) -> &Common {
+        &self.common
+    }
+}
+
+/// Per-thread state of ci-cat.
+struct Cat<'a> {
+    format: &'a EventFormat,
+    lines: Option<(u64, u64)>,
+    head: Option<u64>,
+    tail: Option<usize>,
+    /// Events seen in the current capture.
+    count: u64,
+    /// The last `tail` records of the current capture.
+    ring: VecDeque<Vec<u8>>,
+}
+
+impl Visitor for Cat<'_> {
+    fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
+        self.count = 0;
+        self.ring.clear();
+        true
+    }
+
+    fn line(&mut self, n: u64) -> Flow {
+        match self.lines {
+            Some((_, b)) if n > b => Flow::Stop,
+            Some((a, _)) if n < a => Flow::Skip,
+            _ => Flow::Continue,
+        }
+    }
+
+    fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
+        if let Some((a, b)) = self.lines {
+            if ev.capture.is_none() && (ev.line < a || ev.line > b) {
+                return Flow::Continue;
+            }
+        }
+        self.count += 1;
+        if let Some(k) = self.tail {
+            let mut rec = self.ring.pop_front().filter(|_| self.ring.len() + 1 >= k).unwrap_or_default();
+            rec.clear();
+            self.format.write(ev, &mut rec);
+            self.ring.push_back(rec);
+            while self.ring.len() > k {
+                self.ring.pop_front();
+            }
+        } else {
+            self.format.write(ev, out);
+        }
+        match self.head {
+            Some(k) if self.count >= k => Flow::Stop,
+            _ => Flow::Continue,
+        }
+    }
+
+    fn end(&mut self, _cap: &Capture, out: &mut Vec<u8>) {
+        for rec in self.ring.drain(..) {
+            out.extend_from_slice(&rec);
+        }
+    }
+}
+
+/// Runs ci-cat.
+pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+    let mut format = args.output.format();
+    format.raw = args.raw;
+    if !args.fields.is_empty() {
+        let paths = args.fields.iter().map(|f| Path::parse(f)).collect::<std::result::Result<Vec<_>, _>>();
+        format.fields = Some(paths.map_err(Error::Usage)?);
+    }
+    if args.head == Some(0) || args.tail == Some(0) {
+        return Ok(Found::None);
+    }
+    let inputs = source::inputs_from_args(&args.paths, diag);
+    let opts = RunOpts { threads: args.common.threads() };
+    let mut out = Output::stdout();
+    source::run(&inputs, &opts, diag, &mut out, || Cat {
+        format: &format,
+        lines: args.lines,
+        head: args.head,
+        tail: args.tail,
+        count: 0,
+        ring: VecDeque::new(),
+    })?;
+    Ok(Found::Some)
+}

@@ -1,0 +1,316 @@
+//! `ci-find`: discover captures and filter them by session metadata.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+use crate::cli::{Common, Tool};
+use crate::diag::Diag;
+use crate::discover::{self, SessionRecord};
+use crate::error::{Error, Found, Result};
+use crate::output::Output;
+use crate::time::{self, BoundKind, Timestamp};
+
+const EXAMPLES: &str = "\
+EXAMPLES:
+  ci-find                                   all captures under the default root, newest first
+  ci-find --root ~/.amplifier/projects --workspace my-api
+  ci-find --status running --since 2h       sessions active in the last two hours
+  ci-find --parent 63cc3feb --children      children of a session (8-char prefix)
+  ci-find --session 63cc3feb | ci-cat --head 5
+  ci-find -0 --paths | xargs -0 -P4 wc -l
+  ci-find --tree
+
+ROOTS:
+  --root (repeatable) wins; else $AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed,
+  ~ expanded, ignored with a warning when relative); else ~/.amplifier/projects.
+  A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl.
+
+OUTPUT:
+  One session record per line (JSON): session, project, workspace, parent, agent,
+  status, started_at, last_event_at, ended_at, working_dir, recipe, recipe_step,
+  parallel_group_id, format, path, bytes, mtime, metadata. Every key is always
+  present (null when unknown). A session record has `session` and `path` and no
+  `event` key; every ci-* tool expands it into the capture's events.
+
+EXIT STATUS:
+  0 sessions printed; 1 none found or none matched (stderr says `looked in <root>,
+  found 0` when a root has no capture at all); 2 an error (e.g. a missing root).";
+
+/// Sort orders of `--sort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortKey {
+    /// Start time, newest first (ties by id).
+    Start,
+    /// Last activity (last_event_at, ended_at or mtime), newest first.
+    Last,
+    /// Session id.
+    Id,
+    /// Size of events.jsonl, largest first.
+    Size,
+    /// Path of events.jsonl.
+    Path,
+}
+
+/// Discover captures (sessions) and filter them by metadata.
+#[derive(Debug, Parser)]
+#[command(name = "ci-find", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+pub struct Args {
+    /// Capture root to search (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub root: Vec<PathBuf>,
+    /// Only sessions of this workspace: the project folder <root>/<W> or the
+    /// metadata `workspace` field (repeatable, OR).
+    #[arg(long, value_name = "W")]
+    pub workspace: Vec<String>,
+    /// Only sessions of this project: a slug (`-home-u-my-api`) or a working
+    /// directory (`/home/u/my-api`), compared as slugs.
+    #[arg(long, value_name = "SLUG|DIR")]
+    pub project: Vec<String>,
+    /// One session: its exact id or a unique prefix of at least 8 characters.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only sessions whose metadata status is this (repeatable, OR).
+    #[arg(long, value_name = "STATUS")]
+    pub status: Vec<String>,
+    /// Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, or an
+    /// age like 30m, 2h, 7d).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only sessions started before this time (exclusive; a date means the end of that day).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only sessions of this agent (metadata agent_name, else the fork line's
+    /// data.metadata.agent_name).
+    #[arg(long, value_name = "NAME")]
+    pub agent: Vec<String>,
+    /// Only children of this session (id or unique 8-char prefix).
+    #[arg(long, value_name = "ID")]
+    pub parent: Option<String>,
+    /// Only root sessions (no parent).
+    #[arg(long, conflicts_with = "children")]
+    pub roots: bool,
+    /// Only child sessions.
+    #[arg(long)]
+    pub children: bool,
+    /// Only sessions of this recipe (metadata recipe_name).
+    #[arg(long, value_name = "NAME")]
+    pub recipe: Vec<String>,
+    /// Only captures whose events.jsonl has at least this size (K/M/G suffixes).
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::parse_size)]
+    pub min_bytes: Option<u64>,
+    /// Sort order.
+    #[arg(long, value_enum, default_value_t = SortKey::Start)]
+    pub sort: SortKey,
+    /// Reverse the order.
+    #[arg(short = 'r', long)]
+    pub reverse: bool,
+    /// Print only the path of each events.jsonl, one per line.
+    #[arg(long)]
+    pub paths: bool,
+    /// Print paths terminated by NUL (for xargs -0); implies --paths.
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
+    /// Print the parent/child structure as an indented text tree.
+    #[arg(long, conflicts_with_all = ["paths", "null"])]
+    pub tree: bool,
+    /// Time zone for dates in --since/--until (IANA name, UTC or local).
+    #[arg(long, value_name = "TZ", default_value = "UTC")]
+    pub tz: String,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl Tool for Args {
+    fn common(&self) -> &Common {
+        &self.common
+    }
+}
+
+/// Filters resolved from the arguments.
+struct Filters {
+    workspaces: Vec<String>,
+    projects: Vec<String>,
+    statuses: Vec<String>,
+    agents: Vec<String>,
+    recipes: Vec<String>,
+    since: Option<Timestamp>,
+    until: Option<Timestamp>,
+    parent: Option<String>,
+    roots: bool,
+    children: bool,
+    min_bytes: Option<u64>,
+}
+
+impl Filters {
+    fn matches(&self, r: &SessionRecord) -> bool {
+        let any = |list: &[String], v: Option<&str>| list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v));
+        (self.workspaces.is_empty()
+            || self.workspaces.iter().any(|w| r.project.as_deref() == Some(w) || r.workspace.as_deref() == Some(w)))
+            && (self.projects.is_empty() || self.projects.iter().any(|p| r.project.as_deref() == Some(p)))
+            && any(&self.statuses, r.status.as_deref())
+            && any(&self.agents, r.agent.as_deref())
+            && any(&self.recipes, r.recipe.as_deref())
+            && self.parent.as_ref().is_none_or(|p| r.parent.as_ref() == Some(p))
+            && (!self.roots || !r.is_child())
+            && (!self.children || r.is_child())
+            && self.min_bytes.is_none_or(|m| r.bytes >= m)
+            && self.in_time(r)
+    }
+
+    /// A session overlaps [since, until) when its last activity is at or after
+    /// `since` and it started before `until`. Unknown times never match a bound.
+    fn in_time(&self, r: &SessionRecord) -> bool {
+        if self.since.is_none() && self.until.is_none() {
+            return true;
+        }
+        let (start, last) = (r.start().or(r.last()), r.last().or(r.start()));
+        self.since.is_none_or(|s| last.is_some_and(|l| l >= s)) && self.until.is_none_or(|u| start.is_some_and(|t| t < u))
+    }
+}
+
+/// Runs ci-find.
+pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+    let tz = time::parse_tz(&args.tz).map_err(Error::Usage)?;
+    let now = time::now();
+    let bound = |v: &Option<String>, k| v.as_deref().map(|s| time::parse_bound(s, k, now, &tz)).transpose();
+    let roots = discover::resolve_roots(&args.root, diag);
+    let mut all = vec![];
+    for root in &roots {
+        match discover::discover(root, diag) {
+            Ok(found) if found.is_empty() => {
+                crate::diag::eprint(format_args!("{}: looked in {}, found 0", diag.prog(), root.display()))
+            }
+            Ok(found) => all.extend(found),
+            Err(e) => diag.error(&e),
+        }
+    }
+    if all.is_empty() {
+        return Ok(Found::None);
+    }
+    let parent = match &args.parent {
+        Some(p) => Some(discover::select_session(&all, p)?[0].session.clone()),
+        None => None,
+    };
+    let filters = Filters {
+        workspaces: args.workspace.clone(),
+        projects: args.project.iter().map(|p| as_slug(p)).collect(),
+        statuses: args.status.clone(),
+        agents: args.agent.clone(),
+        recipes: args.recipe.clone(),
+        since: bound(&args.since, BoundKind::Since).map_err(Error::Usage)?,
+        until: bound(&args.until, BoundKind::Until).map_err(Error::Usage)?,
+        parent,
+        roots: args.roots,
+        children: args.children,
+        min_bytes: args.min_bytes,
+    };
+    let mut selected: Vec<SessionRecord> = match &args.session {
+        Some(id) => discover::select_session(&all, id)?.into_iter().cloned().collect(),
+        None => all,
+    };
+    selected.retain(|r| filters.matches(r));
+    sort(&mut selected, args.sort);
+    if args.reverse {
+        selected.reverse();
+    }
+    let mut out = Output::stdout();
+    let mut buf = Vec::with_capacity(64 * 1024);
+    if args.tree {
+        write_tree(&selected, &mut buf);
+    } else {
+        for r in &selected {
+            if args.paths || args.null {
+                buf.extend_from_slice(r.path.as_bytes());
+                buf.push(if args.null { 0 } else { b'\n' });
+            } else {
+                serde_json::to_writer(&mut buf, r).map_err(|e| Error::Msg(e.to_string()))?;
+                buf.push(b'\n');
+            }
+            if buf.len() > 60 * 1024 {
+                out.write(&buf)?;
+                buf.clear();
+            }
+        }
+    }
+    out.write(&buf)?;
+    out.flush()?;
+    Ok(Found::from_bool(!selected.is_empty()))
+}
+
+/// A `--project` value as a slug: values that look like paths are converted.
+fn as_slug(p: &str) -> String {
+    let looks_like_path = p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
+    if looks_like_path && !p.starts_with('-') {
+        let expanded = match (p.strip_prefix('~'), std::env::var("HOME")) {
+            (Some(rest), Ok(home)) => format!("{home}{rest}"),
+            _ => p.to_owned(),
+        };
+        discover::slug_of(expanded.trim_end_matches('/'))
+    } else {
+        p.to_owned()
+    }
+}
+
+fn sort(v: &mut [SessionRecord], key: SortKey) {
+    match key {
+        SortKey::Start => discover::sort_newest_first(v),
+        SortKey::Last => v.sort_by(|a, b| b.last().cmp(&a.last()).then_with(|| a.session.cmp(&b.session))),
+        SortKey::Id => v.sort_by(|a, b| a.session.cmp(&b.session).then_with(|| a.path.cmp(&b.path))),
+        SortKey::Size => v.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.session.cmp(&b.session))),
+        SortKey::Path => v.sort_by(|a, b| a.path.cmp(&b.path)),
+    }
+}
+
+/// Writes sessions as a tree: children under their parent, in list order;
+/// a child whose parent is not listed is shown at the top level.
+fn write_tree(list: &[SessionRecord], out: &mut Vec<u8>) {
+    let ids: HashSet<&str> = list.iter().map(|r| r.session.as_str()).collect();
+    let mut children: BTreeMap<&str, Vec<&SessionRecord>> = BTreeMap::new();
+    for r in list {
+        if let Some(p) = r.parent.as_deref().filter(|p| ids.contains(p)) {
+            children.entry(p).or_default().push(r);
+        }
+    }
+    let mut seen = HashSet::new();
+    for r in list.iter().filter(|r| r.parent.as_deref().is_none_or(|p| !ids.contains(p))) {
+        tree_node(r, "", "", &children, &mut seen, out);
+    }
+}
+
+fn tree_node<'a>(
+    r: &'a SessionRecord,
+    lead: &str,
+    branch: &str,
+    children: &BTreeMap<&str, Vec<&'a SessionRecord>>,
+    seen: &mut HashSet<&'a str>,
+    out: &mut Vec<u8>,
+) {
+    if !seen.insert(r.session.as_str()) {
+        return; // a parent cycle in corrupt metadata
+    }
+    let dash = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
+    let line = format!(
+        "{lead}{branch}{}  {}  {}  {}  {}\n",
+        r.session,
+        dash(&r.workspace),
+        dash(&r.agent),
+        dash(&r.status),
+        dash(&r.started_at)
+    );
+    out.extend_from_slice(line.as_bytes());
+    let kids = children.get(r.session.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+    let next_lead = format!(
+        "{lead}{}",
+        match branch {
+            "" => "",
+            "├─ " => "│  ",
+            _ => "   ",
+        }
+    );
+    for (i, k) in kids.iter().enumerate() {
+        let b = if i + 1 == kids.len() { "└─ " } else { "├─ " };
+        tree_node(k, &next_lead, b, children, seen, out);
+    }
+}

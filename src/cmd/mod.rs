@@ -1,0 +1,4 @@
+//! One module per tool: its arguments (clap) and its `run`.
+
+pub mod cat;
+pub mod find;

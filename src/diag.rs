@@ -1,0 +1,134 @@
+//! Diagnostics: `path:line: reason` reports, skip counters and the one summary
+//! line at the end of a run.
+//!
+//! A bad line never stops the stream: it is reported on stderr, skipped and
+//! counted. Workers on several threads share one [`Diag`].
+
+use std::fmt;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+/// Writes one line to stderr, ignoring a closed stderr.
+pub fn eprint(args: fmt::Arguments<'_>) {
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_fmt(args);
+    let _ = e.write_all(b"\n");
+}
+
+/// Shared diagnostics of one run.
+#[derive(Debug)]
+pub struct Diag {
+    prog: &'static str,
+    strict: bool,
+    bad_lines: AtomicU64,
+    torn_tails: AtomicU64,
+    errors: AtomicU64,
+    untimed: AtomicU64,
+    stopped: AtomicBool,
+}
+
+impl Diag {
+    /// Diagnostics for the tool `prog`; with `strict`, any bad line fails the run.
+    pub fn new(prog: &'static str, strict: bool) -> Diag {
+        Diag {
+            prog,
+            strict,
+            bad_lines: AtomicU64::new(0),
+            torn_tails: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            untimed: AtomicU64::new(0),
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    /// The tool's name, for messages.
+    pub fn prog(&self) -> &'static str {
+        self.prog
+    }
+
+    /// Reports a skipped line as `path:line: reason`.
+    pub fn bad_line(&self, path: &dyn fmt::Display, line: u64, reason: &dyn fmt::Display) {
+        self.bad_lines.fetch_add(1, Relaxed);
+        eprint(format_args!("{path}:{line}: {reason}"));
+    }
+
+    /// Counts an unfinished last line (a capture still being written): not an error.
+    pub fn torn_tail(&self) {
+        self.torn_tails.fetch_add(1, Relaxed);
+    }
+
+    /// Counts a record that had no usable timestamp for a time-based job.
+    pub fn untimed(&self) {
+        self.untimed.fetch_add(1, Relaxed);
+    }
+
+    /// Reports an error that skips a whole input (an unreadable file); the run
+    /// goes on but ends with exit code 2.
+    pub fn error(&self, msg: &dyn fmt::Display) {
+        self.errors.fetch_add(1, Relaxed);
+        eprint(format_args!("{}: {msg}", self.prog));
+    }
+
+    /// A warning that does not change the exit code.
+    pub fn warn(&self, msg: &dyn fmt::Display) {
+        eprint(format_args!("{}: warning: {msg}", self.prog));
+    }
+
+    /// Bad lines skipped so far.
+    pub fn bad_lines(&self) -> u64 {
+        self.bad_lines.load(Relaxed)
+    }
+
+    /// Unfinished last lines held back so far.
+    pub fn torn_tails(&self) -> u64 {
+        self.torn_tails.load(Relaxed)
+    }
+
+    /// Asks every worker to stop early (stdout closed).
+    pub fn stop(&self) {
+        self.stopped.store(true, Relaxed);
+    }
+
+    /// Whether [`Diag::stop`] was called.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped.load(Relaxed)
+    }
+
+    /// Whether the run must end with exit code 2.
+    pub fn failed(&self) -> bool {
+        self.errors.load(Relaxed) > 0 || (self.strict && self.bad_lines() > 0)
+    }
+
+    /// Prints the one summary line when anything was skipped.
+    pub fn summary(&self) {
+        let bad = self.bad_lines();
+        let torn = self.torn_tails();
+        let untimed = self.untimed.load(Relaxed);
+        let errors = self.errors.load(Relaxed);
+        let mut parts = vec![];
+        if bad > 0 {
+            parts.push(format!("{bad} bad line{} skipped", plural(bad)));
+        }
+        if torn > 0 {
+            parts.push(format!("{torn} unfinished last line{} held back (capture still being written?)", plural(torn)));
+        }
+        if untimed > 0 {
+            parts.push(format!("{untimed} record{} without a usable timestamp", plural(untimed)));
+        }
+        if errors > 0 {
+            parts.push(format!("{errors} input{} could not be read", plural(errors)));
+        }
+        if !parts.is_empty() {
+            let hint = if bad > 0 && !self.strict { " (--strict makes bad lines an error)" } else { "" };
+            eprint(format_args!("{}: {}{hint}", self.prog, parts.join(", ")));
+        }
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

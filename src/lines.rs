@@ -1,0 +1,159 @@
+//! A reusable line buffer: complete lines with physical line numbers.
+//!
+//! One buffer serves a whole file (and can be reused for the next one with
+//! [`LineReader::reset`]): only bytes up to a newline are handed out as lines;
+//! a partial tail is moved to the front and completed by the next read. The
+//! buffer grows only when a single line does not fit, so memory is bounded by
+//! the longest line, never by the file.
+
+use std::io::{self, Read};
+
+const INITIAL: usize = 256 * 1024;
+
+/// One physical line, without its `\n`.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    /// The bytes of the line.
+    pub bytes: &'a [u8],
+    /// 1-based physical line number.
+    pub number: u64,
+    /// False for a last line that had no `\n` (still being written, or a file
+    /// whose writer left out the final newline).
+    pub terminated: bool,
+}
+
+/// Splits a reader into lines with a single growing buffer.
+pub struct LineReader<R> {
+    rdr: R,
+    buf: Vec<u8>,
+    /// Start of the unconsumed bytes.
+    pos: usize,
+    /// End of the valid bytes.
+    end: usize,
+    /// Where to resume the newline search (bytes before it hold none).
+    scanned: usize,
+    eof: bool,
+    number: u64,
+}
+
+impl<R: Read> LineReader<R> {
+    /// Wraps a reader.
+    pub fn new(rdr: R) -> LineReader<R> {
+        LineReader { rdr, buf: vec![0; INITIAL], pos: 0, end: 0, scanned: 0, eof: false, number: 0 }
+    }
+
+    /// Starts over on a new reader, keeping the buffer.
+    pub fn reset(&mut self, rdr: R) {
+        self.rdr = rdr;
+        self.pos = 0;
+        self.end = 0;
+        self.scanned = 0;
+        self.eof = false;
+        self.number = 0;
+    }
+
+    /// The number of the last line returned.
+    pub fn line_number(&self) -> u64 {
+        self.number
+    }
+
+    /// The next line, or `None` at the end of input.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        loop {
+            if let Some(k) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
+                let nl = self.scanned + k;
+                let start = self.pos;
+                self.pos = nl + 1;
+                self.scanned = self.pos;
+                self.number += 1;
+                return Ok(Some(Line { bytes: &self.buf[start..nl], number: self.number, terminated: true }));
+            }
+            self.scanned = self.end;
+            if self.eof {
+                if self.pos == self.end {
+                    return Ok(None);
+                }
+                let start = self.pos;
+                self.pos = self.end;
+                self.number += 1;
+                return Ok(Some(Line { bytes: &self.buf[start..self.end], number: self.number, terminated: false }));
+            }
+            self.fill()?;
+        }
+    }
+
+    /// Reads more bytes, first making room by moving the partial line to the
+    /// front or growing the buffer when the partial line fills it.
+    fn fill(&mut self) -> io::Result<()> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.scanned -= self.pos;
+            self.pos = 0;
+        }
+        if self.end == self.buf.len() {
+            let grown = self.buf.len() * 2;
+            self.buf.resize(grown, 0);
+        }
+        loop {
+            match self.rdr.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that returns at most `step` bytes per read, to force refills.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(self.1).min(out.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn collect(input: &[u8], step: usize) -> Vec<(String, u64, bool)> {
+        let mut r = LineReader::new(Trickle(input, step));
+        let mut out = vec![];
+        while let Some(l) = r.next_line().unwrap() {
+            out.push((String::from_utf8_lossy(l.bytes).into_owned(), l.number, l.terminated));
+        }
+        out
+    }
+
+    #[test]
+    fn edge_cases_through_every_read_size() {
+        let big = "x".repeat(INITIAL * 3 + 7);
+        let cases: Vec<(Vec<u8>, Vec<(String, u64, bool)>)> = vec![
+            (b"".to_vec(), vec![]),
+            (b"\n".to_vec(), vec![("".into(), 1, true)]),
+            (b"a\nb".to_vec(), vec![("a".into(), 1, true), ("b".into(), 2, false)]),
+            (b"a\n\nb\n".to_vec(), vec![("a".into(), 1, true), ("".into(), 2, true), ("b".into(), 3, true)]),
+            (
+                format!("{big}\nend\n").into_bytes(),
+                vec![(big.clone(), 1, true), ("end".into(), 2, true)],
+            ),
+        ];
+        for (input, want) in cases {
+            for step in [1, 3, 4096, usize::MAX] {
+                assert_eq!(collect(&input, step), want, "step {step}");
+            }
+        }
+    }
+}

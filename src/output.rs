@@ -1,0 +1,227 @@
+//! Everything that reaches stdout: the writer, and the event-record printer.
+//!
+//! Event records leave the toolkit as one JSON object per line:
+//!
+//! - the line as read, byte for byte, with one key appended before the closing
+//!   brace: `"ci":{"session":ID,"path":FILE,"line":N}` (not added again when the
+//!   record already has it, e.g. when piped from another ci-* tool);
+//! - `"workspace":W` appended too when the line had no `workspace` (older
+//!   writers): W is the session's metadata workspace, else its project slug;
+//! - when the result would exceed the byte budget (`--max-bytes`, default
+//!   [`DEFAULT_MAX_BYTES`]), the record is re-serialised compactly with long
+//!   strings in `data` cut and long arrays elided (see [`crate::truncate`]); the
+//!   envelope (`event`, `workspace`, `timestamp`, `ci`) is never cut;
+//! - `--raw` prints the exact source bytes and nothing else.
+
+use std::io::{self, IsTerminal, Write};
+
+use crate::error::{Error, Result};
+use crate::json::{Path, Raw};
+use crate::record::{Event, PROVENANCE_KEY};
+use crate::truncate;
+
+/// Default output budget per event record, in bytes.
+pub const DEFAULT_MAX_BYTES: usize = 4096;
+
+/// Env var that sets the default budget.
+pub const MAX_BYTES_ENV: &str = "CI_MAX_BYTES";
+
+/// The one owner of stdout: block-buffered into a pipe or file, flushed after
+/// each batch on a terminal so output appears as it is produced.
+pub struct Output {
+    w: io::BufWriter<io::Stdout>,
+    tty: bool,
+}
+
+impl Output {
+    /// Wraps stdout.
+    pub fn stdout() -> Output {
+        let out = io::stdout();
+        let tty = out.is_terminal();
+        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty }
+    }
+
+    /// Whether stdout is a terminal.
+    pub fn is_terminal(&self) -> bool {
+        self.tty
+    }
+
+    /// Writes bytes.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.w.write_all(bytes).map_err(Error::stream)?;
+        if self.tty {
+            self.w.flush().map_err(Error::stream)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes.
+    pub fn flush(&mut self) -> Result<()> {
+        self.w.flush().map_err(Error::stream)
+    }
+}
+
+/// Writes a JSON string literal (with quotes) for `s`.
+pub fn json_str(out: &mut Vec<u8>, s: &str) {
+    // serde_json's escaping cannot fail when writing into a Vec.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// How event records are printed.
+#[derive(Debug, Clone, Default)]
+pub struct EventFormat {
+    /// Byte budget per record; `None` prints records whole (`--full`).
+    pub max_bytes: Option<usize>,
+    /// Print the exact source line (`--raw`).
+    pub raw: bool,
+    /// Print only these paths (`--fields`), nested as in the record, plus `ci`.
+    pub fields: Option<Vec<Path>>,
+}
+
+impl EventFormat {
+    /// Appends `ev` as one NDJSON line to `out`.
+    pub fn write(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
+        if self.raw {
+            out.extend_from_slice(ev.rec.line());
+            out.push(b'\n');
+            return;
+        }
+        let mut extra = Vec::with_capacity(96);
+        self.extra_keys(ev, &mut extra);
+        if let Some(fields) = &self.fields {
+            self.write_projection(ev, fields, &extra, out);
+            return;
+        }
+        let line = ev.rec.line();
+        let fits = self.max_bytes.is_none_or(|max| line.len() + extra.len() + 1 <= max);
+        if fits {
+            let close = ev.rec.close();
+            // Drop whitespace before the closing brace so the comma sits right.
+            let body = line[..close].trim_ascii_end();
+            out.extend_from_slice(body);
+            if !extra.is_empty() {
+                if !ev.rec.is_empty() {
+                    out.push(b',');
+                }
+                out.extend_from_slice(&extra);
+            }
+            out.extend_from_slice(b"}\n");
+        } else {
+            self.write_shrunk(ev, &extra, out);
+        }
+    }
+
+    /// The keys this toolkit adds: provenance, and a filled-in workspace.
+    fn extra_keys(&self, ev: &Event<'_>, extra: &mut Vec<u8>) {
+        if ev.lacks_workspace() {
+            if let Some(w) = ev.workspace() {
+                extra.extend_from_slice(b"\"workspace\":");
+                json_str(extra, &w);
+            }
+        }
+        if ev.provenance().is_none() {
+            if !extra.is_empty() {
+                extra.push(b',');
+            }
+            extra.extend_from_slice(b"\"ci\":{\"session\":");
+            match ev.session() {
+                Some(s) => json_str(extra, &s),
+                None => extra.extend_from_slice(b"null"),
+            }
+            extra.extend_from_slice(b",\"path\":");
+            json_str(extra, ev.source);
+            extra.extend_from_slice(b",\"line\":");
+            extra.extend_from_slice(ev.line.to_string().as_bytes());
+            extra.push(b'}');
+        }
+    }
+
+    /// Re-serialises the record with `data` shrunk to fit the budget.
+    fn write_shrunk(&self, ev: &Event<'_>, extra: &[u8], out: &mut Vec<u8>) {
+        let max = self.max_bytes.unwrap_or(usize::MAX);
+        let start = out.len();
+        out.push(b'{');
+        let mut data_at = None;
+        for (i, (key, value)) in ev.rec.members().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(key);
+            out.extend_from_slice(b"\":");
+            if crate::json::key_eq(key, "data") {
+                data_at = Some((out.len(), value));
+            } else {
+                out.extend_from_slice(value.bytes());
+            }
+        }
+        if !extra.is_empty() {
+            if !ev.rec.is_empty() {
+                out.push(b',');
+            }
+            out.extend_from_slice(extra);
+        }
+        out.extend_from_slice(b"}\n");
+        if let Some((at, value)) = data_at {
+            let others = out.len() - start;
+            let room = max.saturating_sub(others);
+            let shrunk = shrink(value, room);
+            out.splice(at..at, shrunk);
+        }
+    }
+
+    fn write_projection(&self, ev: &Event<'_>, fields: &[Path], extra: &[u8], out: &mut Vec<u8>) {
+        let mut obj = serde_json::Map::new();
+        for path in fields {
+            let value = ev.rec.path(path).and_then(|r| r.to_value()).unwrap_or(serde_json::Value::Null);
+            insert_path(&mut obj, path.segments(), value);
+        }
+        if let Some(p) = ev.provenance().and_then(|p| p.to_value()) {
+            obj.insert(PROVENANCE_KEY.into(), p);
+        }
+        let mut body = serde_json::to_vec(&serde_json::Value::Object(obj)).unwrap_or_default();
+        if let Some(max) = self.max_bytes {
+            if body.len() + extra.len() > max {
+                if let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&body) {
+                    truncate::shrink_data(&mut v, max.saturating_sub(extra.len() + 1));
+                    body = serde_json::to_vec(&v).unwrap_or(body);
+                }
+            }
+        }
+        if body.len() >= 2 {
+            out.extend_from_slice(&body[..body.len() - 1]);
+            if !extra.is_empty() {
+                if body.len() > 2 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(extra);
+            }
+            out.extend_from_slice(b"}\n");
+        }
+    }
+}
+
+/// Shrinks a raw `data` value to at most `room` bytes where possible.
+fn shrink(value: Raw<'_>, room: usize) -> Vec<u8> {
+    match value.to_value() {
+        Some(mut v) => {
+            truncate::shrink_data(&mut v, room);
+            serde_json::to_vec(&v).unwrap_or_else(|_| value.bytes().to_vec())
+        }
+        // Unreachable for validated lines (serde_json accepts what the
+        // scanner accepts); keep the record valid rather than panic.
+        None => b"null".to_vec(),
+    }
+}
+
+fn insert_path(obj: &mut serde_json::Map<String, serde_json::Value>, path: &[String], value: serde_json::Value) {
+    let Some((first, rest)) = path.split_first() else { return };
+    if rest.is_empty() {
+        obj.insert(first.clone(), value);
+        return;
+    }
+    let entry = obj.entry(first.clone()).or_insert_with(|| serde_json::Value::Object(Default::default()));
+    if let serde_json::Value::Object(inner) = entry {
+        insert_path(inner, rest, value);
+    }
+}

@@ -1,0 +1,167 @@
+//! The two kinds of record in a ci-* stream, and the event view every tool uses.
+//!
+//! - An **event record** is one line of a capture: an object with a string
+//!   `event` and an object `data` (plus `workspace`, `timestamp`). When a tool
+//!   reads it from a capture it adds one provenance key,
+//!   `"ci":{"session":ID,"path":FILE,"line":N}`, so every later stage can go back
+//!   to the exact physical line (`sed -n Np FILE`).
+//! - A **session record** (printed by `ci-find`) describes one capture: an
+//!   object with `session` and `path` keys and no `event` key. Tools that need
+//!   events expand it into the capture's events.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use crate::discover::{Format, SessionRecord};
+use crate::json::{Raw, Record};
+use crate::time::{self, Timestamp};
+
+/// The name of the provenance key added to event records.
+pub const PROVENANCE_KEY: &str = "ci";
+
+/// What a valid JSON line is, told apart by its top-level keys (formats.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// A string `event` and an object `data`.
+    Event,
+    /// `session` and `path`, no `event`: a `ci-find` record.
+    Session,
+    /// A Claude Code hook line (`hook_event_name`).
+    Hook,
+    /// Another logger's line (`ts` + `schema`, the `amplifier.log` format).
+    OtherLog,
+    /// A Claude Code transcript line (`type` with `uuid`/`sessionId`/`message`).
+    Transcript,
+    /// Anything else.
+    Unknown,
+}
+
+impl RecordKind {
+    /// Classifies a validated record.
+    pub fn of(rec: &Record<'_>) -> RecordKind {
+        let has = |k: &str| rec.get(k).is_some();
+        let event_is_str = rec.get("event").is_some_and(|v| v.as_str().is_some());
+        if has("ts") && has("schema") {
+            RecordKind::OtherLog
+        } else if event_is_str && rec.get("data").is_some_and(|d| d.kind() == crate::json::Kind::Object) {
+            RecordKind::Event
+        } else if has("hook_event_name") {
+            RecordKind::Hook
+        } else if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
+            RecordKind::Session
+        } else if has("type") && (has("uuid") || has("sessionId") || has("message")) {
+            RecordKind::Transcript
+        } else {
+            RecordKind::Unknown
+        }
+    }
+
+    /// Why a record of this kind is not an event, for a `path:line: reason` report.
+    pub fn not_an_event(self) -> &'static str {
+        match self {
+            RecordKind::Event => "an event record",
+            RecordKind::Session => "a session record where an event was expected",
+            RecordKind::Hook => "a Claude Code hook line where an Amplifier event was expected",
+            RecordKind::OtherLog => "another logger's line (amplifier.log format), not an event",
+            RecordKind::Transcript => "a Claude Code transcript line, not an event",
+            RecordKind::Unknown => "not an event record (needs a string \"event\" and an object \"data\")",
+        }
+    }
+}
+
+/// One capture file to read, with what is known about its session.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// The session id used in provenance.
+    pub session: String,
+    /// The events file.
+    pub path: PathBuf,
+    /// The path as shown in reports and provenance.
+    pub display: String,
+    /// Fills `workspace` on lines that have none (older writers): the session's
+    /// metadata workspace, else its project slug.
+    pub workspace: Option<String>,
+    /// The layout.
+    pub format: Format,
+    /// The session record, when the capture came from one or from discovery.
+    pub record: Option<SessionRecord>,
+}
+
+impl Capture {
+    /// A capture described by a session record.
+    pub fn from_record(rec: SessionRecord) -> Capture {
+        Capture {
+            session: rec.session.clone(),
+            path: PathBuf::from(&rec.path),
+            display: rec.path.clone(),
+            workspace: rec.workspace.clone(),
+            format: rec.format,
+            record: Some(rec),
+        }
+    }
+}
+
+/// An event as a tool sees it: the validated line plus where it came from.
+#[derive(Clone, Copy)]
+pub struct Event<'a> {
+    /// The validated line.
+    pub rec: Record<'a>,
+    /// The capture it was read from; `None` for an event record read from a
+    /// stream (stdin), which carries its own provenance.
+    pub capture: Option<&'a Capture>,
+    /// Physical line number in the capture (or in the stream).
+    pub line: u64,
+    /// The file name shown in reports (`-` for stdin).
+    pub source: &'a str,
+}
+
+impl<'a> Event<'a> {
+    /// The `event` name.
+    pub fn name(&self) -> Cow<'a, str> {
+        self.rec.get_str("event").unwrap_or(Cow::Borrowed(""))
+    }
+
+    /// The `data` payload.
+    pub fn data(&self) -> Option<Raw<'a>> {
+        self.rec.get("data")
+    }
+
+    /// The provenance object of a record that already has one.
+    pub fn provenance(&self) -> Option<Raw<'a>> {
+        self.rec.get(PROVENANCE_KEY)
+    }
+
+    /// The workspace: the line's own, else the capture's fallback.
+    pub fn workspace(&self) -> Option<Cow<'a, str>> {
+        match self.rec.get_str("workspace") {
+            Some(w) => Some(w),
+            None => self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed),
+        }
+    }
+
+    /// Whether the line has no `workspace` of its own.
+    pub fn lacks_workspace(&self) -> bool {
+        self.rec.get("workspace").is_none()
+    }
+
+    /// The session id: the capture's, else the provenance key's, else `data.session_id`.
+    pub fn session(&self) -> Option<Cow<'a, str>> {
+        if let Some(c) = self.capture {
+            return Some(Cow::Borrowed(c.session.as_str()));
+        }
+        self.provenance()
+            .and_then(|p| p.get("session"))
+            .and_then(|s| s.as_str())
+            .or_else(|| self.data().and_then(|d| d.get("session_id")).and_then(|s| s.as_str()))
+    }
+
+    /// The `timestamp` as written.
+    pub fn timestamp_str(&self) -> Option<Cow<'a, str>> {
+        self.rec.get_str("timestamp")
+    }
+
+    /// The `timestamp`, parsed; `None` when missing, `""` or unparseable.
+    pub fn timestamp(&self) -> Option<Timestamp> {
+        self.timestamp_str().as_deref().and_then(time::parse_timestamp)
+    }
+}

@@ -1,0 +1,425 @@
+//! Turns arguments, stdin and session records into one ordered event stream,
+//! read in parallel.
+//!
+//! Inputs are paths (an `events.jsonl`, a session directory, a root to
+//! discover) or `-` for stdin; with no path, stdin is read when it is not a
+//! terminal, and the default root otherwise. On stdin, a session record (from
+//! `ci-find`) is expanded into its capture's events and an event record passes
+//! through with the provenance it carries.
+//!
+//! Work is split into units (one capture, or a batch of piped lines) handed to
+//! worker threads round-robin; each worker runs its own [`Visitor`], and the
+//! calling thread writes their output strictly in input order. Channels are
+//! bounded, so memory stays bounded by the longest line and a few batches.
+
+use std::fs::File;
+use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+
+use crate::diag::Diag;
+use crate::discover::{self, SessionRecord};
+use crate::error::{Error, Result};
+use crate::json::Index;
+use crate::lines::LineReader;
+use crate::output::Output;
+use crate::record::{Capture, Event, RecordKind};
+
+/// Output is handed to the writer in chunks of about this size.
+const CHUNK: usize = 256 * 1024;
+/// Piped event lines are batched into units of about this size.
+const BATCH: usize = 512 * 1024;
+
+/// What a visitor wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// Skip this line without parsing it.
+    Skip,
+    /// Stop reading the current capture.
+    Stop,
+}
+
+/// A tool's per-thread work on the event stream. Output goes to `out`, which
+/// the engine writes in input order.
+pub trait Visitor: Send {
+    /// Called before a capture is read; `false` skips it (session-level filters).
+    fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
+        true
+    }
+
+    /// Called with each physical line number before the line is parsed.
+    fn line(&mut self, _number: u64) -> Flow {
+        Flow::Continue
+    }
+
+    /// Called for each valid event record.
+    fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow;
+
+    /// Called after a capture was read (also after `Stop`).
+    fn end(&mut self, _cap: &Capture, _out: &mut Vec<u8>) {}
+}
+
+/// One input named on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// A file or directory.
+    Path(PathBuf),
+    /// Standard input.
+    Stdin,
+}
+
+/// Turns command-line arguments into inputs: `-` is stdin; no argument means
+/// stdin when it is piped, else the default capture root.
+pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
+    if args.is_empty() {
+        if io::stdin().is_terminal() {
+            return discover::resolve_roots(&[], diag).into_iter().map(Input::Path).collect();
+        }
+        return vec![Input::Stdin];
+    }
+    args.iter().map(|a| if a.as_os_str() == "-" { Input::Stdin } else { Input::Path(a.clone()) }).collect()
+}
+
+/// Engine settings.
+#[derive(Debug, Clone)]
+pub struct RunOpts {
+    /// Worker threads (at least one).
+    pub threads: usize,
+}
+
+impl Default for RunOpts {
+    fn default() -> RunOpts {
+        RunOpts { threads: default_threads() }
+    }
+}
+
+/// All cores.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// A unit of work.
+enum Unit {
+    Capture(Capture),
+    /// Piped lines, `\n`-separated, the first being line `first` of stdin.
+    Piped { buf: Vec<u8>, first: u64 },
+}
+
+struct Chunk {
+    buf: Vec<u8>,
+    last: bool,
+}
+
+/// Runs `make()` visitors over every event of `inputs`, writing their output
+/// in input order to `out`. Returns the visitors (for tools that aggregate).
+pub fn run<V, F>(inputs: &[Input], opts: &RunOpts, diag: &Diag, out: &mut Output, mut make: F) -> Result<Vec<V>>
+where
+    V: Visitor,
+    F: FnMut() -> V,
+{
+    let n = opts.threads.max(1);
+    std::thread::scope(|s| {
+        let mut work_tx = Vec::with_capacity(n);
+        let mut out_rx = Vec::with_capacity(n);
+        let mut workers = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (wtx, wrx) = bounded::<Unit>(8);
+            let (otx, orx) = bounded::<Chunk>(8);
+            let mut visitor = make();
+            workers.push(s.spawn(move || {
+                Worker::new(diag, otx).run(&mut visitor, wrx);
+                visitor
+            }));
+            work_tx.push(wtx);
+            out_rx.push(orx);
+        }
+        s.spawn(move || produce(inputs, work_tx, diag));
+        let written = write_ordered(&out_rx, out);
+        if let Err(Error::BrokenPipe) = written {
+            // The reader is gone. Workers and the producer may be blocked on
+            // stdin; nothing more can be shown, so leave now, quietly.
+            std::process::exit(0);
+        }
+        drop(out_rx);
+        let visitors = workers.into_iter().map(|h| h.join()).collect::<std::result::Result<Vec<V>, _>>();
+        written?;
+        visitors.map_err(|_| Error::Msg("internal error: a worker thread panicked".into()))
+    })
+}
+
+fn write_ordered(out_rx: &[Receiver<Chunk>], out: &mut Output) -> Result<()> {
+    let n = out_rx.len();
+    let mut seq = 0usize;
+    loop {
+        loop {
+            match out_rx[seq % n].recv() {
+                Ok(chunk) => {
+                    out.write(&chunk.buf)?;
+                    if chunk.last {
+                        break;
+                    }
+                }
+                Err(_) => return out.flush(),
+            }
+        }
+        seq += 1;
+    }
+}
+
+/// Reads the inputs in order and deals units round-robin to the workers.
+fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag) {
+    let mut seq = 0usize;
+    let mut send = |unit: Unit| -> bool {
+        let ok = work_tx[seq % work_tx.len()].send(unit).is_ok();
+        seq += 1;
+        ok && !diag.is_stopped()
+    };
+    for input in inputs {
+        let go_on = match input {
+            Input::Stdin => produce_stdin(&mut send, diag),
+            Input::Path(p) => captures_at(p, diag).into_iter().all(|c| send(Unit::Capture(c))),
+        };
+        if !go_on {
+            return;
+        }
+    }
+}
+
+/// Expands a path argument into captures (reported and skipped when unusable).
+pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            diag.error(&format_args!("{}: {e}", path.display()));
+            return vec![];
+        }
+    };
+    if meta.is_file() {
+        return vec![capture_of_file(path, diag)];
+    }
+    // A session directory, or its context-intelligence folder.
+    let session_dir = if path.file_name().is_some_and(|n| n == "context-intelligence") {
+        path.parent().unwrap_or(path)
+    } else {
+        path
+    };
+    if session_dir.join("context-intelligence").join("events.jsonl").is_file() {
+        return discover::capture_at(session_dir, diag).map(Capture::from_record).into_iter().collect();
+    }
+    match discover::discover(path, diag) {
+        Ok(mut found) => {
+            if found.is_empty() {
+                diag.error(&format_args!("looked in {}, found 0", path.display()));
+            }
+            discover::sort_newest_first(&mut found);
+            found.into_iter().map(Capture::from_record).collect()
+        }
+        Err(e) => {
+            diag.error(&e);
+            vec![]
+        }
+    }
+}
+
+/// A capture for a file named directly. In the Amplifier layout its session
+/// and metadata are found as for a session directory; any other file is its
+/// own session, named after the file stem.
+fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
+    let in_layout = path.file_name().is_some_and(|n| n == "events.jsonl")
+        && path.parent().and_then(Path::file_name).is_some_and(|n| n == "context-intelligence");
+    if in_layout {
+        if let Some(rec) = path.parent().and_then(Path::parent).and_then(|dir| discover::capture_at(dir, diag)) {
+            let mut cap = Capture::from_record(rec);
+            cap.display = path.to_string_lossy().into_owned();
+            return cap;
+        }
+    }
+    let display = path.to_string_lossy().into_owned();
+    Capture {
+        session: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone()),
+        path: path.to_path_buf(),
+        display,
+        workspace: None,
+        format: discover::Format::Amplifier,
+        record: None,
+    }
+}
+
+/// Reads stdin: session records become captures, event lines are batched.
+fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
+    let stdin = io::stdin();
+    let mut lines = LineReader::new(stdin.lock());
+    let mut idx = Index::new();
+    let mut batch: Vec<u8> = Vec::new();
+    let mut first = 0u64;
+    let finder = memchr::memmem::Finder::new(b"\"event\"");
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => {
+                diag.error(&format_args!("-: {e}"));
+                break;
+            }
+        };
+        // Event records are validated by the workers; only lines that cannot be
+        // events are parsed here to find session records.
+        let session = if finder.find(line.bytes).is_some() {
+            None
+        } else {
+            match idx.parse(line.bytes) {
+                Ok(rec) if RecordKind::of(&rec) == RecordKind::Session => {
+                    match serde_json::from_slice::<SessionRecord>(line.bytes) {
+                        Ok(r) => Some(Ok(r)),
+                        Err(e) => Some(Err(format!("invalid session record: {e}"))),
+                    }
+                }
+                _ => None,
+            }
+        };
+        match session {
+            None => {
+                if batch.is_empty() {
+                    first = line.number;
+                }
+                batch.extend_from_slice(line.bytes);
+                batch.push(b'\n');
+                if batch.len() >= BATCH && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                    return false;
+                }
+            }
+            Some(rec) => {
+                if !batch.is_empty() && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                    return false;
+                }
+                match rec {
+                    Ok(r) => {
+                        if !send(Unit::Capture(Capture::from_record(r))) {
+                            return false;
+                        }
+                    }
+                    Err(reason) => diag.bad_line(&"-", line.number, &reason),
+                }
+            }
+        }
+    }
+    batch.is_empty() || send(Unit::Piped { buf: batch, first })
+}
+
+/// A worker thread's reusable state.
+struct Worker<'d> {
+    diag: &'d Diag,
+    tx: Sender<Chunk>,
+    idx: Index,
+    out: Vec<u8>,
+    lines: Option<LineReader<File>>,
+}
+
+impl<'d> Worker<'d> {
+    fn new(diag: &'d Diag, tx: Sender<Chunk>) -> Worker<'d> {
+        Worker { diag, tx, idx: Index::new(), out: Vec::with_capacity(CHUNK * 2), lines: None }
+    }
+
+    fn run<V: Visitor>(&mut self, v: &mut V, rx: Receiver<Unit>) {
+        for unit in rx {
+            if self.diag.is_stopped() {
+                return;
+            }
+            let ok = match unit {
+                Unit::Capture(cap) => self.capture(v, &cap),
+                Unit::Piped { buf, first } => self.piped(v, &buf, first),
+            };
+            if !ok || !self.send(true) {
+                return;
+            }
+        }
+    }
+
+    /// Hands the output so far to the writer; false when it is gone.
+    fn send(&mut self, last: bool) -> bool {
+        let buf = std::mem::replace(&mut self.out, Vec::with_capacity(CHUNK * 2));
+        self.tx.send(Chunk { buf, last }).is_ok()
+    }
+
+    fn capture<V: Visitor>(&mut self, v: &mut V, cap: &Capture) -> bool {
+        if !v.begin(cap, &mut self.out) {
+            return true;
+        }
+        let file = match File::open(&cap.path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.diag.error(&format_args!("{}: {e}", cap.display));
+                return true;
+            }
+        };
+        let mut lines = match self.lines.take() {
+            Some(mut l) => {
+                l.reset(file);
+                l
+            }
+            None => LineReader::new(file),
+        };
+        let ok = self.capture_lines(v, cap, &mut lines);
+        self.lines = Some(lines);
+        ok
+    }
+
+    fn capture_lines<V: Visitor>(&mut self, v: &mut V, cap: &Capture, lines: &mut LineReader<File>) -> bool {
+        loop {
+            let line = match lines.next_line() {
+                Ok(Some(l)) => l,
+                Ok(None) => break,
+                Err(e) => {
+                    self.diag.error(&format_args!("{}:{}: {e}", cap.display, lines.line_number() + 1));
+                    break;
+                }
+            };
+            match v.line(line.number) {
+                Flow::Continue => {}
+                Flow::Skip => continue,
+                Flow::Stop => break,
+            }
+            match self.idx.parse(line.bytes) {
+                Ok(rec) => match RecordKind::of(&rec) {
+                    RecordKind::Event => {
+                        let ev = Event { rec, capture: Some(cap), line: line.number, source: &cap.display };
+                        if v.event(&ev, &mut self.out) == Flow::Stop {
+                            break;
+                        }
+                    }
+                    kind => self.diag.bad_line(&cap.display, line.number, &kind.not_an_event()),
+                },
+                Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
+                Err(e) => self.diag.bad_line(&cap.display, line.number, &e),
+            }
+            if self.out.len() >= CHUNK && !self.send(false) {
+                return false;
+            }
+        }
+        v.end(cap, &mut self.out);
+        true
+    }
+
+    fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64) -> bool {
+        for (i, bytes) in buf.strip_suffix(b"\n").unwrap_or(buf).split(|&b| b == b'\n').enumerate() {
+            let number = first + i as u64;
+            match self.idx.parse(bytes) {
+                Ok(rec) => match RecordKind::of(&rec) {
+                    RecordKind::Event => {
+                        let ev = Event { rec, capture: None, line: number, source: "-" };
+                        v.event(&ev, &mut self.out);
+                    }
+                    kind => self.diag.bad_line(&"-", number, &kind.not_an_event()),
+                },
+                Err(e) => self.diag.bad_line(&"-", number, &e),
+            }
+            if self.out.len() >= CHUNK && !self.send(false) {
+                return false;
+            }
+        }
+        true
+    }
+}
