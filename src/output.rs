@@ -87,7 +87,7 @@ impl EventFormat {
             return;
         }
         let mut extra = Vec::with_capacity(96);
-        self.extra_keys(ev, &mut extra);
+        self.extra_keys(ev, self.fields.is_none(), &mut extra);
         if let Some(fields) = &self.fields {
             self.write_projection(ev, fields, &extra, out);
             return;
@@ -111,9 +111,10 @@ impl EventFormat {
         }
     }
 
-    /// The keys this toolkit adds: provenance, and a filled-in workspace.
-    fn extra_keys(&self, ev: &Event<'_>, extra: &mut Vec<u8>) {
-        if ev.lacks_workspace() {
+    /// The keys this toolkit adds: provenance, and (with `workspace`) a
+    /// filled-in workspace.
+    fn extra_keys(&self, ev: &Event<'_>, workspace: bool, extra: &mut Vec<u8>) {
+        if workspace && ev.lacks_workspace() {
             if let Some(w) = ev.workspace() {
                 extra.extend_from_slice(b"\"workspace\":");
                 json_str(extra, &w);
@@ -173,7 +174,12 @@ impl EventFormat {
     fn write_projection(&self, ev: &Event<'_>, fields: &[Path], extra: &[u8], out: &mut Vec<u8>) {
         let mut obj = serde_json::Map::new();
         for path in fields {
-            let value = ev.rec.path(path).and_then(|r| r.to_value()).unwrap_or(serde_json::Value::Null);
+            let value = if path.as_str() == "workspace" {
+                ev.workspace().map(|w| serde_json::Value::String(w.into_owned()))
+            } else {
+                ev.rec.path(path).and_then(|r| r.to_value())
+            };
+            let value = value.unwrap_or(serde_json::Value::Null);
             insert_path(&mut obj, path.segments(), value);
         }
         if let Some(p) = ev.provenance().and_then(|p| p.to_value()) {

@@ -1,0 +1,117 @@
+//! Test helpers: run a built binary once from the repository root with a pinned
+//! environment, and get stdout, stderr and the exit code together.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The outcome of one run.
+#[derive(Debug)]
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Run {
+    /// stdout lines.
+    pub fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+
+    /// stdout parsed as NDJSON.
+    pub fn json(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("invalid JSON output {e}: {l}")))
+            .collect()
+    }
+}
+
+/// A command for one of the ci-* binaries.
+pub struct Cmd {
+    inner: assert_cmd::Command,
+}
+
+/// The repository root (tests run binaries from there, so paths in outputs
+/// are `fixtures/...`).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The demo capture root, relative to the repository root.
+pub const DEMO: &str = "fixtures/demo";
+
+/// A builder for running `bin` with a clean environment: no capture-root env
+/// vars, no CI_MAX_BYTES, NO_COLOR unset, TZ=UTC, CI_NOW fixed, HOME pointing
+/// at a folder with no captures.
+pub fn ci(bin: &str) -> Cmd {
+    let mut inner = assert_cmd::Command::cargo_bin(bin).expect("binary is built");
+    inner
+        .current_dir(root())
+        .env_remove("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH")
+        .env_remove("SESSION_DATA_DIR")
+        .env_remove("CI_MAX_BYTES")
+        .env_remove("NO_COLOR")
+        .env("TZ", "UTC")
+        .env("CI_NOW", "2026-03-10T00:00:00Z")
+        .env("HOME", root().join("fixtures/no-home"));
+    Cmd { inner }
+}
+
+impl Cmd {
+    pub fn arg(mut self, a: impl AsRef<std::ffi::OsStr>) -> Cmd {
+        self.inner.arg(a);
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.inner.args(args);
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> Cmd {
+        self.inner.env(k, v);
+        self
+    }
+
+    pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Cmd {
+        self.inner.write_stdin(input.into());
+        self
+    }
+
+    /// Runs once.
+    pub fn run(mut self) -> Run {
+        let out = self.inner.output().expect("binary runs");
+        Run {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code().unwrap_or(-1),
+        }
+    }
+}
+
+/// Runs `ci-find --root fixtures/demo ARGS` and returns its stdout, for piping.
+pub fn find_demo(args: &[&str]) -> String {
+    let run = ci("ci-find").args(["--root", DEMO]).args(args).run();
+    assert!(run.code == 0, "ci-find failed: {run:?}");
+    run.stdout
+}
+
+/// Session records with the `mtime` key dropped (it depends on the checkout).
+pub fn without_mtime(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+            if let Some(o) = v.as_object_mut() {
+                o.remove("mtime");
+            }
+            v
+        })
+        .collect()
+}
