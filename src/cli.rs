@@ -40,7 +40,9 @@ pub struct Common {
 impl Common {
     /// The worker count to use.
     pub fn threads(&self) -> usize {
-        self.threads.unwrap_or_else(crate::source::default_threads).max(1)
+        self.threads
+            .unwrap_or_else(crate::source::default_threads)
+            .max(1)
     }
 }
 
@@ -49,7 +51,7 @@ impl Common {
 pub struct EventOutput {
     /// Byte budget per printed event record: long strings in `data` are cut
     /// (with a `…[+N bytes]` marker) and long arrays elided until it fits.
-    #[arg(long, value_name = "N", env = MAX_BYTES_ENV, default_value_t = DEFAULT_MAX_BYTES)]
+    #[arg(long, value_name = "N", env = MAX_BYTES_ENV, hide_env_values = true, default_value_t = DEFAULT_MAX_BYTES)]
     pub max_bytes: usize,
     /// Print records whole, without the byte budget.
     #[arg(long)]
@@ -59,7 +61,11 @@ pub struct EventOutput {
 impl EventOutput {
     /// The event printer these flags describe.
     pub fn format(&self) -> EventFormat {
-        EventFormat { max_bytes: (!self.full).then_some(self.max_bytes), raw: false, fields: None }
+        EventFormat {
+            max_bytes: (!self.full).then_some(self.max_bytes),
+            raw: false,
+            fields: None,
+        }
     }
 }
 
@@ -136,5 +142,7 @@ pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| format!("invalid size {s:?}: use a number with an optional K, M or G suffix"))
+        .ok_or_else(|| {
+            format!("invalid size {s:?}: use a number with an optional K, M or G suffix")
+        })
 }

@@ -38,7 +38,10 @@ impl Output {
     pub fn stdout() -> Output {
         let out = io::stdout();
         let tty = out.is_terminal();
-        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty }
+        Output {
+            w: io::BufWriter::with_capacity(256 * 1024, out),
+            tty,
+        }
     }
 
     /// Whether stdout is a terminal.
@@ -93,7 +96,9 @@ impl EventFormat {
             return;
         }
         let line = ev.rec.line();
-        let fits = self.max_bytes.is_none_or(|max| line.len() + extra.len() + 1 <= max);
+        let fits = self
+            .max_bytes
+            .is_none_or(|max| line.len() + extra.len() < max);
         if fits {
             let close = ev.rec.close();
             // Drop whitespace before the closing brace so the comma sits right.
@@ -175,7 +180,8 @@ impl EventFormat {
         let mut obj = serde_json::Map::new();
         for path in fields {
             let value = if path.as_str() == "workspace" {
-                ev.workspace().map(|w| serde_json::Value::String(w.into_owned()))
+                ev.workspace()
+                    .map(|w| serde_json::Value::String(w.into_owned()))
             } else {
                 ev.rec.path(path).and_then(|r| r.to_value())
             };
@@ -220,13 +226,21 @@ fn shrink(value: Raw<'_>, room: usize) -> Vec<u8> {
     }
 }
 
-fn insert_path(obj: &mut serde_json::Map<String, serde_json::Value>, path: &[String], value: serde_json::Value) {
-    let Some((first, rest)) = path.split_first() else { return };
+fn insert_path(
+    obj: &mut serde_json::Map<String, serde_json::Value>,
+    path: &[String],
+    value: serde_json::Value,
+) {
+    let Some((first, rest)) = path.split_first() else {
+        return;
+    };
     if rest.is_empty() {
         obj.insert(first.clone(), value);
         return;
     }
-    let entry = obj.entry(first.clone()).or_insert_with(|| serde_json::Value::Object(Default::default()));
+    let entry = obj
+        .entry(first.clone())
+        .or_insert_with(|| serde_json::Value::Object(Default::default()));
     if let serde_json::Value::Object(inner) = entry {
         insert_path(inner, rest, value);
     }

@@ -43,11 +43,18 @@ impl RecordKind {
         let event_is_str = rec.get("event").is_some_and(|v| v.as_str().is_some());
         if has("ts") && has("schema") {
             RecordKind::OtherLog
-        } else if event_is_str && rec.get("data").is_some_and(|d| d.kind() == crate::json::Kind::Object) {
+        } else if event_is_str
+            && rec
+                .get("data")
+                .is_some_and(|d| d.kind() == crate::json::Kind::Object)
+        {
             RecordKind::Event
         } else if has("hook_event_name") {
             RecordKind::Hook
-        } else if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
+        } else if !has("event")
+            && has("session")
+            && rec.get("path").is_some_and(|p| p.as_str().is_some())
+        {
             RecordKind::Session
         } else if has("type") && (has("uuid") || has("sessionId") || has("message")) {
             RecordKind::Transcript
@@ -64,7 +71,9 @@ impl RecordKind {
             RecordKind::Hook => "a Claude Code hook line where an Amplifier event was expected",
             RecordKind::OtherLog => "another logger's line (amplifier.log format), not an event",
             RecordKind::Transcript => "a Claude Code transcript line, not an event",
-            RecordKind::Unknown => "not an event record (needs a string \"event\" and an object \"data\")",
+            RecordKind::Unknown => {
+                "not an event record (needs a string \"event\" and an object \"data\")"
+            }
         }
     }
 }
@@ -135,7 +144,10 @@ impl<'a> Event<'a> {
     pub fn workspace(&self) -> Option<Cow<'a, str>> {
         match self.rec.get_str("workspace") {
             Some(w) => Some(w),
-            None => self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed),
+            None => self
+                .capture
+                .and_then(|c| c.workspace.as_deref())
+                .map(Cow::Borrowed),
         }
     }
 
@@ -152,7 +164,11 @@ impl<'a> Event<'a> {
         self.provenance()
             .and_then(|p| p.get("session"))
             .and_then(|s| s.as_str())
-            .or_else(|| self.data().and_then(|d| d.get("session_id")).and_then(|s| s.as_str()))
+            .or_else(|| {
+                self.data()
+                    .and_then(|d| d.get("session_id"))
+                    .and_then(|s| s.as_str())
+            })
     }
 
     /// The `timestamp` as written.
@@ -162,6 +178,8 @@ impl<'a> Event<'a> {
 
     /// The `timestamp`, parsed; `None` when missing, `""` or unparseable.
     pub fn timestamp(&self) -> Option<Timestamp> {
-        self.timestamp_str().as_deref().and_then(time::parse_timestamp)
+        self.timestamp_str()
+            .as_deref()
+            .and_then(time::parse_timestamp)
     }
 }

@@ -76,11 +76,22 @@ pub enum Input {
 pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
     if args.is_empty() {
         if io::stdin().is_terminal() {
-            return discover::resolve_roots(&[], diag).into_iter().map(Input::Path).collect();
+            return discover::resolve_roots(&[], diag)
+                .into_iter()
+                .map(Input::Path)
+                .collect();
         }
         return vec![Input::Stdin];
     }
-    args.iter().map(|a| if a.as_os_str() == "-" { Input::Stdin } else { Input::Path(a.clone()) }).collect()
+    args.iter()
+        .map(|a| {
+            if a.as_os_str() == "-" {
+                Input::Stdin
+            } else {
+                Input::Path(a.clone())
+            }
+        })
+        .collect()
 }
 
 /// Engine settings.
@@ -92,20 +103,27 @@ pub struct RunOpts {
 
 impl Default for RunOpts {
     fn default() -> RunOpts {
-        RunOpts { threads: default_threads() }
+        RunOpts {
+            threads: default_threads(),
+        }
     }
 }
 
 /// All cores.
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 /// A unit of work.
 enum Unit {
-    Capture(Capture),
+    Capture(Box<Capture>),
     /// Piped lines, `\n`-separated, the first being line `first` of stdin.
-    Piped { buf: Vec<u8>, first: u64 },
+    Piped {
+        buf: Vec<u8>,
+        first: u64,
+    },
 }
 
 struct Chunk {
@@ -115,7 +133,13 @@ struct Chunk {
 
 /// Runs `make()` visitors over every event of `inputs`, writing their output
 /// in input order to `out`. Returns the visitors (for tools that aggregate).
-pub fn run<V, F>(inputs: &[Input], opts: &RunOpts, diag: &Diag, out: &mut Output, mut make: F) -> Result<Vec<V>>
+pub fn run<V, F>(
+    inputs: &[Input],
+    opts: &RunOpts,
+    diag: &Diag,
+    out: &mut Output,
+    mut make: F,
+) -> Result<Vec<V>>
 where
     V: Visitor,
     F: FnMut() -> V,
@@ -144,7 +168,10 @@ where
             std::process::exit(0);
         }
         drop(out_rx);
-        let visitors = workers.into_iter().map(|h| h.join()).collect::<std::result::Result<Vec<V>, _>>();
+        let visitors = workers
+            .into_iter()
+            .map(|h| h.join())
+            .collect::<std::result::Result<Vec<V>, _>>();
         written?;
         visitors.map_err(|_| Error::Msg("internal error: a worker thread panicked".into()))
     })
@@ -180,7 +207,9 @@ fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag) {
     for input in inputs {
         let go_on = match input {
             Input::Stdin => produce_stdin(&mut send, diag),
-            Input::Path(p) => captures_at(p, diag).into_iter().all(|c| send(Unit::Capture(c))),
+            Input::Path(p) => captures_at(p, diag)
+                .into_iter()
+                .all(|c| send(Unit::Capture(Box::new(c)))),
         };
         if !go_on {
             return;
@@ -201,13 +230,23 @@ pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
         return vec![capture_of_file(path, diag)];
     }
     // A session directory, or its context-intelligence folder.
-    let session_dir = if path.file_name().is_some_and(|n| n == "context-intelligence") {
+    let session_dir = if path
+        .file_name()
+        .is_some_and(|n| n == "context-intelligence")
+    {
         path.parent().unwrap_or(path)
     } else {
         path
     };
-    if session_dir.join("context-intelligence").join("events.jsonl").is_file() {
-        return discover::capture_at(session_dir, diag).map(Capture::from_record).into_iter().collect();
+    if session_dir
+        .join("context-intelligence")
+        .join("events.jsonl")
+        .is_file()
+    {
+        return discover::capture_at(session_dir, diag)
+            .map(Capture::from_record)
+            .into_iter()
+            .collect();
     }
     match discover::discover(path, diag) {
         Ok(mut found) => {
@@ -229,9 +268,16 @@ pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
 /// own session, named after the file stem.
 fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
     let in_layout = path.file_name().is_some_and(|n| n == "events.jsonl")
-        && path.parent().and_then(Path::file_name).is_some_and(|n| n == "context-intelligence");
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "context-intelligence");
     if in_layout {
-        if let Some(rec) = path.parent().and_then(Path::parent).and_then(|dir| discover::capture_at(dir, diag)) {
+        if let Some(rec) = path
+            .parent()
+            .and_then(Path::parent)
+            .and_then(|dir| discover::capture_at(dir, diag))
+        {
             let mut cap = Capture::from_record(rec);
             cap.display = path.to_string_lossy().into_owned();
             return cap;
@@ -239,7 +285,10 @@ fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
     }
     let display = path.to_string_lossy().into_owned();
     Capture {
-        session: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone()),
+        session: path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| display.clone()),
         path: path.to_path_buf(),
         display,
         workspace: None,
@@ -287,17 +336,27 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
                 }
                 batch.extend_from_slice(line.bytes);
                 batch.push(b'\n');
-                if batch.len() >= BATCH && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                if batch.len() >= BATCH
+                    && !send(Unit::Piped {
+                        buf: std::mem::take(&mut batch),
+                        first,
+                    })
+                {
                     return false;
                 }
             }
             Some(rec) => {
-                if !batch.is_empty() && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                if !batch.is_empty()
+                    && !send(Unit::Piped {
+                        buf: std::mem::take(&mut batch),
+                        first,
+                    })
+                {
                     return false;
                 }
                 match rec {
                     Ok(r) => {
-                        if !send(Unit::Capture(Capture::from_record(r))) {
+                        if !send(Unit::Capture(Box::new(Capture::from_record(r)))) {
                             return false;
                         }
                     }
@@ -320,7 +379,13 @@ struct Worker<'d> {
 
 impl<'d> Worker<'d> {
     fn new(diag: &'d Diag, tx: Sender<Chunk>) -> Worker<'d> {
-        Worker { diag, tx, idx: Index::new(), out: Vec::with_capacity(CHUNK * 2), lines: None }
+        Worker {
+            diag,
+            tx,
+            idx: Index::new(),
+            out: Vec::with_capacity(CHUNK * 2),
+            lines: None,
+        }
     }
 
     fn run<V: Visitor>(&mut self, v: &mut V, rx: Receiver<Unit>) {
@@ -367,13 +432,22 @@ impl<'d> Worker<'d> {
         ok
     }
 
-    fn capture_lines<V: Visitor>(&mut self, v: &mut V, cap: &Capture, lines: &mut LineReader<File>) -> bool {
+    fn capture_lines<V: Visitor>(
+        &mut self,
+        v: &mut V,
+        cap: &Capture,
+        lines: &mut LineReader<File>,
+    ) -> bool {
         loop {
             let line = match lines.next_line() {
                 Ok(Some(l)) => l,
                 Ok(None) => break,
                 Err(e) => {
-                    self.diag.error(&format_args!("{}:{}: {e}", cap.display, lines.line_number() + 1));
+                    self.diag.error(&format_args!(
+                        "{}:{}: {e}",
+                        cap.display,
+                        lines.line_number() + 1
+                    ));
                     break;
                 }
             };
@@ -385,14 +459,23 @@ impl<'d> Worker<'d> {
             match self.idx.parse(line.bytes) {
                 Ok(rec) => match RecordKind::of(&rec) {
                     RecordKind::Event => {
-                        let ev = Event { rec, capture: Some(cap), line: line.number, source: &cap.display };
+                        let ev = Event {
+                            rec,
+                            capture: Some(cap),
+                            line: line.number,
+                            source: &cap.display,
+                        };
                         if v.event(&ev, &mut self.out) == Flow::Stop {
                             break;
                         }
                     }
-                    kind => self.diag.bad_line(&cap.display, line.number, &kind.not_an_event()),
+                    kind => self
+                        .diag
+                        .bad_line(&cap.display, line.number, &kind.not_an_event()),
                 },
-                Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
+                Err(e) if !line.terminated && e != crate::json::ParseError::Blank => {
+                    self.diag.torn_tail()
+                }
                 Err(e) => self.diag.bad_line(&cap.display, line.number, &e),
             }
             if self.out.len() >= CHUNK && !self.send(false) {
@@ -404,12 +487,22 @@ impl<'d> Worker<'d> {
     }
 
     fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64) -> bool {
-        for (i, bytes) in buf.strip_suffix(b"\n").unwrap_or(buf).split(|&b| b == b'\n').enumerate() {
+        for (i, bytes) in buf
+            .strip_suffix(b"\n")
+            .unwrap_or(buf)
+            .split(|&b| b == b'\n')
+            .enumerate()
+        {
             let number = first + i as u64;
             match self.idx.parse(bytes) {
                 Ok(rec) => match RecordKind::of(&rec) {
                     RecordKind::Event => {
-                        let ev = Event { rec, capture: None, line: number, source: "-" };
+                        let ev = Event {
+                            rec,
+                            capture: None,
+                            line: number,
+                            source: "-",
+                        };
                         v.event(&ev, &mut self.out);
                     }
                     kind => self.diag.bad_line(&"-", number, &kind.not_an_event()),
