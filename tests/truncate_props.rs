@@ -1,0 +1,320 @@
+//! Properties of `ci_tools::truncate::shrink_data` on arbitrary JSON.
+//!
+//! For any `data` and any `room`:
+//! 1. the result serialises and re-parses to itself (valid JSON);
+//! 2. it is a faithful reduction of the original: protected members are equal
+//!    to the original ones, pinned children are all kept, strings are either
+//!    whole or a prefix cut on a character boundary plus the exact marker,
+//!    elided containers keep their pinned children and their first loose ones
+//!    in order plus the exact marker, numbers/booleans/null and keys are
+//!    unchanged — and the returned `Cut` counts exactly what the markers say;
+//! 3. its compact size is at most `room`, or it equals the "floor" computed by
+//!    an independent, naive model (sizes taken from `serde_json::to_vec`);
+//! 4. when `room` is at least the original size, nothing changes.
+
+use ci_tools::truncate::{
+    is_protected_key, marker_for_items, marker_for_members, marker_for_string, shrink_data, Cut,
+    ELISION_KEY, MIN_PREFIX, PROTECTED_KEYS,
+};
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+
+fn size(v: &Value) -> usize {
+    serde_json::to_vec(v).map(|b| b.len()).unwrap_or(usize::MAX)
+}
+
+fn floor_boundary(s: &str, at: usize) -> usize {
+    let mut p = at.min(s.len());
+    while !s.is_char_boundary(p) {
+        p -= 1;
+    }
+    p
+}
+
+/// Whether `v` holds a member with a protected key, at any depth.
+fn has_protected(v: &Value) -> bool {
+    match v {
+        Value::Array(items) => items.iter().any(has_protected),
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| is_protected_key(k) || has_protected(v)),
+        _ => false,
+    }
+}
+
+fn member_pinned(key: &str, value: &Value) -> bool {
+    is_protected_key(key) || has_protected(value)
+}
+
+/// The naive model of the most reduced form `shrink_data` may produce.
+fn floor(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.len() > MIN_PREFIX => {
+            let p = floor_boundary(s, MIN_PREFIX);
+            let cut = Value::String(format!("{}{}", &s[..p], marker_for_string(s.len() - p)));
+            if size(&cut) < size(v) {
+                cut
+            } else {
+                v.clone()
+            }
+        }
+        Value::Array(items) => {
+            let whole = Value::Array(items.iter().map(floor).collect());
+            let loose = items.iter().filter(|i| !has_protected(i)).count();
+            if loose == 0 {
+                return whole;
+            }
+            let mut kept: Vec<Value> = items
+                .iter()
+                .filter(|i| has_protected(i))
+                .map(floor)
+                .collect();
+            kept.push(Value::String(marker_for_items(loose)));
+            let elided = Value::Array(kept);
+            if size(&elided) < size(&whole) {
+                elided
+            } else {
+                whole
+            }
+        }
+        Value::Object(m) => {
+            let reduce = |k: &String, v: &Value| {
+                let v = if is_protected_key(k) {
+                    v.clone()
+                } else {
+                    floor(v)
+                };
+                (k.clone(), v)
+            };
+            let whole = Value::Object(m.iter().map(|(k, v)| reduce(k, v)).collect());
+            let loose = m.iter().filter(|(k, v)| !member_pinned(k, v)).count();
+            if loose == 0 || m.contains_key(ELISION_KEY) {
+                return whole;
+            }
+            let mut kept: Map<String, Value> = m
+                .iter()
+                .filter(|(k, v)| member_pinned(k, v))
+                .map(|(k, v)| reduce(k, v))
+                .collect();
+            kept.insert(
+                ELISION_KEY.to_owned(),
+                Value::String(marker_for_members(loose)),
+            );
+            let elided = Value::Object(kept);
+            if size(&elided) < size(&whole) {
+                elided
+            } else {
+                whole
+            }
+        }
+        _ => v.clone(),
+    }
+}
+
+/// Checks that `out` is a faithful reduction of `orig`, adding what it sees cut to `seen`.
+fn faithful(orig: &Value, out: &Value, seen: &mut Cut) -> Result<(), String> {
+    match (orig, out) {
+        (Value::String(a), Value::String(b)) => {
+            if a == b {
+                return Ok(());
+            }
+            let Some(at) = b.rfind("…[+") else {
+                return Err(format!("string changed without marker: {b:?}"));
+            };
+            let prefix = &b[..at];
+            let omitted = a.len().saturating_sub(prefix.len());
+            if !a.starts_with(prefix)
+                || omitted == 0
+                || prefix.len() < floor_boundary(a, MIN_PREFIX)
+                || b[at..] != marker_for_string(omitted)
+            {
+                return Err(format!("bad cut {b:?} of {a:?}"));
+            }
+            seen.strings += 1;
+            seen.bytes += omitted;
+            Ok(())
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            let marker = b.len().checked_sub(1).and_then(|last| {
+                let omitted = (a.len() + 1).checked_sub(b.len())?;
+                (omitted > 0 && b[last] == Value::String(marker_for_items(omitted)))
+                    .then_some(omitted)
+            });
+            let pairs: Vec<(&Value, &Value)> = match marker {
+                None if a.len() == b.len() => a.iter().zip(b).collect(),
+                None => return Err(format!("array length changed without marker: {b:?}")),
+                Some(omitted) => {
+                    let pinned = a.iter().filter(|i| has_protected(i)).count();
+                    let loose_kept = (b.len() - 1)
+                        .checked_sub(pinned)
+                        .ok_or("pinned array items dropped")?;
+                    let mut loose_seen = 0;
+                    let kept: Vec<&Value> = a
+                        .iter()
+                        .filter(|i| {
+                            has_protected(i) || {
+                                loose_seen += 1;
+                                loose_seen <= loose_kept
+                            }
+                        })
+                        .collect();
+                    seen.items += omitted;
+                    kept.into_iter().zip(&b[..b.len() - 1]).collect()
+                }
+            };
+            pairs
+                .into_iter()
+                .try_for_each(|(x, y)| faithful(x, y, seen))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            let elided = !a.contains_key(ELISION_KEY) && b.contains_key(ELISION_KEY);
+            let kept_keys: Vec<&String> =
+                b.keys().filter(|k| !elided || *k != ELISION_KEY).collect();
+            let expected: Vec<&String> = if elided {
+                if b.keys().next_back().map(String::as_str) != Some(ELISION_KEY) {
+                    return Err("member marker is not last".into());
+                }
+                let omitted = a.len() + 1 - b.len();
+                if b[ELISION_KEY] != Value::String(marker_for_members(omitted)) || omitted == 0 {
+                    return Err(format!("bad member marker in {b:?}"));
+                }
+                seen.items += omitted;
+                let pinned = a.iter().filter(|(k, v)| member_pinned(k, v)).count();
+                let loose_kept = kept_keys
+                    .len()
+                    .checked_sub(pinned)
+                    .ok_or("pinned members dropped")?;
+                let mut loose_seen = 0;
+                a.iter()
+                    .filter(|(k, v)| {
+                        member_pinned(k, v) || {
+                            loose_seen += 1;
+                            loose_seen <= loose_kept
+                        }
+                    })
+                    .map(|(k, _)| k)
+                    .collect()
+            } else {
+                a.keys().collect()
+            };
+            if kept_keys != expected {
+                return Err(format!("kept keys {kept_keys:?}, expected {expected:?}"));
+            }
+            for k in kept_keys {
+                if is_protected_key(k) {
+                    if a[k] != b[k] {
+                        return Err(format!("protected member {k:?} changed"));
+                    }
+                } else {
+                    faithful(&a[k], &b[k], seen)?;
+                }
+            }
+            Ok(())
+        }
+        _ if orig == out => Ok(()),
+        _ => Err(format!("{orig:?} became {out:?}")),
+    }
+}
+
+fn arb_string() -> impl Strategy<Value = String> {
+    let piece = prop::sample::select(vec![
+        "a", "bcd ", "é", "日本", "😀", "\"", "\\", "\n", "\t", "\u{1}", "\u{1f}", "\u{7f}", "…",
+        "[+",
+    ]);
+    prop_oneof![
+        3 => "[a-z ]{0,12}",
+        2 => prop::collection::vec(piece, 0..150).prop_map(|v| v.concat()),
+        1 => (1usize..3000).prop_map(|n| "long text ".repeat(n / 10 + 1)),
+    ]
+}
+
+fn arb_key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[a-z]{1,6}",
+        2 => prop::sample::select(PROTECTED_KEYS.to_vec()).prop_map(str::to_owned),
+        1 => "[a-z\"\\\\\n\u{1}é]{0,4}",
+        1 => Just(ELISION_KEY.to_owned()),
+    ]
+}
+
+fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        1 => Just(Value::Null),
+        1 => any::<bool>().prop_map(Value::Bool),
+        1 => any::<i64>().prop_map(Value::from),
+        1 => any::<u64>().prop_map(Value::from),
+        1 => (-100_000i32..100_000).prop_map(|n| Value::from(f64::from(n) / 64.0)),
+        5 => arb_string().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(5, 200, 24, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+            prop::collection::vec(inner.clone(), 0..40).prop_map(Value::Array),
+            prop::collection::vec((arb_key(), inner), 0..8)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+/// A `data` payload: usually an object with some top-level protected members.
+fn arb_data() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        4 => prop::collection::vec((arb_key(), arb_json()), 0..10)
+            .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        1 => arb_json(),
+    ]
+}
+
+fn data_and_room() -> impl Strategy<Value = (Value, usize)> {
+    arb_data().prop_flat_map(|data| {
+        let n = size(&data);
+        // Rooms around the floor exercise container elision; the rest, string cuts.
+        let f = size(&floor(&data)).min(n);
+        let room = prop_oneof![
+            0..=n + 16,
+            (n / 4)..=n,
+            f..=f + (n - f) / 8,
+            Just(n),
+            Just(n.saturating_sub(1)),
+        ];
+        (Just(data), room)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn shrink_data_keeps_its_contract((orig, room) in data_and_room()) {
+        let mut out = orig.clone();
+        let cut = shrink_data(&mut out, room);
+
+        // (1) valid JSON that re-parses to the same value
+        let bytes = serde_json::to_vec(&out).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let back: Value = serde_json::from_slice(&bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&back, &out);
+
+        // (2) faithful, protected members unchanged, `Cut` exact
+        let mut seen = Cut::default();
+        faithful(&orig, &out, &mut seen).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(&cut, &seen);
+
+        // (3) fits, or nothing more could be cut
+        let n = bytes.len();
+        prop_assert!(n <= room || out == floor(&orig), "size {} > room {} and not at the floor", n, room);
+
+        // (4) enough room: unchanged
+        if room >= size(&orig) {
+            prop_assert_eq!(&out, &orig);
+            prop_assert_eq!(cut, Cut::default());
+        }
+    }
+
+    /// The floor itself is what the tightest room produces.
+    #[test]
+    fn room_zero_gives_the_floor(orig in arb_data()) {
+        let mut out = orig.clone();
+        shrink_data(&mut out, 0);
+        prop_assert_eq!(out, floor(&orig));
+    }
+}
