@@ -6,3 +6,4 @@ mod util;
 mod cat;
 mod find;
 mod man;
+mod truncate_props;
