@@ -300,3 +300,52 @@ fn closed_pipe_is_a_quiet_success() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// What `jq -c 'select(...)'`-style recipes give on a well-formed file: its
+/// events as parsed JSON, with physical line numbers.
+fn recipe(path: &str) -> Vec<(u64, serde_json::Value)> {
+    let bytes = std::fs::read(root().join(path)).unwrap();
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(i, l)| (i as u64 + 1, serde_json::from_slice(l).unwrap()))
+        .collect()
+}
+
+#[test]
+fn event_counts_of_one_session_equal_the_jq_recipe() {
+    // jq -r .event events.jsonl | sort | uniq -c
+    let mut want: BTreeMap<String, u64> = BTreeMap::new();
+    for (_, v) in recipe(S1_FILE) {
+        *want.entry(v["event"].as_str().unwrap().into()).or_default() += 1;
+    }
+    let run = ci("ci-cat").args(["--fields", "event"]).stdin(find_demo(&["--session", "a7c3e9d1"])).run();
+    let mut got: BTreeMap<String, u64> = BTreeMap::new();
+    for r in run.json() {
+        *got.entry(r["event"].as_str().unwrap().into()).or_default() += 1;
+    }
+    assert_eq!(got, want);
+    assert_eq!(got.values().sum::<u64>(), 29);
+}
+
+#[test]
+fn first_tool_calls_equal_the_jq_recipe() {
+    // jq -c 'select(.event == "tool:pre") | .data.tool_name' | head -3, with line numbers.
+    let want: Vec<(u64, String)> = recipe(S1_FILE)
+        .into_iter()
+        .filter(|(_, v)| v["event"] == "tool:pre")
+        .map(|(n, v)| (n, v["data"]["tool_name"].as_str().unwrap().to_owned()))
+        .take(3)
+        .collect();
+    let run = ci("ci-cat").args(["--full", "--fields", "event,data.tool_name", S1_FILE]).run();
+    let got: Vec<(u64, String)> = run
+        .json()
+        .into_iter()
+        .filter(|r| r["event"] == "tool:pre")
+        .map(|r| (r["ci"]["line"].as_u64().unwrap(), r["data"]["tool_name"].as_str().unwrap().to_owned()))
+        .take(3)
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(got, [(8, "bash".to_owned()), (9, "read_file".to_owned()), (15, "bash".to_owned())]);
+}
