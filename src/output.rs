@@ -82,43 +82,49 @@ pub struct EventFormat {
 }
 
 impl EventFormat {
-    /// Appends `ev` as one NDJSON line to `out`.
+    /// Appends `ev` as one NDJSON line to `out`. The common case (a record
+    /// within budget) copies the line and appends the added keys in place,
+    /// without any allocation.
     pub fn write(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
         if self.raw {
             out.extend_from_slice(ev.rec.line());
             out.push(b'\n');
             return;
         }
-        let mut extra = Vec::with_capacity(96);
-        self.extra_keys(ev, self.fields.is_none(), &mut extra);
         if let Some(fields) = &self.fields {
+            let mut extra = Vec::with_capacity(128);
+            self.extra_keys(ev, false, &mut extra);
             self.write_projection(ev, fields, &extra, out);
             return;
         }
+        let start = out.len();
         let line = ev.rec.line();
-        let fits = self
+        // Drop whitespace before the closing brace so the comma sits right.
+        out.extend_from_slice(line[..ev.rec.close()].trim_ascii_end());
+        let before_extra = out.len();
+        if !ev.rec.is_empty() {
+            out.push(b',');
+        }
+        self.extra_keys(ev, true, out);
+        if out.len() == before_extra + 1 {
+            out.truncate(before_extra); // nothing was added
+        }
+        out.extend_from_slice(b"}\n");
+        if self
             .max_bytes
-            .is_none_or(|max| line.len() + extra.len() < max);
-        if fits {
-            let close = ev.rec.close();
-            // Drop whitespace before the closing brace so the comma sits right.
-            let body = line[..close].trim_ascii_end();
-            out.extend_from_slice(body);
-            if !extra.is_empty() {
-                if !ev.rec.is_empty() {
-                    out.push(b',');
-                }
-                out.extend_from_slice(&extra);
-            }
-            out.extend_from_slice(b"}\n");
-        } else {
+            .is_some_and(|max| out.len() - start > max + 1)
+        {
+            let mut extra = Vec::with_capacity(128);
+            self.extra_keys(ev, true, &mut extra);
+            out.truncate(start);
             self.write_shrunk(ev, &extra, out);
         }
     }
 
-    /// The keys this toolkit adds: provenance, and (with `workspace`) a
-    /// filled-in workspace.
+    /// Appends the keys this toolkit adds: provenance, and (with `workspace`)
+    /// a filled-in workspace, comma-separated.
     fn extra_keys(&self, ev: &Event<'_>, workspace: bool, extra: &mut Vec<u8>) {
+        let empty = extra.len();
         if workspace && ev.lacks_workspace() {
             if let Some(w) = ev.workspace() {
                 extra.extend_from_slice(b"\"workspace\":");
@@ -126,7 +132,7 @@ impl EventFormat {
             }
         }
         if ev.provenance().is_none() {
-            if !extra.is_empty() {
+            if extra.len() > empty {
                 extra.push(b',');
             }
             extra.extend_from_slice(b"\"ci\":{\"session\":");
@@ -137,7 +143,7 @@ impl EventFormat {
             extra.extend_from_slice(b",\"path\":");
             json_str(extra, ev.source);
             extra.extend_from_slice(b",\"line\":");
-            extra.extend_from_slice(ev.line.to_string().as_bytes());
+            let _ = write!(extra, "{}", ev.line);
             extra.push(b'}');
         }
     }

@@ -320,7 +320,10 @@ fn event_counts_of_one_session_equal_the_jq_recipe() {
     for (_, v) in recipe(S1_FILE) {
         *want.entry(v["event"].as_str().unwrap().into()).or_default() += 1;
     }
-    let run = ci("ci-cat").args(["--fields", "event"]).stdin(find_demo(&["--session", "a7c3e9d1"])).run();
+    let run = ci("ci-cat")
+        .args(["--fields", "event"])
+        .stdin(find_demo(&["--session", "a7c3e9d1"]))
+        .run();
     let mut got: BTreeMap<String, u64> = BTreeMap::new();
     for r in run.json() {
         *got.entry(r["event"].as_str().unwrap().into()).or_default() += 1;
@@ -338,14 +341,28 @@ fn first_tool_calls_equal_the_jq_recipe() {
         .map(|(n, v)| (n, v["data"]["tool_name"].as_str().unwrap().to_owned()))
         .take(3)
         .collect();
-    let run = ci("ci-cat").args(["--full", "--fields", "event,data.tool_name", S1_FILE]).run();
+    let run = ci("ci-cat")
+        .args(["--full", "--fields", "event,data.tool_name", S1_FILE])
+        .run();
     let got: Vec<(u64, String)> = run
         .json()
         .into_iter()
         .filter(|r| r["event"] == "tool:pre")
-        .map(|r| (r["ci"]["line"].as_u64().unwrap(), r["data"]["tool_name"].as_str().unwrap().to_owned()))
+        .map(|r| {
+            (
+                r["ci"]["line"].as_u64().unwrap(),
+                r["data"]["tool_name"].as_str().unwrap().to_owned(),
+            )
+        })
         .take(3)
         .collect();
     assert_eq!(got, want);
-    assert_eq!(got, [(8, "bash".to_owned()), (9, "read_file".to_owned()), (15, "bash".to_owned())]);
+    assert_eq!(
+        got,
+        [
+            (8, "bash".to_owned()),
+            (9, "read_file".to_owned()),
+            (15, "bash".to_owned())
+        ]
+    );
 }
