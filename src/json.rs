@@ -534,7 +534,8 @@ mod special {
     #[inline]
     pub(super) fn next(b: &[u8], from: usize) -> Option<usize> {
         use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8,
+            _mm_or_si128, _mm_set1_epi8,
         };
         let mut i = from;
         // SAFETY: SSE2 is part of the x86_64 baseline, so the intrinsics are
@@ -547,7 +548,10 @@ mod special {
             while i + 16 <= b.len() {
                 let x = _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i);
                 let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(x, below), below);
-                let hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)), ctrl);
+                let hit = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                    ctrl,
+                );
                 let mask = _mm_movemask_epi8(hit) as u32;
                 if mask != 0 {
                     return Some(i + mask.trailing_zeros() as usize);
@@ -555,14 +559,20 @@ mod special {
                 i += 16;
             }
         }
-        b.get(i..)?.iter().position(|&c| is_special(c)).map(|k| i + k)
+        b.get(i..)?
+            .iter()
+            .position(|&c| is_special(c))
+            .map(|k| i + k)
     }
 
     /// Index of the first special byte at or after `from`.
     #[cfg(not(target_arch = "x86_64"))]
     #[inline]
     pub(super) fn next(b: &[u8], from: usize) -> Option<usize> {
-        b.get(from..)?.iter().position(|&c| is_special(c)).map(|k| from + k)
+        b.get(from..)?
+            .iter()
+            .position(|&c| is_special(c))
+            .map(|k| from + k)
     }
 
     #[cfg(test)]
@@ -572,7 +582,11 @@ mod special {
             let alphabet = [b'a', 0xc3, b'"', b'\\', 0x1f, 0x20, 0x7f, 0xff];
             let text: Vec<u8> = (0..200usize).map(|k| alphabet[k * 7 % 11 % 8]).collect();
             for from in 0..=text.len() + 1 {
-                let want = text.get(from..).and_then(|t| t.iter().position(|&c| super::is_special(c)).map(|k| from + k));
+                let want = text.get(from..).and_then(|t| {
+                    t.iter()
+                        .position(|&c| super::is_special(c))
+                        .map(|k| from + k)
+                });
                 assert_eq!(super::next(&text, from), want, "from {from}");
             }
         }
