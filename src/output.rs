@@ -197,11 +197,21 @@ impl EventFormat {
         if let Some(p) = ev.provenance().and_then(|p| p.to_value()) {
             obj.insert(PROVENANCE_KEY.into(), p);
         }
-        let mut body = serde_json::to_vec(&serde_json::Value::Object(obj)).unwrap_or_default();
+        let mut body = serde_json::to_vec(&obj).unwrap_or_default();
         if let Some(max) = self.max_bytes {
             if body.len() + extra.len() > max {
-                if let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&body) {
-                    truncate::shrink_data(&mut v, max.saturating_sub(extra.len() + 1));
+                let room = max.saturating_sub(extra.len() + 1);
+                // With a projected `data`, only it is shrunk (its direct members
+                // are the protected ones) and the envelope is never cut; a
+                // record without `data` is shrunk as a whole, as before.
+                if let Some(data) = obj.get_mut("data") {
+                    let data_len = serde_json::to_vec(&*data).map_or(0, |d| d.len());
+                    let others = body.len().saturating_sub(data_len);
+                    truncate::shrink_data(data, room.saturating_sub(others));
+                    body = serde_json::to_vec(&obj).unwrap_or(body);
+                } else {
+                    let mut v = serde_json::Value::Object(obj);
+                    truncate::shrink_data(&mut v, room);
                     body = serde_json::to_vec(&v).unwrap_or(body);
                 }
             }

@@ -14,17 +14,17 @@
 //!   `…[+N bytes]`, where `N` is the number of bytes of the original string (its
 //!   UTF-8, not its escaped JSON form) that were omitted, e.g.
 //!   `"abcdef…[+12345 bytes]"`.
-//! * **Arrays** with more loose items (see below) than the chosen item count
-//!   keep their first loose items and all pinned items, in their original
-//!   order, and get one final string item [`marker_for_items`]:
-//!   `"…[+N items]"`, `N` being the number of items left out. Without pinned
-//!   items (the usual case) that is simply "the first `K` items, then the
-//!   marker".
-//! * **Objects** likewise keep their pinned members and their first loose
-//!   members, in their original order, and get one final member
-//!   [`ELISION_KEY`]`:`[`marker_for_members`], i.e. `"…":"[+N members]"`. An
-//!   object that already has a member named `"…"` is never elided, so a marker
-//!   can never overwrite or be confused with a real member.
+//! * **Arrays** with more items than the chosen item count keep their first
+//!   items and get one final string item [`marker_for_items`]:
+//!   `"…[+N items]"`, `N` being the number of items left out.
+//! * **Objects** likewise keep their first members, in their original order,
+//!   and get one final member [`ELISION_KEY`]`:`[`marker_for_members`], i.e.
+//!   `"…":"[+N members]"`. The protected members of `data` itself (see below)
+//!   are always kept and do not count against the item count. An object's own
+//!   member named `"…"` (say, a marker left by an earlier truncation of a
+//!   record piped back in) is always among the members an elision leaves out
+//!   (it is counted in `N`), so in an elided object the `"…"` member is always
+//!   the marker, and it is always last.
 //!
 //! Each of these changes is made only where it makes that value's serialisation
 //! strictly shorter: a string just over the cut length, or a two-item array, is
@@ -32,48 +32,61 @@
 //!
 //! # What is never changed
 //!
-//! * A member of any object, at any depth, whose key is one of
-//!   [`PROTECTED_KEYS`] (`session_id`, `parent_id`, `tool_name`, `tool_call_id`,
-//!   `model`, `usage`, `status`, `timestamp`): its value, whatever its type, is
-//!   left untouched with its whole subtree (so all of `usage` survives), and
-//!   the member is never removed — nor is any array item or object member that
-//!   contains it. Such a child is **pinned**: never elided, although its other
-//!   (unprotected) content is shortened like everything else. Children that are
-//!   not pinned are **loose**.
+//! * The **direct members of `data`** (when `data` is an object) whose key is
+//!   one of [`PROTECTED_KEYS`] (`session_id`, `parent_id`, `tool_name`,
+//!   `tool_call_id`, `model`, `usage`, `status`, `timestamp`) — the small
+//!   fields the toolkit spec promises never to cut (`data.session_id`,
+//!   `data.tool_name`, all of `data.usage`, …): the member is never removed and
+//!   its value, whatever its type, is left untouched with its whole subtree.
+//!   These are the only **protected** members. The same keys deeper inside
+//!   `data` (e.g. the `tool_call_id` of every tool message in
+//!   `data.raw.messages`) are ordinary content, cut and elided like anything
+//!   else: protecting them would let the most reduced form grow with the
+//!   input, and a record could then exceed its budget without bound.
 //! * Numbers, booleans and `null`, anywhere (they are dropped only together with
-//!   an elided loose item or member that contains them).
+//!   an elided array item or object member that contains them).
 //! * Object keys, and the order of everything that is kept.
 //!
 //! # How much is cut (fairness)
 //!
 //! The longest strings are cut first: one common cut length `L` applies to every
-//! unprotected string, so a string of at most `L` bytes survives intact. `L` is
-//! the largest value (found by binary search) for which the result fits; it never
-//! goes below [`MIN_PREFIX`] bytes. Only when cutting every string to
-//! [`MIN_PREFIX`] bytes is not enough are containers elided, again with one
-//! common limit `K` on the loose children every array and object keeps (the
-//! largest `K` that fits, so only the containers with the most children lose
-//! any); then `L` is raised again as far as the room left over allows.
+//! string outside the protected members, so a string of at most `L` bytes
+//! survives intact. `L` is the largest value (found by binary search) for which
+//! the result fits; it never goes below [`MIN_PREFIX`] bytes. Only when cutting
+//! every string to [`MIN_PREFIX`] bytes is not enough are containers elided,
+//! again with one common limit `K` on the children every array and object keeps
+//! (the largest `K` that fits, so only the containers with the most children
+//! lose any); then `L` is raised again as far as the room left over allows.
 //!
 //! # Guarantee
 //!
 //! Call the **floor** of `data` the result of the strongest settings (`L` =
-//! [`MIN_PREFIX`], `K` = 0): every unprotected string longer than [`MIN_PREFIX`]
-//! bytes cut to at most [`MIN_PREFIX`] bytes plus its marker, and every array
-//! and elidable object reduced to its pinned children plus one marker, each
-//! only where that shortens the value. After `shrink_data(data, room)`:
+//! [`MIN_PREFIX`], `K` = 0): every string longer than [`MIN_PREFIX`] bytes (not
+//! inside a protected member) cut to at most [`MIN_PREFIX`] bytes plus its
+//! marker, and every array and object reduced to its marker alone — `data`
+//! itself to its protected members plus the marker — each only where that
+//! shortens the value. After `shrink_data(data, room)`:
 //!
 //! * if `data` already fitted (`serde_json::to_vec(data).len() <= room`), it is
 //!   unchanged and the returned [`Cut`] is `Cut::default()`;
 //! * otherwise, if the floor fits in `room`, `serde_json::to_vec(data).len() <=
 //!   room`;
 //! * otherwise `data` **is** the floor: as small as it can be made without
-//!   touching protected fields. The floor consists of the protected members,
-//!   the keys and brackets on the paths leading to them, their pinned
-//!   ancestors' other content at the floor, and at most one marker per
-//!   container; for a `data` without nested protected members it is just the
-//!   top-level protected members plus one `"…":"[+N members]"` member (19 bytes
-//!   plus the digits of `N`).
+//!   touching protected members.
+//!
+//! The floor is bounded by the protected members alone. For an object `data`,
+//! let `P` be the size of `data` reduced to its protected members (`{}`, 2
+//! bytes, if it has none) and `N` the number of its other members. If `N` = 0
+//! the floor is `data` itself, `P` bytes; otherwise it is at most `data`
+//! reduced to its protected members plus the member `"…":"[+N members]"`,
+//! which is at most `P + 20 + digits(N)` bytes (19 for the marker member
+//! without its digits, 1 for a comma), so at most `P + 40`. Hence
+//! **`shrink_data(data, room)` fits whenever `room >= P + 40`**, however large
+//! or deeply nested the rest of `data` is. A `data` that is not an object has
+//! no protected members; its floor is at most 226 bytes (a string: a prefix of
+//! at most 32 bytes, each at most 6 bytes escaped, plus quotes and a marker of
+//! at most 32 bytes; an array: `["…[+N items]"]`, at most 36 bytes; a number,
+//! boolean or `null`: unchanged).
 //!
 //! The result is always valid JSON. Sizes are computed exactly as
 //! `serde_json::to_vec` (compact) writes them: quotes, backslashes and control
@@ -105,10 +118,9 @@
 use serde_json::Value;
 use std::io;
 
-/// Keys whose members are never cut or removed, at any depth of `data`: the
-/// member stays and its whole value (with its subtree) is left untouched, and
-/// every array item or object member that contains such a member is kept too
-/// (its other content may still be shortened).
+/// Keys of the direct members of `data` that are never cut or removed: the
+/// member stays and its whole value (with its subtree) is left untouched.
+/// Deeper inside `data` these keys are not special.
 pub const PROTECTED_KEYS: &[&str] = &[
     "session_id",
     "parent_id",
@@ -290,7 +302,8 @@ fn serialized_len(v: &Value) -> usize {
 }
 
 /// The two limits of one trial: at most `items` loose array items / object
-/// members kept per container, strings cut to at most `prefix` bytes.
+/// members kept per container ([`UNLIMITED`]: no container is elided), strings
+/// cut to at most `prefix` bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Limits {
     items: usize,
@@ -314,20 +327,32 @@ enum Node {
         size: usize,
         plain: bool,
     },
-    /// An array or object of `len` children, `loose` of them not pinned;
-    /// `elidable` is false for an object that has an [`ELISION_KEY`] member;
-    /// `end` is the index just past the container's subtree.
+    /// An array or object of `len` children, `loose` of them [`Role::Loose`]
+    /// (the others are protected members or an [`ELISION_KEY`] member); `end`
+    /// is the index just past the container's subtree.
     Container {
         object: bool,
         len: usize,
         loose: usize,
-        elidable: bool,
+        /// Whether the object has an [`ELISION_KEY`] member.
+        ellipsis: bool,
         end: usize,
     },
     /// One child of a container: `key_size` is the serialised size of `"key":`
-    /// (0 for an array item); `pinned` means it is never elided, because its key
-    /// is protected or a protected member lies somewhere inside its value.
-    Slot { key_size: usize, pinned: bool },
+    /// (0 for an array item), `role` what an elision does with it.
+    Slot { key_size: usize, role: Role },
+}
+
+/// What an elision of its container does with a child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// A protected member (a direct member of `data`): always kept.
+    Protected,
+    /// Kept if among the first `Limits::items` loose children, else omitted.
+    Loose,
+    /// An object's own [`ELISION_KEY`] member: always omitted, since the
+    /// marker takes its key.
+    Ellipsis,
 }
 
 /// What the last trial decided for a node.
@@ -336,8 +361,8 @@ enum Plan {
     Keep,
     /// Cut the string to this many bytes (a character boundary) plus marker.
     Cut(usize),
-    /// Elide the container down to its pinned children and `Limits::items`
-    /// loose ones, plus a marker.
+    /// Elide the container down to its protected children and the first
+    /// `Limits::items` loose ones, plus a marker.
     Elide,
 }
 
@@ -349,7 +374,7 @@ struct Skeleton<'a> {
     plan: Vec<Plan>,
     /// Longest cuttable string, in bytes (at least `MIN_PREFIX`).
     max_str: usize,
-    /// Most loose children of an elidable container.
+    /// Most loose children of a container.
     max_count: usize,
 }
 
@@ -362,13 +387,14 @@ impl<'a> Skeleton<'a> {
             max_str: MIN_PREFIX,
             max_count: 0,
         };
-        skeleton.build(data);
+        skeleton.build(data, true);
         skeleton.plan = vec![Plan::Keep; skeleton.nodes.len()];
         skeleton
     }
 
-    /// Appends the nodes of `v`; returns whether `v` contains a protected member.
-    fn build(&mut self, v: &'a Value) -> bool {
+    /// Appends the nodes of `v`; `top` is true for `data` itself, the only
+    /// value whose members can be protected.
+    fn build(&mut self, v: &'a Value, top: bool) {
         match v {
             Value::String(s) => {
                 let size = json_str_len(s);
@@ -383,63 +409,56 @@ impl<'a> Skeleton<'a> {
                     });
                     self.strs.push(s);
                 }
-                false
             }
             Value::Array(items) => {
                 let at = self.nodes.len();
                 self.nodes.push(Node::Fixed(0)); // placeholder, replaced below
-                let mut loose = 0;
                 for item in items {
-                    let slot = self.nodes.len();
-                    self.nodes.push(Node::Fixed(0));
-                    let pinned = self.build(item);
-                    self.set_node(
-                        slot,
-                        Node::Slot {
-                            key_size: 0,
-                            pinned,
-                        },
-                    );
-                    loose += usize::from(!pinned);
+                    let role = Role::Loose;
+                    self.nodes.push(Node::Slot { key_size: 0, role });
+                    self.build(item, false);
                 }
-                self.finish_container(at, false, items.len(), loose, true)
+                self.finish_container(at, false, items.len(), items.len(), false);
             }
             Value::Object(members) => {
                 let at = self.nodes.len();
                 self.nodes.push(Node::Fixed(0)); // placeholder, replaced below
                 let mut loose = 0;
                 for (key, value) in members {
-                    let slot = self.nodes.len();
-                    self.nodes.push(Node::Fixed(0));
-                    let pinned = if is_protected_key(key) {
-                        self.nodes.push(Node::Fixed(serialized_len(value)));
-                        true
-                    } else {
-                        self.build(value)
-                    };
                     let key_size = json_str_len(key) + 1;
-                    self.set_node(slot, Node::Slot { key_size, pinned });
-                    loose += usize::from(!pinned);
+                    let role = if top && is_protected_key(key) {
+                        Role::Protected
+                    } else if key == ELISION_KEY {
+                        Role::Ellipsis
+                    } else {
+                        Role::Loose
+                    };
+                    self.nodes.push(Node::Slot { key_size, role });
+                    if role == Role::Protected {
+                        self.nodes.push(Node::Fixed(serialized_len(value)));
+                    } else {
+                        self.build(value, false);
+                    }
+                    loose += usize::from(role == Role::Loose);
                 }
-                let elidable = !members.contains_key(ELISION_KEY);
-                self.finish_container(at, true, members.len(), loose, elidable)
+                let ellipsis = members.contains_key(ELISION_KEY);
+                self.finish_container(at, true, members.len(), loose, ellipsis);
             }
             Value::Null | Value::Bool(_) | Value::Number(_) => {
                 self.nodes.push(Node::Fixed(serialized_len(v)));
-                false
             }
         }
     }
 
-    /// Writes the container node at `at`; returns whether a child is pinned.
+    /// Writes the container node at `at`, its children being in place.
     fn finish_container(
         &mut self,
         at: usize,
         object: bool,
         len: usize,
         loose: usize,
-        elidable: bool,
-    ) -> bool {
+        ellipsis: bool,
+    ) {
         let end = self.nodes.len();
         self.set_node(
             at,
@@ -447,14 +466,11 @@ impl<'a> Skeleton<'a> {
                 object,
                 len,
                 loose,
-                elidable,
+                ellipsis,
                 end,
             },
         );
-        if elidable {
-            self.max_count = self.max_count.max(loose);
-        }
-        loose < len
+        self.max_count = self.max_count.max(loose);
     }
 
     fn set_node(&mut self, i: usize, node: Node) {
@@ -515,18 +531,24 @@ impl<'a> Skeleton<'a> {
                 object,
                 len,
                 loose,
-                elidable,
+                ellipsis,
                 ..
             } => {
-                // Under an elision, the container keeps its pinned children and
-                // its first `limits.items` loose ones (`head` bytes, `kept`
+                // Under an elision, the container keeps its protected children
+                // and its first `limits.items` loose ones (`head` bytes, `kept`
                 // children) plus a marker of `marker` bytes, and it beats the
                 // whole form exactly when the omitted children with their commas
                 // (`dropped` bytes) exceed `marker + 1`. Once that is certain,
                 // the remaining omitted children need not be evaluated at all,
                 // which keeps trials with a small `K` cheap on huge arrays.
-                let marker = (elidable && loose > limits.items).then(|| {
-                    let omitted = loose - limits.items;
+                // With unlimited items nothing is elided; otherwise the
+                // object's own "…" member is always among the omitted ones.
+                let omitted = if limits.items == UNLIMITED {
+                    0
+                } else {
+                    loose.saturating_sub(limits.items) + usize::from(ellipsis)
+                };
+                let marker = (omitted > 0).then(|| {
                     if object {
                         members_marker_len(omitted)
                     } else {
@@ -537,9 +559,15 @@ impl<'a> Skeleton<'a> {
                     (i + 1, 0, 0, 0, 0, 0);
                 let mut elide = false;
                 for _ in 0..len {
-                    let (key_size, pinned) = slot(&self.nodes, j);
-                    let keep = pinned || seen < limits.items;
-                    seen += usize::from(!pinned);
+                    let (key_size, role) = slot(&self.nodes, j);
+                    let keep = match role {
+                        Role::Protected => true,
+                        Role::Loose => {
+                            seen += 1;
+                            seen <= limits.items
+                        }
+                        Role::Ellipsis => false,
+                    };
                     if elide && !keep {
                         j = skip(&self.nodes, j + 1);
                         continue;
@@ -574,12 +602,12 @@ impl<'a> Skeleton<'a> {
     }
 }
 
-/// Key size and pin of the `Slot` node at `j` (a pinned empty key if the
+/// Key size and role of the `Slot` node at `j` (a protected empty key if the
 /// skeleton were inconsistent, which keeps everything).
-fn slot(nodes: &[Node], j: usize) -> (usize, bool) {
+fn slot(nodes: &[Node], j: usize) -> (usize, Role) {
     match nodes.get(j) {
-        Some(&Node::Slot { key_size, pinned }) => (key_size, pinned),
-        _ => (0, true),
+        Some(&Node::Slot { key_size, role }) => (key_size, role),
+        _ => (0, Role::Protected),
     }
 }
 
@@ -702,8 +730,9 @@ fn apply(
     }
 }
 
-/// Walks the children of a container being elided: pinned children and the
-/// first `limit` loose ones are kept, the other loose ones omitted.
+/// Walks the children of a container being elided: protected children and the
+/// first `limit` loose ones are kept, the other loose ones and an
+/// [`ELISION_KEY`] member omitted.
 struct Elision {
     limit: usize,
     seen: usize,
@@ -721,17 +750,16 @@ impl Elision {
 
     /// Whether the child whose `Slot` node is at `j` is kept.
     fn keeps(&mut self, nodes: &[Node], j: usize) -> bool {
-        let (_, pinned) = slot(nodes, j);
-        if pinned {
-            return true;
-        }
-        self.seen += 1;
-        if self.seen <= self.limit {
-            true
-        } else {
-            self.omitted += 1;
-            false
-        }
+        let keep = match slot(nodes, j).1 {
+            Role::Protected => true,
+            Role::Loose => {
+                self.seen += 1;
+                self.seen <= self.limit
+            }
+            Role::Ellipsis => false,
+        };
+        self.omitted += usize::from(!keep);
+        keep
     }
 }
 
@@ -954,16 +982,13 @@ mod tests {
     }
 
     #[test]
-    fn protected_keys_are_protected_at_any_depth() {
+    fn nested_protected_keys_are_ordinary_content() {
         let tool_name = "t".repeat(100);
         let status = vec!["s"; 50];
         let mut data = json!({"a": {"b": [{"tool_name": tool_name, "status": status, "x": "q".repeat(500)}]}, "y": "w".repeat(500)});
         let cut = shrink_data(&mut data, 0);
-        // The path to the protected members is pinned; everything else goes.
-        assert_eq!(
-            data,
-            json!({"a": {"b": [{"tool_name": tool_name, "status": status, "…": "[+1 members]"}]}, "…": "[+1 members]"})
-        );
+        // Only direct members of `data` are protected: everything else goes.
+        assert_eq!(data, json!({"…": "[+2 members]"}));
         assert_eq!(
             cut,
             Cut {
@@ -972,40 +997,73 @@ mod tests {
                 bytes: 0
             }
         );
+
+        // Deeper down, a protected key's string is cut like any other: 34 bytes
+        // before the prefix, 16 of marker and 3 after it leave 47 for the prefix.
+        let mut data = json!({"session_id": "s", "raw": {"model": "m".repeat(5000)}});
+        let cut = shrink_data(&mut data, 100);
+        assert_eq!(
+            data,
+            json!({"session_id": "s", "raw": {"model": format!("{}…[+4953 bytes]", "m".repeat(47))}})
+        );
+        assert_eq!(len(&data), 100);
+        assert_eq!(cut.strings, 1);
     }
 
     #[test]
-    fn pinned_array_items_survive_elision() {
-        let mut messages: Vec<Value> = (0..5)
-            .map(|_| json!({"content": "x".repeat(1000)}))
+    fn llm_request_with_many_tool_messages_fits() {
+        // Every tool message carries a `tool_call_id`; none of them may pin
+        // its message, or the floor would grow with the number of messages.
+        let messages: Vec<Value> = (0..300)
+            .map(|i| {
+                json!({
+                    "role": "tool",
+                    "tool_call_id": format!("toolu_{i:024}"),
+                    "content": format!("long text of tool result {i} ").repeat(40),
+                })
+            })
             .collect();
-        messages.push(json!({"role": "tool", "tool_call_id": "c1", "content": "y".repeat(1000)}));
-        messages.push(json!({"content": "z".repeat(1000)}));
-        let mut data = json!({ "messages": messages });
-        let cut = shrink_data(&mut data, 0);
+        let original = json!({"model": "m", "session_id": "s", "raw": {"messages": messages}});
+        assert!(len(&original) > 300_000);
+        let mut data = original.clone();
+        let room = 4096 - 200;
+        let cut = shrink_data(&mut data, room);
+        assert!(len(&data) <= room, "{} > {room}", len(&data));
+        assert!(len(&data) <= 4096);
+        assert!(len(&data) > room - 200, "room is used: {}", len(&data));
+        assert_eq!(data["model"], json!("m"));
+        assert_eq!(data["session_id"], json!("s"));
+        let keys: Vec<&String> = data
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(keys, ["model", "session_id", "raw"]);
+        // The first messages survive (content cut), then the marker.
+        let kept = data["raw"]["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(kept.len() > 2, "{kept:?}");
+        assert_eq!(
+            kept[0]["tool_call_id"],
+            original["raw"]["messages"][0]["tool_call_id"]
+        );
+        assert!(kept[0]["content"].as_str().is_some_and(|c| c
+            .starts_with("long text of tool result 0 ")
+            && c.ends_with(" bytes]")));
+        assert_eq!(
+            kept.last(),
+            Some(&json!(marker_for_items(300 - (kept.len() - 1))))
+        );
+        assert_eq!(cut.items, 300 - (kept.len() - 1));
+
+        // With no room at all, the floor is the protected members plus a marker.
+        let mut data = original.clone();
+        shrink_data(&mut data, 0);
         assert_eq!(
             data,
-            json!({"messages": [{"tool_call_id": "c1", "…": "[+2 members]"}, "…[+6 items]"]})
+            json!({"model": "m", "session_id": "s", "…": "[+1 members]"})
         );
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 0,
-                items: 8,
-                bytes: 0
-            }
-        );
-
-        // With some room, the first loose items and the pinned one are kept.
-        let mut data = json!({ "messages": messages });
-        shrink_data(&mut data, 300);
-        assert!(len(&data) <= 300, "{}", len(&data));
-        let kept = data["messages"].as_array().cloned().unwrap_or_default();
-        assert!(kept.len() >= 3, "{kept:?}");
-        assert_eq!(kept[kept.len() - 2]["tool_call_id"], json!("c1"));
-        assert!(kept[0]["content"]
-            .as_str()
-            .is_some_and(|c| c.starts_with("xxx")));
     }
 
     #[test]
@@ -1029,10 +1087,32 @@ mod tests {
     }
 
     #[test]
-    fn object_with_an_ellipsis_key_is_not_elided() {
-        let original = json!({"…": 1, "a": 2, "b": 3, "c": 4});
+    fn an_ellipsis_member_makes_way_for_the_marker() {
+        // Nothing but protected members survives under `data`'s own "…".
+        let mut data = json!({"…": "[+9 members]", "model": "m", "text": "x".repeat(500), "n": 1});
+        let cut = shrink_data(&mut data, 0);
+        assert_eq!(data, json!({"model": "m", "…": "[+3 members]"}));
+        assert_eq!(
+            cut,
+            Cut {
+                strings: 0,
+                items: 3,
+                bytes: 0
+            }
+        );
+
+        // With more room, the first loose members are kept, never the "…" one,
+        // and the marker is last.
+        let original = json!({"…": "y".repeat(300), "a": 1, "b": 2, "c": 3, "d": "z".repeat(300)});
         let mut data = original.clone();
-        assert_eq!(shrink_data(&mut data, 0), Cut::default());
+        let cut = shrink_data(&mut data, 40);
+        assert_eq!(data, json!({"a": 1, "b": 2, "c": 3, "…": "[+2 members]"}));
+        assert_eq!(cut.items, 2);
+
+        // An object that fits is left alone, "…" and all.
+        let original = json!({"…": 1, "a": 2});
+        let mut data = original.clone();
+        assert_eq!(shrink_data(&mut data, 100), Cut::default());
         assert_eq!(data, original);
     }
 

@@ -366,3 +366,56 @@ fn first_tool_calls_equal_the_jq_recipe() {
         ]
     );
 }
+
+#[test]
+fn nested_tool_call_ids_do_not_break_the_budget() {
+    // An llm:request whose 300 tool messages each carry a `tool_call_id`:
+    // only the direct members of `data` are protected, so the record fits.
+    let messages: Vec<serde_json::Value> = (0..300)
+        .map(|i| {
+            serde_json::json!({
+                "role": "tool",
+                "tool_call_id": format!("toolu_{i:024}"),
+                "content": format!("tool output {i} ").repeat(50),
+            })
+        })
+        .collect();
+    let record = serde_json::json!({
+        "data": {"model": "m", "raw": {"messages": messages}, "session_id": "s", "tool_name": "t"},
+        "event": "llm:request",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "workspace": "w",
+        "ci": {"session": "s", "path": "p.jsonl", "line": 7},
+    });
+    let input = format!("{record}\n");
+    let data_of = |max: usize, fields: &[&str]| {
+        let max_arg = max.to_string();
+        let mut args = vec!["--max-bytes", max_arg.as_str()];
+        args.extend(fields);
+        let run = ci("ci-cat").args(args).stdin(input.clone()).run();
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+        let line = run.stdout.trim_end().to_owned();
+        assert!(line.len() <= max, "{} bytes: {line}", line.len());
+        let rec: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(rec["event"], "llm:request");
+        assert_eq!(rec["ci"], record["ci"]);
+        assert_eq!(rec["data"]["model"], "m");
+        assert_eq!(rec["data"]["tool_name"], "t");
+        rec
+    };
+    let whole = data_of(1000, &[]);
+    assert_eq!(whole["data"]["session_id"], "s");
+    assert_eq!(whole["timestamp"], record["timestamp"]);
+    let kept = whole["data"]["raw"]["messages"].as_array().unwrap().len();
+    assert!((2..300).contains(&kept), "{kept} messages");
+    // A projection shrinks only its `data`, whose direct members stay
+    // protected: at this budget `raw` is elided, never `tool_name`/`model`.
+    let projected = data_of(
+        160,
+        &["--fields", "event,data.tool_name,data.raw,data.model"],
+    );
+    assert_eq!(
+        projected["data"],
+        serde_json::json!({"tool_name": "t", "model": "m", "…": "[+1 members]"})
+    );
+}

@@ -2,15 +2,18 @@
 //!
 //! For any `data` and any `room`:
 //! 1. the result serialises and re-parses to itself (valid JSON);
-//! 2. it is a faithful reduction of the original: protected members are equal
-//!    to the original ones, pinned children are all kept, strings are either
-//!    whole or a prefix cut on a character boundary plus the exact marker,
-//!    elided containers keep their pinned children and their first loose ones
-//!    in order plus the exact marker, numbers/booleans/null and keys are
+//! 2. it is a faithful reduction of the original: the protected members (direct
+//!    members of `data` with a protected key) are all kept and equal to the
+//!    original ones, strings are either whole or a prefix cut on a character
+//!    boundary plus the exact marker, elided containers keep their protected
+//!    members and their first other children in order (never an object's own
+//!    `"…"` member) plus the exact marker, numbers/booleans/null and keys are
 //!    unchanged — and the returned `Cut` counts exactly what the markers say;
 //! 3. its compact size is at most `room`, or it equals the "floor" computed by
 //!    an independent, naive model (sizes taken from `serde_json::to_vec`);
-//! 4. when `room` is at least the original size, nothing changes.
+//! 4. when `room` is at least the original size, nothing changes;
+//! 5. the floor is bounded by the protected members: for an object `data`, if
+//!    they (as an object) plus 64 bytes fit in `room`, the result fits.
 
 use ci_tools::truncate::{
     is_protected_key, marker_for_items, marker_for_members, marker_for_string, shrink_data, Cut,
@@ -31,23 +34,25 @@ fn floor_boundary(s: &str, at: usize) -> usize {
     p
 }
 
-/// Whether `v` holds a member with a protected key, at any depth.
-fn has_protected(v: &Value) -> bool {
-    match v {
-        Value::Array(items) => items.iter().any(has_protected),
-        Value::Object(m) => m
-            .iter()
-            .any(|(k, v)| is_protected_key(k) || has_protected(v)),
-        _ => false,
-    }
+/// Whether the member `key` of an object is protected: only direct members of
+/// `data` (`top`) are.
+fn protected(top: bool, key: &str) -> bool {
+    top && is_protected_key(key)
 }
 
-fn member_pinned(key: &str, value: &Value) -> bool {
-    is_protected_key(key) || has_protected(value)
+/// `data` reduced to its protected members (`{}` if it has none).
+fn protected_part(data: &Map<String, Value>) -> Value {
+    Value::Object(
+        data.iter()
+            .filter(|(k, _)| protected(true, k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    )
 }
 
-/// The naive model of the most reduced form `shrink_data` may produce.
-fn floor(v: &Value) -> Value {
+/// The naive model of the most reduced form `shrink_data` may produce for `v`
+/// (`top`: `v` is `data` itself).
+fn floor(v: &Value, top: bool) -> Value {
     match v {
         Value::String(s) if s.len() > MIN_PREFIX => {
             let p = floor_boundary(s, MIN_PREFIX);
@@ -59,18 +64,11 @@ fn floor(v: &Value) -> Value {
             }
         }
         Value::Array(items) => {
-            let whole = Value::Array(items.iter().map(floor).collect());
-            let loose = items.iter().filter(|i| !has_protected(i)).count();
-            if loose == 0 {
+            let whole = Value::Array(items.iter().map(|i| floor(i, false)).collect());
+            if items.is_empty() {
                 return whole;
             }
-            let mut kept: Vec<Value> = items
-                .iter()
-                .filter(|i| has_protected(i))
-                .map(floor)
-                .collect();
-            kept.push(Value::String(marker_for_items(loose)));
-            let elided = Value::Array(kept);
+            let elided = Value::Array(vec![Value::String(marker_for_items(items.len()))]);
             if size(&elided) < size(&whole) {
                 elided
             } else {
@@ -79,26 +77,26 @@ fn floor(v: &Value) -> Value {
         }
         Value::Object(m) => {
             let reduce = |k: &String, v: &Value| {
-                let v = if is_protected_key(k) {
+                let v = if protected(top, k) {
                     v.clone()
                 } else {
-                    floor(v)
+                    floor(v, false)
                 };
                 (k.clone(), v)
             };
             let whole = Value::Object(m.iter().map(|(k, v)| reduce(k, v)).collect());
-            let loose = m.iter().filter(|(k, v)| !member_pinned(k, v)).count();
-            if loose == 0 || m.contains_key(ELISION_KEY) {
+            let omitted = m.keys().filter(|k| !protected(top, k)).count();
+            if omitted == 0 {
                 return whole;
             }
             let mut kept: Map<String, Value> = m
                 .iter()
-                .filter(|(k, v)| member_pinned(k, v))
-                .map(|(k, v)| reduce(k, v))
+                .filter(|(k, _)| protected(top, k))
+                .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             kept.insert(
                 ELISION_KEY.to_owned(),
-                Value::String(marker_for_members(loose)),
+                Value::String(marker_for_members(omitted)),
             );
             let elided = Value::Object(kept);
             if size(&elided) < size(&whole) {
@@ -111,8 +109,9 @@ fn floor(v: &Value) -> Value {
     }
 }
 
-/// Checks that `out` is a faithful reduction of `orig`, adding what it sees cut to `seen`.
-fn faithful(orig: &Value, out: &Value, seen: &mut Cut) -> Result<(), String> {
+/// Checks that `out` is a faithful reduction of `orig` (`top`: `orig` is
+/// `data` itself), adding what it sees cut to `seen`.
+fn faithful(orig: &Value, out: &Value, top: bool, seen: &mut Cut) -> Result<(), String> {
     match (orig, out) {
         (Value::String(a), Value::String(b)) => {
             if a == b {
@@ -140,59 +139,52 @@ fn faithful(orig: &Value, out: &Value, seen: &mut Cut) -> Result<(), String> {
                 (omitted > 0 && b[last] == Value::String(marker_for_items(omitted)))
                     .then_some(omitted)
             });
-            let pairs: Vec<(&Value, &Value)> = match marker {
-                None if a.len() == b.len() => a.iter().zip(b).collect(),
+            let kept = match marker {
+                None if a.len() == b.len() => b.len(),
                 None => return Err(format!("array length changed without marker: {b:?}")),
                 Some(omitted) => {
-                    let pinned = a.iter().filter(|i| has_protected(i)).count();
-                    let loose_kept = (b.len() - 1)
-                        .checked_sub(pinned)
-                        .ok_or("pinned array items dropped")?;
-                    let mut loose_seen = 0;
-                    let kept: Vec<&Value> = a
-                        .iter()
-                        .filter(|i| {
-                            has_protected(i) || {
-                                loose_seen += 1;
-                                loose_seen <= loose_kept
-                            }
-                        })
-                        .collect();
                     seen.items += omitted;
-                    kept.into_iter().zip(&b[..b.len() - 1]).collect()
+                    b.len() - 1
                 }
             };
-            pairs
-                .into_iter()
-                .try_for_each(|(x, y)| faithful(x, y, seen))
+            // The first items are kept, in order.
+            a.iter()
+                .zip(&b[..kept])
+                .try_for_each(|(x, y)| faithful(x, y, false, seen))
         }
         (Value::Object(a), Value::Object(b)) => {
-            let elided = !a.contains_key(ELISION_KEY) && b.contains_key(ELISION_KEY);
+            // Elided: the keys changed, or (when the original's last key is
+            // "…") the "…" member became the marker, which no reduction of a
+            // member's value can produce.
+            let keys_changed = !a.keys().eq(b.keys());
+            let omitted = (a.len() + 1).saturating_sub(b.len());
+            let marker = Value::String(marker_for_members(omitted));
+            let elided = keys_changed
+                || (b.get(ELISION_KEY) == Some(&marker) && a.get(ELISION_KEY) != Some(&marker));
             let kept_keys: Vec<&String> =
                 b.keys().filter(|k| !elided || *k != ELISION_KEY).collect();
             let expected: Vec<&String> = if elided {
                 if b.keys().next_back().map(String::as_str) != Some(ELISION_KEY) {
-                    return Err("member marker is not last".into());
+                    return Err(format!("member marker is not last: {b:?}"));
                 }
-                let omitted = a.len() + 1 - b.len();
-                if b[ELISION_KEY] != Value::String(marker_for_members(omitted)) || omitted == 0 {
+                if b[ELISION_KEY] != marker || omitted == 0 {
                     return Err(format!("bad member marker in {b:?}"));
                 }
                 seen.items += omitted;
-                let pinned = a.iter().filter(|(k, v)| member_pinned(k, v)).count();
+                let protected_count = a.keys().filter(|k| protected(top, k)).count();
                 let loose_kept = kept_keys
                     .len()
-                    .checked_sub(pinned)
-                    .ok_or("pinned members dropped")?;
+                    .checked_sub(protected_count)
+                    .ok_or("protected members dropped")?;
                 let mut loose_seen = 0;
-                a.iter()
-                    .filter(|(k, v)| {
-                        member_pinned(k, v) || {
-                            loose_seen += 1;
-                            loose_seen <= loose_kept
-                        }
+                a.keys()
+                    .filter(|k| {
+                        protected(top, k)
+                            || (*k != ELISION_KEY && {
+                                loose_seen += 1;
+                                loose_seen <= loose_kept
+                            })
                     })
-                    .map(|(k, _)| k)
                     .collect()
             } else {
                 a.keys().collect()
@@ -201,12 +193,12 @@ fn faithful(orig: &Value, out: &Value, seen: &mut Cut) -> Result<(), String> {
                 return Err(format!("kept keys {kept_keys:?}, expected {expected:?}"));
             }
             for k in kept_keys {
-                if is_protected_key(k) {
+                if protected(top, k) {
                     if a[k] != b[k] {
                         return Err(format!("protected member {k:?} changed"));
                     }
                 } else {
-                    faithful(&a[k], &b[k], seen)?;
+                    faithful(&a[k], &b[k], false, seen)?;
                 }
             }
             Ok(())
@@ -256,11 +248,48 @@ fn arb_json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// An object `data` with some top-level protected members, sometimes with an
+/// llm:request-like `raw.messages` array of tool messages.
+fn arb_object() -> impl Strategy<Value = Value> {
+    let extra = prop_oneof![
+        arb_string().prop_map(Value::String),
+        any::<i64>().prop_map(Value::from)
+    ];
+    let message = (
+        arb_string(),
+        arb_string(),
+        prop::collection::vec((arb_key(), extra), 0..3),
+    )
+        .prop_map(|(id, content, more)| {
+            let mut m = Map::new();
+            m.insert("role".into(), Value::from("tool"));
+            m.insert("tool_call_id".into(), Value::String(id));
+            m.insert("content".into(), Value::String(content));
+            m.extend(more);
+            Value::Object(m)
+        });
+    let raw = prop::collection::vec(message, 0..40).prop_map(|messages| {
+        let mut raw = Map::new();
+        raw.insert("messages".into(), Value::Array(messages));
+        Value::Object(raw)
+    });
+    (
+        prop::collection::vec((arb_key(), arb_json()), 0..10),
+        prop::option::weighted(0.3, raw),
+    )
+        .prop_map(|(kv, raw)| {
+            let mut m: Map<String, Value> = kv.into_iter().collect();
+            if let Some(raw) = raw {
+                m.insert("raw".into(), raw);
+            }
+            Value::Object(m)
+        })
+}
+
 /// A `data` payload: usually an object with some top-level protected members.
 fn arb_data() -> impl Strategy<Value = Value> {
     prop_oneof![
-        4 => prop::collection::vec((arb_key(), arb_json()), 0..10)
-            .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        4 => arb_object(),
         1 => arb_json(),
     ]
 }
@@ -269,7 +298,7 @@ fn data_and_room() -> impl Strategy<Value = (Value, usize)> {
     arb_data().prop_flat_map(|data| {
         let n = size(&data);
         // Rooms around the floor exercise container elision; the rest, string cuts.
-        let f = size(&floor(&data)).min(n);
+        let f = size(&floor(&data, true)).min(n);
         let room = prop_oneof![
             0..=n + 16,
             (n / 4)..=n,
@@ -296,12 +325,12 @@ proptest! {
 
         // (2) faithful, protected members unchanged, `Cut` exact
         let mut seen = Cut::default();
-        faithful(&orig, &out, &mut seen).map_err(TestCaseError::fail)?;
+        faithful(&orig, &out, true, &mut seen).map_err(TestCaseError::fail)?;
         prop_assert_eq!(&cut, &seen);
 
         // (3) fits, or nothing more could be cut
         let n = bytes.len();
-        prop_assert!(n <= room || out == floor(&orig), "size {} > room {} and not at the floor", n, room);
+        prop_assert!(n <= room || out == floor(&orig, true), "size {} > room {} and not at the floor", n, room);
 
         // (4) enough room: unchanged
         if room >= size(&orig) {
@@ -315,6 +344,26 @@ proptest! {
     fn room_zero_gives_the_floor(orig in arb_data()) {
         let mut out = orig.clone();
         shrink_data(&mut out, 0);
-        prop_assert_eq!(out, floor(&orig));
+        prop_assert_eq!(out, floor(&orig, true));
+    }
+
+    /// (5) However big the rest of an object `data` is, a room of its protected
+    /// members plus 64 bytes is enough; the floor itself stays within the
+    /// documented `P + 20 + digits(N)`.
+    #[test]
+    fn protected_members_plus_64_bytes_always_fit(
+        (orig, extra) in (arb_object(), prop_oneof![64usize..=80, 64usize..=2000]),
+    ) {
+        let Value::Object(m) = &orig else {
+            return Err(TestCaseError::fail("not an object"));
+        };
+        let p = size(&protected_part(m));
+        let others = m.keys().filter(|k| !protected(true, k)).count();
+        let bound = if others == 0 { p } else { p + 20 + others.to_string().len() };
+        prop_assert!(size(&floor(&orig, true)) <= bound);
+        let room = p + extra;
+        let mut out = orig.clone();
+        shrink_data(&mut out, room);
+        prop_assert!(size(&out) <= room, "size {} > room {} (protected {})", size(&out), room, p);
     }
 }

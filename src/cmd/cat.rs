@@ -33,9 +33,10 @@ OUTPUT:
   (the exact physical line), and \"workspace\" when an older writer left it out
   (filled from the session metadata, else the project slug). Records over
   --max-bytes (default 4096, env CI_MAX_BYTES) have long strings in data cut
-  with a marker `…[+N bytes]` and long arrays elided `…[+N items]`; the envelope
-  and small fields (session_id, parent_id, tool_name, tool_call_id, model, usage,
-  status, timestamp, numbers, booleans) are never cut. Output is always valid JSON.
+  with a marker `…[+N bytes]` and long arrays elided `…[+N items]`; the envelope,
+  the small direct members of data (session_id, parent_id, tool_name,
+  tool_call_id, model, usage, status, timestamp), numbers and booleans are never
+  cut. Output is always valid JSON.
 
 DAMAGED INPUT:
   A bad line (torn, blank, not an object, invalid UTF-8) is reported on stderr as
