@@ -111,6 +111,30 @@ impl SessionRecord {
     pub fn is_child(&self) -> bool {
         self.parent.is_some()
     }
+
+    /// Whether the session belongs to workspace `w`: its project folder
+    /// (`<root>/<w>/sessions`) or its `workspace` field is `w`.
+    pub fn in_workspace(&self, w: &str) -> bool {
+        self.project.as_deref() == Some(w) || self.workspace.as_deref() == Some(w)
+    }
+
+    /// The session's activity `[start, last]`: the start time (else the last
+    /// activity) to the last activity (else the start); `None` when neither is known.
+    pub fn active_range(&self) -> Option<(Timestamp, Timestamp)> {
+        let (start, last) = (self.start(), self.last());
+        Some((start.or(last)?, last.or(start)?))
+    }
+
+    /// Whether the session's activity overlaps `[since, until)`: its last
+    /// activity is at or after `since` and it started before `until`. A session
+    /// with no known time never matches a bound (and always matches no bound).
+    pub fn overlaps(&self, since: Option<Timestamp>, until: Option<Timestamp>) -> bool {
+        if since.is_none() && until.is_none() {
+            return true;
+        }
+        let Some((start, last)) = self.active_range() else { return false };
+        since.map_or(true, |s| last >= s) && until.map_or(true, |u| start < u)
+    }
 }
 
 /// Resolves the roots to search: the `--root` values when given, else the env

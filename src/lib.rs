@@ -27,6 +27,7 @@ pub mod error;
 pub mod json;
 pub mod lines;
 pub mod output;
+pub mod predicate;
 pub mod record;
 pub mod source;
 pub mod time;

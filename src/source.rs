@@ -42,9 +42,27 @@ pub enum Flow {
     Stop,
 }
 
+/// What to do with a session record read from stdin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionFlow {
+    /// Read the capture's events (then `begin`, `event`…, `end` are called).
+    Expand,
+    /// The visitor dealt with the record itself (printed it, or dropped it).
+    Handled,
+}
+
 /// A tool's per-thread work on the event stream. Output goes to `out`, which
 /// the engine writes in input order.
 pub trait Visitor: Send {
+    /// Called for each session record (from `ci-find`) read from stdin, with
+    /// its line as read, before it is expanded. The default expands it; a
+    /// tool that can decide on session fields alone (`ci-filter` with only
+    /// session-level predicates) returns [`SessionFlow::Handled`] and may
+    /// print the line to pass the record on unchanged.
+    fn session(&mut self, _rec: &SessionRecord, _line: &[u8], _out: &mut Vec<u8>) -> SessionFlow {
+        SessionFlow::Expand
+    }
+
     /// Called before a capture is read; `false` skips it (session-level filters).
     fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
         true
@@ -104,6 +122,8 @@ pub fn default_threads() -> usize {
 /// A unit of work.
 enum Unit {
     Capture(Capture),
+    /// A session record read from stdin, and its line.
+    Session(Box<SessionRecord>, Vec<u8>),
     /// Piped lines, `\n`-separated, the first being line `first` of stdin.
     Piped { buf: Vec<u8>, first: u64 },
 }
@@ -297,7 +317,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
                 }
                 match rec {
                     Ok(r) => {
-                        if !send(Unit::Capture(Capture::from_record(r))) {
+                        if !send(Unit::Session(Box::new(r), line.bytes.to_vec())) {
                             return false;
                         }
                     }
@@ -330,6 +350,10 @@ impl<'d> Worker<'d> {
             }
             let ok = match unit {
                 Unit::Capture(cap) => self.capture(v, &cap),
+                Unit::Session(rec, line) => match v.session(&rec, &line, &mut self.out) {
+                    SessionFlow::Expand => self.capture(v, &Capture::from_record(*rec)),
+                    SessionFlow::Handled => true,
+                },
                 Unit::Piped { buf, first } => self.piped(v, &buf, first),
             };
             if !ok || !self.send(true) {

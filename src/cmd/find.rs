@@ -146,8 +146,7 @@ struct Filters {
 impl Filters {
     fn matches(&self, r: &SessionRecord) -> bool {
         let any = |list: &[String], v: Option<&str>| list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v));
-        (self.workspaces.is_empty()
-            || self.workspaces.iter().any(|w| r.project.as_deref() == Some(w) || r.workspace.as_deref() == Some(w)))
+        (self.workspaces.is_empty() || self.workspaces.iter().any(|w| r.in_workspace(w)))
             && (self.projects.is_empty() || self.projects.iter().any(|p| r.project.as_deref() == Some(p)))
             && any(&self.statuses, r.status.as_deref())
             && any(&self.agents, r.agent.as_deref())
@@ -162,11 +161,7 @@ impl Filters {
     /// A session overlaps [since, until) when its last activity is at or after
     /// `since` and it started before `until`. Unknown times never match a bound.
     fn in_time(&self, r: &SessionRecord) -> bool {
-        if self.since.is_none() && self.until.is_none() {
-            return true;
-        }
-        let (start, last) = (r.start().or(r.last()), r.last().or(r.start()));
-        self.since.is_none_or(|s| last.is_some_and(|l| l >= s)) && self.until.is_none_or(|u| start.is_some_and(|t| t < u))
+        r.overlaps(self.since, self.until)
     }
 }
 
