@@ -478,28 +478,51 @@ fn unexpected(b: &[u8], i: usize, what: &'static str) -> ParseError {
 fn string_checked(b: &[u8], i: usize) -> Result<usize> {
     let mut j = i + 1;
     loop {
-        let rest = b.get(j..).ok_or(ParseError::UnexpectedEnd)?;
-        let k = memchr2(b'"', b'\\', rest).ok_or(ParseError::UnexpectedEnd)?;
-        if let Some(p) = first_control(&rest[..k]) {
-            return Err(ParseError::Syntax(j + p, "control character in string"));
+        let k = find_special(b, j).ok_or(ParseError::UnexpectedEnd)?;
+        match b[k] {
+            b'"' => return Ok(k + 1),
+            b'\\' => j = escape_checked(b, k)?,
+            _ => {
+                // A control character: an error, unless the line ends inside
+                // this string (a torn write), which is reported as such.
+                return match memchr2(b'"', b'\\', &b[k..]) {
+                    Some(_) => Err(ParseError::Syntax(k, "control character in string")),
+                    None => Err(ParseError::UnexpectedEnd),
+                };
+            }
         }
-        j += k;
-        if b[j] == b'"' {
-            return Ok(j + 1);
-        }
-        j = escape_checked(b, j)?;
     }
 }
 
-/// Position of the first byte below 0x20. Written branch-free over the chunk
-/// so it vectorises; the common answer is "none".
+/// Position of the first `"`, `\` or control character (below 0x20) at or
+/// after `j`. Strings in captures are dense with `\u` escapes (canonical
+/// lines escape all non-ASCII), so the gaps between escapes are short: an
+/// inlined SWAR scan, 8 bytes per step, beats a `memchr2` call per gap.
 #[inline]
-fn first_control(chunk: &[u8]) -> Option<usize> {
-    if chunk.iter().fold(false, |acc, &c| acc | (c < 0x20)) {
-        chunk.iter().position(|&c| c < 0x20)
-    } else {
-        None
+fn find_special(b: &[u8], mut j: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    #[inline(always)]
+    fn zero_bytes(x: u64) -> u64 {
+        x.wrapping_sub(LO) & !x & HI
     }
+    while let Some(chunk) = b.get(j..j + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(w);
+        // Bytes equal to '"' or '\\', or below 0x20 (x - 0x20 borrows into the
+        // high bit only for those; bytes >= 0x80 are masked by !x). The lowest
+        // flagged byte is always a true hit: false positives only occur above
+        // a true one, where a borrow propagates.
+        let m = zero_bytes(x ^ (LO * u64::from(b'"')))
+            | zero_bytes(x ^ (LO * u64::from(b'\\')))
+            | (x.wrapping_sub(LO * 0x20) & !x & HI);
+        if m != 0 {
+            return Some(j + (m.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+    }
+    b.get(j..)?.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|p| j + p)
 }
 
 /// Validates the escape at `j` (a backslash); returns the index after it.

@@ -4,4 +4,5 @@
 mod util;
 
 mod cat;
+mod filter;
 mod find;

@@ -103,7 +103,7 @@ pub struct Args {
     pub not_event: Vec<String>,
     /// Only this workspace: the (filled-in) workspace field or the project folder
     /// (repeatable, OR).
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", allow_hyphen_values = true)]
     pub workspace: Vec<String>,
     /// Only this session: exact id or a prefix of at least 8 characters (repeatable, OR).
     #[arg(long, value_name = "ID")]
@@ -122,7 +122,7 @@ pub struct Args {
     pub until: Option<String>,
     /// Time zone for dates and date-times without offset in --since/--until
     /// (IANA name, UTC, ±HH:MM or local).
-    #[arg(long, value_name = "TZ", default_value = "UTC")]
+    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true)]
     pub tz: String,
     /// Only events whose data.tool_name matches (exact or glob; repeatable, OR).
     #[arg(long, value_name = "NAME")]
