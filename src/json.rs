@@ -73,6 +73,8 @@ struct Member {
 pub struct Index {
     members: Vec<Member>,
     close: usize,
+    /// False after [`Index::skim`]: the insides of containers were not checked.
+    validated: bool,
 }
 
 impl Index {
@@ -83,7 +85,29 @@ impl Index {
 
     /// Validates `line` as one JSON object and indexes its top-level members.
     pub fn parse<'a>(&'a mut self, line: &'a [u8]) -> Result<Record<'a>> {
+        self.index(line, true)
+    }
+
+    /// Indexes `line` like [`Index::parse`], checking everything except the
+    /// grammar *inside* top-level objects and arrays (such as `data`), which
+    /// are only skimmed for balanced strings and brackets
+    /// ([`crate::skim::skip_container`]). UTF-8, the top-level structure, keys
+    /// and scalar values are fully checked. For every valid line the result is
+    /// the same as `parse`; a line damaged only inside a container may be
+    /// accepted, so confirm a line with [`validate`] before relying on more
+    /// than its envelope (see [`Record::is_validated`]).
+    /// A line the skim refuses is parsed again in full, so it is reported
+    /// with the same reason as by `parse`.
+    pub fn skim<'a>(&'a mut self, line: &'a [u8]) -> Result<Record<'a>> {
+        if self.index(line, false).is_err() {
+            return self.index(line, true);
+        }
+        Ok(Record { line, index: self })
+    }
+
+    fn index<'a>(&'a mut self, line: &'a [u8], full: bool) -> Result<Record<'a>> {
         self.members.clear();
+        self.validated = full;
         if let Err(e) = simdutf8::basic::from_utf8(line) {
             let _ = e;
             let at = match simdutf8::compat::from_utf8(line) {
@@ -122,7 +146,10 @@ impl Index {
                 }
                 i = ws(line, i + 1);
                 let start = i;
-                i = skip_checked(line, i, 1)?;
+                i = match line.get(i) {
+                    Some(b'{' | b'[') if !full => crate::skim::skip_container(line, i)?,
+                    _ => skip_checked(line, i, 1)?,
+                };
                 self.members.push(Member { key, value: start..i });
                 i = ws(line, i);
                 match line.get(i) {
@@ -184,6 +211,12 @@ impl<'a> Record<'a> {
     /// Byte offset of the closing `}` of the record.
     pub fn close(&self) -> usize {
         self.index.close
+    }
+
+    /// Whether the whole line was validated ([`Index::parse`]) rather than
+    /// skimmed ([`Index::skim`]).
+    pub fn is_validated(&self) -> bool {
+        self.index.validated
     }
 
     /// Whether the record has no members.
@@ -388,6 +421,11 @@ impl<'a> Iterator for Members<'a> {
         self.i = if b.get(i) == Some(&b',') { i + 1 } else { usize::MAX };
         Some((key, value))
     }
+}
+
+/// Fully validates a line as one JSON object, as [`Index::parse`] does.
+pub fn validate(line: &[u8]) -> Result<()> {
+    Index::new().parse(line).map(|_| ())
 }
 
 /// Compares a raw (possibly escaped) key with a plain one.

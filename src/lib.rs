@@ -29,6 +29,7 @@ pub mod lines;
 pub mod output;
 pub mod predicate;
 pub mod record;
+pub mod skim;
 pub mod source;
 pub mod time;
 pub mod truncate;

@@ -929,6 +929,15 @@ impl Selection {
             || !self.wheres.is_empty()
     }
 
+    /// Whether any session-level predicate is given.
+    pub fn has_session_predicates(&self) -> bool {
+        !self.workspaces.is_empty()
+            || !self.sessions.is_empty()
+            || !self.statuses.is_empty()
+            || !self.agents.is_empty()
+            || self.has_time_bound()
+    }
+
     /// Whether a time bound is set.
     pub fn has_time_bound(&self) -> bool {
         self.since.is_some() || self.until.is_some()

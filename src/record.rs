@@ -160,6 +160,23 @@ impl<'a> Event<'a> {
         self.rec.get_str("timestamp")
     }
 
+    /// Makes sure the whole line is valid JSON: a no-op for a validated line,
+    /// a full check for one the engine only skimmed ([`crate::source::Visitor::lazy`]).
+    /// A bad line is reported as `path:line: reason`, counted, and `false` is
+    /// returned: the caller drops the event.
+    pub fn confirm(&self, diag: &crate::diag::Diag) -> bool {
+        if self.rec.is_validated() {
+            return true;
+        }
+        match crate::json::validate(self.rec.line()) {
+            Ok(()) => true,
+            Err(e) => {
+                diag.bad_line(&self.source, self.line, &e);
+                false
+            }
+        }
+    }
+
     /// The `timestamp`, parsed; `None` when missing, `""` or unparseable.
     pub fn timestamp(&self) -> Option<Timestamp> {
         self.timestamp_str().as_deref().and_then(time::parse_timestamp)

@@ -63,6 +63,15 @@ pub trait Visitor: Send {
         SessionFlow::Expand
     }
 
+    /// Whether lines may be skimmed instead of validated ([`Index::skim`]): the
+    /// insides of `data` are then not checked, and the visitor must confirm
+    /// each event it goes on to use beyond the envelope with
+    /// [`Event::confirm`] (which validates it and reports it when bad). For
+    /// tools that decide on the envelope and drop most lines (`ci-filter`).
+    fn lazy(&self) -> bool {
+        false
+    }
+
     /// Called before a capture is read; `false` skips it (session-level filters).
     fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
         true
@@ -392,6 +401,7 @@ impl<'d> Worker<'d> {
     }
 
     fn capture_lines<V: Visitor>(&mut self, v: &mut V, cap: &Capture, lines: &mut LineReader<File>) -> bool {
+        let lazy = v.lazy();
         loop {
             let line = match lines.next_line() {
                 Ok(Some(l)) => l,
@@ -406,7 +416,8 @@ impl<'d> Worker<'d> {
                 Flow::Skip => continue,
                 Flow::Stop => break,
             }
-            match self.idx.parse(line.bytes) {
+            let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
+            match parsed {
                 Ok(rec) => match RecordKind::of(&rec) {
                     RecordKind::Event => {
                         let ev = Event { rec, capture: Some(cap), line: line.number, source: &cap.display };
@@ -428,9 +439,11 @@ impl<'d> Worker<'d> {
     }
 
     fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64) -> bool {
+        let lazy = v.lazy();
         for (i, bytes) in buf.strip_suffix(b"\n").unwrap_or(buf).split(|&b| b == b'\n').enumerate() {
             let number = first + i as u64;
-            match self.idx.parse(bytes) {
+            let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
+            match parsed {
                 Ok(rec) => match RecordKind::of(&rec) {
                     RecordKind::Event => {
                         let ev = Event { rec, capture: None, line: number, source: "-" };

@@ -465,3 +465,27 @@ fn help_man_and_completions() {
         assert!(run.stdout.contains("not-event"), "{kind}");
     }
 }
+
+#[test]
+fn lines_damaged_inside_data_are_reported_when_selected() {
+    // Line 2 has an invalid escape inside data: structurally sound, so the
+    // skim lets it through and it is validated only if a predicate selects it.
+    let input = concat!(
+        r#"{"data":{"a":1},"event":"x","timestamp":"","workspace":"w","ci":{"session":"s","path":"p","line":1}}"#,
+        "\n",
+        r#"{"data":{"a":"\q"},"event":"y","timestamp":"","workspace":"w","ci":{"session":"s","path":"p","line":2}}"#,
+        "\n",
+    );
+    let run = ci("ci-filter").args(["--event", "x"]).stdin(input).run();
+    assert_eq!((run.code, run.lines().len(), run.stderr.as_str()), (0, 1, ""));
+    let run = ci("ci-filter").args(["--event", "y"]).stdin(input).run();
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert_eq!(
+        run.stderr,
+        "-:2: invalid JSON at byte 14: invalid escape\nci-filter: 1 bad line skipped (--strict makes bad lines an error)\n"
+    );
+    // --strict validates every line.
+    let run = ci("ci-filter").args(["--event", "x", "--strict"]).stdin(input).run();
+    assert_eq!((run.code, run.lines().len()), (2, 1));
+    assert_eq!(run.stderr, "-:2: invalid JSON at byte 14: invalid escape\nci-filter: 1 bad line skipped\n");
+}

@@ -197,6 +197,8 @@ struct Filter<'a> {
     invert: bool,
     /// Session records are expanded into events (an event-level predicate or --expand).
     expand: bool,
+    /// Lines are skimmed, and validated only when they pass.
+    lazy: bool,
     /// Records printed.
     passed: u64,
     /// Event records read from a stream (no session metadata).
@@ -226,6 +228,10 @@ impl Visitor for Filter<'_> {
         SessionFlow::Handled
     }
 
+    fn lazy(&self) -> bool {
+        self.lazy
+    }
+
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
         // Skipping a capture is only sound when no event of it can pass.
         self.invert || self.sel.capture_may_match(cap)
@@ -234,7 +240,11 @@ impl Visitor for Filter<'_> {
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         self.piped += u64::from(ev.capture.is_none());
         if self.pass(self.sel.matches_event(ev)) {
-            self.format.write(ev, out);
+            if ev.confirm(self.diag) {
+                self.format.write(ev, out);
+            } else {
+                self.passed -= 1;
+            }
         }
         Flow::Continue
     }
@@ -255,6 +265,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let inputs = source::inputs_from_args(&args.paths, diag);
     let opts = RunOpts { threads: args.common.threads() };
     let expand = args.expand || sel.has_event_predicates();
+    // Skim lines and validate only those that pass, unless --strict asks for
+    // every bad line (or nothing would be dropped anyway).
+    let lazy = !args.common.strict && (sel.has_event_predicates() || sel.has_session_predicates() || args.invert);
     let mut out = Output::stdout();
     let visitors = source::run(&inputs, &opts, diag, &mut out, || Filter {
         sel: &sel,
@@ -262,6 +275,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         diag,
         invert: args.invert,
         expand,
+        lazy,
         passed: 0,
         piped: 0,
     })?;
