@@ -253,6 +253,47 @@ mod tests {
         }
     }
 
+    /// Every line of every fixture file: the skim indexes valid lines exactly
+    /// as the validating parse does, and refuses what it refuses (all the
+    /// fixtures' damage is structural).
+    #[test]
+    fn skim_agrees_with_parse_on_the_fixtures() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut files = vec![];
+        let mut dirs = vec![root];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(p);
+                }
+            }
+        }
+        assert!(files.len() > 10);
+        let (mut a, mut b) = (crate::json::Index::new(), crate::json::Index::new());
+        let mut lines = 0;
+        for f in files {
+            for line in std::fs::read(&f).unwrap().split(|&c| c == b'\n') {
+                lines += 1;
+                let members = |r: crate::json::Record<'_>| {
+                    r.members().map(|(k, v)| (k.to_vec(), v.bytes().to_vec())).collect::<Vec<_>>()
+                };
+                match (a.parse(line), b.skim(line)) {
+                    (Ok(p), Ok(s)) => {
+                        assert_eq!(members(p), members(s), "{}", f.display());
+                        assert_eq!(p.close(), s.close());
+                        assert!(p.is_validated() && !s.is_validated());
+                    }
+                    (Err(p), Err(s)) => assert_eq!(p, s, "{}", f.display()),
+                    (p, s) => panic!("{}: parse {:?} skim {:?}", f.display(), p.is_ok(), s.is_ok()),
+                }
+            }
+        }
+        assert!(lines > 80);
+    }
+
     fn json_value() -> impl Strategy<Value = serde_json::Value> {
         let leaf = prop_oneof![
             Just(serde_json::Value::Null),

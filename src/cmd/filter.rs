@@ -69,7 +69,8 @@ TIME:
   (90s, 30m, 2h, 7d, 2w, 1h30m: now minus that), or now. Event timestamps are
   parsed (any fraction length, Z or offset) and compared as instants, never as
   strings. A record whose timestamp is \"\", missing or unparseable never matches
-  a time bound; such records are counted in the summary line on stderr.
+  a time bound (so --invert prints it); such records are counted in the
+  summary line on stderr.
 
 SESSION RECORDS:
   A session record (from ci-find) on stdin stays a session record, printed
@@ -82,6 +83,15 @@ SESSION RECORDS:
   events are printed. So `ci-find | ci-filter --workspace W | ci-cat` and
   `ci-find | ci-cat | ci-filter --workspace W` print the same events. Event
   records (piped, or read from PATH arguments) are always filtered as events.
+
+DAMAGED INPUT:
+  Bad lines are reported on stderr as `path:line: reason`, skipped and counted,
+  as by ci-cat. To stay fast, ci-filter checks each line's UTF-8, top-level
+  keys and values, and the balance of strings and brackets inside data before
+  filtering, and validates the whole line only when it passes. A line damaged
+  only inside data (a bad escape, a malformed number) that no predicate
+  selects is skipped without a report. --strict validates every line and makes
+  any bad line exit status 2.
 
 EXIT STATUS:
   0 something passed, 1 nothing passed, 2 an error (bad flag or expression,
