@@ -285,6 +285,10 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
     let mut batch: Vec<u8> = Vec::new();
     let mut first = 0u64;
     let finder = memchr::memmem::Finder::new(b"\"event\"");
+    // Canonical lines put `event` after a payload of up to megabytes, spaced
+    // ones put it first: look at the head, then search from the end.
+    let finder_rev = memchr::memmem::FinderRev::new(b"\"event\"");
+    let has_event_key = |l: &[u8]| finder.find(&l[..l.len().min(256)]).is_some() || finder_rev.rfind(l).is_some();
     loop {
         let line = match lines.next_line() {
             Ok(Some(l)) => l,
@@ -296,7 +300,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
         };
         // Event records are validated by the workers; only lines that cannot be
         // events are parsed here to find session records.
-        let session = if finder.find(line.bytes).is_some() {
+        let session = if has_event_key(line.bytes) {
             None
         } else {
             match idx.parse(line.bytes) {
