@@ -40,9 +40,7 @@ pub struct Common {
 impl Common {
     /// The worker count to use.
     pub fn threads(&self) -> usize {
-        self.threads
-            .unwrap_or_else(crate::source::default_threads)
-            .max(1)
+        self.threads.unwrap_or_else(crate::source::default_threads).max(1)
     }
 }
 
@@ -61,11 +59,7 @@ pub struct EventOutput {
 impl EventOutput {
     /// The event printer these flags describe.
     pub fn format(&self) -> EventFormat {
-        EventFormat {
-            max_bytes: (!self.full).then_some(self.max_bytes),
-            raw: false,
-            fields: None,
-        }
+        EventFormat { max_bytes: (!self.full).then_some(self.max_bytes), raw: false, fields: None }
     }
 }
 
@@ -142,7 +136,5 @@ pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| {
-            format!("invalid size {s:?}: use a number with an optional K, M or G suffix")
-        })
+        .ok_or_else(|| format!("invalid size {s:?}: use a number with an optional K, M or G suffix"))
 }

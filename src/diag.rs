@@ -109,23 +109,13 @@ impl Diag {
             parts.push(format!("{bad} bad line{} skipped", plural(bad)));
         }
         if torn > 0 {
-            parts.push(format!(
-                "{torn} unfinished last line{} held back (capture still being written?)",
-                plural(torn)
-            ));
+            parts.push(format!("{torn} unfinished last line{} held back (capture still being written?)", plural(torn)));
         }
         if untimed > 0 {
-            parts.push(format!(
-                "{untimed} record{} without a usable timestamp",
-                plural(untimed)
-            ));
+            parts.push(format!("{untimed} record{} without a usable timestamp", plural(untimed)));
         }
         if !parts.is_empty() {
-            let hint = if bad > 0 && !self.strict {
-                " (--strict makes bad lines an error)"
-            } else {
-                ""
-            };
+            let hint = if bad > 0 && !self.strict { " (--strict makes bad lines an error)" } else { "" };
             eprint(format_args!("{}: {}{hint}", self.prog, parts.join(", ")));
         }
     }

@@ -103,14 +103,36 @@ impl SessionRecord {
     /// Last known activity: `last_event_at`, else `ended_at`. The file's mtime
     /// is not used: a copy or checkout changes it without any new event.
     pub fn last(&self) -> Option<Timestamp> {
-        [&self.last_event_at, &self.ended_at]
-            .into_iter()
-            .find_map(|t| t.as_deref().and_then(time::parse_timestamp))
+        [&self.last_event_at, &self.ended_at].into_iter().find_map(|t| t.as_deref().and_then(time::parse_timestamp))
     }
 
     /// Whether this is a child session.
     pub fn is_child(&self) -> bool {
         self.parent.is_some()
+    }
+
+    /// Whether the session belongs to workspace `w`: its project folder
+    /// (`<root>/<w>/sessions`) or its `workspace` field is `w`.
+    pub fn in_workspace(&self, w: &str) -> bool {
+        self.project.as_deref() == Some(w) || self.workspace.as_deref() == Some(w)
+    }
+
+    /// The session's activity `[start, last]`: the start time (else the last
+    /// activity) to the last activity (else the start); `None` when neither is known.
+    pub fn active_range(&self) -> Option<(Timestamp, Timestamp)> {
+        let (start, last) = (self.start(), self.last());
+        Some((start.or(last)?, last.or(start)?))
+    }
+
+    /// Whether the session's activity overlaps `[since, until)`: its last
+    /// activity is at or after `since` and it started before `until`. A session
+    /// with no known time never matches a bound (and always matches no bound).
+    pub fn overlaps(&self, since: Option<Timestamp>, until: Option<Timestamp>) -> bool {
+        if since.is_none() && until.is_none() {
+            return true;
+        }
+        let Some((start, last)) = self.active_range() else { return false };
+        since.is_none_or(|s| last >= s) && until.is_none_or(|u| start < u)
     }
 }
 
@@ -119,10 +141,7 @@ impl SessionRecord {
 /// warning), else `~/.amplifier/projects`.
 pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     if !cli.is_empty() {
-        return cli
-            .iter()
-            .map(|p| expand_tilde(&p.to_string_lossy()))
-            .collect();
+        return cli.iter().map(|p| expand_tilde(&p.to_string_lossy())).collect();
     }
     if let Ok(v) = std::env::var(ROOT_ENV) {
         let v = v.trim();
@@ -131,9 +150,7 @@ pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
             if p.is_absolute() {
                 return vec![p];
             }
-            diag.warn(&format_args!(
-                "{ROOT_ENV}={v:?} is relative and was ignored"
-            ));
+            diag.warn(&format_args!("{ROOT_ENV}={v:?} is relative and was ignored"));
         }
     }
     vec![expand_tilde("~/.amplifier/projects")]
@@ -151,11 +168,7 @@ fn expand_tilde(s: &str) -> PathBuf {
 /// The project slug Amplifier derives from a working directory: each `/` and
 /// `\` becomes `-`, `:` is dropped, a leading `-` is added; empty gives `default`.
 pub fn slug_of(dir: &str) -> String {
-    let s: String = dir
-        .chars()
-        .filter(|&c| c != ':')
-        .map(|c| if c == '/' || c == '\\' { '-' } else { c })
-        .collect();
+    let s: String = dir.chars().filter(|&c| c != ':').map(|c| if c == '/' || c == '\\' { '-' } else { c }).collect();
     if s.is_empty() {
         "default".into()
     } else if s.starts_with('-') {
@@ -169,9 +182,7 @@ pub fn slug_of(dir: &str) -> String {
 /// not exist; an empty result is for the caller to report.
 pub fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let projects = read_dir_sorted(root).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            Error::Msg(format!("root does not exist: {}", root.display()))
-        }
+        std::io::ErrorKind::NotFound => Error::Msg(format!("root does not exist: {}", root.display())),
         _ => Error::Io(root.to_path_buf(), e),
     })?;
     let mut out = vec![];
@@ -202,11 +213,8 @@ pub fn capture_at(dir: &Path, diag: &Diag) -> Option<SessionRecord> {
     let events = ci.join("events.jsonl");
     let meta = fs::metadata(&events).ok().filter(|m| m.is_file())?;
     let session = dir.file_name()?.to_string_lossy().into_owned();
-    let project = dir
-        .parent()
-        .and_then(Path::parent)
-        .and_then(Path::file_name)
-        .map(|s| s.to_string_lossy().into_owned());
+    let project =
+        dir.parent().and_then(Path::parent).and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned());
     let mut rec = SessionRecord {
         session,
         project: project.clone(),
@@ -224,11 +232,7 @@ pub fn capture_at(dir: &Path, diag: &Diag) -> Option<SessionRecord> {
         format: Format::Amplifier,
         path: events.to_string_lossy().into_owned(),
         bytes: meta.len(),
-        mtime: meta
-            .modified()
-            .ok()
-            .and_then(|t| Timestamp::try_from(t).ok())
-            .map(time::format_timestamp),
+        mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         metadata: None,
     };
     let meta_path = ci.join("metadata.json");
@@ -262,9 +266,7 @@ fn read_metadata(path: &Path) -> std::result::Result<Option<Map<String, Value>>,
         Err(e) => return Err(e.to_string()),
     };
     let mut buf = vec![];
-    file.take(MAX_METADATA)
-        .read_to_end(&mut buf)
-        .map_err(|e| e.to_string())?;
+    file.take(MAX_METADATA).read_to_end(&mut buf).map_err(|e| e.to_string())?;
     match serde_json::from_slice::<Value>(&buf) {
         Ok(Value::Object(m)) => Ok(Some(m)),
         Ok(_) => Err("not a JSON object".into()),
@@ -298,18 +300,12 @@ fn fork_agent(events: &Path) -> Option<String> {
     if rec.get_str("event")? != "session:fork" {
         return None;
     }
-    let agent = rec
-        .get("data")?
-        .get("metadata")?
-        .get("agent_name")?
-        .as_str()?;
+    let agent = rec.get("data")?.get("metadata")?.get("agent_name")?.as_str()?;
     Some(agent.into_owned())
 }
 
 fn read_dir_sorted(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
+    let mut v: Vec<PathBuf> = fs::read_dir(dir)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     v.sort();
     Ok(v)
 }
@@ -333,32 +329,21 @@ pub fn sort_newest_first(v: &mut [SessionRecord]) {
 /// Resolves a session id given in full or as a unique prefix of at least 8
 /// characters, as Amplifier does: an exact match wins; otherwise the prefix
 /// must select exactly one session. The same id in two projects is ambiguous.
-pub fn select_session<'a>(
-    all: &'a [SessionRecord],
-    wanted: &str,
-) -> Result<Vec<&'a SessionRecord>> {
+pub fn select_session<'a>(all: &'a [SessionRecord], wanted: &str) -> Result<Vec<&'a SessionRecord>> {
     let exact: Vec<_> = all.iter().filter(|r| r.session == wanted).collect();
     let found = if !exact.is_empty() {
         exact
     } else if wanted.chars().count() >= 8 {
-        all.iter()
-            .filter(|r| r.session.starts_with(wanted))
-            .collect()
+        all.iter().filter(|r| r.session.starts_with(wanted)).collect()
     } else {
         return Err(Error::Usage(format!(
             "session {wanted:?}: no exact match, and a prefix needs at least 8 characters"
         )));
     };
     if found.len() > 1 {
-        let mut names: Vec<String> = found
-            .iter()
-            .map(|r| format!("{} ({})", r.session, r.path))
-            .collect();
+        let mut names: Vec<String> = found.iter().map(|r| format!("{} ({})", r.session, r.path)).collect();
         names.sort();
-        return Err(Error::Msg(format!(
-            "session {wanted:?} is ambiguous; candidates:\n  {}",
-            names.join("\n  ")
-        )));
+        return Err(Error::Msg(format!("session {wanted:?} is ambiguous; candidates:\n  {}", names.join("\n  "))));
     }
     Ok(found)
 }

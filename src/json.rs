@@ -73,6 +73,8 @@ struct Member {
 pub struct Index {
     members: Vec<Member>,
     close: usize,
+    /// False after [`Index::skim`]: the insides of containers were not checked.
+    validated: bool,
 }
 
 impl Index {
@@ -83,7 +85,29 @@ impl Index {
 
     /// Validates `line` as one JSON object and indexes its top-level members.
     pub fn parse<'a>(&'a mut self, line: &'a [u8]) -> Result<Record<'a>> {
+        self.index(line, true)
+    }
+
+    /// Indexes `line` like [`Index::parse`], checking everything except the
+    /// grammar *inside* top-level objects and arrays (such as `data`), which
+    /// are only skimmed for balanced strings and brackets
+    /// ([`crate::skim::skip_container`]). UTF-8, the top-level structure, keys
+    /// and scalar values are fully checked. For every valid line the result is
+    /// the same as `parse`; a line damaged only inside a container may be
+    /// accepted, so confirm a line with [`validate`] before relying on more
+    /// than its envelope (see [`Record::is_validated`]).
+    /// A line the skim refuses is parsed again in full, so it is reported
+    /// with the same reason as by `parse`.
+    pub fn skim<'a>(&'a mut self, line: &'a [u8]) -> Result<Record<'a>> {
+        if self.index(line, false).is_err() {
+            return self.index(line, true);
+        }
+        Ok(Record { line, index: self })
+    }
+
+    fn index<'a>(&'a mut self, line: &'a [u8], full: bool) -> Result<Record<'a>> {
         self.members.clear();
+        self.validated = full;
         if let Err(e) = simdutf8::basic::from_utf8(line) {
             let _ = e;
             let at = match simdutf8::compat::from_utf8(line) {
@@ -122,11 +146,11 @@ impl Index {
                 }
                 i = ws(line, i + 1);
                 let start = i;
-                i = skip_checked(line, i, 1)?;
-                self.members.push(Member {
-                    key,
-                    value: start..i,
-                });
+                i = match line.get(i) {
+                    Some(b'{' | b'[') if !full => crate::skim::skip_container(line, i)?,
+                    _ => skip_checked(line, i, 1)?,
+                };
+                self.members.push(Member { key, value: start..i });
                 i = ws(line, i);
                 match line.get(i) {
                     Some(b',') => i = ws(line, i + 1),
@@ -140,10 +164,7 @@ impl Index {
         }
         let after = ws(line, self.close + 1);
         if after != line.len() {
-            return Err(ParseError::Syntax(
-                after,
-                "trailing characters after the record",
-            ));
+            return Err(ParseError::Syntax(after, "trailing characters after the record"));
         }
         Ok(Record { line, index: self })
     }
@@ -181,15 +202,18 @@ impl<'a> Record<'a> {
     /// Top-level members in line order: raw key content (without quotes) and value.
     pub fn members(&self) -> impl Iterator<Item = (&'a [u8], Raw<'a>)> + '_ {
         let line = self.line;
-        self.index
-            .members
-            .iter()
-            .map(move |m| (&line[m.key.clone()], Raw(&line[m.value.clone()])))
+        self.index.members.iter().map(move |m| (&line[m.key.clone()], Raw(&line[m.value.clone()])))
     }
 
     /// Byte offset of the closing `}` of the record.
     pub fn close(&self) -> usize {
         self.index.close
+    }
+
+    /// Whether the whole line was validated ([`Index::parse`]) rather than
+    /// skimmed ([`Index::skim`]).
+    pub fn is_validated(&self) -> bool {
+        self.index.validated
     }
 
     /// Whether the record has no members.
@@ -221,14 +245,9 @@ impl Path {
     pub fn parse(text: &str) -> std::result::Result<Path, String> {
         let segments: Vec<String> = text.split('.').map(str::to_owned).collect();
         if text.is_empty() || segments.iter().any(String::is_empty) {
-            return Err(format!(
-                "invalid field path {text:?}: use dotted names like data.tool_name"
-            ));
+            return Err(format!("invalid field path {text:?}: use dotted names like data.tool_name"));
         }
-        Ok(Path {
-            text: text.to_owned(),
-            segments,
-        })
+        Ok(Path { text: text.to_owned(), segments })
     }
 
     /// The path as written.
@@ -350,29 +369,12 @@ impl<'a> Raw<'a> {
 
     /// The members of an object (raw key content, value); empty for other types.
     pub fn members(&self) -> Members<'a> {
-        Members {
-            b: self.0,
-            i: if self.kind() == Kind::Object {
-                1
-            } else {
-                usize::MAX
-            },
-            object: true,
-        }
+        Members { b: self.0, i: if self.kind() == Kind::Object { 1 } else { usize::MAX }, object: true }
     }
 
     /// The items of an array; empty for other types.
     pub fn items(&self) -> impl Iterator<Item = Raw<'a>> {
-        Members {
-            b: self.0,
-            i: if self.kind() == Kind::Array {
-                1
-            } else {
-                usize::MAX
-            },
-            object: false,
-        }
-        .map(|(_, v)| v)
+        Members { b: self.0, i: if self.kind() == Kind::Array { 1 } else { usize::MAX }, object: false }.map(|(_, v)| v)
     }
 
     /// Parses the value into a serde_json DOM (for the few jobs that need one).
@@ -415,13 +417,14 @@ impl<'a> Iterator for Members<'a> {
         let end = skip_trusted(b, i)?;
         let value = Raw(b.get(i..end)?);
         i = ws(b, end);
-        self.i = if b.get(i) == Some(&b',') {
-            i + 1
-        } else {
-            usize::MAX
-        };
+        self.i = if b.get(i) == Some(&b',') { i + 1 } else { usize::MAX };
         Some((key, value))
     }
+}
+
+/// Fully validates a line as one JSON object, as [`Index::parse`] does.
+pub fn validate(line: &[u8]) -> Result<()> {
+    Index::new().parse(line).map(|_| ())
 }
 
 /// Compares a raw (possibly escaped) key with a plain one.
@@ -512,13 +515,27 @@ fn unexpected(b: &[u8], i: usize, what: &'static str) -> ParseError {
 fn string_checked(b: &[u8], i: usize) -> Result<usize> {
     let mut j = i + 1;
     loop {
-        j = special::next(b, j).ok_or(ParseError::UnexpectedEnd)?;
-        match b[j] {
-            b'"' => return Ok(j + 1),
-            b'\\' => j = escape_checked(b, j)?,
-            _ => return Err(ParseError::Syntax(j, "control character in string")),
+        let k = find_special(b, j).ok_or(ParseError::UnexpectedEnd)?;
+        match b[k] {
+            b'"' => return Ok(k + 1),
+            b'\\' => j = escape_checked(b, k)?,
+            _ => {
+                // A control character: an error, unless the line ends inside
+                // this string (a torn write), which is reported as such.
+                return match memchr2(b'"', b'\\', &b[k..]) {
+                    Some(_) => Err(ParseError::Syntax(k, "control character in string")),
+                    None => Err(ParseError::UnexpectedEnd),
+                };
+            }
         }
     }
+}
+
+/// Position of the first `"`, `\` or control character (below 0x20) at or
+/// after `j`; see [`special`].
+#[inline]
+fn find_special(b: &[u8], j: usize) -> Option<usize> {
+    special::next(b, j)
 }
 
 /// Finding the next byte that ends a run of plain string content: `"`, `\`
@@ -537,8 +554,7 @@ mod special {
     #[inline]
     pub(super) fn next(b: &[u8], from: usize) -> Option<usize> {
         use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8,
-            _mm_or_si128, _mm_set1_epi8,
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
         };
         let mut i = from;
         // SAFETY: SSE2 is part of the x86_64 baseline, so the intrinsics are
@@ -551,10 +567,7 @@ mod special {
             while i + 16 <= b.len() {
                 let x = _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i);
                 let ctrl = _mm_cmpeq_epi8(_mm_max_epu8(x, below), below);
-                let hit = _mm_or_si128(
-                    _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
-                    ctrl,
-                );
+                let hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)), ctrl);
                 let mask = _mm_movemask_epi8(hit) as u32;
                 if mask != 0 {
                     return Some(i + mask.trailing_zeros() as usize);
@@ -562,20 +575,14 @@ mod special {
                 i += 16;
             }
         }
-        b.get(i..)?
-            .iter()
-            .position(|&c| is_special(c))
-            .map(|k| i + k)
+        b.get(i..)?.iter().position(|&c| is_special(c)).map(|k| i + k)
     }
 
     /// Index of the first special byte at or after `from`.
     #[cfg(not(target_arch = "x86_64"))]
     #[inline]
     pub(super) fn next(b: &[u8], from: usize) -> Option<usize> {
-        b.get(from..)?
-            .iter()
-            .position(|&c| is_special(c))
-            .map(|k| from + k)
+        b.get(from..)?.iter().position(|&c| is_special(c)).map(|k| from + k)
     }
 
     #[cfg(test)]
@@ -585,11 +592,8 @@ mod special {
             let alphabet = [b'a', 0xc3, b'"', b'\\', 0x1f, 0x20, 0x7f, 0xff];
             let text: Vec<u8> = (0..200usize).map(|k| alphabet[k * 7 % 11 % 8]).collect();
             for from in 0..=text.len() + 1 {
-                let want = text.get(from..).and_then(|t| {
-                    t.iter()
-                        .position(|&c| super::is_special(c))
-                        .map(|k| from + k)
-                });
+                let want =
+                    text.get(from..).and_then(|t| t.iter().position(|&c| super::is_special(c)).map(|k| from + k));
                 assert_eq!(super::next(&text, from), want, "from {from}");
             }
         }
@@ -616,10 +620,7 @@ fn escape_checked(b: &[u8], j: usize) -> Result<usize> {
                     if (0xDC00..0xE000).contains(&lo) {
                         Ok(j + 12)
                     } else {
-                        Err(ParseError::Syntax(
-                            j + 6,
-                            "invalid low surrogate in \\u escape",
-                        ))
+                        Err(ParseError::Syntax(j + 6, "invalid low surrogate in \\u escape"))
                     }
                 }
                 _ => Err(ParseError::Syntax(j, "lone surrogate in \\u escape")),
@@ -675,10 +676,7 @@ impl Stack {
 /// Validates one value starting at `i`, nested `depth` levels deep already;
 /// returns one past its end.
 fn skip_checked(b: &[u8], mut i: usize, depth: usize) -> Result<usize> {
-    let mut stack = Stack {
-        bits: [0; 2],
-        len: 0,
-    };
+    let mut stack = Stack { bits: [0; 2], len: 0 };
     let limit = MAX_DEPTH - depth;
     'value: loop {
         i = ws(b, i);
@@ -733,11 +731,7 @@ fn skip_checked(b: &[u8], mut i: usize, depth: usize) -> Result<usize> {
                 Some(_) => {
                     return Err(ParseError::Syntax(
                         i,
-                        if array {
-                            "expected ',' or ']'"
-                        } else {
-                            "expected ',' or '}'"
-                        },
+                        if array { "expected ',' or ']'" } else { "expected ',' or '}'" },
                     ))
                 }
             }
@@ -865,35 +859,23 @@ mod tests {
         let rec = idx.parse(s)?;
         Ok(rec
             .members()
-            .map(|(k, v)| {
-                (
-                    String::from_utf8_lossy(k).into_owned(),
-                    String::from_utf8_lossy(v.0).into_owned(),
-                )
-            })
+            .map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), String::from_utf8_lossy(v.0).into_owned()))
             .collect())
     }
 
     fn serde_ok(s: &[u8]) -> bool {
-        matches!(
-            serde_json::from_slice::<serde_json::Value>(s),
-            Ok(serde_json::Value::Object(_))
-        )
+        matches!(serde_json::from_slice::<serde_json::Value>(s), Ok(serde_json::Value::Object(_)))
     }
 
     #[test]
     fn canonical_and_spaced_lines_index_the_same_members() {
-        let a = parse(
-            br#"{"data":{"x":[1,{"y":"z"}]},"event":"tool:pre","timestamp":"t","workspace":"w"}"#,
-        )
-        .unwrap();
-        let b = parse(br#" { "event" : "tool:pre", "workspace": "w", "timestamp": "t", "data": {"x": [1, {"y": "z"}]} } "#)
-            .unwrap();
+        let a = parse(br#"{"data":{"x":[1,{"y":"z"}]},"event":"tool:pre","timestamp":"t","workspace":"w"}"#).unwrap();
+        let b =
+            parse(br#" { "event" : "tool:pre", "workspace": "w", "timestamp": "t", "data": {"x": [1, {"y": "z"}]} } "#)
+                .unwrap();
         let sorted = |mut v: Vec<(String, String)>| {
             v.sort();
-            v.into_iter()
-                .map(|(k, v)| (k, v.replace(' ', "")))
-                .collect::<Vec<_>>()
+            v.into_iter().map(|(k, v)| (k, v.replace(' ', ""))).collect::<Vec<_>>()
         };
         assert_eq!(sorted(a), sorted(b));
     }
@@ -907,40 +889,19 @@ mod tests {
             (b"\"x\"", ParseError::NotObject),
             (b"{\"data\":{\"x\":\"ab", ParseError::UnexpectedEnd),
             (b"{\"a\":\"\xff\"}", ParseError::InvalidUtf8(6)),
-            (
-                b"{\"a\":1}{\"a\":2}",
-                ParseError::Syntax(7, "trailing characters after the record"),
-            ),
-            (
-                b"{\"a\":\"x{\"data\":1}",
-                ParseError::Syntax(9, "expected ',' or '}'"),
-            ),
+            (b"{\"a\":1}{\"a\":2}", ParseError::Syntax(7, "trailing characters after the record")),
+            (b"{\"a\":\"x{\"data\":1}", ParseError::Syntax(9, "expected ',' or '}'")),
             (b"{\"a\":01}", ParseError::Syntax(6, "expected ',' or '}'")),
             (b"{\"a\":\"\\x\"}", ParseError::Syntax(6, "invalid escape")),
-            (
-                b"{\"a\":\"\\udc00\"}",
-                ParseError::Syntax(6, "lone surrogate in \\u escape"),
-            ),
-            (
-                b"{\"a\":\"\x01\"}",
-                ParseError::Syntax(6, "control character in string"),
-            ),
+            (b"{\"a\":\"\\udc00\"}", ParseError::Syntax(6, "lone surrogate in \\u escape")),
+            (b"{\"a\":\"\x01\"}", ParseError::Syntax(6, "control character in string")),
             (b"{\"a\":tru}", ParseError::Syntax(5, "expected a value")),
             (b"{\"a\":[1,]}", ParseError::Syntax(8, "expected a value")),
             (b"{\"a\" 1}", ParseError::Syntax(5, "expected ':'")),
         ];
         for (line, want) in cases {
-            assert_eq!(
-                parse(line).unwrap_err(),
-                *want,
-                "{}",
-                String::from_utf8_lossy(line)
-            );
-            assert!(
-                !serde_ok(line),
-                "serde accepts {}",
-                String::from_utf8_lossy(line)
-            );
+            assert_eq!(parse(line).unwrap_err(), *want, "{}", String::from_utf8_lossy(line));
+            assert!(!serde_ok(line), "serde accepts {}", String::from_utf8_lossy(line));
         }
     }
 
@@ -948,11 +909,7 @@ mod tests {
     fn depth_limit_matches_serde_json() {
         for depth in [120, 126, 127, 128, 200] {
             let line = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
-            assert_eq!(
-                parse(line.as_bytes()).is_ok(),
-                serde_ok(line.as_bytes()),
-                "depth {depth}"
-            );
+            assert_eq!(parse(line.as_bytes()).is_ok(), serde_ok(line.as_bytes()), "depth {depth}");
         }
     }
 
@@ -966,13 +923,11 @@ mod tests {
     #[test]
     fn nested_lookups() {
         let mut idx = Index::new();
-        let line = br#"{"data":{"usage":{"output_tokens":1200},"list":[{"a":1},{"a":"two"}],"k\u0065y":true},"event":"e"}"#;
+        let line =
+            br#"{"data":{"usage":{"output_tokens":1200},"list":[{"a":1},{"a":"two"}],"k\u0065y":true},"event":"e"}"#;
         let rec = idx.parse(line).unwrap();
         let p = |s: &str| rec.path(&Path::parse(s).unwrap());
-        assert_eq!(
-            p("data.usage.output_tokens").unwrap().as_f64(),
-            Some(1200.0)
-        );
+        assert_eq!(p("data.usage.output_tokens").unwrap().as_f64(), Some(1200.0));
         assert_eq!(p("data.list.1.a").unwrap().as_str().unwrap(), "two");
         assert_eq!(p("data.key").unwrap().as_bool(), Some(true));
         assert_eq!(p("data.missing"), None);

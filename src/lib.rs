@@ -6,7 +6,9 @@
 //! a provenance key. Every tool that needs events expands session records into
 //! their capture's events through [`source`], which reads captures in parallel
 //! with a reusable line buffer ([`lines`]) and a validating scanner that indexes
-//! a line without building a DOM of its payload ([`json`]).
+//! a line without building a DOM of its payload ([`json`]). Tools that select
+//! records share parsed predicates ([`predicate`]); jobs that decide on the
+//! envelope skim the payload instead of validating it ([`skim`]).
 //!
 //! ```
 //! use ci_tools::json::{Index, Path};
@@ -27,7 +29,9 @@ pub mod error;
 pub mod json;
 pub mod lines;
 pub mod output;
+pub mod predicate;
 pub mod record;
+pub mod skim;
 pub mod source;
 pub mod time;
 pub mod truncate;

@@ -39,15 +39,7 @@ pub struct LineReader<R> {
 impl<R: Read> LineReader<R> {
     /// Wraps a reader.
     pub fn new(rdr: R) -> LineReader<R> {
-        LineReader {
-            rdr,
-            buf: vec![0; INITIAL],
-            pos: 0,
-            end: 0,
-            scanned: 0,
-            eof: false,
-            number: 0,
-        }
+        LineReader { rdr, buf: vec![0; INITIAL], pos: 0, end: 0, scanned: 0, eof: false, number: 0 }
     }
 
     /// Starts over on a new reader, keeping the buffer.
@@ -74,11 +66,7 @@ impl<R: Read> LineReader<R> {
                 self.pos = nl + 1;
                 self.scanned = self.pos;
                 self.number += 1;
-                return Ok(Some(Line {
-                    bytes: &self.buf[start..nl],
-                    number: self.number,
-                    terminated: true,
-                }));
+                return Ok(Some(Line { bytes: &self.buf[start..nl], number: self.number, terminated: true }));
             }
             self.scanned = self.end;
             if self.eof {
@@ -88,11 +76,7 @@ impl<R: Read> LineReader<R> {
                 let start = self.pos;
                 self.pos = self.end;
                 self.number += 1;
-                return Ok(Some(Line {
-                    bytes: &self.buf[start..self.end],
-                    number: self.number,
-                    terminated: false,
-                }));
+                return Ok(Some(Line { bytes: &self.buf[start..self.end], number: self.number, terminated: false }));
             }
             self.fill()?;
         }
@@ -150,11 +134,7 @@ mod tests {
         let mut r = LineReader::new(Trickle(input, step));
         let mut out = vec![];
         while let Some(l) = r.next_line().unwrap() {
-            out.push((
-                String::from_utf8_lossy(l.bytes).into_owned(),
-                l.number,
-                l.terminated,
-            ));
+            out.push((String::from_utf8_lossy(l.bytes).into_owned(), l.number, l.terminated));
         }
         out
     }
@@ -165,22 +145,9 @@ mod tests {
         let cases: Vec<(Vec<u8>, Lines)> = vec![
             (b"".to_vec(), vec![]),
             (b"\n".to_vec(), vec![("".into(), 1, true)]),
-            (
-                b"a\nb".to_vec(),
-                vec![("a".into(), 1, true), ("b".into(), 2, false)],
-            ),
-            (
-                b"a\n\nb\n".to_vec(),
-                vec![
-                    ("a".into(), 1, true),
-                    ("".into(), 2, true),
-                    ("b".into(), 3, true),
-                ],
-            ),
-            (
-                format!("{big}\nend\n").into_bytes(),
-                vec![(big.clone(), 1, true), ("end".into(), 2, true)],
-            ),
+            (b"a\nb".to_vec(), vec![("a".into(), 1, true), ("b".into(), 2, false)]),
+            (b"a\n\nb\n".to_vec(), vec![("a".into(), 1, true), ("".into(), 2, true), ("b".into(), 3, true)]),
+            (format!("{big}\nend\n").into_bytes(), vec![(big.clone(), 1, true), ("end".into(), 2, true)]),
         ];
         for (input, want) in cases {
             for step in [1, 3, 4096, usize::MAX] {

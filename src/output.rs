@@ -38,10 +38,7 @@ impl Output {
     pub fn stdout() -> Output {
         let out = io::stdout();
         let tty = out.is_terminal();
-        Output {
-            w: io::BufWriter::with_capacity(256 * 1024, out),
-            tty,
-        }
+        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty }
     }
 
     /// Whether stdout is a terminal.
@@ -110,10 +107,7 @@ impl EventFormat {
             out.truncate(before_extra); // nothing was added
         }
         out.extend_from_slice(b"}\n");
-        if self
-            .max_bytes
-            .is_some_and(|max| out.len() - start > max + 1)
-        {
+        if self.max_bytes.is_some_and(|max| out.len() - start > max + 1) {
             let mut extra = Vec::with_capacity(128);
             self.extra_keys(ev, true, &mut extra);
             out.truncate(start);
@@ -186,8 +180,7 @@ impl EventFormat {
         let mut obj = serde_json::Map::new();
         for path in fields {
             let value = if path.as_str() == "workspace" {
-                ev.workspace()
-                    .map(|w| serde_json::Value::String(w.into_owned()))
+                ev.workspace().map(|w| serde_json::Value::String(w.into_owned()))
             } else {
                 ev.rec.path(path).and_then(|r| r.to_value())
             };
@@ -242,11 +235,7 @@ fn shrink(value: Raw<'_>, room: usize) -> Vec<u8> {
     }
 }
 
-fn insert_path(
-    obj: &mut serde_json::Map<String, serde_json::Value>,
-    path: &[String],
-    value: serde_json::Value,
-) {
+fn insert_path(obj: &mut serde_json::Map<String, serde_json::Value>, path: &[String], value: serde_json::Value) {
     let Some((first, rest)) = path.split_first() else {
         return;
     };
@@ -254,9 +243,7 @@ fn insert_path(
         obj.insert(first.clone(), value);
         return;
     }
-    let entry = obj
-        .entry(first.clone())
-        .or_insert_with(|| serde_json::Value::Object(Default::default()));
+    let entry = obj.entry(first.clone()).or_insert_with(|| serde_json::Value::Object(Default::default()));
     if let serde_json::Value::Object(inner) = entry {
         insert_path(inner, rest, value);
     }

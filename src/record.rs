@@ -43,18 +43,11 @@ impl RecordKind {
         let event_is_str = rec.get("event").is_some_and(|v| v.as_str().is_some());
         if has("ts") && has("schema") {
             RecordKind::OtherLog
-        } else if event_is_str
-            && rec
-                .get("data")
-                .is_some_and(|d| d.kind() == crate::json::Kind::Object)
-        {
+        } else if event_is_str && rec.get("data").is_some_and(|d| d.kind() == crate::json::Kind::Object) {
             RecordKind::Event
         } else if has("hook_event_name") {
             RecordKind::Hook
-        } else if !has("event")
-            && has("session")
-            && rec.get("path").is_some_and(|p| p.as_str().is_some())
-        {
+        } else if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
             RecordKind::Session
         } else if has("type") && (has("uuid") || has("sessionId") || has("message")) {
             RecordKind::Transcript
@@ -71,9 +64,7 @@ impl RecordKind {
             RecordKind::Hook => "a Claude Code hook line where an Amplifier event was expected",
             RecordKind::OtherLog => "another logger's line (amplifier.log format), not an event",
             RecordKind::Transcript => "a Claude Code transcript line, not an event",
-            RecordKind::Unknown => {
-                "not an event record (needs a string \"event\" and an object \"data\")"
-            }
+            RecordKind::Unknown => "not an event record (needs a string \"event\" and an object \"data\")",
         }
     }
 }
@@ -144,10 +135,7 @@ impl<'a> Event<'a> {
     pub fn workspace(&self) -> Option<Cow<'a, str>> {
         match self.rec.get_str("workspace") {
             Some(w) => Some(w),
-            None => self
-                .capture
-                .and_then(|c| c.workspace.as_deref())
-                .map(Cow::Borrowed),
+            None => self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed),
         }
     }
 
@@ -164,11 +152,7 @@ impl<'a> Event<'a> {
         self.provenance()
             .and_then(|p| p.get("session"))
             .and_then(|s| s.as_str())
-            .or_else(|| {
-                self.data()
-                    .and_then(|d| d.get("session_id"))
-                    .and_then(|s| s.as_str())
-            })
+            .or_else(|| self.data().and_then(|d| d.get("session_id")).and_then(|s| s.as_str()))
     }
 
     /// The `timestamp` as written.
@@ -176,10 +160,25 @@ impl<'a> Event<'a> {
         self.rec.get_str("timestamp")
     }
 
+    /// Makes sure the whole line is valid JSON: a no-op for a validated line,
+    /// a full check for one the engine only skimmed ([`crate::source::Visitor::lazy`]).
+    /// A bad line is reported as `path:line: reason`, counted, and `false` is
+    /// returned: the caller drops the event.
+    pub fn confirm(&self, diag: &crate::diag::Diag) -> bool {
+        if self.rec.is_validated() {
+            return true;
+        }
+        match crate::json::validate(self.rec.line()) {
+            Ok(()) => true,
+            Err(e) => {
+                diag.bad_line(&self.source, self.line, &e);
+                false
+            }
+        }
+    }
+
     /// The `timestamp`, parsed; `None` when missing, `""` or unparseable.
     pub fn timestamp(&self) -> Option<Timestamp> {
-        self.timestamp_str()
-            .as_deref()
-            .and_then(time::parse_timestamp)
+        self.timestamp_str().as_deref().and_then(time::parse_timestamp)
     }
 }

@@ -42,9 +42,36 @@ pub enum Flow {
     Stop,
 }
 
+/// What to do with a session record read from stdin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionFlow {
+    /// Read the capture's events (then `begin`, `event`…, `end` are called).
+    Expand,
+    /// The visitor dealt with the record itself (printed it, or dropped it).
+    Handled,
+}
+
 /// A tool's per-thread work on the event stream. Output goes to `out`, which
 /// the engine writes in input order.
 pub trait Visitor: Send {
+    /// Called for each session record (from `ci-find`) read from stdin, with
+    /// its line as read, before it is expanded. The default expands it; a
+    /// tool that can decide on session fields alone (`ci-filter` with only
+    /// session-level predicates) returns [`SessionFlow::Handled`] and may
+    /// print the line to pass the record on unchanged.
+    fn session(&mut self, _rec: &SessionRecord, _line: &[u8], _out: &mut Vec<u8>) -> SessionFlow {
+        SessionFlow::Expand
+    }
+
+    /// Whether lines may be skimmed instead of validated ([`Index::skim`]): the
+    /// insides of `data` are then not checked, and the visitor must confirm
+    /// each event it goes on to use beyond the envelope with
+    /// [`Event::confirm`] (which validates it and reports it when bad). For
+    /// tools that decide on the envelope and drop most lines (`ci-filter`).
+    fn lazy(&self) -> bool {
+        false
+    }
+
     /// Called before a capture is read; `false` skips it (session-level filters).
     fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
         true
@@ -76,22 +103,11 @@ pub enum Input {
 pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
     if args.is_empty() {
         if io::stdin().is_terminal() {
-            return discover::resolve_roots(&[], diag)
-                .into_iter()
-                .map(Input::Path)
-                .collect();
+            return discover::resolve_roots(&[], diag).into_iter().map(Input::Path).collect();
         }
         return vec![Input::Stdin];
     }
-    args.iter()
-        .map(|a| {
-            if a.as_os_str() == "-" {
-                Input::Stdin
-            } else {
-                Input::Path(a.clone())
-            }
-        })
-        .collect()
+    args.iter().map(|a| if a.as_os_str() == "-" { Input::Stdin } else { Input::Path(a.clone()) }).collect()
 }
 
 /// Engine settings.
@@ -103,22 +119,20 @@ pub struct RunOpts {
 
 impl Default for RunOpts {
     fn default() -> RunOpts {
-        RunOpts {
-            threads: default_threads(),
-        }
+        RunOpts { threads: default_threads() }
     }
 }
 
 /// All cores.
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 /// A unit of work.
 enum Unit {
     Capture(Box<Capture>),
+    /// A session record read from stdin, and its line.
+    Session(Box<SessionRecord>, Vec<u8>),
     /// Piped lines, `\n`-separated, the first being line `first` of stdin.
     Piped {
         buf: Vec<u8>,
@@ -133,13 +147,7 @@ struct Chunk {
 
 /// Runs `make()` visitors over every event of `inputs`, writing their output
 /// in input order to `out`. Returns the visitors (for tools that aggregate).
-pub fn run<V, F>(
-    inputs: &[Input],
-    opts: &RunOpts,
-    diag: &Diag,
-    out: &mut Output,
-    mut make: F,
-) -> Result<Vec<V>>
+pub fn run<V, F>(inputs: &[Input], opts: &RunOpts, diag: &Diag, out: &mut Output, mut make: F) -> Result<Vec<V>>
 where
     V: Visitor,
     F: FnMut() -> V,
@@ -168,10 +176,7 @@ where
             std::process::exit(0);
         }
         drop(out_rx);
-        let visitors = workers
-            .into_iter()
-            .map(|h| h.join())
-            .collect::<std::result::Result<Vec<V>, _>>();
+        let visitors = workers.into_iter().map(|h| h.join()).collect::<std::result::Result<Vec<V>, _>>();
         written?;
         visitors.map_err(|_| Error::Msg("internal error: a worker thread panicked".into()))
     })
@@ -207,9 +212,7 @@ fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag) {
     for input in inputs {
         let go_on = match input {
             Input::Stdin => produce_stdin(&mut send, diag),
-            Input::Path(p) => captures_at(p, diag)
-                .into_iter()
-                .all(|c| send(Unit::Capture(Box::new(c)))),
+            Input::Path(p) => captures_at(p, diag).into_iter().all(|c| send(Unit::Capture(Box::new(c)))),
         };
         if !go_on {
             return;
@@ -230,23 +233,13 @@ pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
         return vec![capture_of_file(path, diag)];
     }
     // A session directory, or its context-intelligence folder.
-    let session_dir = if path
-        .file_name()
-        .is_some_and(|n| n == "context-intelligence")
-    {
+    let session_dir = if path.file_name().is_some_and(|n| n == "context-intelligence") {
         path.parent().unwrap_or(path)
     } else {
         path
     };
-    if session_dir
-        .join("context-intelligence")
-        .join("events.jsonl")
-        .is_file()
-    {
-        return discover::capture_at(session_dir, diag)
-            .map(Capture::from_record)
-            .into_iter()
-            .collect();
+    if session_dir.join("context-intelligence").join("events.jsonl").is_file() {
+        return discover::capture_at(session_dir, diag).map(Capture::from_record).into_iter().collect();
     }
     match discover::discover(path, diag) {
         Ok(mut found) => {
@@ -268,16 +261,9 @@ pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
 /// own session, named after the file stem.
 fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
     let in_layout = path.file_name().is_some_and(|n| n == "events.jsonl")
-        && path
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == "context-intelligence");
+        && path.parent().and_then(Path::file_name).is_some_and(|n| n == "context-intelligence");
     if in_layout {
-        if let Some(rec) = path
-            .parent()
-            .and_then(Path::parent)
-            .and_then(|dir| discover::capture_at(dir, diag))
-        {
+        if let Some(rec) = path.parent().and_then(Path::parent).and_then(|dir| discover::capture_at(dir, diag)) {
             let mut cap = Capture::from_record(rec);
             cap.display = path.to_string_lossy().into_owned();
             return cap;
@@ -285,10 +271,7 @@ fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
     }
     let display = path.to_string_lossy().into_owned();
     Capture {
-        session: path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| display.clone()),
+        session: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone()),
         path: path.to_path_buf(),
         display,
         workspace: None,
@@ -305,6 +288,10 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
     let mut batch: Vec<u8> = Vec::new();
     let mut first = 0u64;
     let finder = memchr::memmem::Finder::new(b"\"event\"");
+    // Canonical lines put `event` after a payload of up to megabytes, spaced
+    // ones put it first: look at the head, then search from the end.
+    let finder_rev = memchr::memmem::FinderRev::new(b"\"event\"");
+    let has_event_key = |l: &[u8]| finder.find(&l[..l.len().min(256)]).is_some() || finder_rev.rfind(l).is_some();
     loop {
         let line = match lines.next_line() {
             Ok(Some(l)) => l,
@@ -316,7 +303,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
         };
         // Event records are validated by the workers; only lines that cannot be
         // events are parsed here to find session records.
-        let session = if finder.find(line.bytes).is_some() {
+        let session = if has_event_key(line.bytes) {
             None
         } else {
             match idx.parse(line.bytes) {
@@ -336,27 +323,17 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
                 }
                 batch.extend_from_slice(line.bytes);
                 batch.push(b'\n');
-                if batch.len() >= BATCH
-                    && !send(Unit::Piped {
-                        buf: std::mem::take(&mut batch),
-                        first,
-                    })
-                {
+                if batch.len() >= BATCH && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
                     return false;
                 }
             }
             Some(rec) => {
-                if !batch.is_empty()
-                    && !send(Unit::Piped {
-                        buf: std::mem::take(&mut batch),
-                        first,
-                    })
-                {
+                if !batch.is_empty() && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
                     return false;
                 }
                 match rec {
                     Ok(r) => {
-                        if !send(Unit::Capture(Box::new(Capture::from_record(r)))) {
+                        if !send(Unit::Session(Box::new(r), line.bytes.to_vec())) {
                             return false;
                         }
                     }
@@ -379,13 +356,7 @@ struct Worker<'d> {
 
 impl<'d> Worker<'d> {
     fn new(diag: &'d Diag, tx: Sender<Chunk>) -> Worker<'d> {
-        Worker {
-            diag,
-            tx,
-            idx: Index::new(),
-            out: Vec::with_capacity(CHUNK * 2),
-            lines: None,
-        }
+        Worker { diag, tx, idx: Index::new(), out: Vec::with_capacity(CHUNK * 2), lines: None }
     }
 
     fn run<V: Visitor>(&mut self, v: &mut V, rx: Receiver<Unit>) {
@@ -395,6 +366,10 @@ impl<'d> Worker<'d> {
             }
             let ok = match unit {
                 Unit::Capture(cap) => self.capture(v, &cap),
+                Unit::Session(rec, line) => match v.session(&rec, &line, &mut self.out) {
+                    SessionFlow::Expand => self.capture(v, &Capture::from_record(*rec)),
+                    SessionFlow::Handled => true,
+                },
                 Unit::Piped { buf, first } => self.piped(v, &buf, first),
             };
             if !ok || !self.send(true) {
@@ -432,22 +407,14 @@ impl<'d> Worker<'d> {
         ok
     }
 
-    fn capture_lines<V: Visitor>(
-        &mut self,
-        v: &mut V,
-        cap: &Capture,
-        lines: &mut LineReader<File>,
-    ) -> bool {
+    fn capture_lines<V: Visitor>(&mut self, v: &mut V, cap: &Capture, lines: &mut LineReader<File>) -> bool {
+        let lazy = v.lazy();
         loop {
             let line = match lines.next_line() {
                 Ok(Some(l)) => l,
                 Ok(None) => break,
                 Err(e) => {
-                    self.diag.error(&format_args!(
-                        "{}:{}: {e}",
-                        cap.display,
-                        lines.line_number() + 1
-                    ));
+                    self.diag.error(&format_args!("{}:{}: {e}", cap.display, lines.line_number() + 1));
                     break;
                 }
             };
@@ -456,26 +423,18 @@ impl<'d> Worker<'d> {
                 Flow::Skip => continue,
                 Flow::Stop => break,
             }
-            match self.idx.parse(line.bytes) {
+            let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
+            match parsed {
                 Ok(rec) => match RecordKind::of(&rec) {
                     RecordKind::Event => {
-                        let ev = Event {
-                            rec,
-                            capture: Some(cap),
-                            line: line.number,
-                            source: &cap.display,
-                        };
+                        let ev = Event { rec, capture: Some(cap), line: line.number, source: &cap.display };
                         if v.event(&ev, &mut self.out) == Flow::Stop {
                             break;
                         }
                     }
-                    kind => self
-                        .diag
-                        .bad_line(&cap.display, line.number, &kind.not_an_event()),
+                    kind => self.diag.bad_line(&cap.display, line.number, &kind.not_an_event()),
                 },
-                Err(e) if !line.terminated && e != crate::json::ParseError::Blank => {
-                    self.diag.torn_tail()
-                }
+                Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
                 Err(e) => self.diag.bad_line(&cap.display, line.number, &e),
             }
             if self.out.len() >= CHUNK && !self.send(false) {
@@ -487,22 +446,21 @@ impl<'d> Worker<'d> {
     }
 
     fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64) -> bool {
-        for (i, bytes) in buf
-            .strip_suffix(b"\n")
-            .unwrap_or(buf)
-            .split(|&b| b == b'\n')
-            .enumerate()
-        {
+        let lazy = v.lazy();
+        let body = buf.strip_suffix(b"\n").unwrap_or(buf);
+        // memchr, not `split`: a byte-at-a-time split of every piped byte
+        // cost more than parsing the lines.
+        let ends = memchr::memchr_iter(b'\n', body).chain(std::iter::once(body.len()));
+        let mut start = 0;
+        for (i, end) in ends.enumerate() {
+            let bytes = &body[start..end];
+            start = end + 1;
             let number = first + i as u64;
-            match self.idx.parse(bytes) {
+            let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
+            match parsed {
                 Ok(rec) => match RecordKind::of(&rec) {
                     RecordKind::Event => {
-                        let ev = Event {
-                            rec,
-                            capture: None,
-                            line: number,
-                            source: "-",
-                        };
+                        let ev = Event { rec, capture: None, line: number, source: "-" };
                         v.event(&ev, &mut self.out);
                     }
                     kind => self.diag.bad_line(&"-", number, &kind.not_an_event()),

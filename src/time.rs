@@ -145,9 +145,7 @@ pub fn now() -> Timestamp {
 }
 
 fn now_from(ci_now: Option<&str>) -> Timestamp {
-    ci_now
-        .and_then(|s| parse_timestamp(s.trim()))
-        .unwrap_or_else(Timestamp::now)
+    ci_now.and_then(|s| parse_timestamp(s.trim())).unwrap_or_else(Timestamp::now)
 }
 
 /// The accepted forms, quoted in every bound error message.
@@ -183,12 +181,7 @@ fn bound_error(s: &str, detail: Option<&str>) -> String {
 /// let ago = parse_bound("2h", BoundKind::Since, now, &utc).unwrap();
 /// assert_eq!(ago.to_string(), "2026-03-10T10:00:00Z");
 /// ```
-pub fn parse_bound(
-    s: &str,
-    kind: BoundKind,
-    now: Timestamp,
-    tz: &TimeZone,
-) -> Result<Timestamp, String> {
+pub fn parse_bound(s: &str, kind: BoundKind, now: Timestamp, tz: &TimeZone) -> Result<Timestamp, String> {
     let v = s.trim();
     if v.is_empty() {
         return Err(bound_error(s, Some("empty value")));
@@ -200,55 +193,36 @@ pub fn parse_bound(
         let secs = age.map_err(|d| bound_error(s, Some(&d)))?;
         return now
             .checked_sub(SignedDuration::from_secs(secs))
-            .map_err(|_| {
-                bound_error(
-                    s,
-                    Some("relative age reaches before the earliest supported time"),
-                )
-            });
+            .map_err(|_| bound_error(s, Some("relative age reaches before the earliest supported time")));
     }
     if let Some(rest) = v.strip_prefix('-') {
         if matches!(parse_relative(rest), Some(Ok(_))) {
-            return Err(bound_error(
-                s,
-                Some("negative relative ages are not accepted (an age counts back from now)"),
-            ));
+            return Err(bound_error(s, Some("negative relative ages are not accepted (an age counts back from now)")));
         }
     }
     if let Ok(ts) = v.parse::<Timestamp>() {
         return Ok(ts);
     }
     if is_plain_date(v) {
-        let date: Date = v
-            .parse()
-            .map_err(|e: jiff::Error| bound_error(s, Some(&e.to_string())))?;
+        let date: Date = v.parse().map_err(|e: jiff::Error| bound_error(s, Some(&e.to_string())))?;
         let day = match kind {
             BoundKind::Since => date,
-            BoundKind::Until => date
-                .tomorrow()
-                .map_err(|_| bound_error(s, Some("date is at the end of the supported range")))?,
+            BoundKind::Until => {
+                date.tomorrow().map_err(|_| bound_error(s, Some("date is at the end of the supported range")))?
+            }
         };
         return start_of_day(day, tz).map_err(|d| bound_error(s, Some(&d)));
     }
     // `[Zone]` annotation without an offset: the annotated zone decides, not `tz`.
     if v.contains('[') {
-        return v
-            .parse::<ZonedDateTime>()
-            .map(|z| z.timestamp())
-            .map_err(|e| bound_error(s, Some(&e.to_string())));
+        return v.parse::<ZonedDateTime>().map(|z| z.timestamp()).map_err(|e| bound_error(s, Some(&e.to_string())));
     }
     // A date-time without offset needs a time designator; this keeps odd
     // date-only spellings (e.g. `20260301`) from silently meaning midnight.
     if v.contains(['T', 't', ' ']) {
         match v.parse::<DateTime>() {
-            Ok(dt) => {
-                return tz
-                    .to_timestamp(dt)
-                    .map_err(|e| bound_error(s, Some(&e.to_string())))
-            }
-            Err(e) if looks_like_date_prefix(v) => {
-                return Err(bound_error(s, Some(&e.to_string())))
-            }
+            Ok(dt) => return tz.to_timestamp(dt).map_err(|e| bound_error(s, Some(&e.to_string()))),
+            Err(e) if looks_like_date_prefix(v) => return Err(bound_error(s, Some(&e.to_string()))),
             Err(_) => {}
         }
     } else if looks_like_date_prefix(v) {
@@ -279,8 +253,7 @@ fn looks_like_date_prefix(v: &str) -> bool {
 
 /// The first instant of `date` in `tz` (after the gap if midnight is skipped).
 fn start_of_day(date: Date, tz: &TimeZone) -> Result<Timestamp, String> {
-    tz.to_timestamp(date.at(0, 0, 0, 0))
-        .map_err(|e| e.to_string())
+    tz.to_timestamp(date.at(0, 0, 0, 0)).map_err(|e| e.to_string())
 }
 
 /// Parses a relative age `(<digits><unit>)+` into seconds.
@@ -300,10 +273,7 @@ fn parse_relative(v: &str) -> Option<Result<i64, String>> {
     let mut rest = v;
     while !rest.is_empty() {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let letters = rest[digits..]
-            .bytes()
-            .take_while(u8::is_ascii_alphabetic)
-            .count();
+        let letters = rest[digits..].bytes().take_while(u8::is_ascii_alphabetic).count();
         let (num, unit) = (&rest[..digits], &rest[digits..digits + letters]);
         rest = &rest[digits + letters..];
         let unit_secs: i64 = match unit {
@@ -312,11 +282,7 @@ fn parse_relative(v: &str) -> Option<Result<i64, String>> {
             "h" => 3_600,
             "d" => 86_400,
             "w" => 7 * 86_400,
-            _ => {
-                return Some(Err(format!(
-                    "unknown unit {unit:?} (relative ages use s, m, h, d or w)"
-                )))
-            }
+            _ => return Some(Err(format!("unknown unit {unit:?} (relative ages use s, m, h, d or w)"))),
         };
         let n: i64 = match num.parse() {
             Ok(n) => n,
@@ -334,8 +300,7 @@ fn parse_relative(v: &str) -> Option<Result<i64, String>> {
 /// a fixed offset `±HH:MM`, or `local` (the system zone; the `TZ` environment
 /// variable is honoured). The error message names the bad value.
 pub fn parse_tz(s: &str) -> Result<TimeZone, String> {
-    const FORMS: &str =
-        "expected an IANA time zone name (Europe/Berlin), UTC, an offset like +02:00, or local";
+    const FORMS: &str = "expected an IANA time zone name (Europe/Berlin), UTC, an offset like +02:00, or local";
     let v = s.trim();
     if v.is_empty() {
         return Err(format!("invalid time zone {s:?}: {FORMS}"));
@@ -344,11 +309,7 @@ pub fn parse_tz(s: &str) -> Result<TimeZone, String> {
         return Ok(TimeZone::system());
     }
     if let Some(offset) = parse_fixed_offset(v) {
-        return Ok(if offset == Offset::UTC {
-            TimeZone::UTC
-        } else {
-            TimeZone::fixed(offset)
-        });
+        return Ok(if offset == Offset::UTC { TimeZone::UTC } else { TimeZone::fixed(offset) });
     }
     TimeZone::get(v).map_err(|e| format!("invalid time zone {s:?}: {e}; {FORMS}"))
 }
@@ -366,8 +327,7 @@ fn parse_fixed_offset(v: &str) -> Option<Offset> {
     };
     let two = |i: usize| -> Option<i32> {
         let (h, l) = (b[i], b[i + 1]);
-        (h.is_ascii_digit() && l.is_ascii_digit())
-            .then(|| i32::from(h - b'0') * 10 + i32::from(l - b'0'))
+        (h.is_ascii_digit() && l.is_ascii_digit()).then(|| i32::from(h - b'0') * 10 + i32::from(l - b'0'))
     };
     let (hh, mm) = (two(1)?, two(4)?);
     if mm > 59 {
@@ -393,10 +353,7 @@ pub fn tz_name(tz: &TimeZone) -> String {
     }
     // jiff exposes a POSIX rule only through Debug: `Posix(EST5EDT,M3.2.0,M11.1.0)`.
     let debug = format!("{tz:?}");
-    if let Some(rule) = debug
-        .strip_prefix("TimeZone(Posix(")
-        .and_then(|r| r.strip_suffix("))"))
-    {
+    if let Some(rule) = debug.strip_prefix("TimeZone(Posix(").and_then(|r| r.strip_suffix("))")) {
         return rule.to_string();
     }
     "local".to_string()
@@ -455,9 +412,7 @@ impl FromStr for Bucket {
             "hour" => Ok(Bucket::Hour),
             "day" => Ok(Bucket::Day),
             "week" => Ok(Bucket::Week),
-            _ => Err(format!(
-                "invalid time bucket {s:?}: expected hour, day or week"
-            )),
+            _ => Err(format!("invalid time bucket {s:?}: expected hour, day or week")),
         }
     }
 }
@@ -477,19 +432,8 @@ pub fn bucket(ts: Timestamp, b: Bucket, tz: &TimeZone) -> String {
     let dt = tz.to_datetime(ts);
     let date = dt.date();
     match b {
-        Bucket::Hour => format!(
-            "{}-{:02}-{:02}T{:02}",
-            format_year(date.year()),
-            date.month(),
-            date.day(),
-            dt.hour()
-        ),
-        Bucket::Day => format!(
-            "{}-{:02}-{:02}",
-            format_year(date.year()),
-            date.month(),
-            date.day()
-        ),
+        Bucket::Hour => format!("{}-{:02}-{:02}T{:02}", format_year(date.year()), date.month(), date.day(), dt.hour()),
+        Bucket::Day => format!("{}-{:02}-{:02}", format_year(date.year()), date.month(), date.day()),
         Bucket::Week => {
             let week = date.iso_week_date();
             format!("{}-W{:02}", format_year(week.year()), week.week())
@@ -512,8 +456,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn ts(s: &str) -> Timestamp {
-        s.parse()
-            .unwrap_or_else(|e| panic!("bad test timestamp {s:?}: {e}"))
+        s.parse().unwrap_or_else(|e| panic!("bad test timestamp {s:?}: {e}"))
     }
 
     fn tz(name: &str) -> TimeZone {
@@ -530,51 +473,21 @@ mod tests {
             ("2026-03-01T08:22:00Z", Some("2026-03-01T08:22:00Z")),
             ("2026-03-01T08:22:00z", Some("2026-03-01T08:22:00Z")),
             ("2026-03-01T08:22:00.123Z", Some("2026-03-01T08:22:00.123Z")),
-            (
-                "2026-03-01T08:22:00.123+00:00",
-                Some("2026-03-01T08:22:00.123Z"),
-            ),
-            (
-                "2026-03-01T08:22:00.123456+00:00",
-                Some("2026-03-01T08:22:00.123456Z"),
-            ),
-            (
-                "2026-03-01T08:22:00.123456Z",
-                Some("2026-03-01T08:22:00.123456Z"),
-            ),
-            (
-                "2026-03-01T08:22:00.123456658+00:00",
-                Some("2026-03-01T08:22:00.123456658Z"),
-            ),
+            ("2026-03-01T08:22:00.123+00:00", Some("2026-03-01T08:22:00.123Z")),
+            ("2026-03-01T08:22:00.123456+00:00", Some("2026-03-01T08:22:00.123456Z")),
+            ("2026-03-01T08:22:00.123456Z", Some("2026-03-01T08:22:00.123456Z")),
+            ("2026-03-01T08:22:00.123456658+00:00", Some("2026-03-01T08:22:00.123456658Z")),
             ("2026-03-01T08:22:00.1Z", Some("2026-03-01T08:22:00.1Z")),
             ("2026-03-01T08:22:00.12Z", Some("2026-03-01T08:22:00.12Z")),
-            (
-                "2026-03-01T08:22:00.1234Z",
-                Some("2026-03-01T08:22:00.1234Z"),
-            ),
-            (
-                "2026-03-01T08:22:00.12345Z",
-                Some("2026-03-01T08:22:00.12345Z"),
-            ),
-            (
-                "2026-03-01T08:22:00.1234567Z",
-                Some("2026-03-01T08:22:00.1234567Z"),
-            ),
-            (
-                "2026-03-01T08:22:00.12345678Z",
-                Some("2026-03-01T08:22:00.12345678Z"),
-            ),
+            ("2026-03-01T08:22:00.1234Z", Some("2026-03-01T08:22:00.1234Z")),
+            ("2026-03-01T08:22:00.12345Z", Some("2026-03-01T08:22:00.12345Z")),
+            ("2026-03-01T08:22:00.1234567Z", Some("2026-03-01T08:22:00.1234567Z")),
+            ("2026-03-01T08:22:00.12345678Z", Some("2026-03-01T08:22:00.12345678Z")),
             ("2026-03-01T08:22:00.100Z", Some("2026-03-01T08:22:00.1Z")),
-            (
-                "2026-03-01T08:22:00.000+00:00",
-                Some("2026-03-01T08:22:00Z"),
-            ),
+            ("2026-03-01T08:22:00.000+00:00", Some("2026-03-01T08:22:00Z")),
             ("2026-03-01T03:22:00-05:00", Some("2026-03-01T08:22:00Z")),
             ("2026-03-01T13:52:00+05:30", Some("2026-03-01T08:22:00Z")),
-            (
-                "2026-03-01T02:52:00.5-05:30",
-                Some("2026-03-01T08:22:00.5Z"),
-            ),
+            ("2026-03-01T02:52:00.5-05:30", Some("2026-03-01T08:22:00.5Z")),
             ("2026-03-02T00:22:00+16:00", Some("2026-03-01T08:22:00Z")),
             ("2026-03-01T08:22:00-00:00", Some("2026-03-01T08:22:00Z")),
             // offset crossing the date line backwards
@@ -632,14 +545,8 @@ mod tests {
         let cases = [
             ("2026-03-01T08:22:00+00:00", "2026-03-01T08:22:00Z"),
             ("2026-03-01T08:22:00.123+00:00", "2026-03-01T08:22:00.123Z"),
-            (
-                "2026-03-01T08:22:00.123456+00:00",
-                "2026-03-01T08:22:00.123456Z",
-            ),
-            (
-                "2026-03-01T08:22:00.123456658+00:00",
-                "2026-03-01T08:22:00.123456658Z",
-            ),
+            ("2026-03-01T08:22:00.123456+00:00", "2026-03-01T08:22:00.123456Z"),
+            ("2026-03-01T08:22:00.123456658+00:00", "2026-03-01T08:22:00.123456658Z"),
             ("2026-03-01T08:22:00.120-01:00", "2026-03-01T09:22:00.12Z"),
         ];
         for (input, want) in cases {
@@ -686,16 +593,10 @@ mod tests {
         let cases = [
             ("2026-03-01T08:22:00Z", "2026-03-01T08:22:00Z"),
             ("2026-03-01T08:22:00z", "2026-03-01T08:22:00Z"),
-            (
-                "2026-03-01T08:22:00.123456658+00:00",
-                "2026-03-01T08:22:00.123456658Z",
-            ),
+            ("2026-03-01T08:22:00.123456658+00:00", "2026-03-01T08:22:00.123456658Z"),
             ("2026-03-01T08:22:00.5-05:00", "2026-03-01T13:22:00.5Z"),
             ("  2026-03-01T08:22:00+02:00 ", "2026-03-01T06:22:00Z"),
-            (
-                "2026-03-01T08:22:00+01:00[Europe/Berlin]",
-                "2026-03-01T07:22:00Z",
-            ),
+            ("2026-03-01T08:22:00+01:00[Europe/Berlin]", "2026-03-01T07:22:00Z"),
         ];
         for (input, want) in cases {
             for kind in [BoundKind::Since, BoundKind::Until] {
@@ -712,127 +613,32 @@ mod tests {
         let now = ts(NOW);
         // (input, zone, since, until)
         let cases = [
-            (
-                "2026-03-01",
-                "UTC",
-                "2026-03-01T00:00:00Z",
-                "2026-03-02T00:00:00Z",
-            ),
-            (
-                "2026-02-28",
-                "UTC",
-                "2026-02-28T00:00:00Z",
-                "2026-03-01T00:00:00Z",
-            ),
-            (
-                "2024-02-28",
-                "UTC",
-                "2024-02-28T00:00:00Z",
-                "2024-02-29T00:00:00Z",
-            ),
-            (
-                "2026-12-31",
-                "UTC",
-                "2026-12-31T00:00:00Z",
-                "2027-01-01T00:00:00Z",
-            ),
-            (
-                "2026-03-01",
-                "America/New_York",
-                "2026-03-01T05:00:00Z",
-                "2026-03-02T05:00:00Z",
-            ),
+            ("2026-03-01", "UTC", "2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z"),
+            ("2026-02-28", "UTC", "2026-02-28T00:00:00Z", "2026-03-01T00:00:00Z"),
+            ("2024-02-28", "UTC", "2024-02-28T00:00:00Z", "2024-02-29T00:00:00Z"),
+            ("2026-12-31", "UTC", "2026-12-31T00:00:00Z", "2027-01-01T00:00:00Z"),
+            ("2026-03-01", "America/New_York", "2026-03-01T05:00:00Z", "2026-03-02T05:00:00Z"),
             // DST starts 2026-03-08 in New York: a 23-hour day.
-            (
-                "2026-03-08",
-                "America/New_York",
-                "2026-03-08T05:00:00Z",
-                "2026-03-09T04:00:00Z",
-            ),
+            ("2026-03-08", "America/New_York", "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z"),
             // DST ends 2026-11-01: a 25-hour day.
-            (
-                "2026-11-01",
-                "America/New_York",
-                "2026-11-01T04:00:00Z",
-                "2026-11-02T05:00:00Z",
-            ),
-            (
-                "2026-03-01",
-                "Europe/Berlin",
-                "2026-02-28T23:00:00Z",
-                "2026-03-01T23:00:00Z",
-            ),
-            (
-                "2026-03-01",
-                "+05:30",
-                "2026-02-28T18:30:00Z",
-                "2026-03-01T18:30:00Z",
-            ),
+            ("2026-11-01", "America/New_York", "2026-11-01T04:00:00Z", "2026-11-02T05:00:00Z"),
+            ("2026-03-01", "Europe/Berlin", "2026-02-28T23:00:00Z", "2026-03-01T23:00:00Z"),
+            ("2026-03-01", "+05:30", "2026-02-28T18:30:00Z", "2026-03-01T18:30:00Z"),
             // Midnight skipped by DST (Brazil 2018): the day starts at 01:00 -02.
-            (
-                "2018-11-04",
-                "America/Sao_Paulo",
-                "2018-11-04T03:00:00Z",
-                "2018-11-05T02:00:00Z",
-            ),
+            ("2018-11-04", "America/Sao_Paulo", "2018-11-04T03:00:00Z", "2018-11-05T02:00:00Z"),
             // Date-times without offset are read in the zone, same for both kinds.
-            (
-                "2026-03-01T08:00",
-                "UTC",
-                "2026-03-01T08:00:00Z",
-                "2026-03-01T08:00:00Z",
-            ),
-            (
-                "2026-03-01T08:00:00",
-                "UTC",
-                "2026-03-01T08:00:00Z",
-                "2026-03-01T08:00:00Z",
-            ),
-            (
-                "2026-03-01T08:00:00.25",
-                "UTC",
-                "2026-03-01T08:00:00.25Z",
-                "2026-03-01T08:00:00.25Z",
-            ),
-            (
-                "2026-03-01T00:00",
-                "UTC",
-                "2026-03-01T00:00:00Z",
-                "2026-03-01T00:00:00Z",
-            ),
-            (
-                "2026-03-01T08:00",
-                "America/New_York",
-                "2026-03-01T13:00:00Z",
-                "2026-03-01T13:00:00Z",
-            ),
-            (
-                "2026-03-01T08:00:00",
-                "Europe/Berlin",
-                "2026-03-01T07:00:00Z",
-                "2026-03-01T07:00:00Z",
-            ),
+            ("2026-03-01T08:00", "UTC", "2026-03-01T08:00:00Z", "2026-03-01T08:00:00Z"),
+            ("2026-03-01T08:00:00", "UTC", "2026-03-01T08:00:00Z", "2026-03-01T08:00:00Z"),
+            ("2026-03-01T08:00:00.25", "UTC", "2026-03-01T08:00:00.25Z", "2026-03-01T08:00:00.25Z"),
+            ("2026-03-01T00:00", "UTC", "2026-03-01T00:00:00Z", "2026-03-01T00:00:00Z"),
+            ("2026-03-01T08:00", "America/New_York", "2026-03-01T13:00:00Z", "2026-03-01T13:00:00Z"),
+            ("2026-03-01T08:00:00", "Europe/Berlin", "2026-03-01T07:00:00Z", "2026-03-01T07:00:00Z"),
             // In a DST gap: the time after the gap.
-            (
-                "2026-03-08T02:30",
-                "America/New_York",
-                "2026-03-08T07:30:00Z",
-                "2026-03-08T07:30:00Z",
-            ),
+            ("2026-03-08T02:30", "America/New_York", "2026-03-08T07:30:00Z", "2026-03-08T07:30:00Z"),
             // In a DST fold: the earlier instant.
-            (
-                "2026-11-01T01:30",
-                "America/New_York",
-                "2026-11-01T05:30:00Z",
-                "2026-11-01T05:30:00Z",
-            ),
+            ("2026-11-01T01:30", "America/New_York", "2026-11-01T05:30:00Z", "2026-11-01T05:30:00Z"),
             // A zone annotation overrides --tz.
-            (
-                "2026-03-01T08:00[Europe/Berlin]",
-                "America/New_York",
-                "2026-03-01T07:00:00Z",
-                "2026-03-01T07:00:00Z",
-            ),
+            ("2026-03-01T08:00[Europe/Berlin]", "America/New_York", "2026-03-01T07:00:00Z", "2026-03-01T07:00:00Z"),
         ];
         for (input, zone, since, until) in cases {
             let z = tz(zone);
@@ -849,10 +655,7 @@ mod tests {
         let z = tz("Europe/Berlin");
         let s = parse_bound("2026-03-01", BoundKind::Since, now, &z).unwrap();
         let u = parse_bound("2026-03-01", BoundKind::Until, now, &z).unwrap();
-        let inside = [
-            "2026-03-01T00:00:00+01:00",
-            "2026-03-01T23:59:59.999999999+01:00",
-        ];
+        let inside = ["2026-03-01T00:00:00+01:00", "2026-03-01T23:59:59.999999999+01:00"];
         let outside = ["2026-02-28T23:59:59.999+01:00", "2026-03-02T00:00:00+01:00"];
         for t in inside {
             let t = ts(t);
@@ -931,17 +734,11 @@ mod tests {
         ];
         for (input, fragment) in cases {
             for kind in [BoundKind::Since, BoundKind::Until] {
-                let err = parse_bound(input, kind, now, &TimeZone::UTC)
-                    .expect_err(&format!("{input:?} should be rejected"));
-                assert!(
-                    err.contains(&format!("{input:?}")),
-                    "{err} quotes {input:?}"
-                );
+                let err =
+                    parse_bound(input, kind, now, &TimeZone::UTC).expect_err(&format!("{input:?} should be rejected"));
+                assert!(err.contains(&format!("{input:?}")), "{err} quotes {input:?}");
                 assert!(err.contains(fragment), "{err} mentions {fragment}");
-                assert!(
-                    err.contains("2026-03-01") && err.contains("30m"),
-                    "{err} lists forms"
-                );
+                assert!(err.contains("2026-03-01") && err.contains("30m"), "{err} lists forms");
             }
         }
     }
@@ -949,20 +746,10 @@ mod tests {
     #[test]
     fn bound_range_edges_do_not_panic() {
         let now = ts(NOW);
-        let edges = [
-            "9999-12-31",
-            "-009999-01-01",
-            "0000-01-01",
-            "9999-12-31T23:59:59",
-        ];
+        let edges = ["9999-12-31", "-009999-01-01", "0000-01-01", "9999-12-31T23:59:59"];
         for input in edges {
             for kind in [BoundKind::Since, BoundKind::Until] {
-                for zone in [
-                    TimeZone::UTC,
-                    tz("+14:00"),
-                    tz("-12:00"),
-                    tz("Pacific/Kiritimati"),
-                ] {
+                for zone in [TimeZone::UTC, tz("+14:00"), tz("-12:00"), tz("Pacific/Kiritimati")] {
                     let _ = parse_bound(input, kind, now, &zone);
                     let _ = parse_bound(input, kind, Timestamp::MIN, &zone);
                     let _ = parse_bound("1s", kind, Timestamp::MIN, &zone);
@@ -972,10 +759,7 @@ mod tests {
         }
         assert!(parse_bound("9999-12-31", BoundKind::Until, now, &TimeZone::UTC).is_err());
         assert!(parse_bound("1s", BoundKind::Since, Timestamp::MIN, &TimeZone::UTC).is_err());
-        assert_eq!(
-            parse_bound("0s", BoundKind::Since, Timestamp::MIN, &TimeZone::UTC),
-            Ok(Timestamp::MIN)
-        );
+        assert_eq!(parse_bound("0s", BoundKind::Since, Timestamp::MIN, &TimeZone::UTC), Ok(Timestamp::MIN));
     }
 
     #[test]
@@ -996,16 +780,7 @@ mod tests {
         for (input, name) in cases {
             assert_eq!(tz_name(&tz(input)), name, "{input}");
         }
-        for bad in [
-            "",
-            "Mars/Base",
-            "Europe/Berln",
-            "+2",
-            "+02:60",
-            "+2:00",
-            "02:00",
-            "loca",
-        ] {
+        for bad in ["", "Mars/Base", "Europe/Berln", "+2", "+02:60", "+2:00", "02:00", "loca"] {
             let err = parse_tz(bad).expect_err(bad);
             assert!(err.contains(&format!("{bad:?}")), "{err} names {bad:?}");
             assert!(err.contains("IANA"), "{err}");
@@ -1040,12 +815,7 @@ mod tests {
     #[test]
     fn bundled_tzdb_is_available() {
         let db = jiff::tz::TimeZoneDatabase::bundled();
-        for name in [
-            "Europe/Berlin",
-            "America/New_York",
-            "America/Sao_Paulo",
-            "Asia/Kolkata",
-        ] {
+        for name in ["Europe/Berlin", "America/New_York", "America/Sao_Paulo", "Asia/Kolkata"] {
             let zone = db.get(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(tz_name(&zone), name);
         }
@@ -1065,10 +835,7 @@ mod tests {
         }
         for bad in ["", "month", "hours", "d"] {
             let err = bad.parse::<Bucket>().unwrap_err();
-            assert!(
-                err.contains(&format!("{bad:?}")) && err.contains("hour, day or week"),
-                "{err}"
-            );
+            assert!(err.contains(&format!("{bad:?}")) && err.contains("hour, day or week"), "{err}");
         }
     }
 
@@ -1076,132 +843,30 @@ mod tests {
     fn buckets() {
         // (timestamp, zone, hour, day, week)
         let cases = [
-            (
-                "2026-03-01T08:22:00Z",
-                "UTC",
-                "2026-03-01T08",
-                "2026-03-01",
-                "2026-W09",
-            ),
-            (
-                "2026-03-01T08:22:00.999999999Z",
-                "UTC",
-                "2026-03-01T08",
-                "2026-03-01",
-                "2026-W09",
-            ),
-            (
-                "2026-03-01T00:00:00Z",
-                "UTC",
-                "2026-03-01T00",
-                "2026-03-01",
-                "2026-W09",
-            ),
+            ("2026-03-01T08:22:00Z", "UTC", "2026-03-01T08", "2026-03-01", "2026-W09"),
+            ("2026-03-01T08:22:00.999999999Z", "UTC", "2026-03-01T08", "2026-03-01", "2026-W09"),
+            ("2026-03-01T00:00:00Z", "UTC", "2026-03-01T00", "2026-03-01", "2026-W09"),
             // Berlin is UTC+1 in March: crosses midnight, and into the next ISO week
             // (2026-03-01 is a Sunday).
-            (
-                "2026-03-01T23:30:00Z",
-                "UTC",
-                "2026-03-01T23",
-                "2026-03-01",
-                "2026-W09",
-            ),
-            (
-                "2026-03-01T23:30:00Z",
-                "Europe/Berlin",
-                "2026-03-02T00",
-                "2026-03-02",
-                "2026-W10",
-            ),
-            (
-                "2026-03-01T23:30:00+00:00",
-                "+02:00",
-                "2026-03-02T01",
-                "2026-03-02",
-                "2026-W10",
-            ),
+            ("2026-03-01T23:30:00Z", "UTC", "2026-03-01T23", "2026-03-01", "2026-W09"),
+            ("2026-03-01T23:30:00Z", "Europe/Berlin", "2026-03-02T00", "2026-03-02", "2026-W10"),
+            ("2026-03-01T23:30:00+00:00", "+02:00", "2026-03-02T01", "2026-03-02", "2026-W10"),
             // New York is behind: the previous day.
-            (
-                "2026-03-01T03:00:00Z",
-                "America/New_York",
-                "2026-02-28T22",
-                "2026-02-28",
-                "2026-W09",
-            ),
+            ("2026-03-01T03:00:00Z", "America/New_York", "2026-02-28T22", "2026-02-28", "2026-W09"),
             // Berlin summer time (UTC+2).
-            (
-                "2026-07-15T22:30:00Z",
-                "Europe/Berlin",
-                "2026-07-16T00",
-                "2026-07-16",
-                "2026-W29",
-            ),
+            ("2026-07-15T22:30:00Z", "Europe/Berlin", "2026-07-16T00", "2026-07-16", "2026-W29"),
             // ISO week years at the boundary: 2026 has 53 weeks.
-            (
-                "2027-01-01T12:00:00Z",
-                "UTC",
-                "2027-01-01T12",
-                "2027-01-01",
-                "2026-W53",
-            ),
-            (
-                "2027-01-03T12:00:00Z",
-                "UTC",
-                "2027-01-03T12",
-                "2027-01-03",
-                "2026-W53",
-            ),
-            (
-                "2027-01-04T00:00:00Z",
-                "UTC",
-                "2027-01-04T00",
-                "2027-01-04",
-                "2027-W01",
-            ),
-            (
-                "2024-12-30T12:00:00Z",
-                "UTC",
-                "2024-12-30T12",
-                "2024-12-30",
-                "2025-W01",
-            ),
-            (
-                "2026-01-01T00:00:00Z",
-                "UTC",
-                "2026-01-01T00",
-                "2026-01-01",
-                "2026-W01",
-            ),
+            ("2027-01-01T12:00:00Z", "UTC", "2027-01-01T12", "2027-01-01", "2026-W53"),
+            ("2027-01-03T12:00:00Z", "UTC", "2027-01-03T12", "2027-01-03", "2026-W53"),
+            ("2027-01-04T00:00:00Z", "UTC", "2027-01-04T00", "2027-01-04", "2027-W01"),
+            ("2024-12-30T12:00:00Z", "UTC", "2024-12-30T12", "2024-12-30", "2025-W01"),
+            ("2026-01-01T00:00:00Z", "UTC", "2026-01-01T00", "2026-01-01", "2026-W01"),
             // The zone decides the ISO year too.
-            (
-                "2026-12-31T23:30:00Z",
-                "Europe/Berlin",
-                "2027-01-01T00",
-                "2027-01-01",
-                "2026-W53",
-            ),
-            (
-                "2027-01-03T23:30:00Z",
-                "Europe/Berlin",
-                "2027-01-04T00",
-                "2027-01-04",
-                "2027-W01",
-            ),
+            ("2026-12-31T23:30:00Z", "Europe/Berlin", "2027-01-01T00", "2027-01-01", "2026-W53"),
+            ("2027-01-03T23:30:00Z", "Europe/Berlin", "2027-01-04T00", "2027-01-04", "2027-W01"),
             // Far years keep a sortable ISO 8601 shape.
-            (
-                "0001-01-01T00:00:00Z",
-                "UTC",
-                "0001-01-01T00",
-                "0001-01-01",
-                "0001-W01",
-            ),
-            (
-                "9999-12-30T12:00:00Z",
-                "UTC",
-                "9999-12-30T12",
-                "9999-12-30",
-                "9999-W52",
-            ),
+            ("0001-01-01T00:00:00Z", "UTC", "0001-01-01T00", "0001-01-01", "0001-W01"),
+            ("9999-12-30T12:00:00Z", "UTC", "9999-12-30T12", "9999-12-30", "9999-W52"),
         ];
         for (t, zone, hour, day, week) in cases {
             let z = tz(zone);
@@ -1227,10 +892,7 @@ mod tests {
         let end = ts("2027-01-20T00:00:00Z");
         let mut last = [String::new(), String::new(), String::new()];
         while t < end {
-            for (i, b) in [Bucket::Hour, Bucket::Day, Bucket::Week]
-                .into_iter()
-                .enumerate()
-            {
+            for (i, b) in [Bucket::Hour, Bucket::Day, Bucket::Week].into_iter().enumerate() {
                 let label = bucket(t, b, &z);
                 assert!(label >= last[i], "{label} after {}", last[i]);
                 last[i] = label;

@@ -121,16 +121,8 @@ use std::io;
 /// Keys of the direct members of `data` that are never cut or removed: the
 /// member stays and its whole value (with its subtree) is left untouched.
 /// Deeper inside `data` these keys are not special.
-pub const PROTECTED_KEYS: &[&str] = &[
-    "session_id",
-    "parent_id",
-    "tool_name",
-    "tool_call_id",
-    "model",
-    "usage",
-    "status",
-    "timestamp",
-];
+pub const PROTECTED_KEYS: &[&str] =
+    &["session_id", "parent_id", "tool_name", "tool_call_id", "model", "usage", "status", "timestamp"];
 
 /// The shortest prefix, in bytes, a cut string keeps (fewer where a multi-byte
 /// character straddles this length: the cut is on the character boundary
@@ -238,10 +230,7 @@ const fn escape_table() -> [u8; 256] {
 
 /// Serialised length of string content, without the quotes.
 fn escaped_len(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .map(|&b| usize::from(ESCAPED[usize::from(b)]))
-        .sum()
+    bytes.iter().map(|&b| usize::from(ESCAPED[usize::from(b)])).sum()
 }
 
 /// Number of decimal digits of `n`.
@@ -266,8 +255,7 @@ fn items_marker_len(omitted: usize) -> usize {
 
 /// Serialised length of the whole marker member `"…":"[+N members]"`.
 fn members_marker_len(omitted: usize) -> usize {
-    (2 + ELISION_KEY.len() + 1)
-        + (2 + MEMBERS_MARK_HEAD.len() + digits(omitted) + MEMBERS_MARK_TAIL.len())
+    (2 + ELISION_KEY.len() + 1) + (2 + MEMBERS_MARK_HEAD.len() + digits(omitted) + MEMBERS_MARK_TAIL.len())
 }
 
 /// The largest byte index `<= at` that is a character boundary of `s`.
@@ -322,11 +310,7 @@ enum Node {
     Fixed(usize),
     /// A string that may be cut: index into `Skeleton::strs`, its full
     /// serialised size, and whether it has no characters needing escapes.
-    Str {
-        idx: usize,
-        size: usize,
-        plain: bool,
-    },
+    Str { idx: usize, size: usize, plain: bool },
     /// An array or object of `len` children, `loose` of them [`Role::Loose`]
     /// (the others are protected members or an [`ELISION_KEY`] member); `end`
     /// is the index just past the container's subtree.
@@ -380,13 +364,8 @@ struct Skeleton<'a> {
 
 impl<'a> Skeleton<'a> {
     fn new(data: &'a Value) -> Self {
-        let mut skeleton = Skeleton {
-            nodes: Vec::new(),
-            strs: Vec::new(),
-            plan: Vec::new(),
-            max_str: MIN_PREFIX,
-            max_count: 0,
-        };
+        let mut skeleton =
+            Skeleton { nodes: Vec::new(), strs: Vec::new(), plan: Vec::new(), max_str: MIN_PREFIX, max_count: 0 };
         skeleton.build(data, true);
         skeleton.plan = vec![Plan::Keep; skeleton.nodes.len()];
         skeleton
@@ -402,11 +381,7 @@ impl<'a> Skeleton<'a> {
                     self.nodes.push(Node::Fixed(size));
                 } else {
                     self.max_str = self.max_str.max(s.len());
-                    self.nodes.push(Node::Str {
-                        idx: self.strs.len(),
-                        size,
-                        plain: size == s.len() + 2,
-                    });
+                    self.nodes.push(Node::Str { idx: self.strs.len(), size, plain: size == s.len() + 2 });
                     self.strs.push(s);
                 }
             }
@@ -451,25 +426,9 @@ impl<'a> Skeleton<'a> {
     }
 
     /// Writes the container node at `at`, its children being in place.
-    fn finish_container(
-        &mut self,
-        at: usize,
-        object: bool,
-        len: usize,
-        loose: usize,
-        ellipsis: bool,
-    ) {
+    fn finish_container(&mut self, at: usize, object: bool, len: usize, loose: usize, ellipsis: bool) {
         let end = self.nodes.len();
-        self.set_node(
-            at,
-            Node::Container {
-                object,
-                len,
-                loose,
-                ellipsis,
-                end,
-            },
-        );
+        self.set_node(at, Node::Container { object, len, loose, ellipsis, end });
         self.max_count = self.max_count.max(loose);
     }
 
@@ -527,13 +486,7 @@ impl<'a> Skeleton<'a> {
                 self.set_plan(i, plan);
                 (size, i + 1)
             }
-            Node::Container {
-                object,
-                len,
-                loose,
-                ellipsis,
-                ..
-            } => {
+            Node::Container { object, len, loose, ellipsis, .. } => {
                 // Under an elision, the container keeps its protected children
                 // and its first `limits.items` loose ones (`head` bytes, `kept`
                 // children) plus a marker of `marker` bytes, and it beats the
@@ -548,15 +501,9 @@ impl<'a> Skeleton<'a> {
                 } else {
                     loose.saturating_sub(limits.items) + usize::from(ellipsis)
                 };
-                let marker = (omitted > 0).then(|| {
-                    if object {
-                        members_marker_len(omitted)
-                    } else {
-                        items_marker_len(omitted)
-                    }
-                });
-                let (mut j, mut all, mut head, mut kept, mut seen, mut dropped) =
-                    (i + 1, 0, 0, 0, 0, 0);
+                let marker =
+                    (omitted > 0).then(|| if object { members_marker_len(omitted) } else { items_marker_len(omitted) });
+                let (mut j, mut all, mut head, mut kept, mut seen, mut dropped) = (i + 1, 0, 0, 0, 0, 0);
                 let mut elide = false;
                 for _ in 0..len {
                     let (key_size, role) = slot(&self.nodes, j);
@@ -656,14 +603,7 @@ fn skip(nodes: &[Node], i: usize) -> usize {
 /// Applies `plan` to the value at node `i` (walking `v` and the skeleton in
 /// the same order they were built) and returns the index past its subtree.
 /// `items` is the chosen limit of loose children kept by an elision.
-fn apply(
-    v: &mut Value,
-    i: usize,
-    nodes: &[Node],
-    plan: &[Plan],
-    items: usize,
-    cut: &mut Cut,
-) -> usize {
+fn apply(v: &mut Value, i: usize, nodes: &[Node], plan: &[Plan], items: usize, cut: &mut Cut) -> usize {
     let step = plan.get(i).copied().unwrap_or(Plan::Keep);
     match (nodes.get(i), v) {
         (Some(Node::Str { .. }), Value::String(s)) => {
@@ -741,11 +681,7 @@ struct Elision {
 
 impl Elision {
     fn new(limit: usize) -> Self {
-        Elision {
-            limit,
-            seen: 0,
-            omitted: 0,
-        }
+        Elision { limit, seen: 0, omitted: 0 }
     }
 
     /// Whether the child whose `Slot` node is at `j` is kept.
@@ -793,27 +729,14 @@ mod tests {
         for n in [0, 1, 9, 10, 99, 100, 12345, usize::MAX] {
             assert_eq!(string_marker_len(n), marker_for_string(n).len());
             assert_eq!(items_marker_len(n), len(&json!(marker_for_items(n))));
-            assert_eq!(
-                members_marker_len(n),
-                len(&json!({ ELISION_KEY: marker_for_members(n) })) - 2
-            );
+            assert_eq!(members_marker_len(n), len(&json!({ ELISION_KEY: marker_for_members(n) })) - 2);
             assert_eq!(digits(n), n.to_string().len());
         }
     }
 
     #[test]
     fn string_sizes_match_serde_json() {
-        for s in [
-            "",
-            "a",
-            "\"",
-            "\\",
-            "\n\t\r\u{8}\u{c}",
-            "\u{0}\u{1}\u{1f}",
-            "\u{7f}",
-            "é日本😀",
-            "/<>&'",
-        ] {
+        for s in ["", "a", "\"", "\\", "\n\t\r\u{8}\u{c}", "\u{0}\u{1}\u{1f}", "\u{7f}", "é日本😀", "/<>&'"] {
             assert_eq!(json_str_len(s), len(&json!(s)), "{s:?}");
         }
     }
@@ -837,47 +760,23 @@ mod tests {
         let expected = json!({"text": format!("{}…[+166 bytes]", "é".repeat(17))});
         assert_eq!(data, expected);
         assert_eq!(len(&data), 60);
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 1,
-                items: 0,
-                bytes: 166
-            }
-        );
+        assert_eq!(cut, Cut { strings: 1, items: 0, bytes: 166 });
     }
 
     #[test]
     fn three_and_four_byte_characters_are_never_split() {
         // room 0: everything goes to the floor (32-byte prefixes).
-        let mut data = json!([
-            "a".to_owned() + &"日本".repeat(20),
-            "x".to_owned() + &"😀".repeat(20)
-        ]);
+        let mut data = json!(["a".to_owned() + &"日本".repeat(20), "x".to_owned() + &"😀".repeat(20)]);
         let cut = shrink_data(&mut data, 0);
         // In an array, the floor is the marker item alone (shorter than any cut).
         assert_eq!(data, json!(["…[+2 items]"]));
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 0,
-                items: 2,
-                bytes: 0
-            }
-        );
+        assert_eq!(cut, Cut { strings: 0, items: 2, bytes: 0 });
 
         // Strings alone: a bare string value at the floor.
         let mut data = json!("a".to_owned() + &"日本".repeat(20));
         let cut = shrink_data(&mut data, 0);
         assert_eq!(data, json!(format!("a{}…[+90 bytes]", "日本".repeat(5))));
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 1,
-                items: 0,
-                bytes: 90
-            }
-        );
+        assert_eq!(cut, Cut { strings: 1, items: 0, bytes: 90 });
 
         let mut data = json!("x".to_owned() + &"😀".repeat(20));
         shrink_data(&mut data, 0);
@@ -915,26 +814,15 @@ mod tests {
         // Numbers cannot be cut, so the array is elided to the most items that fit.
         let mut data = json!({"items": (0..1000).collect::<Vec<_>>()});
         let cut = shrink_data(&mut data, 50);
-        assert_eq!(
-            data,
-            json!({"items": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, "…[+990 items]"]})
-        );
+        assert_eq!(data, json!({"items": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, "…[+990 items]"]}));
         assert_eq!(len(&data), 49);
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 0,
-                items: 990,
-                bytes: 0
-            }
-        );
+        assert_eq!(cut, Cut { strings: 0, items: 990, bytes: 0 });
     }
 
     #[test]
     fn messages_keep_first_items_with_cut_content() {
-        let messages: Vec<Value> = (0..200)
-            .map(|i| json!({"role": "user", "content": format!("message {i} ").repeat(1000)}))
-            .collect();
+        let messages: Vec<Value> =
+            (0..200).map(|i| json!({"role": "user", "content": format!("message {i} ").repeat(1000)})).collect();
         let mut data = json!({
             "session_id": "s-1",
             "parent_id": null,
@@ -945,10 +833,7 @@ mod tests {
         assert!(len(&data) <= 4096);
         assert!(len(&data) > 3800, "room is used: {}", len(&data));
         assert_eq!(data["raw"]["model"], json!("big-model"));
-        let kept = data["raw"]["messages"]
-            .as_array()
-            .map(Vec::len)
-            .unwrap_or(0);
+        let kept = data["raw"]["messages"].as_array().map(Vec::len).unwrap_or(0);
         assert!(kept > 10, "kept {kept}");
         assert_eq!(data["raw"]["messages"][0]["role"], json!("user"));
         assert!(cut.items > 0 && cut.strings > 0);
@@ -967,18 +852,8 @@ mod tests {
         });
         let cut = shrink_data(&mut data, 100);
         // The floor: protected members plus one marker member.
-        assert_eq!(
-            data,
-            json!({"session_id": huge, "usage": usage, "model": "m", "…": "[+2 members]"})
-        );
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 0,
-                items: 2,
-                bytes: 0
-            }
-        );
+        assert_eq!(data, json!({"session_id": huge, "usage": usage, "model": "m", "…": "[+2 members]"}));
+        assert_eq!(cut, Cut { strings: 0, items: 2, bytes: 0 });
     }
 
     #[test]
@@ -989,23 +864,13 @@ mod tests {
         let cut = shrink_data(&mut data, 0);
         // Only direct members of `data` are protected: everything else goes.
         assert_eq!(data, json!({"…": "[+2 members]"}));
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 0,
-                items: 2,
-                bytes: 0
-            }
-        );
+        assert_eq!(cut, Cut { strings: 0, items: 2, bytes: 0 });
 
         // Deeper down, a protected key's string is cut like any other: 34 bytes
         // before the prefix, 16 of marker and 3 after it leave 47 for the prefix.
         let mut data = json!({"session_id": "s", "raw": {"model": "m".repeat(5000)}});
         let cut = shrink_data(&mut data, 100);
-        assert_eq!(
-            data,
-            json!({"session_id": "s", "raw": {"model": format!("{}…[+4953 bytes]", "m".repeat(47))}})
-        );
+        assert_eq!(data, json!({"session_id": "s", "raw": {"model": format!("{}…[+4953 bytes]", "m".repeat(47))}}));
         assert_eq!(len(&data), 100);
         assert_eq!(cut.strings, 1);
     }
@@ -1033,43 +898,27 @@ mod tests {
         assert!(len(&data) > room - 200, "room is used: {}", len(&data));
         assert_eq!(data["model"], json!("m"));
         assert_eq!(data["session_id"], json!("s"));
-        let keys: Vec<&String> = data
-            .as_object()
-            .map(|m| m.keys().collect())
-            .unwrap_or_default();
+        let keys: Vec<&String> = data.as_object().map(|m| m.keys().collect()).unwrap_or_default();
         assert_eq!(keys, ["model", "session_id", "raw"]);
         // The first messages survive (content cut), then the marker.
-        let kept = data["raw"]["messages"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let kept = data["raw"]["messages"].as_array().cloned().unwrap_or_default();
         assert!(kept.len() > 2, "{kept:?}");
-        assert_eq!(
-            kept[0]["tool_call_id"],
-            original["raw"]["messages"][0]["tool_call_id"]
-        );
-        assert!(kept[0]["content"].as_str().is_some_and(|c| c
-            .starts_with("long text of tool result 0 ")
-            && c.ends_with(" bytes]")));
-        assert_eq!(
-            kept.last(),
-            Some(&json!(marker_for_items(300 - (kept.len() - 1))))
-        );
+        assert_eq!(kept[0]["tool_call_id"], original["raw"]["messages"][0]["tool_call_id"]);
+        assert!(kept[0]["content"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("long text of tool result 0 ") && c.ends_with(" bytes]")));
+        assert_eq!(kept.last(), Some(&json!(marker_for_items(300 - (kept.len() - 1)))));
         assert_eq!(cut.items, 300 - (kept.len() - 1));
 
         // With no room at all, the floor is the protected members plus a marker.
         let mut data = original.clone();
         shrink_data(&mut data, 0);
-        assert_eq!(
-            data,
-            json!({"model": "m", "session_id": "s", "…": "[+1 members]"})
-        );
+        assert_eq!(data, json!({"model": "m", "session_id": "s", "…": "[+1 members]"}));
     }
 
     #[test]
     fn object_members_are_elided_in_order() {
-        let members: serde_json::Map<String, Value> =
-            (0..100).map(|i| (format!("k{i:02}"), json!(i))).collect();
+        let members: serde_json::Map<String, Value> = (0..100).map(|i| (format!("k{i:02}"), json!(i))).collect();
         let mut data = json!({"status": "ok", "m": members});
         let cut = shrink_data(&mut data, 60);
         assert!(len(&data) <= 60, "{}", len(&data));
@@ -1077,10 +926,7 @@ mod tests {
         let keys: Vec<&str> = m.keys().map(String::as_str).collect();
         assert_eq!(keys.last(), Some(&ELISION_KEY));
         let kept = keys.len() - 1;
-        assert_eq!(
-            keys[..kept],
-            (0..kept).map(|i| format!("k{i:02}")).collect::<Vec<_>>()[..]
-        );
+        assert_eq!(keys[..kept], (0..kept).map(|i| format!("k{i:02}")).collect::<Vec<_>>()[..]);
         assert_eq!(m[ELISION_KEY], json!(marker_for_members(100 - kept)));
         assert_eq!(data["status"], json!("ok"));
         assert_eq!(cut.items, 100 - kept);
@@ -1092,14 +938,7 @@ mod tests {
         let mut data = json!({"…": "[+9 members]", "model": "m", "text": "x".repeat(500), "n": 1});
         let cut = shrink_data(&mut data, 0);
         assert_eq!(data, json!({"model": "m", "…": "[+3 members]"}));
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 0,
-                items: 3,
-                bytes: 0
-            }
-        );
+        assert_eq!(cut, Cut { strings: 0, items: 3, bytes: 0 });
 
         // With more room, the first loose members are kept, never the "…" one,
         // and the marker is last.
@@ -1126,14 +965,7 @@ mod tests {
         let prefix = "\n\"\\\u{1}".repeat(14) + "\n\"\\";
         assert_eq!(data, json!({ "t": format!("{prefix}…[+741 bytes]") }));
         assert_eq!(len(&data), 197);
-        assert_eq!(
-            cut,
-            Cut {
-                strings: 1,
-                items: 0,
-                bytes: 741
-            }
-        );
+        assert_eq!(cut, Cut { strings: 1, items: 0, bytes: 741 });
     }
 
     #[test]
@@ -1152,12 +984,7 @@ mod tests {
     fn deep_nesting_is_fine() {
         // serde_json's parser allows 127 levels inside the outermost one.
         let depth = 127;
-        let text = format!(
-            "{}\"{}\"{}",
-            "[".repeat(depth),
-            "x".repeat(10_000),
-            "]".repeat(depth)
-        );
+        let text = format!("{}\"{}\"{}", "[".repeat(depth), "x".repeat(10_000), "]".repeat(depth));
         let mut data: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         assert!(data.is_array());
         let cut = shrink_data(&mut data, 1000);
@@ -1167,9 +994,7 @@ mod tests {
 
     #[test]
     fn many_strings_and_one_huge_string() {
-        let items: Vec<Value> = (0..50_000)
-            .map(|i| json!({"id": i, "text": format!("{i:>200}")}))
-            .collect();
+        let items: Vec<Value> = (0..50_000).map(|i| json!({"id": i, "text": format!("{i:>200}")})).collect();
         let mut data = json!({"items": items, "big": "b".repeat(20_000_000)});
         let cut = shrink_data(&mut data, 8192);
         assert!(len(&data) <= 8192);
@@ -1177,13 +1002,8 @@ mod tests {
     }
 
     fn arb_value() -> impl Strategy<Value = Value> {
-        let piece = prop::sample::select(vec![
-            "a", "bc ", "é", "日本", "😀", "\"", "\\", "\n", "\u{1}", "\u{7f}",
-        ]);
-        let string = prop_oneof![
-            "[a-z]{0,5}",
-            prop::collection::vec(piece, 0..120).prop_map(|v| v.concat()),
-        ];
+        let piece = prop::sample::select(vec!["a", "bc ", "é", "日本", "😀", "\"", "\\", "\n", "\u{1}", "\u{7f}"]);
+        let string = prop_oneof!["[a-z]{0,5}", prop::collection::vec(piece, 0..120).prop_map(|v| v.concat()),];
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),

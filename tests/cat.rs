@@ -6,8 +6,7 @@ use std::process::Stdio;
 
 use crate::util::*;
 
-const S1_DIR: &str =
-    "fixtures/demo/-home-user-my-api/sessions/a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10";
+const S1_DIR: &str = "fixtures/demo/-home-user-my-api/sessions/a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10";
 const S1_FILE: &str =
     "fixtures/demo/-home-user-my-api/sessions/a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10/context-intelligence/events.jsonl";
 const S3_FILE: &str =
@@ -35,9 +34,7 @@ fn every_good_event_once_with_provenance() {
     assert_eq!(recs.len(), 77);
     let mut by_event: BTreeMap<String, u64> = BTreeMap::new();
     for r in &recs {
-        *by_event
-            .entry(r["event"].as_str().unwrap().into())
-            .or_default() += 1;
+        *by_event.entry(r["event"].as_str().unwrap().into()).or_default() += 1;
         assert!(r["ci"]["line"].as_u64().unwrap() >= 1);
     }
     let want: BTreeMap<String, u64> = [
@@ -65,10 +62,7 @@ fn every_good_event_once_with_provenance() {
     .collect();
     assert_eq!(by_event, want);
     // Workspace after filling: session 3's ten lines get the project slug.
-    let filled = recs
-        .iter()
-        .filter(|r| r["workspace"] == "-home-user-webapp")
-        .count();
+    let filled = recs.iter().filter(|r| r["workspace"] == "-home-user-webapp").count();
     assert_eq!(filled, 15);
 }
 
@@ -78,9 +72,7 @@ fn a_root_argument_equals_find_piped_into_cat() {
     let direct = ci("ci-cat").arg(DEMO).run();
     assert_eq!(piped.stdout, direct.stdout);
     // Discovery in ci-cat reports the metadata problems ci-find reported in the pipe.
-    assert!(direct
-        .stderr
-        .starts_with("ci-cat: warning: fixtures/demo/-home-user-webapp/sessions/8c1d2e3f"));
+    assert!(direct.stderr.starts_with("ci-cat: warning: fixtures/demo/-home-user-webapp/sessions/8c1d2e3f"));
     assert!(direct.stderr.ends_with(&piped.stderr), "{}", direct.stderr);
 }
 
@@ -100,12 +92,8 @@ fn line_n_is_the_physical_line_plus_provenance() {
 
 #[test]
 fn a_range_of_lines_and_raw_bytes() {
-    let run = ci("ci-cat")
-        .args(["--lines", "8-11", "--raw", S1_FILE])
-        .run();
-    let want: Vec<u8> = (8..=11)
-        .flat_map(|n| [line_of(S1_FILE, n), b"\n".to_vec()].concat())
-        .collect();
+    let run = ci("ci-cat").args(["--lines", "8-11", "--raw", S1_FILE]).run();
+    let want: Vec<u8> = (8..=11).flat_map(|n| [line_of(S1_FILE, n), b"\n".to_vec()].concat()).collect();
     assert_eq!(run.stdout.as_bytes(), want.as_slice());
 }
 
@@ -115,11 +103,7 @@ fn head_and_tail_per_capture() {
         .args(["--head", "2", "--fields", "event"])
         .stdin(find_demo(&["--project", "-home-user-my-api"]))
         .run();
-    let lines: Vec<String> = run
-        .json()
-        .iter()
-        .map(|r| format!("{}:{}", r["ci"]["session"], r["event"]))
-        .collect();
+    let lines: Vec<String> = run.json().iter().map(|r| format!("{}:{}", r["ci"]["session"], r["event"])).collect();
     // Sessions 6 (empty), 2, 1 in find order; first two events of each.
     assert_eq!(
         lines,
@@ -130,14 +114,8 @@ fn head_and_tail_per_capture() {
             "\"a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10\":\"prompt:submit\"",
         ]
     );
-    let run = ci("ci-cat")
-        .args(["--tail", "2", "--fields", "event", S1_FILE])
-        .run();
-    let events: Vec<String> = run
-        .json()
-        .iter()
-        .map(|r| r["event"].as_str().unwrap().to_owned())
-        .collect();
+    let run = ci("ci-cat").args(["--tail", "2", "--fields", "event", S1_FILE]).run();
+    let events: Vec<String> = run.json().iter().map(|r| r["event"].as_str().unwrap().to_owned()).collect();
     assert_eq!(events, ["orchestrator:complete", "execution:end"]);
 }
 
@@ -161,31 +139,18 @@ fn spaced_hand_written_lines_pass_through() {
     let run = ci("ci-cat").args(["--lines", "2", S4_FILE]).run();
     let line = String::from_utf8(line_of(S4_FILE, 2)).unwrap();
     let body = line.trim_end().strip_suffix('}').unwrap().trim_end();
-    assert_eq!(
-        run.stdout,
-        format!(
-            "{body},{}}}\n",
-            ci_key("c0ffee00-d1a2-4b3c-9d4e-5f6a7b8c9d0e", S4_FILE, 2)
-        )
-    );
+    assert_eq!(run.stdout, format!("{body},{}}}\n", ci_key("c0ffee00-d1a2-4b3c-9d4e-5f6a7b8c9d0e", S4_FILE, 2)));
     // And it is the same JSON as the source line (what `sed -n 2p | jq -c .` gives) plus `ci`.
     let mut got: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     got.as_object_mut().unwrap().remove("ci");
-    assert_eq!(
-        got,
-        serde_json::from_str::<serde_json::Value>(&line).unwrap()
-    );
+    assert_eq!(got, serde_json::from_str::<serde_json::Value>(&line).unwrap());
 }
 
 #[test]
 fn damaged_capture_reports_each_bad_line_and_keeps_the_good_ones() {
     let run = ci("ci-cat").arg(S5_FILE).run();
     assert_eq!(run.code, 0);
-    let lines: Vec<u64> = run
-        .json()
-        .iter()
-        .map(|r| r["ci"]["line"].as_u64().unwrap())
-        .collect();
+    let lines: Vec<u64> = run.json().iter().map(|r| r["ci"]["line"].as_u64().unwrap()).collect();
     assert_eq!(lines, [1, 2, 3, 5, 7, 9, 11]);
     assert_eq!(
         run.stderr,
@@ -215,25 +180,12 @@ fn long_records_are_truncated_within_budget() {
     for key in ["event", "timestamp", "workspace"] {
         assert_eq!(rec[key], src[key]);
     }
-    for key in [
-        "session_id",
-        "parent_id",
-        "model",
-        "timestamp",
-        "message_count",
-    ] {
+    for key in ["session_id", "parent_id", "model", "timestamp", "message_count"] {
         assert_eq!(rec["data"][key], src["data"][key], "{key}");
     }
     // A smaller budget from the environment, and --full for none.
-    let small = ci("ci-cat")
-        .env("CI_MAX_BYTES", "1500")
-        .args(["--lines", "5", S1_FILE])
-        .run();
-    assert!(
-        small.stdout.trim_end().len() <= 1500,
-        "{}",
-        small.stdout.len()
-    );
+    let small = ci("ci-cat").env("CI_MAX_BYTES", "1500").args(["--lines", "5", S1_FILE]).run();
+    assert!(small.stdout.trim_end().len() <= 1500, "{}", small.stdout.len());
     let full = ci("ci-cat").args(["--full", "--lines", "5", S1_FILE]).run();
     assert!(full.stdout.contains("<<END-OF-LONG-CONTENT>>"));
 }
@@ -248,15 +200,7 @@ fn piping_cat_into_cat_keeps_provenance() {
 
 #[test]
 fn projection_of_fields() {
-    let run = ci("ci-cat")
-        .args([
-            "--lines",
-            "15",
-            "--fields",
-            "event,data.tool_name,data.missing",
-            S1_FILE,
-        ])
-        .run();
+    let run = ci("ci-cat").args(["--lines", "15", "--fields", "event,data.tool_name,data.missing", S1_FILE]).run();
     assert_eq!(
         run.stdout,
         format!(
@@ -268,15 +212,10 @@ fn projection_of_fields() {
 
 #[test]
 fn missing_input_is_an_error_but_the_rest_is_read() {
-    let run = ci("ci-cat")
-        .args(["--fields", "event", "no/such/file.jsonl", S3_FILE])
-        .run();
+    let run = ci("ci-cat").args(["--fields", "event", "no/such/file.jsonl", S3_FILE]).run();
     assert_eq!(run.code, 2);
     assert_eq!(run.json().len(), 10);
-    assert_eq!(
-        run.stderr,
-        "ci-cat: no/such/file.jsonl: No such file or directory (os error 2)\n"
-    );
+    assert_eq!(run.stderr, "ci-cat: no/such/file.jsonl: No such file or directory (os error 2)\n");
 }
 
 #[test]
@@ -291,9 +230,7 @@ fn closed_pipe_is_a_quiet_success() {
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     // stdout is dropped here: the reader is gone.
     let out = child.wait_with_output().unwrap();
     assert!(first.starts_with("{\"data\""));
@@ -320,10 +257,7 @@ fn event_counts_of_one_session_equal_the_jq_recipe() {
     for (_, v) in recipe(S1_FILE) {
         *want.entry(v["event"].as_str().unwrap().into()).or_default() += 1;
     }
-    let run = ci("ci-cat")
-        .args(["--fields", "event"])
-        .stdin(find_demo(&["--session", "a7c3e9d1"]))
-        .run();
+    let run = ci("ci-cat").args(["--fields", "event"]).stdin(find_demo(&["--session", "a7c3e9d1"])).run();
     let mut got: BTreeMap<String, u64> = BTreeMap::new();
     for r in run.json() {
         *got.entry(r["event"].as_str().unwrap().into()).or_default() += 1;
@@ -341,30 +275,16 @@ fn first_tool_calls_equal_the_jq_recipe() {
         .map(|(n, v)| (n, v["data"]["tool_name"].as_str().unwrap().to_owned()))
         .take(3)
         .collect();
-    let run = ci("ci-cat")
-        .args(["--full", "--fields", "event,data.tool_name", S1_FILE])
-        .run();
+    let run = ci("ci-cat").args(["--full", "--fields", "event,data.tool_name", S1_FILE]).run();
     let got: Vec<(u64, String)> = run
         .json()
         .into_iter()
         .filter(|r| r["event"] == "tool:pre")
-        .map(|r| {
-            (
-                r["ci"]["line"].as_u64().unwrap(),
-                r["data"]["tool_name"].as_str().unwrap().to_owned(),
-            )
-        })
+        .map(|r| (r["ci"]["line"].as_u64().unwrap(), r["data"]["tool_name"].as_str().unwrap().to_owned()))
         .take(3)
         .collect();
     assert_eq!(got, want);
-    assert_eq!(
-        got,
-        [
-            (8, "bash".to_owned()),
-            (9, "read_file".to_owned()),
-            (15, "bash".to_owned())
-        ]
-    );
+    assert_eq!(got, [(8, "bash".to_owned()), (9, "read_file".to_owned()), (15, "bash".to_owned())]);
 }
 
 #[test]
@@ -410,12 +330,6 @@ fn nested_tool_call_ids_do_not_break_the_budget() {
     assert!((2..300).contains(&kept), "{kept} messages");
     // A projection shrinks only its `data`, whose direct members stay
     // protected: at this budget `raw` is elided, never `tool_name`/`model`.
-    let projected = data_of(
-        160,
-        &["--fields", "event,data.tool_name,data.raw,data.model"],
-    );
-    assert_eq!(
-        projected["data"],
-        serde_json::json!({"tool_name": "t", "model": "m", "…": "[+1 members]"})
-    );
+    let projected = data_of(160, &["--fields", "event,data.tool_name,data.raw,data.model"]);
+    assert_eq!(projected["data"], serde_json::json!({"tool_name": "t", "model": "m", "…": "[+1 members]"}));
 }

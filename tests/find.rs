@@ -20,10 +20,7 @@ ci-find: warning: fixtures/demo/-home-user-webapp/sessions/9a8b7c6d-5e4f-4a3b-9c
 
 fn ids(args: &[&str]) -> Vec<String> {
     let run = ci("ci-find").args(["--root", DEMO]).args(args).run();
-    without_mtime(&run.stdout)
-        .iter()
-        .map(|r| r["session"].as_str().unwrap().to_owned())
-        .collect()
+    without_mtime(&run.stdout).iter().map(|r| r["session"].as_str().unwrap().to_owned()).collect()
 }
 
 #[test]
@@ -31,19 +28,14 @@ fn lists_every_capture_newest_first_and_no_decoy() {
     let run = ci("ci-find").args(["--root", DEMO]).run();
     assert_eq!(run.code, 0);
     assert_eq!(run.stderr, METADATA_WARNINGS);
-    let got: Vec<String> = without_mtime(&run.stdout)
-        .iter()
-        .map(|r| r["session"].as_str().unwrap().into())
-        .collect();
+    let got: Vec<String> = without_mtime(&run.stdout).iter().map(|r| r["session"].as_str().unwrap().into()).collect();
     // Newest start first; the two sessions without metadata (no start) last, by id.
     assert_eq!(got, [S9B, S9A, S6, S5, S3, S2, S1, S4, S8B, S8A]);
 }
 
 #[test]
 fn paths_match_the_fixed_depth_rule() {
-    let run = ci("ci-find")
-        .args(["--root", DEMO, "--paths", "--sort", "path"])
-        .run();
+    let run = ci("ci-find").args(["--root", DEMO, "--paths", "--sort", "path"]).run();
     let want: Vec<String> = [
         ("-C-Users-dev-tools", S4),
         ("-home-bob-myapp", S5),
@@ -66,14 +58,10 @@ fn paths_match_the_fixed_depth_rule() {
 
 #[test]
 fn null_terminated_paths() {
-    let run = ci("ci-find")
-        .args(["--root", DEMO, "-0", "--session", S1])
-        .run();
+    let run = ci("ci-find").args(["--root", DEMO, "-0", "--session", S1]).run();
     assert_eq!(
         run.stdout,
-        format!(
-            "fixtures/demo/-home-user-my-api/sessions/{S1}/context-intelligence/events.jsonl\0"
-        )
+        format!("fixtures/demo/-home-user-my-api/sessions/{S1}/context-intelligence/events.jsonl\0")
     );
 }
 
@@ -96,12 +84,7 @@ fn session_record_of_a_current_writer_capture() {
     );
     // Keys come in a fixed order (serde_json keeps it), mtime included.
     let rec: serde_json::Value = serde_json::from_str(run.stdout.trim_end()).unwrap();
-    let keys: Vec<&str> = rec
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys: Vec<&str> = rec.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         keys,
         [
@@ -132,10 +115,7 @@ fn workspace_by_field_and_by_project_folder() {
     assert_eq!(ids(&["--workspace", "my-api"]), [S6, S2, S1]);
     // No folder is named my-api; -home-user-webapp is a folder (and the filled workspace).
     assert_eq!(ids(&["--workspace", "-home-user-webapp"]), [S3, S8B, S8A]);
-    assert_eq!(
-        ids(&["--workspace", "pipeline", "--workspace", ""]),
-        [S9B, S9A, S5]
-    );
+    assert_eq!(ids(&["--workspace", "pipeline", "--workspace", ""]), [S9B, S9A, S5]);
 }
 
 #[test]
@@ -166,44 +146,33 @@ fn parents_and_children() {
 fn session_prefix_exact_and_ambiguous() {
     assert_eq!(ids(&["--session", "c0ffee00"]), [S4]);
     assert_eq!(ids(&["--session", S9A]), [S9A]);
-    let run = ci("ci-find")
-        .args(["--root", DEMO, "--session", "abcdef12-0000"])
-        .run();
+    let run = ci("ci-find").args(["--root", DEMO, "--session", "abcdef12-0000"]).run();
     assert_eq!(run.code, 2);
     assert!(run.stderr.ends_with(&format!(
         "ci-find: session \"abcdef12-0000\" is ambiguous; candidates:\n  {S9A} (fixtures/demo/-srv-build-data pipeline/sessions/{S9A}/context-intelligence/events.jsonl)\n  {S9B} (fixtures/demo/-srv-build-data pipeline/sessions/{S9B}/context-intelligence/events.jsonl)\n"
     )), "{}", run.stderr);
-    let run = ci("ci-find")
-        .args(["--root", DEMO, "--session", "abc"])
-        .run();
+    let run = ci("ci-find").args(["--root", DEMO, "--session", "abc"]).run();
     assert_eq!(run.code, 2);
-    assert!(run.stderr.ends_with(
-        "ci-find: session \"abc\": no exact match, and a prefix needs at least 8 characters\n"
-    ));
+    assert!(run
+        .stderr
+        .ends_with("ci-find: session \"abc\": no exact match, and a prefix needs at least 8 characters\n"));
 }
 
 #[test]
 fn time_overlap() {
     // Sessions active on 2026-03-02 (UTC): 1 and 2.
-    assert_eq!(
-        ids(&["--since", "2026-03-02", "--until", "2026-03-02"]),
-        [S2, S1]
-    );
+    assert_eq!(ids(&["--since", "2026-03-02", "--until", "2026-03-02"]), [S2, S1]);
     // CI_NOW is 2026-03-10: the last 5 days hold the 9a/9b sessions (03-06) and 6 (03-05).
     // Sessions with no time in their metadata (8a, 8b) never match a time bound.
     assert_eq!(ids(&["--since", "5d", "--roots"]), [S9A, S6]);
-    let run = ci("ci-find")
-        .args(["--root", DEMO, "--since", "yesterday"])
-        .run();
+    let run = ci("ci-find").args(["--root", DEMO, "--since", "yesterday"]).run();
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("yesterday"), "{}", run.stderr);
 }
 
 #[test]
 fn tree_shows_children_under_parents() {
-    let run = ci("ci-find")
-        .args(["--root", DEMO, "--tree", "--project", "-home-user-my-api"])
-        .run();
+    let run = ci("ci-find").args(["--root", DEMO, "--tree", "--project", "-home-user-my-api"]).run();
     assert_eq!(
         run.stdout,
         format!(
@@ -216,9 +185,7 @@ fn tree_shows_children_under_parents() {
 
 #[test]
 fn no_match_is_exit_1_quietly() {
-    let run = ci("ci-find")
-        .args(["--root", DEMO, "--status", "cancelled"])
-        .run();
+    let run = ci("ci-find").args(["--root", DEMO, "--status", "cancelled"]).run();
     assert_eq!((run.code, run.stdout.as_str()), (1, ""));
 }
 
@@ -227,34 +194,25 @@ fn empty_root_and_missing_root_fail_differently() {
     let dir = tempfile::tempdir().unwrap();
     let run = ci("ci-find").arg("--root").arg(dir.path()).run();
     assert_eq!(run.code, 1);
-    assert_eq!(
-        run.stderr,
-        format!("ci-find: looked in {}, found 0\n", dir.path().display())
-    );
+    assert_eq!(run.stderr, format!("ci-find: looked in {}, found 0\n", dir.path().display()));
     let missing = dir.path().join("nope");
     let run = ci("ci-find").arg("--root").arg(&missing).run();
     assert_eq!(run.code, 2);
-    assert_eq!(
-        run.stderr,
-        format!("ci-find: root does not exist: {}\n", missing.display())
-    );
+    assert_eq!(run.stderr, format!("ci-find: root does not exist: {}\n", missing.display()));
 }
 
 #[test]
 fn root_from_environment() {
     let abs = root().join(DEMO);
     let run = ci("ci-find")
-        .env(
-            "AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH",
-            format!("  {}  ", abs.display()),
-        )
+        .env("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH", format!("  {}  ", abs.display()))
         .arg("--paths")
         .run();
     assert_eq!(run.code, 0);
     assert_eq!(run.lines().len(), 10);
-    let run = ci("ci-find")
-        .env("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH", "relative/dir")
-        .run();
-    assert!(run.stderr.starts_with("ci-find: warning: AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH=\"relative/dir\" is relative and was ignored\n"));
+    let run = ci("ci-find").env("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH", "relative/dir").run();
+    assert!(run.stderr.starts_with(
+        "ci-find: warning: AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH=\"relative/dir\" is relative and was ignored\n"
+    ));
     assert_eq!(run.code, 2); // falls back to $HOME/.amplifier/projects, which does not exist
 }

@@ -1,6 +1,6 @@
 //! The committed man pages are generated from the clap definitions; this fails
 //! when one is stale. Regenerate with:
-//! `for t in find cat; do cargo run -q --bin ci-$t -- --generate man > man/ci-$t.1; done`
+//! `for t in find cat filter agg grep; do cargo run -q --bin ci-$t -- --generate man > man/ci-$t.1; done`
 
 use clap::CommandFactory;
 
@@ -10,6 +10,7 @@ fn tools() -> Vec<(&'static str, clap::Command)> {
     vec![
         ("ci-find", ci_tools::cmd::find::Args::command()),
         ("ci-cat", ci_tools::cmd::cat::Args::command()),
+        ("ci-filter", ci_tools::cmd::filter::Args::command()),
     ]
 }
 
@@ -34,26 +35,16 @@ fn man_pages_and_help_carry_examples() {
         assert!(page.contains("EXAMPLES"), "{name} man page has no EXAMPLES");
         let help = crate::util::ci(name).arg("--help").run();
         assert_eq!(help.code, 0);
-        assert!(
-            help.stdout.contains("EXAMPLES:"),
-            "{name} --help has no EXAMPLES"
-        );
+        assert!(help.stdout.contains("EXAMPLES:"), "{name} --help has no EXAMPLES");
     }
 }
 
 #[test]
 fn completions_for_three_shells() {
     for (name, cmd) in tools() {
-        for kind in [
-            Generate::CompleteBash,
-            Generate::CompleteZsh,
-            Generate::CompleteFish,
-        ] {
+        for kind in [Generate::CompleteBash, Generate::CompleteZsh, Generate::CompleteFish] {
             let text = String::from_utf8(completions(cmd.clone(), kind)).unwrap();
-            assert!(
-                text.contains(name) && text.contains("threads"),
-                "{name} {kind:?}"
-            );
+            assert!(text.contains(name) && text.contains("threads"), "{name} {kind:?}");
         }
     }
 }
@@ -62,9 +53,6 @@ fn completions_for_three_shells() {
 fn version_flag() {
     for (name, _) in tools() {
         let run = crate::util::ci(name).arg("--version").run();
-        assert_eq!(
-            run.stdout,
-            format!("{name} {}\n", env!("CARGO_PKG_VERSION"))
-        );
+        assert_eq!(run.stdout, format!("{name} {}\n", env!("CARGO_PKG_VERSION")));
     }
 }

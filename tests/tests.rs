@@ -4,6 +4,7 @@
 mod util;
 
 mod cat;
+mod filter;
 mod find;
 mod man;
 mod truncate_props;

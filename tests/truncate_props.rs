@@ -16,8 +16,8 @@
 //!    they (as an object) plus 64 bytes fit in `room`, the result fits.
 
 use ci_tools::truncate::{
-    is_protected_key, marker_for_items, marker_for_members, marker_for_string, shrink_data, Cut,
-    ELISION_KEY, MIN_PREFIX, PROTECTED_KEYS,
+    is_protected_key, marker_for_items, marker_for_members, marker_for_string, shrink_data, Cut, ELISION_KEY,
+    MIN_PREFIX, PROTECTED_KEYS,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -42,12 +42,7 @@ fn protected(top: bool, key: &str) -> bool {
 
 /// `data` reduced to its protected members (`{}` if it has none).
 fn protected_part(data: &Map<String, Value>) -> Value {
-    Value::Object(
-        data.iter()
-            .filter(|(k, _)| protected(true, k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
-    )
+    Value::Object(data.iter().filter(|(k, _)| protected(true, k)).map(|(k, v)| (k.clone(), v.clone())).collect())
 }
 
 /// The naive model of the most reduced form `shrink_data` may produce for `v`
@@ -77,11 +72,7 @@ fn floor(v: &Value, top: bool) -> Value {
         }
         Value::Object(m) => {
             let reduce = |k: &String, v: &Value| {
-                let v = if protected(top, k) {
-                    v.clone()
-                } else {
-                    floor(v, false)
-                };
+                let v = if protected(top, k) { v.clone() } else { floor(v, false) };
                 (k.clone(), v)
             };
             let whole = Value::Object(m.iter().map(|(k, v)| reduce(k, v)).collect());
@@ -89,15 +80,9 @@ fn floor(v: &Value, top: bool) -> Value {
             if omitted == 0 {
                 return whole;
             }
-            let mut kept: Map<String, Value> = m
-                .iter()
-                .filter(|(k, _)| protected(top, k))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            kept.insert(
-                ELISION_KEY.to_owned(),
-                Value::String(marker_for_members(omitted)),
-            );
+            let mut kept: Map<String, Value> =
+                m.iter().filter(|(k, _)| protected(top, k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            kept.insert(ELISION_KEY.to_owned(), Value::String(marker_for_members(omitted)));
             let elided = Value::Object(kept);
             if size(&elided) < size(&whole) {
                 elided
@@ -136,8 +121,7 @@ fn faithful(orig: &Value, out: &Value, top: bool, seen: &mut Cut) -> Result<(), 
         (Value::Array(a), Value::Array(b)) => {
             let marker = b.len().checked_sub(1).and_then(|last| {
                 let omitted = (a.len() + 1).checked_sub(b.len())?;
-                (omitted > 0 && b[last] == Value::String(marker_for_items(omitted)))
-                    .then_some(omitted)
+                (omitted > 0 && b[last] == Value::String(marker_for_items(omitted))).then_some(omitted)
             });
             let kept = match marker {
                 None if a.len() == b.len() => b.len(),
@@ -148,9 +132,7 @@ fn faithful(orig: &Value, out: &Value, top: bool, seen: &mut Cut) -> Result<(), 
                 }
             };
             // The first items are kept, in order.
-            a.iter()
-                .zip(&b[..kept])
-                .try_for_each(|(x, y)| faithful(x, y, false, seen))
+            a.iter().zip(&b[..kept]).try_for_each(|(x, y)| faithful(x, y, false, seen))
         }
         (Value::Object(a), Value::Object(b)) => {
             // Elided: the keys changed, or (when the original's last key is
@@ -159,10 +141,8 @@ fn faithful(orig: &Value, out: &Value, top: bool, seen: &mut Cut) -> Result<(), 
             let keys_changed = !a.keys().eq(b.keys());
             let omitted = (a.len() + 1).saturating_sub(b.len());
             let marker = Value::String(marker_for_members(omitted));
-            let elided = keys_changed
-                || (b.get(ELISION_KEY) == Some(&marker) && a.get(ELISION_KEY) != Some(&marker));
-            let kept_keys: Vec<&String> =
-                b.keys().filter(|k| !elided || *k != ELISION_KEY).collect();
+            let elided = keys_changed || (b.get(ELISION_KEY) == Some(&marker) && a.get(ELISION_KEY) != Some(&marker));
+            let kept_keys: Vec<&String> = b.keys().filter(|k| !elided || *k != ELISION_KEY).collect();
             let expected: Vec<&String> = if elided {
                 if b.keys().next_back().map(String::as_str) != Some(ELISION_KEY) {
                     return Err(format!("member marker is not last: {b:?}"));
@@ -172,10 +152,7 @@ fn faithful(orig: &Value, out: &Value, top: bool, seen: &mut Cut) -> Result<(), 
                 }
                 seen.items += omitted;
                 let protected_count = a.keys().filter(|k| protected(top, k)).count();
-                let loose_kept = kept_keys
-                    .len()
-                    .checked_sub(protected_count)
-                    .ok_or("protected members dropped")?;
+                let loose_kept = kept_keys.len().checked_sub(protected_count).ok_or("protected members dropped")?;
                 let mut loose_seen = 0;
                 a.keys()
                     .filter(|k| {
@@ -210,8 +187,7 @@ fn faithful(orig: &Value, out: &Value, top: bool, seen: &mut Cut) -> Result<(), 
 
 fn arb_string() -> impl Strategy<Value = String> {
     let piece = prop::sample::select(vec![
-        "a", "bcd ", "é", "日本", "😀", "\"", "\\", "\n", "\t", "\u{1}", "\u{1f}", "\u{7f}", "…",
-        "[+",
+        "a", "bcd ", "é", "日本", "😀", "\"", "\\", "\n", "\t", "\u{1}", "\u{1f}", "\u{7f}", "…", "[+",
     ]);
     prop_oneof![
         3 => "[a-z ]{0,12}",
@@ -242,8 +218,7 @@ fn arb_json() -> impl Strategy<Value = Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
             prop::collection::vec(inner.clone(), 0..40).prop_map(Value::Array),
-            prop::collection::vec((arb_key(), inner), 0..8)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            prop::collection::vec((arb_key(), inner), 0..8).prop_map(|kv| Value::Object(kv.into_iter().collect())),
         ]
     })
 }
@@ -251,39 +226,29 @@ fn arb_json() -> impl Strategy<Value = Value> {
 /// An object `data` with some top-level protected members, sometimes with an
 /// llm:request-like `raw.messages` array of tool messages.
 fn arb_object() -> impl Strategy<Value = Value> {
-    let extra = prop_oneof![
-        arb_string().prop_map(Value::String),
-        any::<i64>().prop_map(Value::from)
-    ];
-    let message = (
-        arb_string(),
-        arb_string(),
-        prop::collection::vec((arb_key(), extra), 0..3),
-    )
-        .prop_map(|(id, content, more)| {
+    let extra = prop_oneof![arb_string().prop_map(Value::String), any::<i64>().prop_map(Value::from)];
+    let message = (arb_string(), arb_string(), prop::collection::vec((arb_key(), extra), 0..3)).prop_map(
+        |(id, content, more)| {
             let mut m = Map::new();
             m.insert("role".into(), Value::from("tool"));
             m.insert("tool_call_id".into(), Value::String(id));
             m.insert("content".into(), Value::String(content));
             m.extend(more);
             Value::Object(m)
-        });
+        },
+    );
     let raw = prop::collection::vec(message, 0..40).prop_map(|messages| {
         let mut raw = Map::new();
         raw.insert("messages".into(), Value::Array(messages));
         Value::Object(raw)
     });
-    (
-        prop::collection::vec((arb_key(), arb_json()), 0..10),
-        prop::option::weighted(0.3, raw),
-    )
-        .prop_map(|(kv, raw)| {
-            let mut m: Map<String, Value> = kv.into_iter().collect();
-            if let Some(raw) = raw {
-                m.insert("raw".into(), raw);
-            }
-            Value::Object(m)
-        })
+    (prop::collection::vec((arb_key(), arb_json()), 0..10), prop::option::weighted(0.3, raw)).prop_map(|(kv, raw)| {
+        let mut m: Map<String, Value> = kv.into_iter().collect();
+        if let Some(raw) = raw {
+            m.insert("raw".into(), raw);
+        }
+        Value::Object(m)
+    })
 }
 
 /// A `data` payload: usually an object with some top-level protected members.
@@ -299,13 +264,7 @@ fn data_and_room() -> impl Strategy<Value = (Value, usize)> {
         let n = size(&data);
         // Rooms around the floor exercise container elision; the rest, string cuts.
         let f = size(&floor(&data, true)).min(n);
-        let room = prop_oneof![
-            0..=n + 16,
-            (n / 4)..=n,
-            f..=f + (n - f) / 8,
-            Just(n),
-            Just(n.saturating_sub(1)),
-        ];
+        let room = prop_oneof![0..=n + 16, (n / 4)..=n, f..=f + (n - f) / 8, Just(n), Just(n.saturating_sub(1)),];
         (Just(data), room)
     })
 }

@@ -23,9 +23,7 @@ impl Run {
     pub fn json(&self) -> Vec<serde_json::Value> {
         self.stdout
             .lines()
-            .map(|l| {
-                serde_json::from_str(l).unwrap_or_else(|e| panic!("invalid JSON output {e}: {l}"))
-            })
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("invalid JSON output {e}: {l}")))
             .collect()
     }
 }

@@ -115,11 +115,7 @@ impl Visitor for Cat<'_> {
         self.count += 1;
         if let Some(k) = self.tail {
             // Reuse the oldest buffer once the ring is full.
-            let mut rec = if self.ring.len() >= k {
-                self.ring.pop_front().unwrap_or_default()
-            } else {
-                Vec::new()
-            };
+            let mut rec = if self.ring.len() >= k { self.ring.pop_front().unwrap_or_default() } else { Vec::new() };
             rec.clear();
             self.format.write(ev, &mut rec);
             self.ring.push_back(rec);
@@ -144,20 +140,14 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let mut format = args.output.format();
     format.raw = args.raw;
     if !args.fields.is_empty() {
-        let paths = args
-            .fields
-            .iter()
-            .map(|f| Path::parse(f))
-            .collect::<std::result::Result<Vec<_>, _>>();
+        let paths = args.fields.iter().map(|f| Path::parse(f)).collect::<std::result::Result<Vec<_>, _>>();
         format.fields = Some(paths.map_err(Error::Usage)?);
     }
     if args.head == Some(0) || args.tail == Some(0) {
         return Ok(Found::None);
     }
     let inputs = source::inputs_from_args(&args.paths, diag);
-    let opts = RunOpts {
-        threads: args.common.threads(),
-    };
+    let opts = RunOpts { threads: args.common.threads() };
     let mut out = Output::stdout();
     source::run(&inputs, &opts, diag, &mut out, || Cat {
         format: &format,

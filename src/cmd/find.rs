@@ -146,26 +146,13 @@ struct Filters {
 
 impl Filters {
     fn matches(&self, r: &SessionRecord) -> bool {
-        let any = |list: &[String], v: Option<&str>| {
-            list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v))
-        };
-        (self.workspaces.is_empty()
-            || self
-                .workspaces
-                .iter()
-                .any(|w| r.project.as_deref() == Some(w) || r.workspace.as_deref() == Some(w)))
-            && (self.projects.is_empty()
-                || self
-                    .projects
-                    .iter()
-                    .any(|p| r.project.as_deref() == Some(p)))
+        let any = |list: &[String], v: Option<&str>| list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v));
+        (self.workspaces.is_empty() || self.workspaces.iter().any(|w| r.in_workspace(w)))
+            && (self.projects.is_empty() || self.projects.iter().any(|p| r.project.as_deref() == Some(p)))
             && any(&self.statuses, r.status.as_deref())
             && any(&self.agents, r.agent.as_deref())
             && any(&self.recipes, r.recipe.as_deref())
-            && self
-                .parent
-                .as_ref()
-                .is_none_or(|p| r.parent.as_ref() == Some(p))
+            && self.parent.as_ref().is_none_or(|p| r.parent.as_ref() == Some(p))
             && (!self.roots || !r.is_child())
             && (!self.children || r.is_child())
             && self.min_bytes.is_none_or(|m| r.bytes >= m)
@@ -175,12 +162,7 @@ impl Filters {
     /// A session overlaps [since, until) when its last activity is at or after
     /// `since` and it started before `until`. Unknown times never match a bound.
     fn in_time(&self, r: &SessionRecord) -> bool {
-        if self.since.is_none() && self.until.is_none() {
-            return true;
-        }
-        let (start, last) = (r.start().or(r.last()), r.last().or(r.start()));
-        self.since.is_none_or(|s| last.is_some_and(|l| l >= s))
-            && self.until.is_none_or(|u| start.is_some_and(|t| t < u))
+        r.overlaps(self.since, self.until)
     }
 }
 
@@ -188,20 +170,14 @@ impl Filters {
 pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let tz = time::parse_tz(&args.tz).map_err(Error::Usage)?;
     let now = time::now();
-    let bound = |v: &Option<String>, k| {
-        v.as_deref()
-            .map(|s| time::parse_bound(s, k, now, &tz))
-            .transpose()
-    };
+    let bound = |v: &Option<String>, k| v.as_deref().map(|s| time::parse_bound(s, k, now, &tz)).transpose();
     let roots = discover::resolve_roots(&args.root, diag);
     let mut all = vec![];
     for root in &roots {
         match discover::discover(root, diag) {
-            Ok(found) if found.is_empty() => crate::diag::eprint(format_args!(
-                "{}: looked in {}, found 0",
-                diag.prog(),
-                root.display()
-            )),
+            Ok(found) if found.is_empty() => {
+                crate::diag::eprint(format_args!("{}: looked in {}, found 0", diag.prog(), root.display()))
+            }
             Ok(found) => all.extend(found),
             Err(e) => diag.error(&e),
         }
@@ -227,10 +203,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         min_bytes: args.min_bytes,
     };
     let mut selected: Vec<SessionRecord> = match &args.session {
-        Some(id) => discover::select_session(&all, id)?
-            .into_iter()
-            .cloned()
-            .collect(),
+        Some(id) => discover::select_session(&all, id)?.into_iter().cloned().collect(),
         None => all,
     };
     selected.retain(|r| filters.matches(r));
@@ -264,8 +237,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
 
 /// A `--project` value as a slug: values that look like paths are converted.
 fn as_slug(p: &str) -> String {
-    let looks_like_path =
-        p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
+    let looks_like_path = p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
     if looks_like_path && !p.starts_with('-') {
         let expanded = match (p.strip_prefix('~'), std::env::var("HOME")) {
             (Some(rest), Ok(home)) => format!("{home}{rest}"),
@@ -280,19 +252,9 @@ fn as_slug(p: &str) -> String {
 fn sort(v: &mut [SessionRecord], key: SortKey) {
     match key {
         SortKey::Start => discover::sort_newest_first(v),
-        SortKey::Last => v.sort_by(|a, b| {
-            b.last()
-                .cmp(&a.last())
-                .then_with(|| a.session.cmp(&b.session))
-        }),
-        SortKey::Id => {
-            v.sort_by(|a, b| a.session.cmp(&b.session).then_with(|| a.path.cmp(&b.path)))
-        }
-        SortKey::Size => v.sort_by(|a, b| {
-            b.bytes
-                .cmp(&a.bytes)
-                .then_with(|| a.session.cmp(&b.session))
-        }),
+        SortKey::Last => v.sort_by(|a, b| b.last().cmp(&a.last()).then_with(|| a.session.cmp(&b.session))),
+        SortKey::Id => v.sort_by(|a, b| a.session.cmp(&b.session).then_with(|| a.path.cmp(&b.path))),
+        SortKey::Size => v.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.session.cmp(&b.session))),
         SortKey::Path => v.sort_by(|a, b| a.path.cmp(&b.path)),
     }
 }
@@ -308,10 +270,7 @@ fn write_tree(list: &[SessionRecord], out: &mut Vec<u8>) {
         }
     }
     let mut seen = HashSet::new();
-    for r in list
-        .iter()
-        .filter(|r| r.parent.as_deref().is_none_or(|p| !ids.contains(p)))
-    {
+    for r in list.iter().filter(|r| r.parent.as_deref().is_none_or(|p| !ids.contains(p))) {
         tree_node(r, "", "", &children, &mut seen, out);
     }
 }
@@ -337,10 +296,7 @@ fn tree_node<'a>(
         dash(&r.started_at)
     );
     out.extend_from_slice(line.as_bytes());
-    let kids = children
-        .get(r.session.as_str())
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
+    let kids = children.get(r.session.as_str()).map(Vec::as_slice).unwrap_or(&[]);
     let next_lead = format!(
         "{lead}{}",
         match branch {
@@ -350,11 +306,7 @@ fn tree_node<'a>(
         }
     );
     for (i, k) in kids.iter().enumerate() {
-        let b = if i + 1 == kids.len() {
-            "└─ "
-        } else {
-            "├─ "
-        };
+        let b = if i + 1 == kids.len() { "└─ " } else { "├─ " };
         tree_node(k, &next_lead, b, children, seen, out);
     }
 }

@@ -1,4 +1,5 @@
 //! One module per tool: its arguments (clap) and its `run`.
 
 pub mod cat;
+pub mod filter;
 pub mod find;

@@ -1,0 +1,301 @@
+//! `ci-filter`: select event records and session records by predicates.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::cli::{Common, EventOutput, Tool};
+use crate::diag::Diag;
+use crate::discover::SessionRecord;
+use crate::error::{Error, Found, Result};
+use crate::output::{EventFormat, Output};
+use crate::predicate::{Glob, Selection, SessionId, Verdict, Where, PHANTOM_EVENTS};
+use crate::record::{Capture, Event};
+use crate::source::{self, Flow, RunOpts, SessionFlow, Visitor};
+use crate::time::{self, BoundKind};
+
+const EXAMPLES: &str = "\
+EXAMPLES:
+  ci-find | ci-filter --workspace my-api              sessions of a workspace (session records pass on)
+  ci-find | ci-filter --event 'tool:*' --tool bash    bash tool events of every session
+  ci-find --session 63cc3feb | ci-filter --errors     what failed in that session
+  ci-filter --errors --since 2h ~/.amplifier/projects errors of the last two hours, read from a root
+  ci-cat events.jsonl | ci-filter --not-event 'llm:*' --not-event 'content_block:*'
+  ci-filter --where 'data.usage.output_tokens > 1000' events.jsonl
+  ci-filter --where 'data.tool_input.agent == \"self\"' --event tool:pre events.jsonl
+  ci-filter --where 'data.result.success == false' --where 'data.tool_name ~ \"^(bash|shell)$\"' -
+  ci-filter --where \"data.prompt ~ '(?i)deploy'\" --since 2026-03-01 --until 2026-03-07 --tz Europe/Berlin
+  ci-find | ci-filter --status running --agent foundation:explorer --expand --since 30m
+
+PREDICATES:
+  Flags are combined with AND; a repeated flag is an OR of its values, except
+  --where, whose repetitions are ANDed (use `or` inside one expression).
+  --event/--not-event/--tool take exact names or globs: `*` matches any run of
+  characters (`:` too), `?` one character. --session takes the exact id or a
+  prefix of at least 8 characters (every session it starts is selected; there
+  is no ambiguity check on a stream). --workspace matches the event's
+  workspace (filled in for older writers that left it out: the session's
+  metadata workspace, else its project folder) or its session's project folder
+  (<root>/<W>/sessions), as ci-find --workspace does. --status and --agent are
+  session metadata: event records piped from ci-cat carry none and never match
+  them (pipe ci-find's session records instead). --errors selects tool:error,
+  provider:error, orchestrator:complete with data.status \"error\", and tool:post
+  with data.result.success false. --invert (-v) prints exactly the records the
+  same flags without it would not print. Predicates always see the full record;
+  only the output is truncated.
+
+WHERE EXPRESSIONS:
+  PATH OP VALUE, PATH exists, joined with and/&&, or/||, not/!, ( ).
+  PATH is dotted from the top of the record (data.usage.output_tokens,
+  data.raw.messages[0].role or data.raw.messages.0.role, data.\"odd.key\";
+  a leading . is allowed). OP is == != < <= > >= or ~ !~ (regex search,
+  Rust syntax, (?i) for case-insensitive). VALUE is a number, \"string\" (JSON
+  escapes), 'string' (literal, \\' for a quote), true, false or null.
+  No coercion: numbers compare as numbers (1 == 1.0), strings as decoded
+  strings (by code point), \"5\" is not 5, null is not \"\". A missing field
+  compares as null (data.x == null matches missing and null fields; data.x
+  exists tells them apart); < <= > >= are false unless both sides are numbers
+  or both strings; ~ matches strings only; != and !~ are the negations of ==
+  and ~ (so true for a missing field). `workspace` is the filled-in workspace
+  and ci.session/ci.path/ci.line the provenance. A malformed expression is
+  rejected before any input is read, with the column of the bad token.
+
+TIME:
+  --since is inclusive, --until exclusive (since <= t < until). Values: an
+  RFC 3339 timestamp with 0-9 fractional digits and Z or an offset (an absolute
+  instant), a date-time without offset or a date (read in --tz, default UTC; a
+  date means its first instant for --since and the first instant of the next
+  day for --until, so --since D --until D is the whole day D), a relative age
+  (90s, 30m, 2h, 7d, 2w, 1h30m: now minus that), or now. Event timestamps are
+  parsed (any fraction length, Z or offset) and compared as instants, never as
+  strings. A record whose timestamp is \"\", missing or unparseable never matches
+  a time bound (so --invert prints it); such records are counted in the
+  summary line on stderr.
+
+SESSION RECORDS:
+  A session record (from ci-find) on stdin stays a session record, printed
+  unchanged, when only session-level predicates are given: --workspace
+  (project folder or metadata workspace), --session, --status, --agent,
+  --since/--until (the session's activity [started_at, last activity] overlaps
+  [since, until); last activity is last_event_at, else ended_at, else mtime).
+  With any event-level predicate (--event, --not-event, --tool, --errors,
+  --where) or --expand, it is expanded into its events and the matching
+  events are printed. So `ci-find | ci-filter --workspace W | ci-cat` and
+  `ci-find | ci-cat | ci-filter --workspace W` print the same events. Event
+  records (piped, or read from PATH arguments) are always filtered as events.
+
+DAMAGED INPUT:
+  Bad lines are reported on stderr as `path:line: reason`, skipped and counted,
+  as by ci-cat. To stay fast, ci-filter checks each line's UTF-8, top-level
+  keys and values, and the balance of strings and brackets inside data before
+  filtering, and validates the whole line only when it passes. A line damaged
+  only inside data (a bad escape, a malformed number) that no predicate
+  selects is skipped without a report. --strict validates every line and makes
+  any bad line exit status 2.
+
+EXIT STATUS:
+  0 something passed, 1 nothing passed, 2 an error (bad flag or expression,
+  unreadable input, or a bad line with --strict).";
+
+/// Select event records and session records by predicates.
+#[derive(Debug, Parser)]
+#[command(name = "ci-filter", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+pub struct Args {
+    /// Captures: events.jsonl files, session directories, roots, or - for stdin
+    /// (session records and event records).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Only events whose name matches (exact or glob like 'tool:*'; repeatable, OR).
+    #[arg(long, value_name = "NAME")]
+    pub event: Vec<String>,
+    /// Drop events whose name matches (exact or glob; repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub not_event: Vec<String>,
+    /// Only this workspace: the (filled-in) workspace field or the project folder
+    /// (repeatable, OR).
+    #[arg(long, value_name = "W", allow_hyphen_values = true)]
+    pub workspace: Vec<String>,
+    /// Only this session: exact id or a prefix of at least 8 characters (repeatable, OR).
+    #[arg(long, value_name = "ID")]
+    pub session: Vec<String>,
+    /// Only sessions whose metadata status is this (session-level; repeatable, OR).
+    #[arg(long, value_name = "STATUS")]
+    pub status: Vec<String>,
+    /// Only sessions of this agent (session-level; repeatable, OR).
+    #[arg(long, value_name = "NAME")]
+    pub agent: Vec<String>,
+    /// Only records at or after this time (RFC 3339, date, or age like 30m, 2h, 7d).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only records before this time (exclusive; a date means the end of that day).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Time zone for dates and date-times without offset in --since/--until
+    /// (IANA name, UTC, ±HH:MM or local).
+    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true)]
+    pub tz: String,
+    /// Only events whose data.tool_name matches (exact or glob; repeatable, OR).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Vec<String>,
+    /// Only error events: tool:error, provider:error, orchestrator:complete with
+    /// status error, tool:post with result.success false.
+    #[arg(long)]
+    pub errors: bool,
+    /// Only records where EXPR holds, e.g. 'data.usage.output_tokens > 1000'
+    /// (repeatable, AND; see WHERE EXPRESSIONS in --help).
+    #[arg(long = "where", value_name = "EXPR")]
+    pub where_: Vec<String>,
+    /// Print the records that do not match instead (like grep -v).
+    #[arg(short = 'v', long)]
+    pub invert: bool,
+    /// Expand session records into their events even when only session-level
+    /// predicates are given.
+    #[arg(long)]
+    pub expand: bool,
+    #[command(flatten)]
+    pub output: EventOutput,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl Tool for Args {
+    fn common(&self) -> &Common {
+        &self.common
+    }
+}
+
+impl Args {
+    /// Resolves the predicate flags into a [`Selection`].
+    pub fn selection(&self) -> Result<Selection> {
+        let globs = |flag: &str, v: &[String]| {
+            v.iter()
+                .map(|s| Glob::new(s).map_err(|e| Error::Usage(format!("{flag} {s:?}: {e}"))))
+                .collect::<Result<Vec<_>>>()
+        };
+        let tz = time::parse_tz(&self.tz).map_err(|e| Error::Usage(format!("--tz: {e}")))?;
+        let now = time::now();
+        let bound = |flag: &str, v: &Option<String>, k| {
+            v.as_deref()
+                .map(|s| time::parse_bound(s, k, now, &tz).map_err(|e| Error::Usage(format!("{flag}: {e}"))))
+                .transpose()
+        };
+        Ok(Selection {
+            events: globs("--event", &self.event)?,
+            not_events: globs("--not-event", &self.not_event)?,
+            workspaces: self.workspace.clone(),
+            sessions: self.session.iter().map(|s| SessionId::new(s).map_err(Error::Usage)).collect::<Result<_>>()?,
+            statuses: self.status.clone(),
+            agents: self.agent.clone(),
+            since: bound("--since", &self.since, BoundKind::Since)?,
+            until: bound("--until", &self.until, BoundKind::Until)?,
+            tools: globs("--tool", &self.tool)?,
+            errors: self.errors,
+            wheres: self
+                .where_
+                .iter()
+                .map(|w| Where::parse(w).map_err(|e| Error::Usage(e.to_string())))
+                .collect::<Result<_>>()?,
+        })
+    }
+}
+
+/// Per-thread state of ci-filter.
+struct Filter<'a> {
+    sel: &'a Selection,
+    format: &'a EventFormat,
+    diag: &'a Diag,
+    invert: bool,
+    /// Session records are expanded into events (an event-level predicate or --expand).
+    expand: bool,
+    /// Lines are skimmed, and validated only when they pass.
+    lazy: bool,
+    /// Records printed.
+    passed: u64,
+    /// Event records read from a stream (no session metadata).
+    piped: u64,
+}
+
+impl Filter<'_> {
+    fn pass(&mut self, v: Verdict) -> bool {
+        if v == Verdict::Untimed {
+            self.diag.untimed();
+        }
+        let pass = (v == Verdict::Match) != self.invert;
+        self.passed += u64::from(pass);
+        pass
+    }
+}
+
+impl Visitor for Filter<'_> {
+    fn session(&mut self, rec: &SessionRecord, line: &[u8], out: &mut Vec<u8>) -> SessionFlow {
+        if self.expand {
+            return SessionFlow::Expand;
+        }
+        if self.pass(self.sel.matches_session(rec)) {
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+        SessionFlow::Handled
+    }
+
+    fn lazy(&self) -> bool {
+        self.lazy
+    }
+
+    fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
+        // Skipping a capture is only sound when no event of it can pass.
+        self.invert || self.sel.capture_may_match(cap)
+    }
+
+    fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
+        self.piped += u64::from(ev.capture.is_none());
+        if self.pass(self.sel.matches_event(ev)) {
+            if ev.confirm(self.diag) {
+                self.format.write(ev, out);
+            } else {
+                self.passed -= 1;
+            }
+        }
+        Flow::Continue
+    }
+}
+
+/// Runs ci-filter.
+pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+    let sel = args.selection()?;
+    for g in sel.events.iter().filter(|g| g.is_exact() && PHANTOM_EVENTS.contains(&g.as_str())) {
+        let hint = if g.as_str().ends_with("error") {
+            "; errors surface as provider:error, tool:error and orchestrator:complete with status error (--errors)"
+        } else {
+            ""
+        };
+        diag.warn(&format_args!("--event {}: no writer emits this event, it never matches{hint}", g.as_str()));
+    }
+    let format = args.output.format();
+    let inputs = source::inputs_from_args(&args.paths, diag);
+    let opts = RunOpts { threads: args.common.threads() };
+    let expand = args.expand || sel.has_event_predicates();
+    // Skim lines and validate only those that pass, unless --strict asks for
+    // every bad line (or nothing would be dropped anyway).
+    let lazy = !args.common.strict && (sel.has_event_predicates() || sel.has_session_predicates() || args.invert);
+    let mut out = Output::stdout();
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || Filter {
+        sel: &sel,
+        format: &format,
+        diag,
+        invert: args.invert,
+        expand,
+        lazy,
+        passed: 0,
+        piped: 0,
+    })?;
+    let passed: u64 = visitors.iter().map(|v| v.passed).sum();
+    let piped: u64 = visitors.iter().map(|v| v.piped).sum();
+    if sel.needs_session_metadata() && piped > 0 {
+        let s = if piped == 1 { "" } else { "s" };
+        diag.warn(&format_args!(
+            "--status/--agent: {piped} event record{s} from a stream had no session metadata and did not match (pipe ci-find's session records instead)"
+        ));
+    }
+    Ok(Found::from_bool(passed > 0))
+}
