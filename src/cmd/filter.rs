@@ -77,7 +77,7 @@ SESSION RECORDS:
   unchanged, when only session-level predicates are given: --workspace
   (project folder or metadata workspace), --session, --status, --agent,
   --since/--until (the session's activity [started_at, last activity] overlaps
-  [since, until); last activity is last_event_at, else ended_at, else mtime).
+  [since, until); last activity is last_event_at, else ended_at; no time, no match).
   With any event-level predicate (--event, --not-event, --tool, --errors,
   --where) or --expand, it is expanded into its events and the matching
   events are printed. So `ci-find | ci-filter --workspace W | ci-cat` and
