@@ -19,6 +19,7 @@
 //! assert_eq!(tokens.as_f64(), Some(7.0));
 //! ```
 
+pub mod aggregate;
 pub mod cli;
 pub mod cmd;
 pub mod diag;
@@ -29,5 +30,6 @@ pub mod lines;
 pub mod output;
 pub mod record;
 pub mod source;
+pub mod table;
 pub mod time;
 pub mod truncate;

@@ -3,5 +3,6 @@
 
 mod util;
 
+mod agg;
 mod cat;
 mod find;

@@ -1,4 +1,5 @@
 //! One module per tool: its arguments (clap) and its `run`.
 
+pub mod agg;
 pub mod cat;
 pub mod find;
