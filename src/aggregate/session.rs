@@ -23,7 +23,7 @@
 //! | `avg_response_ms` | mean over turns of `prompt:submit` → end of that turn: its `orchestrator:complete`, else its last `prompt:complete` |
 //! | `tokens` | `{input, output, cache_read, cache_write}` summed over `llm:response` `data.usage`, both key generations |
 //! | `cost_usd` | sum of `data.usage.cost_usd` over `llm:response` (decimal strings summed exactly); null when none had one |
-//! | `models` | distinct `data.model` of `llm:request` / `llm:response` |
+//! | `models` | distinct `data.model` of `llm:response` |
 //! | `compactions` | `context:compaction` events |
 //! | `children` | `data.sub_session_id` of `delegate:agent_spawned`/`_completed`, plus every session of the same run whose `parent` is this one |
 //!
@@ -103,7 +103,9 @@ impl SessionState {
                 .and_then(|v| v.as_str())
                 .map(|s| s.into_owned())
         };
-        if self.data_parent.is_none() {
+        // data.parent_id is the same on every line of a session: read it from
+        // the first line only, never scanning a huge payload for it again.
+        if self.data_parent.is_none() && sum.events.values().sum::<u64>() == 1 {
             self.data_parent = str_at("parent_id").filter(|p| !p.is_empty());
         }
         // Turn marks are ordered by the line in the capture (the provenance
@@ -136,21 +138,21 @@ impl SessionState {
                     sum.outcome = str_at("status");
                 }
             }
-            "llm:request" | "llm:response" => {
+            // Models from responses only: a request names the same model, and
+            // its payload (the whole conversation) is not worth scanning.
+            "llm:response" => {
                 if let Some(m) = str_at("model") {
                     sum.models.insert(m);
                 }
-                if name == "llm:response" {
-                    if let Some(usage) = data.and_then(|d| d.get("usage")) {
-                        for (i, u) in Usage::ALL.iter().enumerate() {
-                            let Some(raw) = u.read(usage) else { continue };
-                            let Numeric::Num(n) = Val::Raw(raw).numeric() else {
-                                continue;
-                            };
-                            match u {
-                                Usage::Cost => sum.cost_usd.get_or_insert_with(Sum::default).add(n),
-                                _ => sum.tokens[i].add(n),
-                            }
+                if let Some(usage) = data.and_then(|d| d.get("usage")) {
+                    for (i, u) in Usage::ALL.iter().enumerate() {
+                        let Some(raw) = u.read(usage) else { continue };
+                        let Numeric::Num(n) = Val::Raw(raw).numeric() else {
+                            continue;
+                        };
+                        match u {
+                            Usage::Cost => sum.cost_usd.get_or_insert_with(Sum::default).add(n),
+                            _ => sum.tokens[i].add(n),
                         }
                     }
                 }

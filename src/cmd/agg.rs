@@ -67,7 +67,7 @@ PRESETS:
       (distinct tool_call_id), tool_errors, turns (prompt:submit), messages
       (prompt:submit + prompt:complete), avg_response_ms (prompt:submit to its
       orchestrator:complete, else its prompt:complete), tokens{input,output,
-      cache_read,cache_write}, cost_usd, models, compactions, children
+      cache_read,cache_write}, cost_usd, models (of llm:response), compactions, children
       (delegate sub_session_id, plus sessions of this run whose parent it is).
       Time fields are null without timestamps.
   --tools     per tool: calls (distinct tool_call_id), ok, errors (tool:error or
