@@ -59,6 +59,9 @@ OUTPUT:
   key ascending; keys sort null < false/true < numbers < strings). --top N keeps
   the first N. --format table|tsv|csv for people and spreadsheets (nested
   objects become dotted columns). Without --by: one record, the total count.
+  Metric objects follow the flag order sum, avg, min, max, p50, p95, p99,
+  stats, distinct. --sessions records are always newest first (--sort is for
+  groups).
 
 PRESETS:
   --sessions  one record per session, newest first: session, project, workspace,
