@@ -234,10 +234,10 @@ impl Default for ToolGroup {
 impl ToolGroup {
     /// Combines another state.
     pub fn merge(&mut self, o: ToolGroup) {
-        self.calls += o.calls;
-        self.ok += o.ok;
-        self.errors += o.errors;
-        self.unfinished += o.unfinished;
+        self.calls = self.calls.saturating_add(o.calls);
+        self.ok = self.ok.saturating_add(o.ok);
+        self.errors = self.errors.saturating_add(o.errors);
+        self.unfinished = self.unfinished.saturating_add(o.unfinished);
         self.latency.merge(o.latency);
     }
 }

@@ -60,11 +60,11 @@ impl Decimal {
             }
             _ => false,
         };
-        let (mut mant, mut frac, mut digits, mut dot) = (0i128, 0i32, 0u32, false);
+        let (mut mant, mut frac, mut digits, mut dot) = (0i128, 0i64, 0u64, false);
         while let Some(&c) = b.get(i) {
             match c {
                 b'0'..=b'9' => {
-                    digits += 1;
+                    digits = digits.saturating_add(1);
                     if mant >= i128::MAX / 100 {
                         // More significant digits than an i128 holds: further
                         // fraction digits are below the precision; further
@@ -75,7 +75,7 @@ impl Decimal {
                     } else {
                         mant = mant * 10 + i128::from(c - b'0');
                         if dot {
-                            frac += 1;
+                            frac = frac.saturating_add(1);
                         }
                     }
                 }
@@ -87,7 +87,7 @@ impl Decimal {
         if digits == 0 {
             return None;
         }
-        let mut exp = 0i32;
+        let mut exp = 0i64;
         if let Some(&c) = b.get(i) {
             if c != b'e' && c != b'E' {
                 return None;
@@ -107,7 +107,7 @@ impl Decimal {
             let start = i;
             while let Some(&c @ b'0'..=b'9') = b.get(i) {
                 if exp < 100_000 {
-                    exp = exp * 10 + i32::from(c - b'0');
+                    exp = exp * 10 + i64::from(c - b'0');
                 }
                 i += 1;
             }
@@ -118,7 +118,7 @@ impl Decimal {
                 exp = -exp;
             }
         }
-        let shift = SCALE as i32 - frac + exp;
+        let shift = i64::from(SCALE) - frac + exp;
         let v = if mant == 0 {
             0
         } else if shift >= 0 {
@@ -152,11 +152,11 @@ impl Decimal {
             return None;
         }
         let n = i128::from(n);
-        Some(Decimal(if self.0 >= 0 {
-            round_div(self.0, n)
+        if self.0 >= 0 {
+            Some(Decimal(round_div(self.0, n)))
         } else {
-            -round_div(-self.0, n)
-        }))
+            Some(Decimal(-round_div(self.0.checked_neg()?, n)))
+        }
     }
 
     /// Whether the value has no fractional part.

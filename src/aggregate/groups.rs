@@ -72,7 +72,7 @@ impl Group {
 
     /// Combines another state of the same group.
     pub fn merge(&mut self, o: Group) {
-        self.count += o.count;
+        self.count = self.count.saturating_add(o.count);
         for (a, b) in self.stats.iter_mut().zip(o.stats) {
             a.merge(b);
         }

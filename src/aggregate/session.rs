@@ -333,14 +333,16 @@ impl Summary {
         self.started = min_opt(self.started, o.started, true);
         self.last_event = min_opt(self.last_event, o.last_event, false);
         for (k, n) in o.events {
-            *self.events.entry(k).or_insert(0) += n;
+            let e = self.events.entry(k).or_insert(0);
+            *e = e.saturating_add(n);
         }
         for (k, n) in o.tool_calls {
-            *self.tool_calls.entry(k).or_insert(0) += n;
+            let e = self.tool_calls.entry(k).or_insert(0);
+            *e = e.saturating_add(n);
         }
-        self.tool_errors += o.tool_errors;
+        self.tool_errors = self.tool_errors.saturating_add(o.tool_errors);
         self.response_ms.merge(o.response_ms);
-        self.responses_timed += o.responses_timed;
+        self.responses_timed = self.responses_timed.saturating_add(o.responses_timed);
         for (a, b) in self.tokens.iter_mut().zip(o.tokens) {
             a.merge(b);
         }
@@ -438,7 +440,9 @@ impl Summary {
         rec.insert("turns".into(), n("prompt:submit").into());
         rec.insert(
             "messages".into(),
-            (n("prompt:submit") + n("prompt:complete")).into(),
+            n("prompt:submit")
+                .saturating_add(n("prompt:complete"))
+                .into(),
         );
         rec.insert(
             "avg_response_ms".into(),

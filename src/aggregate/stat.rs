@@ -502,9 +502,9 @@ impl Stat {
 
     /// Combines another state of the same column into this one.
     pub fn merge(&mut self, o: Stat) {
-        self.n += o.n;
+        self.n = self.n.saturating_add(o.n);
         self.sum.merge(o.sum);
-        self.not_numbers += o.not_numbers;
+        self.not_numbers = self.not_numbers.saturating_add(o.not_numbers);
         if let Some(m) = o.min {
             if self.min.map_or(true, |s| m.total_cmp(s).is_lt()) {
                 self.min = Some(m);
