@@ -91,8 +91,11 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Renders `records` in `format`.
+/// Renders `records` in `format`; nothing at all (not even a header) for no records.
 pub fn render(records: &[Map<String, Value>], format: TableFormat) -> Vec<u8> {
+    if records.is_empty() {
+        return vec![];
+    }
     let mut columns: Vec<String> = vec![];
     let mut rows: Vec<Vec<(String, Value)>> = Vec::with_capacity(records.len());
     for rec in records {
