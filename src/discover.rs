@@ -209,6 +209,24 @@ pub fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
 
 /// The capture in session directory `dir` (`…/sessions/<id>`), if it has one.
 pub fn capture_at(dir: &Path, diag: &Diag) -> Option<SessionRecord> {
+    capture_in(dir, Some(diag))
+}
+
+/// The session record of the capture whose events file is `events`
+/// (`…/sessions/<id>/context-intelligence/events.jsonl`), without reporting
+/// missing or corrupt metadata: for tools that look a session up from the
+/// provenance of a piped event record.
+pub fn record_of_events(events: &Path) -> Option<SessionRecord> {
+    let ci = events.parent().filter(|d| d.file_name().is_some_and(|n| n == "context-intelligence"))?;
+    capture_in(ci.parent()?, None)
+}
+
+/// The agent of the session whose events file is `events` (see [`record_of_events`]).
+pub fn agent_of(events: &Path) -> Option<String> {
+    record_of_events(events)?.agent
+}
+
+fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let ci = dir.join("context-intelligence");
     let events = ci.join("events.jsonl");
     let meta = fs::metadata(&events).ok().filter(|m| m.is_file())?;
@@ -242,11 +260,15 @@ pub fn capture_at(dir: &Path, diag: &Diag) -> Option<SessionRecord> {
             "ok".into()
         }
         Ok(None) => {
-            diag.warn(&format_args!("{}: missing", meta_path.display()));
+            if let Some(diag) = diag {
+                diag.warn(&format_args!("{}: missing", meta_path.display()));
+            }
             "missing".into()
         }
         Err(reason) => {
-            diag.warn(&format_args!("{}: {reason}", meta_path.display()));
+            if let Some(diag) = diag {
+                diag.warn(&format_args!("{}: {reason}", meta_path.display()));
+            }
             "corrupt".into()
         }
     });

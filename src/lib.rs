@@ -21,6 +21,7 @@
 //! assert_eq!(tokens.as_f64(), Some(7.0));
 //! ```
 
+pub mod aggregate;
 pub mod cli;
 pub mod cmd;
 pub mod diag;
@@ -33,5 +34,6 @@ pub mod predicate;
 pub mod record;
 pub mod skim;
 pub mod source;
+pub mod table;
 pub mod time;
 pub mod truncate;

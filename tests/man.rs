@@ -11,6 +11,7 @@ fn tools() -> Vec<(&'static str, clap::Command)> {
         ("ci-find", ci_tools::cmd::find::Args::command()),
         ("ci-cat", ci_tools::cmd::cat::Args::command()),
         ("ci-filter", ci_tools::cmd::filter::Args::command()),
+        ("ci-agg", ci_tools::cmd::agg::Args::command()),
     ]
 }
 

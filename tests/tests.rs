@@ -3,6 +3,7 @@
 
 mod util;
 
+mod agg;
 mod cat;
 mod filter;
 mod find;

@@ -1,0 +1,300 @@
+//! Tool calls, paired by `tool_call_id`, and the `--tools` table built on them.
+//!
+//! A call is one `tool_call_id` of one session, whatever events carry it:
+//! `tool:pre`, `tool:post`, `tool:error` (never pre + post counted twice).
+//!
+//! - **error**: a `tool:error`, or a `tool:post` whose `result.success` is
+//!   `false`;
+//! - **ok**: a `tool:post` otherwise;
+//! - **unfinished**: only a `tool:pre` (a live session, or a crash).
+//!
+//! Latency: `data.duration_ms` of the `tool:post` when present (older
+//! writers), else the time from the `tool:pre` timestamp to the timestamp of
+//! the event that ended the call (`tool:post` or `tool:error`), in whole
+//! milliseconds. A call with
+//! neither has no latency. An event without `tool_call_id` cannot be paired
+//! and is a call of its own.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::record::Event;
+use crate::time::{self, Timestamp};
+
+use super::decimal::Decimal;
+use super::field::{Context, KeyVal, Num, Numeric, Val};
+use super::groups::{key_record, Row};
+use super::json_num;
+use super::query::Query;
+use super::stat::{Out, Stat};
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A `tool:post` that did not fail.
+    Ok,
+    /// A `tool:error` or a failed `tool:post`.
+    Error,
+    /// No end seen.
+    Unfinished,
+}
+
+/// What is known about one call so far.
+#[derive(Debug, Clone, Default)]
+pub struct Call {
+    /// `data.tool_name`.
+    pub tool: Option<String>,
+    /// Group keys of `--tools --by …`, read on the first event seen (the pre's when known).
+    pub keys: Option<Vec<KeyVal>>,
+    keys_from_pre: bool,
+    /// The `tool:pre` was seen.
+    pub pre: bool,
+    pre_ts: Option<Timestamp>,
+    /// A `tool:post` or `tool:error` was seen.
+    pub ended: bool,
+    end_ts: Option<Timestamp>,
+    /// A `tool:error` or a failed `tool:post` was seen.
+    pub failed: bool,
+    duration_ms: Option<Num>,
+}
+
+impl Call {
+    /// Combines what two threads saw of the same call.
+    pub fn merge(&mut self, o: Call) {
+        if self.tool.is_none() {
+            self.tool = o.tool;
+        }
+        if o.keys.is_some() && (self.keys.is_none() || (o.keys_from_pre && !self.keys_from_pre)) {
+            self.keys = o.keys;
+            self.keys_from_pre = o.keys_from_pre;
+        }
+        self.pre |= o.pre;
+        self.pre_ts = self.pre_ts.or(o.pre_ts);
+        self.ended |= o.ended;
+        self.end_ts = match (self.end_ts, o.end_ts) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.failed |= o.failed;
+        self.duration_ms = self.duration_ms.or(o.duration_ms);
+    }
+
+    /// How it ended.
+    pub fn outcome(&self) -> Outcome {
+        if self.failed {
+            Outcome::Error
+        } else if self.ended {
+            Outcome::Ok
+        } else {
+            Outcome::Unfinished
+        }
+    }
+
+    /// Its latency in milliseconds, when known.
+    pub fn latency_ms(&self) -> Option<Num> {
+        if let Some(d) = self.duration_ms {
+            return Some(d);
+        }
+        let (a, b) = (self.pre_ts?, self.end_ts?);
+        Some(millis(a, b))
+    }
+}
+
+/// Whole milliseconds from `a` to `b` (sub-millisecond remainders truncated
+/// toward zero, as [`time::millis_between`]).
+pub fn millis(a: Timestamp, b: Timestamp) -> Num {
+    Num::Exact(Decimal::from_int(time::millis_between(a, b)))
+}
+
+/// Whether `name` is one of the tool events.
+pub fn is_tool_event(name: &str) -> bool {
+    matches!(name, "tool:pre" | "tool:post" | "tool:error")
+}
+
+/// Calls of one session (or of a piped stream, keyed by session too).
+#[derive(Debug, Default)]
+pub struct Calls {
+    map: HashMap<(String, String), Call>,
+}
+
+impl Calls {
+    /// Records a tool event (`name` is its event name); `keys` reads the
+    /// `--tools --by` keys when the call is new or this is its pre.
+    pub fn add(&mut self, ev: &Event<'_>, name: &str, session: &str, keys: impl FnOnce() -> Option<Vec<KeyVal>>) {
+        let data = ev.data();
+        let id = match data.and_then(|d| d.get("tool_call_id")).and_then(|v| v.as_str()) {
+            Some(id) => id.into_owned(),
+            // Unpairable: its own call, named after its line.
+            None => format!("\u{0}line:{}:{}", ev.source, ev.line),
+        };
+        let call = self.map.entry((session.to_owned(), id)).or_default();
+        if call.tool.is_none() {
+            call.tool = data.and_then(|d| d.get("tool_name")).and_then(|v| v.as_str()).map(|s| s.into_owned());
+        }
+        let is_pre = name == "tool:pre";
+        if call.keys.is_none() || (is_pre && !call.keys_from_pre) {
+            if let Some(k) = keys() {
+                call.keys = Some(k);
+                call.keys_from_pre = is_pre;
+            }
+        }
+        let ts = ev.timestamp();
+        match name {
+            "tool:pre" => {
+                call.pre = true;
+                call.pre_ts = call.pre_ts.or(ts);
+            }
+            _ => {
+                call.ended = true;
+                call.end_ts = match (call.end_ts, ts) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                let failed = name == "tool:error"
+                    || data.and_then(|d| d.get("result")).and_then(|r| r.get("success")).and_then(|s| s.as_bool())
+                        == Some(false);
+                call.failed |= failed;
+                if name == "tool:post" && call.duration_ms.is_none() {
+                    if let Some(d) = data.and_then(|d| d.get("duration_ms")) {
+                        if let Numeric::Num(n) = Val::Raw(d).numeric() {
+                            call.duration_ms = Some(n);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Combines calls seen by another thread.
+    pub fn merge(&mut self, o: Calls) {
+        for (k, c) in o.map {
+            match self.map.get_mut(&k) {
+                Some(mine) => mine.merge(c),
+                None => {
+                    self.map.insert(k, c);
+                }
+            }
+        }
+    }
+
+    /// Takes every call out, ending the pairing.
+    pub fn drain(&mut self) -> impl Iterator<Item = Call> + '_ {
+        self.map.drain().map(|(_, c)| c)
+    }
+
+    /// Whether no call is held.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+/// The `--tools` numbers of one group (one tool, by default).
+#[derive(Debug, Clone)]
+pub struct ToolGroup {
+    /// Distinct calls.
+    pub calls: u64,
+    /// Calls that ended well.
+    pub ok: u64,
+    /// Calls that failed.
+    pub errors: u64,
+    /// Calls with no end.
+    pub unfinished: u64,
+    /// Latencies in ms.
+    pub latency: Stat,
+}
+
+impl Default for ToolGroup {
+    fn default() -> ToolGroup {
+        ToolGroup { calls: 0, ok: 0, errors: 0, unfinished: 0, latency: Stat::new(&[Out::P50]) }
+    }
+}
+
+impl ToolGroup {
+    /// Combines another state.
+    pub fn merge(&mut self, o: ToolGroup) {
+        self.calls = self.calls.saturating_add(o.calls);
+        self.ok = self.ok.saturating_add(o.ok);
+        self.errors = self.errors.saturating_add(o.errors);
+        self.unfinished = self.unfinished.saturating_add(o.unfinished);
+        self.latency.merge(o.latency);
+    }
+}
+
+/// The `--tools` table.
+#[derive(Debug, Default)]
+pub struct Tools {
+    /// Groups by key (the `--by` keys, then the tool).
+    pub map: HashMap<Vec<KeyVal>, ToolGroup>,
+}
+
+impl Tools {
+    /// Counts finished pairing state.
+    pub fn add_calls(&mut self, q: &Query, calls: impl Iterator<Item = Call>) {
+        for call in calls {
+            let mut key = call.keys.clone().unwrap_or_else(|| vec![KeyVal::Null; q.keys.len().saturating_sub(1)]);
+            // The tool is the call's tool, whatever event told it.
+            key.truncate(q.keys.len().saturating_sub(1));
+            key.push(call.tool.clone().map_or(KeyVal::Null, KeyVal::Str));
+            let g = self.map.entry(key).or_default();
+            g.calls += 1;
+            match call.outcome() {
+                Outcome::Ok => g.ok += 1,
+                Outcome::Error => g.errors += 1,
+                Outcome::Unfinished => g.unfinished += 1,
+            }
+            if call.outcome() != Outcome::Unfinished {
+                if let Some(ms) = call.latency_ms() {
+                    g.latency.add_num(ms);
+                }
+            }
+        }
+    }
+
+    /// Adds a group's state.
+    pub fn merge_group(&mut self, key: Vec<KeyVal>, g: ToolGroup) {
+        match self.map.get_mut(&key) {
+            Some(mine) => mine.merge(g),
+            None => {
+                self.map.insert(key, g);
+            }
+        }
+    }
+
+    /// Combines another state.
+    pub fn merge(&mut self, o: Tools) {
+        for (k, g) in o.map {
+            self.merge_group(k, g);
+        }
+    }
+
+    /// Output rows: keys, `calls`, `ok`, `errors`, `unfinished`,
+    /// `success_rate` (ok / (ok + errors), 4 decimals; null without finished
+    /// calls), `p50_ms`, `p95_ms`, `max_ms` (null without latencies).
+    pub fn rows(self, q: &Query) -> Vec<Row> {
+        self.map
+            .into_iter()
+            .map(|(key, g)| {
+                let mut rec: Map<String, Value> = key_record(q, &key);
+                rec.insert("calls".into(), g.calls.into());
+                rec.insert("ok".into(), g.ok.into());
+                rec.insert("errors".into(), g.errors.into());
+                rec.insert("unfinished".into(), g.unfinished.into());
+                let finished = g.ok + g.errors;
+                let rate = (finished > 0).then(|| (g.ok as f64 / finished as f64 * 10_000.0).round() / 10_000.0);
+                rec.insert("success_rate".into(), rate.map_or(Value::Null, |r| json_num(Num::Float(r))));
+                rec.insert("p50_ms".into(), g.latency.output(Out::P50));
+                rec.insert("p95_ms".into(), g.latency.output(Out::P95));
+                rec.insert("max_ms".into(), g.latency.output(Out::Max));
+                Row { count: g.calls, key, record: rec }
+            })
+            .collect()
+    }
+}
+
+/// Reads the `--tools --by` keys of a call's event (all but the last key,
+/// which is the tool).
+pub fn call_keys(q: &Query, ev: &Event<'_>, cx: &mut Context) -> Vec<KeyVal> {
+    let n = q.keys.len().saturating_sub(1);
+    q.keys[..n].iter().map(|f| f.value(ev, cx).key()).collect()
+}

@@ -1,0 +1,266 @@
+//! Exact decimal numbers for sums, minima and maxima.
+//!
+//! Capture payloads carry money as decimal strings (`"cost_usd":"0.0123"`) and
+//! token counts as integers. Summing them as `f64` would print
+//! `0.08199999999999999` for four costs that add up to `0.082`, so every value
+//! that can be is held as a fixed-point [`Decimal`]: an `i128` counting units of
+//! 10⁻¹⁸. That covers ±1.7·10²⁰ with 18 fractional digits, far beyond any token
+//! count or bill, and adds without rounding. Digits below 10⁻¹⁸ are rounded
+//! (half away from zero); values that do not fit are left to the caller's `f64`
+//! fallback ([`Decimal::parse`] returns `None`).
+//!
+//! Why not a decimal crate: `rust_decimal`'s `FromStr` rejects exponent forms
+//! (`"1E-7"`, which Python's `str(Decimal)` writes for small costs), and all that
+//! is needed here is parse, add, compare, divide by a count and print — a few
+//! dozen lines over `i128`.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// Fractional digits kept.
+pub const SCALE: u32 = 18;
+const ONE: i128 = 1_000_000_000_000_000_000;
+
+/// A decimal number with exactly [`SCALE`] fractional digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Decimal(i128);
+
+impl Decimal {
+    /// Zero.
+    pub const ZERO: Decimal = Decimal(0);
+
+    /// An integer.
+    pub fn from_int(n: i64) -> Decimal {
+        Decimal(i128::from(n) * ONE)
+    }
+
+    /// Parses a decimal number as JSON writes it, also inside a string:
+    /// optional sign, digits with an optional `.`, optional exponent
+    /// (`12`, `-0.0123`, `+.5`, `1E-7`, `2.5e3`). Surrounding ASCII whitespace
+    /// is ignored. `None` for anything else (`NaN`, `""`, `1,5`) and for values
+    /// beyond ±1.7·10²⁰.
+    ///
+    /// ```
+    /// use ci_tools::aggregate::decimal::Decimal;
+    /// let a = Decimal::parse("0.0123").unwrap();
+    /// let b = Decimal::parse("1E-4").unwrap();
+    /// assert_eq!(a.checked_add(b).unwrap().to_string(), "0.0124");
+    /// ```
+    pub fn parse(s: &str) -> Option<Decimal> {
+        let b = s.trim_matches(|c: char| c.is_ascii_whitespace()).as_bytes();
+        let mut i = 0;
+        let neg = match b.first() {
+            Some(b'-') => {
+                i = 1;
+                true
+            }
+            Some(b'+') => {
+                i = 1;
+                false
+            }
+            _ => false,
+        };
+        let (mut mant, mut frac, mut digits, mut dot) = (0i128, 0i64, 0u64, false);
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'0'..=b'9' => {
+                    digits = digits.saturating_add(1);
+                    if mant >= i128::MAX / 100 {
+                        // More significant digits than an i128 holds: further
+                        // fraction digits are below the precision; further
+                        // integer digits are out of range.
+                        if !dot {
+                            return None;
+                        }
+                    } else {
+                        mant = mant * 10 + i128::from(c - b'0');
+                        if dot {
+                            frac = frac.saturating_add(1);
+                        }
+                    }
+                }
+                b'.' if !dot => dot = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        if digits == 0 {
+            return None;
+        }
+        let mut exp = 0i64;
+        if let Some(&c) = b.get(i) {
+            if c != b'e' && c != b'E' {
+                return None;
+            }
+            i += 1;
+            let eneg = match b.get(i) {
+                Some(b'-') => {
+                    i += 1;
+                    true
+                }
+                Some(b'+') => {
+                    i += 1;
+                    false
+                }
+                _ => false,
+            };
+            let start = i;
+            while let Some(&c @ b'0'..=b'9') = b.get(i) {
+                if exp < 100_000 {
+                    exp = exp * 10 + i64::from(c - b'0');
+                }
+                i += 1;
+            }
+            if i == start || i != b.len() {
+                return None;
+            }
+            if eneg {
+                exp = -exp;
+            }
+        }
+        let shift = i64::from(SCALE) - frac + exp;
+        let v = if mant == 0 {
+            0
+        } else if shift >= 0 {
+            mant.checked_mul(10i128.checked_pow(shift as u32)?)?
+        } else if -shift > 38 {
+            0
+        } else {
+            round_div(mant, 10i128.pow((-shift) as u32))
+        };
+        Some(Decimal(if neg { -v } else { v }))
+    }
+
+    /// `self + other`, `None` on overflow.
+    pub fn checked_add(self, other: Decimal) -> Option<Decimal> {
+        self.0.checked_add(other.0).map(Decimal)
+    }
+
+    /// `self - other`, `None` on overflow.
+    pub fn checked_sub(self, other: Decimal) -> Option<Decimal> {
+        self.0.checked_sub(other.0).map(Decimal)
+    }
+
+    /// `self * n`, `None` on overflow.
+    pub fn checked_mul_int(self, n: u64) -> Option<Decimal> {
+        self.0.checked_mul(i128::from(n)).map(Decimal)
+    }
+
+    /// `self / n`, rounded half away from zero to [`SCALE`] digits.
+    pub fn div_count(self, n: u64) -> Option<Decimal> {
+        if n == 0 {
+            return None;
+        }
+        let n = i128::from(n);
+        if self.0 >= 0 {
+            Some(Decimal(round_div(self.0, n)))
+        } else {
+            Some(Decimal(-round_div(self.0.checked_neg()?, n)))
+        }
+    }
+
+    /// Whether the value has no fractional part.
+    pub fn is_integer(self) -> bool {
+        self.0 % ONE == 0
+    }
+
+    /// The integer value when it has no fractional part and fits an `i64`.
+    pub fn to_i64(self) -> Option<i64> {
+        if self.is_integer() {
+            i64::try_from(self.0 / ONE).ok()
+        } else {
+            None
+        }
+    }
+
+    /// The nearest `f64`.
+    pub fn to_f64(self) -> f64 {
+        // Going through the shortest decimal text gives the correctly rounded value.
+        self.to_string().parse().unwrap_or(f64::NAN)
+    }
+
+    /// Compares with an `f64` (used when one side of a min/max is not exact).
+    pub fn cmp_f64(self, other: f64) -> Ordering {
+        self.to_f64().total_cmp(&other)
+    }
+}
+
+/// `a / b` for `a >= 0`, `b > 0`, rounded half up.
+fn round_div(a: i128, b: i128) -> i128 {
+    let (q, r) = (a / b, a % b);
+    if r >= b - r {
+        q + 1
+    } else {
+        q
+    }
+}
+
+impl fmt::Display for Decimal {
+    /// Plain notation with no trailing zeros: `12`, `-0.0123`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let abs = self.0.unsigned_abs();
+        let one = ONE as u128;
+        let (int, frac) = (abs / one, abs % one);
+        if self.0 < 0 {
+            f.write_str("-")?;
+        }
+        if frac == 0 {
+            write!(f, "{int}")
+        } else {
+            let digits = format!("{frac:018}");
+            write!(f, "{int}.{}", digits.trim_end_matches('0'))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> String {
+        Decimal::parse(s).map(|d| d.to_string()).unwrap_or_else(|| "none".into())
+    }
+
+    #[test]
+    fn parses_json_numbers_and_numeric_strings() {
+        let cases = [
+            ("0", "0"),
+            ("12", "12"),
+            ("-0.0123", "-0.0123"),
+            ("0.0820", "0.082"),
+            ("+.5", "0.5"),
+            ("5.", "5"),
+            ("1E-7", "0.0000001"),
+            ("2.5e3", "2500"),
+            ("1e-30", "0"),
+            ("0.0000000000000000005", "0.000000000000000001"),
+            (" 7 ", "7"),
+            ("123456789012345678901", "123456789012345678901"),
+            ("1234567890123456789012", "none"),
+            ("1e21", "none"),
+            ("", "none"),
+            ("NaN", "none"),
+            ("1,5", "none"),
+            ("1e", "none"),
+            ("-", "none"),
+            ("0x10", "none"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(d(input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn sums_costs_exactly() {
+        let sum = ["0.0123", "0.0089", "0.0311", "0.0297"]
+            .iter()
+            .map(|s| Decimal::parse(s).unwrap())
+            .try_fold(Decimal::ZERO, |a, b| a.checked_add(b))
+            .unwrap();
+        assert_eq!(sum.to_string(), "0.082");
+        assert_eq!(sum.to_f64(), 0.082);
+        assert_eq!(sum.div_count(4).unwrap().to_string(), "0.0205");
+        assert_eq!(Decimal::parse("-1").unwrap().div_count(3).unwrap().to_string(), "-0.333333333333333333");
+        assert_eq!(Decimal::parse("66560").unwrap().to_i64(), Some(66560));
+    }
+}

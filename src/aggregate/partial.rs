@@ -1,0 +1,296 @@
+//! The `--partial` stream and `--merge`.
+//!
+//! A partial stream is NDJSON: a header naming the query, then the state of
+//! every group (or tool group, or session), each line tagged by `kind`:
+//!
+//! ```text
+//! {"kind":"header","format":"ci-agg-partial","version":1,"query":{"preset":"group","by":["event"],"measures":[],"tz":"UTC"}}
+//! {"kind":"group","key":["tool:pre"],"count":10,"stats":[]}
+//! {"kind":"group","key":["llm:response"],"count":8,"stats":[{"n":8,"sum":"0.0861","min":"0.0007","max":"0.0311","q":{"v":[…]}}]}
+//! {"kind":"tools","key":["bash"],"calls":5,"ok":4,"errors":1,"unfinished":0,"latency":{…}}
+//! {"kind":"session","session":"a7c3…","project":"-home-user-my-api",…}
+//! ```
+//!
+//! Exact numbers travel as decimal strings, percentile state as the values
+//! themselves (up to [`super::stat::EXACT_MAX`]) or t-digest centroids
+//! `[[mean, weight], …]`, distinct counts as the values.
+//!
+//! Several processes may write into one pipe (`xargs -P`): every write is a
+//! batch of whole lines of at most [`PIPE_BUF`] bytes, which the kernel never
+//! interleaves with another writer's, and a group's state is split over
+//! several lines when it would be longer (each line is a state of its own;
+//! merging them gives the whole back). `--merge` accepts the concatenation of
+//! any number of such streams, in any order and interleaving of whole lines,
+//! provided all headers name the same query; a line that is not a partial
+//! line is an error (exit 2), since the answer would be wrong without it.
+
+use std::io::Write;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+use super::calls::ToolGroup;
+use super::field::KeyVal;
+use super::groups::Group;
+use super::query::{Query, QuerySpec};
+use super::session::Summary;
+use super::stat::Stat;
+use super::Answer;
+
+/// Format name in the header.
+pub const FORMAT: &str = "ci-agg-partial";
+/// Format version in the header.
+pub const VERSION: u32 = 1;
+/// Writes of at most this many bytes to a pipe are atomic (Linux; POSIX
+/// guarantees 512).
+#[cfg(target_os = "linux")]
+pub const PIPE_BUF: usize = 4096;
+/// Writes of at most this many bytes to a pipe are atomic (POSIX minimum).
+#[cfg(not(target_os = "linux"))]
+pub const PIPE_BUF: usize = 512;
+
+/// Percentile values / centroids / distinct keys per line piece.
+const PER_PIECE: usize = 64;
+
+/// One line of a partial stream.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Line {
+    /// Names the query; one per producing process.
+    Header {
+        /// [`FORMAT`].
+        format: String,
+        /// [`VERSION`].
+        version: u32,
+        /// The query.
+        query: QuerySpec,
+    },
+    /// A `--by`/`--tokens` group.
+    Group {
+        /// Key values, in key order.
+        key: Vec<Value>,
+        /// Records.
+        count: u64,
+        /// One metric state per metric column.
+        stats: Vec<Value>,
+    },
+    /// A `--tools` group.
+    Tools {
+        /// Key values (the `--by` keys, then the tool).
+        key: Vec<Value>,
+        /// Distinct calls.
+        calls: u64,
+        /// Calls that ended well.
+        ok: u64,
+        /// Failed calls.
+        errors: u64,
+        /// Calls with no end.
+        unfinished: u64,
+        /// Latency state.
+        latency: Value,
+    },
+    /// A `--sessions` session.
+    Session(Box<Summary>),
+}
+
+fn keys_json(key: &[KeyVal]) -> Vec<Value> {
+    key.iter().map(KeyVal::to_json).collect()
+}
+
+/// The lines of a partial stream for `answer`, header first.
+pub fn encode(q: &Query, answer: Answer) -> Vec<Line> {
+    let mut lines = vec![Line::Header { format: FORMAT.into(), version: VERSION, query: q.spec.clone() }];
+    match answer {
+        Answer::Groups(groups) => {
+            let mut all: Vec<_> = groups.map.into_iter().collect();
+            all.sort_by(|a, b| a.0.cmp(&b.0));
+            for (key, g) in all {
+                let pieces: Vec<Vec<Stat>> = g.stats.iter().map(|s| s.split(PER_PIECE)).collect();
+                let most = pieces.iter().map(Vec::len).max().unwrap_or(1).max(1);
+                for i in 0..most {
+                    let stats =
+                        pieces.iter().map(|p| p.get(i).map_or_else(|| Stat::default().to_wire(), Stat::to_wire));
+                    lines.push(Line::Group {
+                        key: keys_json(&key),
+                        count: if i == 0 { g.count } else { 0 },
+                        stats: stats.collect(),
+                    });
+                }
+            }
+        }
+        Answer::Tools(tools) => {
+            let mut all: Vec<_> = tools.map.into_iter().collect();
+            all.sort_by(|a, b| a.0.cmp(&b.0));
+            for (key, g) in all {
+                for (i, lat) in g.latency.split(PER_PIECE).into_iter().enumerate() {
+                    let first = i == 0;
+                    lines.push(Line::Tools {
+                        key: keys_json(&key),
+                        calls: if first { g.calls } else { 0 },
+                        ok: if first { g.ok } else { 0 },
+                        errors: if first { g.errors } else { 0 },
+                        unfinished: if first { g.unfinished } else { 0 },
+                        latency: lat.to_wire(),
+                    });
+                }
+            }
+        }
+        Answer::Sessions(sessions) => {
+            for s in sessions.into_values() {
+                lines.extend(s.split(PIPE_BUF - 64).into_iter().map(|s| Line::Session(Box::new(s))));
+            }
+        }
+    }
+    lines
+}
+
+/// Writes lines to stdout in batches of whole lines of at most [`PIPE_BUF`]
+/// bytes, one `write` each.
+pub fn write_lines(lines: &[Line]) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut batch: Vec<u8> = Vec::with_capacity(PIPE_BUF);
+    for line in lines {
+        let mut bytes = serde_json::to_vec(line).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
+        bytes.push(b'\n');
+        if !batch.is_empty() && batch.len() + bytes.len() > PIPE_BUF {
+            out.write_all(&batch).and_then(|_| out.flush()).map_err(Error::stream)?;
+            batch.clear();
+        }
+        batch.extend_from_slice(&bytes);
+    }
+    if !batch.is_empty() {
+        out.write_all(&batch).and_then(|_| out.flush()).map_err(Error::stream)?;
+    }
+    Ok(())
+}
+
+/// Combines partial lines into one answer.
+#[derive(Debug, Default)]
+pub struct Merger {
+    query: Option<Query>,
+    answer: Option<Answer>,
+}
+
+impl Merger {
+    /// A merger that has seen nothing.
+    pub fn new() -> Merger {
+        Merger::default()
+    }
+
+    /// Reads one line; `Err` says why it is not a usable partial line. A
+    /// header for a different query is an [`Error::Usage`]-worthy mismatch,
+    /// reported the same way.
+    pub fn line(&mut self, bytes: &[u8]) -> std::result::Result<(), String> {
+        let line: Line = serde_json::from_slice(bytes).map_err(|e| format!("not a ci-agg partial line: {e}"))?;
+        if let Line::Header { format, version, query } = line {
+            if format != FORMAT || version != VERSION {
+                return Err(format!("partial format {format:?} version {version} is not {FORMAT:?} version {VERSION}"));
+            }
+            return match &self.query {
+                Some(q) if q.spec != query => Err(format!(
+                    "partial streams of different queries cannot be merged: {} vs {}",
+                    serde_json::to_string(&q.spec).unwrap_or_default(),
+                    serde_json::to_string(&query).unwrap_or_default()
+                )),
+                Some(_) => Ok(()),
+                None => {
+                    // Buckets were labelled by the partial runs; the zone is only named.
+                    let q = Query::from_spec(query, crate::time::TimeZone::UTC)?;
+                    self.answer = Some(Answer::new(&q));
+                    self.query = Some(q);
+                    Ok(())
+                }
+            };
+        }
+        let (Some(q), Some(answer)) = (&self.query, &mut self.answer) else {
+            return Err("partial state before its header line".into());
+        };
+        let key_of = |key: &[Value], n: usize| -> std::result::Result<Vec<KeyVal>, String> {
+            if key.len() != n {
+                return Err(format!("key has {} values, the query has {n} keys", key.len()));
+            }
+            Ok(key.iter().map(KeyVal::from_json).collect())
+        };
+        match (line, answer) {
+            (Line::Group { key, count, stats }, Answer::Groups(groups)) => {
+                if stats.len() != q.measures.len() {
+                    return Err(format!("{} metric states, the query has {}", stats.len(), q.measures.len()));
+                }
+                let stats = stats.iter().map(Stat::from_wire).collect::<std::result::Result<Vec<_>, _>>()?;
+                let key = key_of(&key, q.keys.len())?;
+                groups.merge_group(key, Group { count, stats });
+                Ok(())
+            }
+            (Line::Tools { key, calls, ok, errors, unfinished, latency }, Answer::Tools(tools)) => {
+                let key = key_of(&key, q.keys.len())?;
+                let latency = Stat::from_wire(&latency)?;
+                tools.merge_group(key, ToolGroup { calls, ok, errors, unfinished, latency });
+                Ok(())
+            }
+            (Line::Session(s), a @ Answer::Sessions(_)) => {
+                a.add_session(*s);
+                Ok(())
+            }
+            _ => Err(format!("a line of another kind than the header's query ({})", q.spec.preset)),
+        }
+    }
+
+    /// The query and the merged answer; `None` when no header was read.
+    pub fn finish(self) -> Option<(Query, Answer)> {
+        Some((self.query?, self.answer?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const VALID: &[&str] = &[
+        r#"{"kind":"header","format":"ci-agg-partial","version":1,"query":{"preset":"group","by":["event"],"measures":[["x",["count","sum","p50","distinct"]]],"tz":"UTC"}}"#,
+        r#"{"kind":"group","key":["a"],"count":3,"stats":[{"n":2,"sum":"1.5","min":"0.5","max":1,"q":{"v":["0.5",1]},"d":[1,"x",null]}]}"#,
+        r#"{"kind":"group","key":["b"],"count":1,"stats":[{"n":2,"sum":3,"min":1,"max":2,"q":{"c":[[1.0,1.0],[2.0,1.0]],"min":1.0,"max":2.0}}]}"#,
+    ];
+
+    fn merge_all(lines: &[String]) -> Option<Vec<crate::aggregate::groups::Row>> {
+        let mut m = Merger::new();
+        for l in lines {
+            let _ = m.line(l.as_bytes());
+        }
+        let (q, a) = m.finish()?;
+        Some(a.rows(&q, crate::aggregate::groups::Order::Count))
+    }
+
+    #[test]
+    fn valid_lines_merge() {
+        let rows = merge_all(&VALID.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        let out: Vec<String> = rows.iter().map(|r| Value::Object(r.record.clone()).to_string()).collect();
+        assert_eq!(
+            out,
+            [
+                r#"{"event":"a","count":3,"x":{"count":2,"sum":1.5,"p50":0.75,"distinct":3}}"#,
+                r#"{"event":"b","count":1,"x":{"count":2,"sum":3,"p50":1.5,"distinct":0}}"#,
+            ]
+        );
+    }
+
+    proptest! {
+        /// Damaged partial lines are refused or merged, never a panic.
+        #[test]
+        fn damaged_lines_never_panic(edits in proptest::collection::vec((0usize..400, "[-0-9eE.\\[\\]{}\",:a-z]{0,3}"), 1..6)) {
+            let mut lines: Vec<String> = VALID.iter().map(|s| s.to_string()).collect();
+            for (i, (at, text)) in edits.iter().enumerate() {
+                let line = &mut lines[1 + i % 2];
+                let mut at = at % (line.len() + 1);
+                while !line.is_char_boundary(at) {
+                    at -= 1;
+                }
+                line.insert_str(at, text);
+            }
+            let _ = merge_all(&lines);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! What to aggregate: the resolved form of ci-agg's flags, and its wire form
+//! (the header of a partial stream), from which `--merge` rebuilds the same
+//! query.
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::TimeZone;
+
+use super::field::{Field, Usage};
+use super::stat::Out;
+
+/// The kind of aggregation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// `--by` with metrics: one record per group.
+    Group,
+    /// `--tokens`: usage and cost of `llm:response` events per model.
+    Tokens,
+    /// `--tools`: tool calls per tool, paired by `tool_call_id`.
+    Tools,
+    /// `--sessions`: one record per session.
+    Sessions,
+}
+
+impl Preset {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Group => "group",
+            Preset::Tokens => "tokens",
+            Preset::Tools => "tools",
+            Preset::Sessions => "sessions",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Preset> {
+        [Preset::Group, Preset::Tokens, Preset::Tools, Preset::Sessions].into_iter().find(|p| p.name() == s)
+    }
+}
+
+/// How a metric column appears in an output record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// `"<field>":{"sum":…,"p95":…}` (user metrics).
+    Nested,
+    /// `"<name>":value` for a single output (preset columns); `zero` prints 0
+    /// instead of `null` when there were no values.
+    Flat {
+        /// The output key.
+        name: &'static str,
+        /// Print 0 rather than null for an empty sum.
+        zero: bool,
+    },
+}
+
+/// One metric column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Measure {
+    /// What it reads.
+    pub field: Field,
+    /// What it prints, in [`Out::ALL`] order.
+    pub outs: Vec<Out>,
+    /// How it prints.
+    pub layout: Layout,
+}
+
+/// The wire form of a query: the flags that define the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuerySpec {
+    /// `group`, `tokens`, `tools` or `sessions`.
+    pub preset: String,
+    /// The `--by` keys as given.
+    pub by: Vec<String>,
+    /// User metrics: field and output names.
+    pub measures: Vec<(String, Vec<String>)>,
+    /// The zone of time buckets, by name.
+    pub tz: String,
+}
+
+/// A resolved query.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// The kind of aggregation.
+    pub preset: Preset,
+    /// Group keys, in output order (presets add their own: `model`, `tool`).
+    pub keys: Vec<Field>,
+    /// Metric columns.
+    pub measures: Vec<Measure>,
+    /// Only events of this name are aggregated (`--tokens`: `llm:response`).
+    pub filter: Option<&'static str>,
+    /// The name of the record count in output (`count`, `responses`).
+    pub count_name: &'static str,
+    /// The zone of time buckets (UTC in `--merge`, where labels are made already).
+    pub tz: TimeZone,
+    /// The wire form.
+    pub spec: QuerySpec,
+}
+
+impl Query {
+    /// Resolves a query from its wire form; `tz` is the zone to bucket in
+    /// (its name is `spec.tz`).
+    pub fn from_spec(spec: QuerySpec, tz: TimeZone) -> Result<Query, String> {
+        let preset = Preset::parse(&spec.preset).ok_or_else(|| format!("unknown aggregation {:?}", spec.preset))?;
+        let mut keys = spec.by.iter().map(|k| Field::parse(k)).collect::<Result<Vec<_>, _>>()?;
+        let mut measures = vec![];
+        for (field, outs) in &spec.measures {
+            let field = Field::parse(field)?;
+            let mut outs = outs
+                .iter()
+                .map(|o| Out::parse(o).ok_or_else(|| format!("unknown metric {o:?}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            outs.sort();
+            outs.dedup();
+            measures.push(Measure { field, outs, layout: Layout::Nested });
+        }
+        let (mut filter, mut count_name) = (None, "count");
+        match preset {
+            Preset::Group => {}
+            Preset::Tokens => {
+                keys.push(Field::Model);
+                filter = Some("llm:response");
+                count_name = "responses";
+                measures.extend(Usage::ALL.iter().map(|&u| Measure {
+                    field: Field::Usage(u),
+                    outs: vec![Out::Sum],
+                    layout: Layout::Flat { name: u.name(), zero: u != Usage::Cost },
+                }));
+            }
+            Preset::Tools => keys.push(Field::Tool),
+            Preset::Sessions => {
+                if !keys.is_empty() {
+                    return Err("--sessions makes one record per session: it takes no --by".into());
+                }
+            }
+        }
+        if matches!(preset, Preset::Tools | Preset::Sessions | Preset::Tokens) && !spec.measures.is_empty() {
+            return Err(format!("--{} has its own columns: it takes no --sum/--avg/--stats/… metrics", preset.name()));
+        }
+        let mut names: Vec<&str> = keys.iter().map(Field::name).collect();
+        names.extend(measures.iter().filter(|m| m.layout == Layout::Nested).map(|m| m.field.name()));
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                return Err(format!("{n:?} is named twice (as a key or a metric): each may appear once"));
+            }
+            if matches!(*n, "count" | "tz") {
+                return Err(format!("{n:?} is an output column of ci-agg; it cannot be a key or a metric field"));
+            }
+        }
+        Ok(Query { preset, keys, measures, filter, count_name, tz, spec })
+    }
+
+    /// Whether any key is a time bucket (the output then names the zone).
+    pub fn has_time_key(&self) -> bool {
+        self.keys.iter().any(Field::is_time)
+    }
+
+    /// Whether reading this query's fields needs the session's agent.
+    pub fn needs_agent(&self) -> bool {
+        self.keys.iter().chain(self.measures.iter().map(|m| &m.field)).any(|f| *f == Field::Agent)
+    }
+}

@@ -1,0 +1,498 @@
+//! `--sessions`: one record per session.
+//!
+//! State is kept per session while its events are read ([`SessionState`]) and
+//! reduced to a small mergeable [`Summary`] when the capture ends, so memory
+//! holds one open session per thread plus one summary per session.
+//!
+//! Fields of the output record:
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `session`, `project` | the session id and project folder |
+//! | `workspace` | session metadata, else the first event's `workspace` |
+//! | `parent` | metadata `parent_id`, else the `session:fork` line's `data.parent`, else a non-null `data.parent_id` |
+//! | `agent` | metadata `agent_name`, else the fork line's `data.metadata.agent_name` |
+//! | `status` | metadata `status` (`running` flips to `completed` after the first turn) |
+//! | `outcome` | `data.status` of the last `orchestrator:complete` (success/error/cancelled/incomplete) |
+//! | `started`, `last_event` | earliest and latest event timestamp (parsed, not line order), RFC 3339 UTC |
+//! | `duration_ms` | `last_event − started` |
+//! | `events` | events by type |
+//! | `tool_calls`, `tool_errors` | distinct `tool_call_id`s by tool; failed calls (see [`super::calls`]) |
+//! | `turns` | `prompt:submit` events |
+//! | `messages` | prompts + responses: `prompt:submit` + `prompt:complete` |
+//! | `avg_response_ms` | mean over turns of `prompt:submit` → end of that turn: its `orchestrator:complete`, else its last `prompt:complete` |
+//! | `tokens` | `{input, output, cache_read, cache_write}` summed over `llm:response` `data.usage`, both key generations |
+//! | `cost_usd` | sum of `data.usage.cost_usd` over `llm:response` (decimal strings summed exactly); null when none had one |
+//! | `models` | distinct `data.model` of `llm:response` |
+//! | `compactions` | `context:compaction` events |
+//! | `children` | `data.sub_session_id` of `delegate:agent_spawned`/`_completed`, plus every session of the same run whose `parent` is this one |
+//!
+//! Time fields are null when the events carry no usable timestamp.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::discover::SessionRecord;
+use crate::record::Event;
+use crate::time::{self, Timestamp};
+
+use super::calls::{self, millis, Call, Calls, Outcome};
+use super::field::{Numeric, Usage, Val};
+use super::groups::Row;
+use super::json_num;
+use super::stat::Sum;
+
+/// A turn boundary, by position in the capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Mark {
+    Submit,
+    PromptComplete,
+    OrchestratorComplete,
+}
+
+/// The identity of a session: its id and project folder (the same id under
+/// two projects is two sessions).
+pub type SessionKey = (String, Option<String>);
+
+/// A session being read.
+#[derive(Debug, Default)]
+pub struct SessionState {
+    summary: Summary,
+    fork_parent: Option<String>,
+    data_parent: Option<String>,
+    fork_agent: Option<String>,
+    first_workspace: Option<String>,
+    calls: Calls,
+    marks: Vec<(u64, Mark, Option<Timestamp>)>,
+    outcome_line: Option<u64>,
+}
+
+impl SessionState {
+    /// A session described by its record (when known).
+    pub fn new(session: &str, record: Option<&SessionRecord>) -> SessionState {
+        let mut s = SessionState::default();
+        s.summary.session = session.to_owned();
+        if let Some(r) = record {
+            s.summary.project = r.project.clone();
+            s.summary.workspace = r.workspace.clone();
+            s.summary.parent = r.parent.clone();
+            s.summary.agent = r.agent.clone();
+            s.summary.status = r.status.clone();
+        }
+        s
+    }
+
+    /// Reads one event of the session.
+    pub fn event(&mut self, ev: &Event<'_>) {
+        let name = ev.name();
+        let sum = &mut self.summary;
+        *sum.events.entry(name.to_string()).or_insert(0) += 1;
+        let ts = ev.timestamp();
+        if let Some(t) = ts {
+            sum.started = Some(sum.started.map_or(t, |s: Timestamp| s.min(t)));
+            sum.last_event = Some(sum.last_event.map_or(t, |s: Timestamp| s.max(t)));
+        }
+        if self.first_workspace.is_none() {
+            self.first_workspace = ev.rec.get_str("workspace").map(|w| w.into_owned());
+        }
+        let data = ev.data();
+        let str_at = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str()).map(|s| s.into_owned());
+        // data.parent_id is the same on every line of a session: read it from
+        // the first line only, never scanning a huge payload for it again.
+        if self.data_parent.is_none() && sum.events.values().sum::<u64>() == 1 {
+            self.data_parent = str_at("parent_id").filter(|p| !p.is_empty());
+        }
+        // Turn marks are ordered by the line in the capture (the provenance
+        // line for piped records), never by arrival.
+        let line = ev.provenance().and_then(|p| p.get("line")).and_then(|l| l.as_f64()).map_or(ev.line, |l| l as u64);
+        match name.as_ref() {
+            "session:fork" => {
+                self.fork_parent = self.fork_parent.take().or_else(|| str_at("parent"));
+                self.fork_agent = self.fork_agent.take().or_else(|| {
+                    data.and_then(|d| d.get("metadata"))
+                        .and_then(|m| m.get("agent_name"))
+                        .and_then(|a| a.as_str())
+                        .map(|s| s.into_owned())
+                });
+            }
+            n if calls::is_tool_event(n) => {
+                let session = sum.session.clone();
+                self.calls.add(ev, n, &session, || None);
+            }
+            "prompt:submit" => self.marks.push((line, Mark::Submit, ts)),
+            "prompt:complete" => self.marks.push((line, Mark::PromptComplete, ts)),
+            "orchestrator:complete" => {
+                self.marks.push((line, Mark::OrchestratorComplete, ts));
+                if self.outcome_line.is_none_or(|l| line >= l) {
+                    self.outcome_line = Some(line);
+                    sum.outcome = str_at("status");
+                }
+            }
+            // Models from responses only: a request names the same model, and
+            // its payload (the whole conversation) is not worth scanning.
+            "llm:response" => {
+                if let Some(m) = str_at("model") {
+                    sum.models.insert(m);
+                }
+                if let Some(usage) = data.and_then(|d| d.get("usage")) {
+                    for (i, u) in Usage::ALL.iter().enumerate() {
+                        let Some(raw) = u.read(usage) else { continue };
+                        let Numeric::Num(n) = Val::Raw(raw).numeric() else {
+                            continue;
+                        };
+                        match u {
+                            Usage::Cost => sum.cost_usd.get_or_insert_with(Sum::default).add(n),
+                            _ => sum.tokens[i].add(n),
+                        }
+                    }
+                }
+            }
+            "delegate:agent_spawned" | "delegate:agent_completed" => {
+                if let Some(child) = str_at("sub_session_id").filter(|c| !c.is_empty()) {
+                    sum.children.insert(child);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Combines what another thread read of the same session (piped records).
+    pub fn merge(&mut self, o: SessionState) {
+        self.summary.merge(o.summary);
+        self.fork_parent = self.fork_parent.take().or(o.fork_parent);
+        self.data_parent = self.data_parent.take().or(o.data_parent);
+        self.fork_agent = self.fork_agent.take().or(o.fork_agent);
+        self.first_workspace = self.first_workspace.take().or(o.first_workspace);
+        self.calls.merge(o.calls);
+        self.marks.extend(o.marks);
+        if o.outcome_line.is_some_and(|l| self.outcome_line.is_none_or(|m| l >= m)) {
+            self.outcome_line = o.outcome_line;
+        }
+    }
+
+    /// Ends the session: pairs calls and turns.
+    pub fn finish(mut self) -> Summary {
+        let mut s = self.summary;
+        s.parent = s.parent.or(self.fork_parent).or(self.data_parent);
+        s.agent = s.agent.or(self.fork_agent);
+        s.workspace = s.workspace.or(self.first_workspace);
+        let finished: Vec<Call> = self.calls.drain().collect();
+        for call in finished {
+            let tool = call.tool.clone().unwrap_or_else(|| "null".into());
+            *s.tool_calls.entry(tool).or_insert(0) += 1;
+            if call.outcome() == Outcome::Error {
+                s.tool_errors += 1;
+            }
+        }
+        self.marks.sort_by_key(|m| (m.0, m.1));
+        let mut open: Option<Option<Timestamp>> = None;
+        let mut reply: Option<Timestamp> = None;
+        for (_, mark, ts) in self.marks {
+            match mark {
+                Mark::Submit => {
+                    if let Some(start) = open.take() {
+                        close(start, reply, &mut s);
+                    }
+                    open = Some(ts);
+                    reply = None;
+                }
+                Mark::PromptComplete => {
+                    if open.is_some() {
+                        reply = ts.or(reply);
+                    }
+                }
+                Mark::OrchestratorComplete => {
+                    if let Some(start) = open.take() {
+                        close(start, ts, &mut s);
+                    }
+                }
+            }
+        }
+        if let Some(start) = open {
+            close(start, reply, &mut s);
+        }
+        s
+    }
+}
+
+/// Counts one turn's response time when both ends have a timestamp.
+fn close(start: Option<Timestamp>, end: Option<Timestamp>, s: &mut Summary) {
+    if let (Some(a), Some(b)) = (start, end) {
+        s.response_ms.add(millis(a, b));
+        s.responses_timed += 1;
+    }
+}
+
+/// A finished session in mergeable form: the `--partial` state of
+/// `--sessions`, and what its output record is made from. Merging two
+/// summaries of one session adds counts and sums and unites sets; it is exact
+/// when a session is not split across shards (xargs/parallel over capture
+/// paths never split one).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Session id.
+    pub session: String,
+    /// Project folder.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Workspace.
+    #[serde(default)]
+    pub workspace: Option<String>,
+    /// Parent session.
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// Agent name.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Metadata status.
+    #[serde(default)]
+    pub status: Option<String>,
+    /// Status of the last `orchestrator:complete`.
+    #[serde(default)]
+    pub outcome: Option<String>,
+    /// Earliest event time.
+    #[serde(default, with = "ts_opt")]
+    pub started: Option<Timestamp>,
+    /// Latest event time.
+    #[serde(default, with = "ts_opt")]
+    pub last_event: Option<Timestamp>,
+    /// Events by type.
+    #[serde(default)]
+    pub events: BTreeMap<String, u64>,
+    /// Distinct calls by tool.
+    #[serde(default)]
+    pub tool_calls: BTreeMap<String, u64>,
+    /// Failed calls.
+    #[serde(default)]
+    pub tool_errors: u64,
+    /// Sum of timed turn durations (ms).
+    #[serde(default)]
+    pub response_ms: Sum,
+    /// Timed turns.
+    #[serde(default)]
+    pub responses_timed: u64,
+    /// input, output, cache_read, cache_write.
+    #[serde(default)]
+    pub tokens: [Sum; 4],
+    /// Cost, when any response had one.
+    #[serde(default)]
+    pub cost_usd: Option<Sum>,
+    /// Models used.
+    #[serde(default)]
+    pub models: BTreeSet<String>,
+    /// Child sessions named by delegate events.
+    #[serde(default)]
+    pub children: BTreeSet<String>,
+}
+
+impl Summary {
+    /// The identity.
+    pub fn key(&self) -> SessionKey {
+        (self.session.clone(), self.project.clone())
+    }
+
+    /// A summary with the identity only (the first piece of a split).
+    fn identity(&self) -> Summary {
+        Summary {
+            session: self.session.clone(),
+            project: self.project.clone(),
+            workspace: self.workspace.clone(),
+            parent: self.parent.clone(),
+            agent: self.agent.clone(),
+            status: self.status.clone(),
+            outcome: self.outcome.clone(),
+            ..Summary::default()
+        }
+    }
+
+    /// Combines another summary of the same session.
+    pub fn merge(&mut self, o: Summary) {
+        for (mine, theirs) in [
+            (&mut self.workspace, o.workspace),
+            (&mut self.parent, o.parent),
+            (&mut self.agent, o.agent),
+            (&mut self.status, o.status),
+            (&mut self.outcome, o.outcome),
+        ] {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+        self.started = min_opt(self.started, o.started, true);
+        self.last_event = min_opt(self.last_event, o.last_event, false);
+        for (k, n) in o.events {
+            let e = self.events.entry(k).or_insert(0);
+            *e = e.saturating_add(n);
+        }
+        for (k, n) in o.tool_calls {
+            let e = self.tool_calls.entry(k).or_insert(0);
+            *e = e.saturating_add(n);
+        }
+        self.tool_errors = self.tool_errors.saturating_add(o.tool_errors);
+        self.response_ms.merge(o.response_ms);
+        self.responses_timed = self.responses_timed.saturating_add(o.responses_timed);
+        for (a, b) in self.tokens.iter_mut().zip(o.tokens) {
+            a.merge(b);
+        }
+        match (&mut self.cost_usd, o.cost_usd) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, b) => self.cost_usd = b,
+            _ => {}
+        }
+        self.models.extend(o.models);
+        self.children.extend(o.children);
+    }
+
+    /// Splits into pieces whose JSON stays under about `limit` bytes (for
+    /// atomic pipe writes); merging the pieces gives this summary back.
+    pub fn split(self, limit: usize) -> Vec<Summary> {
+        let size = serde_json::to_vec(&self).map_or(0, |v| v.len());
+        if size <= limit {
+            return vec![self];
+        }
+        let mut core = Summary {
+            events: BTreeMap::new(),
+            tool_calls: BTreeMap::new(),
+            models: BTreeSet::new(),
+            children: BTreeSet::new(),
+            ..self.clone()
+        };
+        let mut pieces = vec![];
+        let base = serde_json::to_vec(&self.identity()).map_or(0, |v| v.len());
+        let mut used = serde_json::to_vec(&core).map_or(0, |v| v.len());
+        let next = |used: &mut usize, cost: usize, core: &mut Summary, pieces: &mut Vec<Summary>| {
+            if *used + cost > limit {
+                pieces.push(std::mem::replace(core, self.identity()));
+                *used = base;
+            }
+            *used += cost;
+        };
+        for (k, n) in &self.events {
+            next(&mut used, k.len() + 24, &mut core, &mut pieces);
+            core.events.insert(k.clone(), *n);
+        }
+        for (k, n) in &self.tool_calls {
+            next(&mut used, k.len() + 24, &mut core, &mut pieces);
+            core.tool_calls.insert(k.clone(), *n);
+        }
+        for m in &self.models {
+            next(&mut used, m.len() + 8, &mut core, &mut pieces);
+            core.models.insert(m.clone());
+        }
+        for c in &self.children {
+            next(&mut used, c.len() + 8, &mut core, &mut pieces);
+            core.children.insert(c.clone());
+        }
+        pieces.push(core);
+        pieces
+    }
+
+    /// The output record. `children` are added to the delegate-named ones.
+    pub fn row(&self, more_children: &BTreeSet<String>) -> Row {
+        let ts = |t: Option<Timestamp>| t.map_or(Value::Null, |t| Value::String(time::format_timestamp(t)));
+        let s = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
+        let n = |name: &str| self.events.get(name).copied().unwrap_or(0);
+        let mut rec = Map::new();
+        rec.insert("session".into(), Value::String(self.session.clone()));
+        rec.insert("project".into(), s(&self.project));
+        rec.insert("workspace".into(), s(&self.workspace));
+        rec.insert("parent".into(), s(&self.parent));
+        rec.insert("agent".into(), s(&self.agent));
+        rec.insert("status".into(), s(&self.status));
+        rec.insert("outcome".into(), s(&self.outcome));
+        rec.insert("started".into(), ts(self.started));
+        rec.insert("last_event".into(), ts(self.last_event));
+        let duration = match (self.started, self.last_event) {
+            (Some(a), Some(b)) => json_num(millis(a, b)),
+            _ => Value::Null,
+        };
+        rec.insert("duration_ms".into(), duration);
+        rec.insert("events".into(), self.events.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect());
+        rec.insert("tool_calls".into(), self.tool_calls.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect());
+        rec.insert("tool_errors".into(), self.tool_errors.into());
+        rec.insert("turns".into(), n("prompt:submit").into());
+        rec.insert("messages".into(), n("prompt:submit").saturating_add(n("prompt:complete")).into());
+        rec.insert("avg_response_ms".into(), self.response_ms.mean(self.responses_timed).map_or(Value::Null, json_num));
+        let tokens: Map<String, Value> = ["input", "output", "cache_read", "cache_write"]
+            .iter()
+            .zip(&self.tokens)
+            .map(|(k, v)| ((*k).to_owned(), json_num(v.value())))
+            .collect();
+        rec.insert("tokens".into(), Value::Object(tokens));
+        rec.insert("cost_usd".into(), self.cost_usd.map_or(Value::Null, |c| json_num(c.value())));
+        rec.insert("models".into(), self.models.iter().cloned().map(Value::String).collect());
+        rec.insert("compactions".into(), n("context:compaction").into());
+        let children: BTreeSet<&String> = self.children.iter().chain(more_children).collect();
+        rec.insert("children".into(), children.into_iter().cloned().map(Value::String).collect());
+        Row { count: 0, key: vec![], record: rec }
+    }
+}
+
+fn min_opt(a: Option<Timestamp>, b: Option<Timestamp>, min: bool) -> Option<Timestamp> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if min { x.min(y) } else { x.max(y) }),
+        (x, y) => x.or(y),
+    }
+}
+
+/// Output records of finished sessions: newest first by `started` (sessions
+/// without timestamps last), then by id and project; children completed from
+/// the `parent` of the others.
+pub fn rows(summaries: Vec<Summary>) -> Vec<Row> {
+    let mut kids: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for s in &summaries {
+        if let Some(p) = &s.parent {
+            kids.entry(p.clone()).or_default().insert(s.session.clone());
+        }
+    }
+    let mut sorted = summaries;
+    sorted.sort_by(|a, b| {
+        let by_start = match (a.started, b.started) {
+            (Some(x), Some(y)) => y.cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        };
+        by_start.then_with(|| a.session.cmp(&b.session)).then_with(|| a.project.cmp(&b.project))
+    });
+    let none = BTreeSet::new();
+    sorted.iter().map(|s| s.row(kids.get(&s.session).unwrap_or(&none))).collect()
+}
+
+impl Serialize for Sum {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_wire().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Sum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Sum, D::Error> {
+        let v = Value::deserialize(d)?;
+        Sum::from_wire(&v).map_err(serde::de::Error::custom)
+    }
+}
+
+mod ts_opt {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::time::{self, Timestamp};
+
+    pub fn serialize<S: Serializer>(t: &Option<Timestamp>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_str(&time::format_timestamp(*t)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+        let v: Option<String> = Option::deserialize(d)?;
+        match v {
+            None => Ok(None),
+            Some(s) => time::parse_timestamp(&s)
+                .map(Some)
+                .ok_or_else(|| serde::de::Error::custom(format!("bad timestamp {s:?}"))),
+        }
+    }
+}

@@ -1,0 +1,600 @@
+//! Metric state: every metric implements `add(value)` and `merge(other)`, so the
+//! per-thread states of one run and the partial states of several runs
+//! (`--partial` / `--merge`) are combined by the same code.
+//!
+//! - count, sum, mean, min and max are exact and merge exactly: sums are
+//!   [`Decimal`]s (numeric strings such as `"0.0123"` included), with an `f64`
+//!   fallback only for values beyond ±1.7·10²⁰.
+//! - Percentiles are exact (linear interpolation between the two closest
+//!   ranks, as numpy's default and DuckDB's `quantile_cont`) while a group
+//!   holds at most [`EXACT_MAX`] values; past that they are estimated by a
+//!   t-digest (compression 100, the `tdigest` crate), whose merge is the
+//!   digest merge, so a merged answer is close to, not always equal to, a
+//!   single run's.
+//! - distinct counts are exact (the set of distinct values is kept).
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tdigest::{Centroid, TDigest};
+
+use super::decimal::Decimal;
+use super::field::{KeyVal, Num, Numeric, Val};
+use super::json_num;
+
+/// Groups with at most this many values get exact percentiles.
+pub const EXACT_MAX: usize = 1024;
+/// t-digest compression (maximum centroids).
+const DIGEST_SIZE: usize = 100;
+
+/// One output of a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Out {
+    /// Number of numeric values.
+    Count,
+    /// Sum (`--sum`).
+    Sum,
+    /// Mean (`--avg`).
+    Avg,
+    /// Mean (`--stats`).
+    Mean,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+    /// Median.
+    P50,
+    /// 95th percentile.
+    P95,
+    /// 99th percentile.
+    P99,
+    /// Number of distinct non-null values.
+    Distinct,
+}
+
+impl Out {
+    /// Every output, in the order they are printed.
+    pub const ALL: [Out; 10] =
+        [Out::Count, Out::Sum, Out::Avg, Out::Mean, Out::Min, Out::Max, Out::P50, Out::P95, Out::P99, Out::Distinct];
+
+    /// What `--stats` prints.
+    pub const STATS: [Out; 8] = [Out::Count, Out::Sum, Out::Mean, Out::Min, Out::Max, Out::P50, Out::P95, Out::P99];
+
+    /// The output key.
+    pub fn name(self) -> &'static str {
+        match self {
+            Out::Count => "count",
+            Out::Sum => "sum",
+            Out::Avg => "avg",
+            Out::Mean => "mean",
+            Out::Min => "min",
+            Out::Max => "max",
+            Out::P50 => "p50",
+            Out::P95 => "p95",
+            Out::P99 => "p99",
+            Out::Distinct => "distinct",
+        }
+    }
+
+    /// Parses an output key.
+    pub fn parse(s: &str) -> Option<Out> {
+        Out::ALL.into_iter().find(|o| o.name() == s)
+    }
+
+    /// The percentile of a percentile output.
+    pub fn quantile(self) -> Option<u32> {
+        match self {
+            Out::P50 => Some(50),
+            Out::P95 => Some(95),
+            Out::P99 => Some(99),
+            _ => None,
+        }
+    }
+}
+
+/// A sum: exact while every value and the running total fit a [`Decimal`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sum {
+    exact: Option<Decimal>,
+    float: f64,
+}
+
+impl Default for Sum {
+    fn default() -> Sum {
+        Sum { exact: Some(Decimal::ZERO), float: 0.0 }
+    }
+}
+
+impl Sum {
+    /// Adds a number.
+    pub fn add(&mut self, n: Num) {
+        self.float += n.to_f64();
+        self.exact = match (self.exact, n) {
+            (Some(a), Num::Exact(b)) => a.checked_add(b),
+            _ => None,
+        };
+    }
+
+    /// Adds another sum.
+    pub fn merge(&mut self, o: Sum) {
+        self.float += o.float;
+        self.exact = match (self.exact, o.exact) {
+            (Some(a), Some(b)) => a.checked_add(b),
+            _ => None,
+        };
+    }
+
+    /// The total.
+    pub fn value(&self) -> Num {
+        self.exact.map_or(Num::Float(self.float), Num::Exact)
+    }
+
+    /// The mean of `n` values.
+    pub fn mean(&self, n: u64) -> Option<Num> {
+        if n == 0 {
+            return None;
+        }
+        Some(match self.exact.and_then(|d| d.div_count(n)) {
+            Some(d) => Num::Exact(d),
+            None => Num::Float(self.float / n as f64),
+        })
+    }
+
+    /// Wire form: exact decimal text, or a JSON number when inexact.
+    pub fn to_wire(self) -> Value {
+        num_wire(self.value())
+    }
+
+    /// Reads the wire form.
+    pub fn from_wire(v: &Value) -> Result<Sum, String> {
+        Ok(match num_from_wire(v)? {
+            Num::Exact(d) => Sum { exact: Some(d), float: d.to_f64() },
+            Num::Float(f) => Sum { exact: None, float: f },
+        })
+    }
+}
+
+/// A number's wire form: exact values as decimal strings (so no digit is lost),
+/// others as JSON numbers.
+pub fn num_wire(n: Num) -> Value {
+    match n {
+        Num::Exact(d) => Value::String(d.to_string()),
+        Num::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+    }
+}
+
+/// Reads a number's wire form.
+pub fn num_from_wire(v: &Value) -> Result<Num, String> {
+    match v {
+        Value::String(s) => Decimal::parse(s).map(Num::Exact).ok_or_else(|| format!("bad decimal {s:?}")),
+        Value::Number(n) => n.as_f64().filter(|f| f.is_finite()).map(Num::Float).ok_or_else(|| "bad number".into()),
+        _ => Err(format!("expected a number, got {v}")),
+    }
+}
+
+/// Percentile state: the values themselves while few, else a t-digest.
+#[derive(Debug, Clone, Default)]
+pub struct Quantiles {
+    exact: Vec<Num>,
+    digest: Option<TDigest>,
+}
+
+impl Quantiles {
+    /// Adds a value.
+    pub fn add(&mut self, v: Num) {
+        match &mut self.digest {
+            Some(d) => d.push(v.to_f64()),
+            None if self.exact.len() < EXACT_MAX => self.exact.push(v),
+            None => {
+                let mut d = TDigest::new_with_size(DIGEST_SIZE);
+                d.extend_values(self.exact.drain(..).map(Num::to_f64));
+                d.push(v.to_f64());
+                self.digest = Some(d);
+            }
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> u64 {
+        match &self.digest {
+            Some(d) => d.count() as u64,
+            None => self.exact.len() as u64,
+        }
+    }
+
+    /// Whether no value was added.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Combines two states.
+    pub fn merge(&mut self, mut o: Quantiles) {
+        if self.digest.is_none() && o.digest.is_none() && self.exact.len() + o.exact.len() <= EXACT_MAX {
+            self.exact.append(&mut o.exact);
+            return;
+        }
+        let a = self.take_digest();
+        let b = o.take_digest();
+        self.digest = Some(TDigest::merge_digests(vec![a, b]));
+    }
+
+    /// Turns the state into a flushed digest, leaving `self` empty.
+    fn take_digest(&mut self) -> TDigest {
+        let mut d = self.digest.take().unwrap_or_else(|| TDigest::new_with_size(DIGEST_SIZE));
+        d.extend_values(self.exact.drain(..).map(Num::to_f64));
+        d.flush();
+        d
+    }
+
+    /// The value at percentile `p` (0–100); `None` without values.
+    pub fn quantile(&self, p: u32) -> Option<Num> {
+        match &self.digest {
+            Some(d) => {
+                let mut d = d.clone();
+                d.flush();
+                d.estimate_quantile(f64::from(p) / 100.0).map(Num::Float)
+            }
+            None => exact_quantile(&self.exact, p),
+        }
+    }
+
+    /// Wire form: `{"v":[values]}` or `{"c":[[mean,weight],…],"min":x,"max":y}`.
+    pub fn to_wire(&self) -> Value {
+        match &self.digest {
+            None => {
+                serde_json::json!({ "v": self.exact.iter().map(|&n| num_wire(n)).collect::<Vec<_>>() })
+            }
+            Some(d) => {
+                let mut d = d.clone();
+                d.flush();
+                digest_wire(d.centroids(), d.min(), d.max())
+            }
+        }
+    }
+
+    /// Reads the wire form, checking what the digest code relies on.
+    pub fn from_wire(v: &Value) -> Result<Quantiles, String> {
+        let wire: QuantWire = serde_json::from_value(v.clone()).map_err(|e| format!("bad quantile state: {e}"))?;
+        if let Some(values) = wire.v {
+            if values.len() > EXACT_MAX {
+                return Err("bad quantile state: too many values".into());
+            }
+            let exact = values.iter().map(num_from_wire).collect::<Result<Vec<_>, _>>()?;
+            return Ok(Quantiles { exact, digest: None });
+        }
+        let cs = wire.c.unwrap_or_default();
+        if cs.is_empty() {
+            return Ok(Quantiles::default());
+        }
+        let (min, max) = match (wire.min, wire.max) {
+            (Some(a), Some(b)) if a.is_finite() && b.is_finite() && a <= b => (a, b),
+            _ => return Err("bad quantile state: digest without min/max".into()),
+        };
+        if cs.iter().any(|&(m, w)| !m.is_finite() || !w.is_finite() || w <= 0.0) {
+            return Err("bad quantile state: bad centroid".into());
+        }
+        let count: f64 = cs.iter().map(|c| c.1).sum();
+        let sum: f64 = cs.iter().map(|c| c.0 * c.1).sum();
+        let centroids = cs.into_iter().map(|(m, w)| Centroid::new(m, w)).collect();
+        Ok(Quantiles {
+            exact: vec![],
+            digest: Some(TDigest::new(centroids, sum, count, Some(max), Some(min), DIGEST_SIZE)),
+        })
+    }
+
+    /// Splits into pieces whose wire forms hold at most `per` values or
+    /// centroids each; merging the pieces gives this state back (digest pieces
+    /// up to recompression).
+    pub fn split(&self, per: usize) -> Vec<Quantiles> {
+        let per = per.max(1);
+        match &self.digest {
+            None => self.exact.chunks(per).map(|c| Quantiles { exact: c.to_vec(), digest: None }).collect(),
+            Some(d) => {
+                let mut d = d.clone();
+                d.flush();
+                let cs = d.centroids();
+                let n = cs.len();
+                let mut out = vec![];
+                let mut start = 0;
+                while start < n {
+                    let end = (start + per).min(n);
+                    let part = &cs[start..end];
+                    // The true min/max travel with the first/last piece; inner
+                    // pieces use their own centroid means, which lie inside.
+                    let min = if start == 0 { d.min() } else { Some(part[0].mean()) };
+                    let max = if end == n { d.max() } else { Some(part[part.len() - 1].mean()) };
+                    let wire = digest_wire(part, min, max);
+                    if let Ok(q) = Quantiles::from_wire(&wire) {
+                        out.push(q);
+                    }
+                    start = end;
+                }
+                out
+            }
+        }
+    }
+}
+
+fn digest_wire(cs: &[Centroid], min: Option<f64>, max: Option<f64>) -> Value {
+    let c: Vec<(f64, f64)> = cs.iter().map(|c| (c.mean(), c.weight())).collect();
+    serde_json::json!({ "c": c, "min": min, "max": max })
+}
+
+#[derive(Deserialize)]
+struct QuantWire {
+    v: Option<Vec<Value>>,
+    c: Option<Vec<(f64, f64)>>,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+/// Percentile `p` (0–100) by linear interpolation between the closest ranks
+/// (numpy's default, "type 7"): rank h = (n − 1)·p/100, value
+/// x⌊h⌋ + (h − ⌊h⌋)·(x⌊h⌋+1 − x⌊h⌋). Exact in decimal when the values are.
+pub fn exact_quantile(values: &[Num], p: u32) -> Option<Num> {
+    if values.is_empty() {
+        return None;
+    }
+    let p = p.min(100);
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.total_cmp(*b));
+    let h100 = (v.len() as u64 - 1) * u64::from(p);
+    let lo = (h100 / 100) as usize;
+    let rem = h100 % 100;
+    let hi = (lo + 1).min(v.len() - 1);
+    if let (Num::Exact(a), Num::Exact(b)) = (v[lo], v[hi]) {
+        let step = b.checked_sub(a).and_then(|d| d.checked_mul_int(rem)).and_then(|d| d.div_count(100));
+        if let Some(x) = step.and_then(|s| a.checked_add(s)) {
+            return Some(Num::Exact(x));
+        }
+    }
+    let (a, b) = (v[lo].to_f64(), v[hi].to_f64());
+    Some(Num::Float(a + (rem as f64 / 100.0) * (b - a)))
+}
+
+/// The state of one metric column of one group.
+#[derive(Debug, Clone, Default)]
+pub struct Stat {
+    /// Numeric values seen.
+    pub n: u64,
+    /// Their sum.
+    pub sum: Sum,
+    /// Smallest value.
+    pub min: Option<Num>,
+    /// Largest value.
+    pub max: Option<Num>,
+    /// Percentile state, when a percentile is wanted.
+    pub quant: Option<Quantiles>,
+    /// Distinct values, when `distinct` is wanted.
+    pub distinct: Option<HashSet<KeyVal>>,
+    /// Values that were present but not numbers.
+    pub not_numbers: u64,
+}
+
+impl Stat {
+    /// An empty state for the given outputs.
+    pub fn new(outs: &[Out]) -> Stat {
+        Stat {
+            quant: outs.iter().any(|o| o.quantile().is_some()).then(Quantiles::default),
+            distinct: outs.contains(&Out::Distinct).then(HashSet::new),
+            ..Stat::default()
+        }
+    }
+
+    /// Whether the state tracks numbers at all (not only distinct values).
+    fn numeric(outs: &[Out]) -> bool {
+        outs.iter().any(|&o| o != Out::Distinct)
+    }
+
+    /// Adds one value.
+    pub fn add(&mut self, v: &Val<'_>, outs: &[Out]) {
+        if let Some(set) = &mut self.distinct {
+            if !v.is_null() {
+                let k = v.key();
+                if !set.contains(&k) {
+                    set.insert(k);
+                }
+            }
+        }
+        if !Stat::numeric(outs) {
+            return;
+        }
+        match v.numeric() {
+            Numeric::Absent => {}
+            Numeric::NotANumber => self.not_numbers += 1,
+            Numeric::Num(n) => self.add_num(n),
+        }
+    }
+
+    /// Adds one number.
+    pub fn add_num(&mut self, n: Num) {
+        self.n += 1;
+        self.sum.add(n);
+        if self.min.is_none_or(|m| n.total_cmp(m).is_lt()) {
+            self.min = Some(n);
+        }
+        if self.max.is_none_or(|m| n.total_cmp(m).is_gt()) {
+            self.max = Some(n);
+        }
+        if let Some(q) = &mut self.quant {
+            q.add(n);
+        }
+    }
+
+    /// Combines another state of the same column into this one.
+    pub fn merge(&mut self, o: Stat) {
+        self.n = self.n.saturating_add(o.n);
+        self.sum.merge(o.sum);
+        self.not_numbers = self.not_numbers.saturating_add(o.not_numbers);
+        if let Some(m) = o.min {
+            if self.min.is_none_or(|s| m.total_cmp(s).is_lt()) {
+                self.min = Some(m);
+            }
+        }
+        if let Some(m) = o.max {
+            if self.max.is_none_or(|s| m.total_cmp(s).is_gt()) {
+                self.max = Some(m);
+            }
+        }
+        match (&mut self.quant, o.quant) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.quant = Some(b),
+            _ => {}
+        }
+        match (&mut self.distinct, o.distinct) {
+            (Some(a), Some(b)) => a.extend(b),
+            (None, Some(b)) => self.distinct = Some(b),
+            _ => {}
+        }
+    }
+
+    /// The value of one output (`null` when there were no values).
+    pub fn output(&self, out: Out) -> Value {
+        let num = |n: Option<Num>| n.map_or(Value::Null, json_num);
+        match out {
+            Out::Count => Value::from(self.n),
+            Out::Sum => num((self.n > 0).then(|| self.sum.value())),
+            Out::Avg | Out::Mean => num(self.sum.mean(self.n)),
+            Out::Min => num(self.min),
+            Out::Max => num(self.max),
+            Out::P50 | Out::P95 | Out::P99 => {
+                num(self.quant.as_ref().and_then(|q| q.quantile(out.quantile().unwrap_or(50))))
+            }
+            Out::Distinct => Value::from(self.distinct.as_ref().map_or(0, HashSet::len)),
+        }
+    }
+
+    /// Wire form for `--partial`.
+    pub fn to_wire(&self) -> Value {
+        let mut w = serde_json::Map::new();
+        w.insert("n".into(), Value::from(self.n));
+        if self.n > 0 {
+            w.insert("sum".into(), self.sum.to_wire());
+        }
+        if let Some(m) = self.min {
+            w.insert("min".into(), num_wire(m));
+        }
+        if let Some(m) = self.max {
+            w.insert("max".into(), num_wire(m));
+        }
+        if self.not_numbers > 0 {
+            w.insert("nan".into(), Value::from(self.not_numbers));
+        }
+        if let Some(q) = &self.quant {
+            w.insert("q".into(), q.to_wire());
+        }
+        if let Some(d) = &self.distinct {
+            let mut keys: Vec<&KeyVal> = d.iter().collect();
+            keys.sort();
+            w.insert("d".into(), Value::Array(keys.into_iter().map(KeyVal::to_json).collect()));
+        }
+        Value::Object(w)
+    }
+
+    /// Reads the wire form.
+    pub fn from_wire(v: &Value) -> Result<Stat, String> {
+        #[derive(Deserialize, Serialize)]
+        struct Wire {
+            n: u64,
+            sum: Option<Value>,
+            min: Option<Value>,
+            max: Option<Value>,
+            nan: Option<u64>,
+            q: Option<Value>,
+            d: Option<Vec<Value>>,
+        }
+        let w: Wire = serde_json::from_value(v.clone()).map_err(|e| format!("bad metric state: {e}"))?;
+        Ok(Stat {
+            n: w.n,
+            sum: w.sum.as_ref().map(Sum::from_wire).transpose()?.unwrap_or_default(),
+            min: w.min.as_ref().map(num_from_wire).transpose()?,
+            max: w.max.as_ref().map(num_from_wire).transpose()?,
+            quant: w.q.as_ref().map(Quantiles::from_wire).transpose()?,
+            distinct: w.d.map(|d| d.iter().map(KeyVal::from_json).collect()),
+            not_numbers: w.nan.unwrap_or(0),
+        })
+    }
+
+    /// Splits into a first piece holding the scalars and pieces holding at
+    /// most `per` percentile values or distinct keys each, so every wire form
+    /// stays short; merging the pieces gives this state back.
+    pub fn split(&self, per: usize) -> Vec<Stat> {
+        let mut first = Stat { quant: None, distinct: None, ..self.clone() };
+        let mut rest = vec![];
+        if let Some(q) = &self.quant {
+            let mut parts = q.split(per).into_iter();
+            first.quant = Some(parts.next().unwrap_or_default());
+            rest.extend(parts.map(|p| Stat { quant: Some(p), ..Stat::default() }));
+        }
+        if let Some(d) = &self.distinct {
+            let mut keys: Vec<KeyVal> = d.iter().cloned().collect();
+            keys.sort();
+            let mut chunks = keys.chunks(per.max(1));
+            first.distinct = Some(chunks.next().map(|c| c.iter().cloned().collect()).unwrap_or_default());
+            rest.extend(chunks.map(|c| Stat { distinct: Some(c.iter().cloned().collect()), ..Stat::default() }));
+        }
+        let mut out = vec![first];
+        out.append(&mut rest);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat_of(values: &[f64], outs: &[Out]) -> Stat {
+        let mut s = Stat::new(outs);
+        for &v in values {
+            s.add_num(Num::parse(&v.to_string()).unwrap());
+        }
+        s
+    }
+
+    #[test]
+    fn exact_percentiles_interpolate_between_ranks() {
+        let v: Vec<Num> = (1..=10).map(|i| Num::parse(&i.to_string()).unwrap()).collect();
+        let p = |p| exact_quantile(&v, p).map(|n| n.to_f64());
+        assert_eq!(p(50), Some(5.5));
+        assert_eq!(p(95), Some(9.55));
+        assert_eq!(p(99), Some(9.91));
+        assert_eq!(exact_quantile(&v[..1], 99).map(|n| n.to_f64()), Some(1.0));
+        assert_eq!(exact_quantile(&[], 50), None);
+        // Not 289213.78059999994: decimal interpolation.
+        let w: Vec<Num> = ["2429.438", "357130", "8520.5"].iter().map(|s| Num::parse(s).unwrap()).collect();
+        assert_eq!(exact_quantile(&w, 95).unwrap(), Num::parse("322269.05").unwrap());
+    }
+
+    #[test]
+    fn digest_is_close_on_large_inputs_and_survives_the_wire() {
+        let values: Vec<f64> = (0..100_000).map(|i| ((i * 7919) % 100_000) as f64).collect();
+        let all = stat_of(&values, &[Out::P50, Out::P99]);
+        let p50 = all.quant.as_ref().unwrap().quantile(50).unwrap().to_f64();
+        assert!((p50 - 50_000.0).abs() < 500.0, "{p50}");
+        let mut merged = Stat::new(&[Out::P50, Out::P99]);
+        for chunk in values.chunks(7_000) {
+            let part = stat_of(chunk, &[Out::P50, Out::P99]);
+            for piece in part.split(40) {
+                merged.merge(Stat::from_wire(&piece.to_wire()).unwrap());
+            }
+        }
+        assert_eq!(merged.n, 100_000);
+        assert_eq!(merged.output(Out::Min), Value::from(0));
+        assert_eq!(merged.output(Out::Max), Value::from(99_999));
+        let p99 = merged.quant.as_ref().unwrap().quantile(99).unwrap().to_f64();
+        assert!((p99 - 99_000.0).abs() < 300.0, "{p99}");
+    }
+
+    #[test]
+    fn bad_digest_states_are_refused() {
+        for bad in [
+            serde_json::json!({"c":[[1.0,1.0]]}),
+            serde_json::json!({"c":[[1.0,0.0]],"min":1.0,"max":1.0}),
+            serde_json::json!({"c":[[1.0,1.0]],"min":2.0,"max":1.0}),
+            serde_json::json!({"v":[1, "x"]}),
+        ] {
+            assert!(Quantiles::from_wire(&bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! The per-thread visitor that feeds events into the aggregation state.
+
+use std::collections::HashMap;
+use std::path::Path as FsPath;
+
+use crate::diag::Diag;
+use crate::discover::{self, SessionRecord};
+use crate::record::{Capture, Event};
+use crate::source::{Flow, Visitor};
+
+use super::calls::{self, call_keys, Calls, Tools};
+use super::field::Context;
+use super::query::{Preset, Query};
+use super::session::{SessionKey, SessionState};
+use super::Answer;
+
+/// One worker thread's aggregation.
+///
+/// Events read from a capture belong to that capture's session: its call
+/// pairing and session state end with the capture ([`Visitor::end`]). Piped
+/// event records have no capture; their pairing and session state are kept by
+/// session until every thread is done, because one session's records may be
+/// spread over several threads ([`combine`]).
+pub struct Aggregator<'q> {
+    q: &'q Query,
+    diag: &'q Diag,
+    cx: Context,
+    answer: Answer,
+    /// Calls of the capture being read (`--tools`).
+    calls: Calls,
+    /// Calls of piped records.
+    piped_calls: Calls,
+    /// The session being read (`--sessions`).
+    current: Option<SessionState>,
+    /// Sessions of piped records.
+    piped: HashMap<SessionKey, SessionState>,
+    /// Session records of piped records, by provenance path.
+    records: HashMap<String, Option<SessionRecord>>,
+}
+
+impl<'q> Aggregator<'q> {
+    /// A visitor for `q`.
+    pub fn new(q: &'q Query, diag: &'q Diag) -> Aggregator<'q> {
+        Aggregator {
+            q,
+            diag,
+            cx: Context::new(q.tz.clone()),
+            answer: Answer::new(q),
+            calls: Calls::default(),
+            piped_calls: Calls::default(),
+            current: None,
+            piped: HashMap::new(),
+            records: HashMap::new(),
+        }
+    }
+
+    fn piped_session(&mut self, ev: &Event<'_>) -> &mut SessionState {
+        let id = ev.session().map(|s| s.into_owned()).unwrap_or_default();
+        let path = ev.provenance().and_then(|p| p.get("path")).and_then(|p| p.as_str());
+        let record = match path {
+            Some(p) => self
+                .records
+                .entry(p.to_string())
+                .or_insert_with(|| discover::record_of_events(FsPath::new(p.as_ref())))
+                .as_ref(),
+            None => None,
+        };
+        let record = record.filter(|r| r.session == id);
+        let key = (id.clone(), record.and_then(|r| r.project.clone()));
+        self.piped.entry(key).or_insert_with(|| SessionState::new(&id, record))
+    }
+}
+
+impl Visitor for Aggregator<'_> {
+    fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
+        self.cx.capture_agent = cap.record.as_ref().and_then(|r| r.agent.clone());
+        if self.q.preset == Preset::Sessions {
+            self.current = Some(SessionState::new(&cap.session, cap.record.as_ref()));
+        }
+        true
+    }
+
+    fn event(&mut self, ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
+        let q = self.q;
+        if q.needs_agent() && ev.capture.is_some() && self.cx.capture_agent.is_none() && ev.name() == "session:fork" {
+            self.cx.capture_agent = ev
+                .data()
+                .and_then(|d| d.get("metadata"))
+                .and_then(|m| m.get("agent_name"))
+                .and_then(|a| a.as_str())
+                .map(|a| a.into_owned());
+        }
+        match q.preset {
+            Preset::Group | Preset::Tokens => {
+                if let Answer::Groups(g) = &mut self.answer {
+                    if g.add(q, ev, &mut self.cx) {
+                        self.diag.untimed();
+                    }
+                }
+            }
+            Preset::Tools => {
+                let name = ev.name();
+                if calls::is_tool_event(&name) {
+                    let session = ev.session().unwrap_or_default();
+                    let target = if ev.capture.is_some() { &mut self.calls } else { &mut self.piped_calls };
+                    let cx = &mut self.cx;
+                    target.add(ev, &name, &session, || Some(call_keys(q, ev, cx)));
+                }
+            }
+            Preset::Sessions => match (&mut self.current, ev.capture) {
+                (Some(s), Some(_)) => s.event(ev),
+                _ => self.piped_session(ev).event(ev),
+            },
+        }
+        Flow::Continue
+    }
+
+    fn end(&mut self, _cap: &Capture, _out: &mut Vec<u8>) {
+        self.cx.capture_agent = None;
+        if let Answer::Tools(t) = &mut self.answer {
+            t.add_calls(self.q, self.calls.drain());
+        }
+        if let Some(s) = self.current.take() {
+            self.answer.add_session(s.finish());
+        }
+    }
+}
+
+/// Combines the visitors of one run into one answer, pairing what piped
+/// records left open across threads.
+pub fn combine(q: &Query, visitors: Vec<Aggregator<'_>>) -> Answer {
+    let mut answer = Answer::new(q);
+    let mut piped_calls = Calls::default();
+    let mut piped: HashMap<SessionKey, SessionState> = HashMap::new();
+    for v in visitors {
+        answer.merge(v.answer);
+        piped_calls.merge(v.piped_calls);
+        for (k, s) in v.piped {
+            match piped.get_mut(&k) {
+                Some(mine) => mine.merge(s),
+                None => {
+                    piped.insert(k, s);
+                }
+            }
+        }
+    }
+    if !piped_calls.is_empty() {
+        let mut tools = Answer::Tools(Tools::default());
+        if let Answer::Tools(t) = &mut tools {
+            t.add_calls(q, piped_calls.drain());
+        }
+        answer.merge(tools);
+    }
+    for s in piped.into_values() {
+        answer.add_session(s.finish());
+    }
+    answer
+}

@@ -1,0 +1,355 @@
+//! `ci-agg`: group, count and measure events; session, tool and token
+//! analytics; mergeable partial state for fan-out runs.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+use serde_json::Value;
+
+use crate::aggregate::groups::Order;
+use crate::aggregate::partial::{self, Merger};
+use crate::aggregate::query::{Query, QuerySpec};
+use crate::aggregate::{combine, Aggregator, Answer};
+use crate::cli::{Common, Tool};
+use crate::diag::Diag;
+use crate::error::{Error, Found, Result};
+use crate::lines::LineReader;
+use crate::output::Output;
+use crate::source::{self, RunOpts};
+use crate::table::{self, TableFormat};
+use crate::time;
+
+const EXAMPLES: &str = "\
+EXAMPLES:
+  ci-agg --by event                          events by type, whole default root
+  ci-find --workspace my-api | ci-agg --by tool --format table
+  ci-agg --by day --tz Europe/Berlin ROOT    events per local day (the zone is in each record)
+  ci-agg --by model --sum data.usage.output_tokens --p95 data.duration_ms
+  ci-agg --by event,workspace --top 10
+  ci-agg --by workspace --distinct session   sessions per workspace
+  ci-agg --by day --sum cost_usd             cost per day (decimal strings summed exactly)
+  ci-agg --tokens --by day                   tokens and cost per day and model
+  ci-agg --tools                             calls, errors, success rate, latency per tool
+  ci-find --since 7d | ci-agg --sessions --format table
+
+KEYS (--by, comma-separated; also the fields of metrics):
+  event, workspace (filled for older writers), session, tool (data.tool_name),
+  model (data.model), agent (session metadata agent_name, else the child's
+  session:fork line), status (data.status, e.g. of orchestrator:complete),
+  hour / day / week (buckets of timestamp in --tz; default UTC; records carry
+  \"tz\":ZONE), input_tokens / output_tokens / cache_read_tokens /
+  cache_write_tokens / cost_usd (data.usage, current or older key names), or any
+  dotted path (data.provider, data.usage.output_tokens). A record without the
+  key is grouped under null, never dropped; records without a usable
+  timestamp are counted in the summary line.
+
+METRICS (repeatable; each PATH gets one object with the outputs asked for):
+  --sum --avg --min --max PATH      exact; numbers in strings (\"0.0123\") count
+  --p50 --p95 --p99 PATH            exact (linear interpolation) up to 1024 values
+                                    per group, t-digest estimates beyond
+  --stats PATH                      count sum mean min max p50 p95 p99
+  --distinct PATH                   number of distinct non-null values
+  e.g. {\"model\":\"gpt-5.1\",\"count\":3,\"data.duration_ms\":{\"sum\":9,\"p95\":5}}
+  Values that are not numbers are skipped and reported on stderr.
+
+OUTPUT:
+  One NDJSON record per group, count descending then key ascending (--sort key:
+  key ascending; keys sort null < false/true < numbers < strings). --top N keeps
+  the first N. --format table|tsv|csv for people and spreadsheets (nested
+  objects become dotted columns). Without --by: one record, the total count.
+  Metric objects follow the flag order sum, avg, min, max, p50, p95, p99,
+  stats, distinct. --sessions records are always newest first (--sort is for
+  groups).
+
+PRESETS:
+  --sessions  one record per session, newest first: session, project, workspace,
+      parent, agent, status (metadata), outcome (last orchestrator:complete),
+      started, last_event, duration_ms, events{type:n}, tool_calls{tool:n}
+      (distinct tool_call_id), tool_errors, turns (prompt:submit), messages
+      (prompt:submit + prompt:complete), avg_response_ms (prompt:submit to its
+      orchestrator:complete, else its prompt:complete), tokens{input,output,
+      cache_read,cache_write}, cost_usd, models (of llm:response), compactions, children
+      (delegate sub_session_id, plus sessions of this run whose parent it is).
+      Time fields are null without timestamps.
+  --tools     per tool: calls (distinct tool_call_id), ok, errors (tool:error or
+      result.success false), unfinished (no post/error), success_rate
+      (ok/(ok+errors)), p50_ms, p95_ms, max_ms (duration_ms when written, else
+      pre→post/error timestamps). Takes --by.
+  --tokens    llm:response usage per model (and --by keys): responses,
+      input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+      cost_usd (null when no response had a cost).
+
+FAN-OUT (partial state, then one merge):
+  ci-find --paths -0 | xargs -0 -n 200 -P 2 sh -c 'ci-agg --partial --by event \"$@\"' _ | ci-agg --merge
+  ci-find --paths | parallel -X -j 2 ci-agg --partial --by event | ci-agg --merge
+  ci-find --paths | parallel -X --sshlogin 8/host1,8/host2 ci-agg --partial --sessions | ci-agg --merge
+  --partial writes mergeable state (counts, exact sums, min/max, percentile
+  values or t-digests, distinct sets, session summaries) in whole-line writes
+  of at most 4096 bytes, so several writers can share one pipe; --merge reads
+  such streams (stdin or files) and prints what one run over all inputs
+  prints: exactly for counts, sums, means, min, max, distinct and percentiles
+  of up to 1024 values per group; close (t-digest) beyond. Sessions must not
+  be split across shards (paths never are).
+
+EXIT STATUS:
+  0 records printed; 1 none (no groups); 2 an error (unreadable input, a bad
+  partial line, bad lines under --strict).";
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One JSON object per line.
+    Json,
+    /// Aligned columns for people.
+    Table,
+    /// Tab-separated values with a header.
+    Tsv,
+    /// Comma-separated values with a header (RFC 4180).
+    Csv,
+}
+
+/// Orders of `--sort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortOrder {
+    /// Count descending, then key ascending.
+    Count,
+    /// Key ascending.
+    Key,
+}
+
+/// Group, count and measure events; session, tool and token analytics.
+#[derive(Debug, Parser)]
+#[command(name = "ci-agg", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+pub struct Args {
+    /// Captures: events.jsonl files, session directories, roots, or - for
+    /// stdin (session records or event records). With --merge: partial
+    /// streams (default stdin).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Group by these keys (comma-separated or repeated): event, workspace,
+    /// session, tool, model, agent, status, hour, day, week, or a dotted path.
+    #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',')]
+    pub by: Vec<String>,
+    /// Time zone of hour/day/week buckets: IANA name, UTC, ±HH:MM or local.
+    #[arg(long, value_name = "TZ", default_value = "UTC")]
+    pub tz: String,
+    /// Sum of a numeric field per group (exact; numeric strings count).
+    #[arg(long, value_name = "PATH")]
+    pub sum: Vec<String>,
+    /// Mean of a numeric field per group.
+    #[arg(long, value_name = "PATH")]
+    pub avg: Vec<String>,
+    /// Minimum of a numeric field per group.
+    #[arg(long, value_name = "PATH")]
+    pub min: Vec<String>,
+    /// Maximum of a numeric field per group.
+    #[arg(long, value_name = "PATH")]
+    pub max: Vec<String>,
+    /// Median of a numeric field per group.
+    #[arg(long, value_name = "PATH")]
+    pub p50: Vec<String>,
+    /// 95th percentile of a numeric field per group.
+    #[arg(long, value_name = "PATH")]
+    pub p95: Vec<String>,
+    /// 99th percentile of a numeric field per group.
+    #[arg(long, value_name = "PATH")]
+    pub p99: Vec<String>,
+    /// count, sum, mean, min, max, p50, p95, p99 of a numeric field per group.
+    #[arg(long, value_name = "PATH")]
+    pub stats: Vec<String>,
+    /// Number of distinct non-null values of a field per group.
+    #[arg(long, value_name = "PATH")]
+    pub distinct: Vec<String>,
+    /// One record per session: events, tool calls, turns, response time, tokens, cost, children.
+    #[arg(long, conflicts_with_all = ["tools", "tokens"])]
+    pub sessions: bool,
+    /// Per tool: calls, errors, success rate, latency (pre/post paired by tool_call_id).
+    #[arg(long, conflicts_with = "tokens")]
+    pub tools: bool,
+    /// Tokens and cost of llm:response events per model (and per --by key).
+    #[arg(long)]
+    pub tokens: bool,
+    /// Keep only the first N records.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Record order.
+    #[arg(long, value_enum, default_value_t = SortOrder::Count)]
+    pub sort: SortOrder,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+    /// Write mergeable partial state instead of records (for --merge).
+    #[arg(long, conflicts_with_all = ["merge", "top", "format", "sort"])]
+    pub partial: bool,
+    /// Merge partial streams (from --partial runs) into the final records.
+    #[arg(long, conflicts_with_all = ["by", "tz", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens"])]
+    pub merge: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl Tool for Args {
+    fn common(&self) -> &Common {
+        &self.common
+    }
+}
+
+impl Args {
+    /// The query the flags describe (zone named later).
+    fn spec(&self) -> QuerySpec {
+        let mut measures: Vec<(String, Vec<String>)> = vec![];
+        let flags: [(&[String], &[&str]); 9] = [
+            (&self.sum, &["sum"]),
+            (&self.avg, &["avg"]),
+            (&self.min, &["min"]),
+            (&self.max, &["max"]),
+            (&self.p50, &["p50"]),
+            (&self.p95, &["p95"]),
+            (&self.p99, &["p99"]),
+            (&self.stats, &["count", "sum", "mean", "min", "max", "p50", "p95", "p99"]),
+            (&self.distinct, &["distinct"]),
+        ];
+        for (paths, outs) in flags {
+            for p in paths {
+                let p = p.trim().to_owned();
+                let entry = match measures.iter_mut().position(|m| m.0 == p) {
+                    Some(i) => &mut measures[i].1,
+                    None => {
+                        measures.push((p, vec![]));
+                        &mut measures.last_mut().expect("just pushed").1
+                    }
+                };
+                for o in outs {
+                    if !entry.iter().any(|e| e == o) {
+                        entry.push((*o).to_owned());
+                    }
+                }
+            }
+        }
+        let preset = if self.sessions {
+            "sessions"
+        } else if self.tools {
+            "tools"
+        } else if self.tokens {
+            "tokens"
+        } else {
+            "group"
+        };
+        let by = self.by.iter().map(|k| k.trim().to_owned()).filter(|k| !k.is_empty()).collect();
+        QuerySpec { preset: preset.into(), by, measures, tz: String::new() }
+    }
+}
+
+/// Runs ci-agg.
+pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+    let (q, answer) = if args.merge {
+        match merge_inputs(&args.paths, diag)? {
+            Some(qa) => qa,
+            None => {
+                diag.warn(&"no partial state on input (expected the output of ci-agg --partial)");
+                return Ok(Found::None);
+            }
+        }
+    } else {
+        let tz = time::parse_tz(&args.tz).map_err(Error::Usage)?;
+        let mut spec = args.spec();
+        spec.tz = time::tz_name(&tz);
+        let q = Query::from_spec(spec, tz).map_err(Error::Usage)?;
+        let answer = aggregate(&q, &args, diag)?;
+        (q, answer)
+    };
+    for (field, n) in answer.not_numbers(&q) {
+        diag.warn(&format_args!(
+            "{n} value{} of {field} {} not numbers and skipped",
+            plural(n),
+            if n == 1 { "was" } else { "were" }
+        ));
+    }
+    if args.partial {
+        partial::write_lines(&partial::encode(&q, answer))?;
+        return Ok(Found::Some);
+    }
+    let order = match args.sort {
+        SortOrder::Count => Order::Count,
+        SortOrder::Key => Order::Key,
+    };
+    let mut rows = answer.rows(&q, order);
+    if let Some(n) = args.top {
+        rows.truncate(n);
+    }
+    let records: Vec<serde_json::Map<String, Value>> = rows.into_iter().map(|r| r.record).collect();
+    let mut out = Output::stdout();
+    let bytes = match args.format {
+        Format::Json => {
+            let mut buf = Vec::with_capacity(records.len() * 64);
+            for rec in &records {
+                serde_json::to_writer(&mut buf, rec).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
+                buf.push(b'\n');
+            }
+            buf
+        }
+        Format::Table => table::render(&records, TableFormat::Table),
+        Format::Tsv => table::render(&records, TableFormat::Tsv),
+        Format::Csv => table::render(&records, TableFormat::Csv),
+    };
+    out.write(&bytes)?;
+    out.flush()?;
+    Ok(Found::from_bool(!records.is_empty()))
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Reads the inputs and aggregates them.
+fn aggregate(q: &Query, args: &Args, diag: &Diag) -> Result<Answer> {
+    let inputs = source::inputs_from_args(&args.paths, diag);
+    let opts = RunOpts { threads: args.common.threads() };
+    let mut out = Output::stdout();
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || Aggregator::new(q, diag))?;
+    Ok(combine(q, visitors))
+}
+
+/// Reads partial streams from `paths` (stdin when empty or `-`).
+fn merge_inputs(paths: &[PathBuf], diag: &Diag) -> Result<Option<(Query, Answer)>> {
+    let mut merger = Merger::new();
+    let stdin = [PathBuf::from("-")];
+    let paths = if paths.is_empty() { &stdin[..] } else { paths };
+    for p in paths {
+        let (name, reader): (String, Box<dyn Read>) = if p.as_os_str() == "-" {
+            ("-".into(), Box::new(std::io::stdin().lock()))
+        } else {
+            match File::open(p) {
+                Ok(f) => (p.display().to_string(), Box::new(f)),
+                Err(e) => {
+                    diag.error(&format_args!("{}: {e}", p.display()));
+                    continue;
+                }
+            }
+        };
+        let mut lines = LineReader::new(reader);
+        loop {
+            let line = match lines.next_line() {
+                Ok(Some(l)) => l,
+                Ok(None) => break,
+                Err(e) => {
+                    diag.error(&format_args!("{name}: {e}"));
+                    break;
+                }
+            };
+            if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if let Err(reason) = merger.line(line.bytes) {
+                diag.error(&format_args!("{name}:{}: {reason}", line.number));
+            }
+        }
+    }
+    Ok(merger.finish())
+}
