@@ -405,26 +405,29 @@ pub fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
     if memchr::memchr(b'\\', raw).is_none() {
         return std::str::from_utf8(raw).ok().map(Cow::Borrowed);
     }
-    let mut out = String::with_capacity(raw.len());
+    // Bytes are copied as they are and validated once at the end: escapes
+    // add valid UTF-8, and the raw runs between them split only at ASCII
+    // backslashes, so the whole is valid exactly when every run is.
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
         let Some(k) = memchr::memchr(b'\\', &raw[i..]) else {
-            out.push_str(std::str::from_utf8(&raw[i..]).ok()?);
+            out.extend_from_slice(&raw[i..]);
             break;
         };
-        out.push_str(std::str::from_utf8(&raw[i..i + k]).ok()?);
+        out.extend_from_slice(&raw[i..i + k]);
         i += k;
         let c = *raw.get(i + 1)?;
         i += 2;
         match c {
-            b'"' => out.push('"'),
-            b'\\' => out.push('\\'),
-            b'/' => out.push('/'),
-            b'b' => out.push('\u{8}'),
-            b'f' => out.push('\u{c}'),
-            b'n' => out.push('\n'),
-            b'r' => out.push('\r'),
-            b't' => out.push('\t'),
+            b'"' => out.push(b'"'),
+            b'\\' => out.push(b'\\'),
+            b'/' => out.push(b'/'),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
             b'u' => {
                 let hi = hex4(raw.get(i..i + 4)?)?;
                 i += 4;
@@ -441,12 +444,13 @@ pub fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
                 } else {
                     hi
                 };
-                out.push(char::from_u32(cp)?);
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(char::from_u32(cp)?.encode_utf8(&mut buf).as_bytes());
             }
             _ => return None,
         }
     }
-    Some(Cow::Owned(out))
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 fn hex4(b: &[u8]) -> Option<u32> {

@@ -28,6 +28,7 @@ pub mod json;
 pub mod lines;
 pub mod output;
 pub mod record;
+pub mod search;
 pub mod source;
 pub mod time;
 pub mod truncate;

@@ -55,6 +55,14 @@ pub trait Visitor: Send {
         Flow::Continue
     }
 
+    /// Called with the raw bytes of each complete line before it is parsed;
+    /// `false` skips the line unparsed (so damage on it is not reported).
+    /// For cheap pre-checks that can prove a line irrelevant, such as
+    /// ci-grep's literal search. Not called for an unterminated last line.
+    fn precheck(&mut self, _raw: &[u8]) -> bool {
+        true
+    }
+
     /// Called for each valid event record.
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow;
 
@@ -382,6 +390,9 @@ impl<'d> Worker<'d> {
                 Flow::Skip => continue,
                 Flow::Stop => break,
             }
+            if line.terminated && !v.precheck(line.bytes) {
+                continue;
+            }
             match self.idx.parse(line.bytes) {
                 Ok(rec) => match RecordKind::of(&rec) {
                     RecordKind::Event => {
@@ -406,6 +417,9 @@ impl<'d> Worker<'d> {
     fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64) -> bool {
         for (i, bytes) in buf.strip_suffix(b"\n").unwrap_or(buf).split(|&b| b == b'\n').enumerate() {
             let number = first + i as u64;
+            if !v.precheck(bytes) {
+                continue;
+            }
             match self.idx.parse(bytes) {
                 Ok(rec) => match RecordKind::of(&rec) {
                     RecordKind::Event => {

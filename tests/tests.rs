@@ -5,3 +5,4 @@ mod util;
 
 mod cat;
 mod find;
+mod grep;

@@ -2,3 +2,4 @@
 
 pub mod cat;
 pub mod find;
+pub mod grep;
