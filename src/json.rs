@@ -402,32 +402,32 @@ pub fn key_eq(raw: &[u8], key: &str) -> bool {
 /// Decodes the content of a JSON string (between its quotes). Borrowed when it
 /// holds no escape. `None` only for content that was never validated and is bad.
 pub fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
+    let text = simdutf8::basic::from_utf8(raw).ok()?;
     if memchr::memchr(b'\\', raw).is_none() {
-        return std::str::from_utf8(raw).ok().map(Cow::Borrowed);
+        return Some(Cow::Borrowed(text));
     }
-    // Bytes are copied as they are and validated once at the end: escapes
-    // add valid UTF-8, and the raw runs between them split only at ASCII
-    // backslashes, so the whole is valid exactly when every run is.
-    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    // Validated once above (SIMD); the slices below start and end at ASCII
+    // backslashes or after escapes, so they are always on char boundaries.
+    let mut out = String::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
         let Some(k) = memchr::memchr(b'\\', &raw[i..]) else {
-            out.extend_from_slice(&raw[i..]);
+            out.push_str(text.get(i..)?);
             break;
         };
-        out.extend_from_slice(&raw[i..i + k]);
+        out.push_str(text.get(i..i + k)?);
         i += k;
         let c = *raw.get(i + 1)?;
         i += 2;
         match c {
-            b'"' => out.push(b'"'),
-            b'\\' => out.push(b'\\'),
-            b'/' => out.push(b'/'),
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b't' => out.push(b'\t'),
+            b'"' => out.push('"'),
+            b'\\' => out.push('\\'),
+            b'/' => out.push('/'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
             b'u' => {
                 let hi = hex4(raw.get(i..i + 4)?)?;
                 i += 4;
@@ -444,13 +444,12 @@ pub fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
                 } else {
                     hi
                 };
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(char::from_u32(cp)?.encode_utf8(&mut buf).as_bytes());
+                out.push(char::from_u32(cp)?);
             }
             _ => return None,
         }
     }
-    String::from_utf8(out).ok().map(Cow::Owned)
+    Some(Cow::Owned(out))
 }
 
 fn hex4(b: &[u8]) -> Option<u32> {

@@ -96,6 +96,16 @@ fn cjk_stored_as_escapes_matches() {
             site("a7c3e9d1", 27, "data.response"),
         ]
     );
+    // 日本語 starts at char 50 of line 2's prompt, byte 51 (after é).
+    let first = &run.json()[0];
+    assert_eq!(
+        (first["offset"].as_u64(), first["char_offset"].as_u64()),
+        (Some(51), Some(50))
+    );
+    assert_eq!(
+        first["snippet"],
+        "…ase notes for the café module, with the 日本語 docs and the \"quoted\" flag 🚀\\nThen run t…"
+    );
 }
 
 #[test]

@@ -20,15 +20,15 @@ use crate::source::{self, Flow, Input, RunOpts, Visitor};
 
 const EXAMPLES: &str = "\
 EXAMPLES:
-  ci-grep café                              every decoded string in data, all sessions
+  ci-grep café                                      every decoded string in data, every session
   ci-find --workspace my-api | ci-grep -i 'rate ?limit'
-  ci-grep -F '\"event\":\"tool:pre\"' events.jsonl   text that only exists decoded
-  ci-grep --field data.result.output -w panic      only tool outputs
-  ci-grep --event 'tool:*' -m 3 timeout           at most 3 matches per session
-  ci-grep -c error                              matches per session
-  ci-grep -l 日本語 | ci-cat --head 2              sessions with a match, piped on
-  ci-grep --format text -C 20 'exit status \\d+'  a readable view
-  ci-grep --keys -F tool_input                  also search object keys
+  ci-grep -F '\"event\":\"tool:pre\"' events.jsonl      text that exists only decoded
+  ci-grep --field data.result.output -w panic       only tool outputs
+  ci-grep --event 'tool:*' -m 3 timeout             at most 3 matches per session
+  ci-grep -c error                                  matches per session
+  ci-grep -l 日本語 | ci-cat --head 2               sessions with a match, piped on
+  ci-grep --format text -C 20 'exit status \\d+'     a readable view
+  ci-grep --keys -F tool_input                      also search object keys
 
 MATCHING:
   PATTERN is a Rust regex (https://docs.rs/regex), matched against DECODED JSON
