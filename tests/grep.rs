@@ -593,3 +593,34 @@ fn damaged_lines_are_reported_when_they_could_match_or_with_strict() {
         ]
     );
 }
+
+#[test]
+fn an_empty_match_counts_once_per_string() {
+    // cases.jsonl has 27 string values in data (3 + 5 + 5 + 5 + 4 + 5).
+    let run = grep(&["-c", "", CASES]);
+    assert_eq!(
+        run.lines(),
+        [r#"{"session":"cases","path":"fixtures/grep/cases.jsonl","count":27}"#]
+    );
+    // `é*` on "ééééé 日本語 ééééé": the run at 0, one empty match (at 6: the
+    // regex crate allows none right where a match ended), the run at 10.
+    let run = grep(&["--field", "data.response", "é*", CASES]);
+    let offs: Vec<(u64, String)> = run
+        .json()
+        .iter()
+        .map(|r| {
+            (
+                r["char_offset"].as_u64().unwrap(),
+                r["match"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        offs,
+        [
+            (0, "ééééé".to_owned()),
+            (6, String::new()),
+            (10, "ééééé".to_owned())
+        ]
+    );
+}

@@ -61,7 +61,8 @@ OUTPUT (one JSON object per match, keys in this order):
   each side, cut on character boundaries, `…` where the string goes on, and
   newlines, tabs and other control characters shown escaped (\\n, \\t,
   \\u001b); a match over 200 characters is cut with `…`. Matches come in
-  file order, within a record in document order.
+  file order, within a record in document order; an empty match (pattern
+  '' or a*) is reported once per string.
   -c prints {\"session\":ID,\"path\":FILE,\"count\":N} per session with a match
   (matches, not lines; at most -m). -l prints the session record (as ci-find
   does) of each session with a match, so it pipes into ci-cat, ci-agg,
@@ -382,7 +383,16 @@ fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<
             return true;
         };
         let (mut at, mut chars) = (0, 0);
+        let mut reported_empty = false;
         for m in regex.find_iter(&text) {
+            // An empty match (`''`, `a*` between a's) is reported once per
+            // string, not at every character.
+            if m.is_empty() {
+                if reported_empty {
+                    continue;
+                }
+                reported_empty = true;
+            }
             chars += text[at..m.start()].chars().count();
             at = m.start();
             f(Hit {
