@@ -39,7 +39,11 @@
 //! encodings, all of which are searched for. Each such check (a *factor*) is
 //! a necessary condition on its own, so a line must pass all factors of a
 //! required literal; with several alternatives (`-e A -e B`) it must pass
-//! those of at least one. A surrogate pair is represented by its high half,
+//! those of at least one. The factors built are: the longest plain run and
+//! the next two longest of at least two positions (each shortened, if need
+//! be, to a window of at most 64 plain spellings, e.g. under `[0-9]{4}`),
+//! and up to two positions without a plain member, non-ASCII ones first. ci-grep runs the same check on the raw
+//! content of each escaped string of a candidate line before decoding it. A surrogate pair is represented by its high half,
 //! which every encoding of the pair contains. When the pattern has no
 //! required literal (`a*`, `\w+`), there is no pre-check and every line is
 //! decoded. The property test at the end of this file checks the guarantee
