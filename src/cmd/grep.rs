@@ -284,7 +284,7 @@ impl Grep<'_> {
         };
         let mut count = self.count;
         let cfg = self.cfg;
-        search_event(cfg, ev, limit - count, &mut |m| {
+        search_event(cfg, ev, limit.saturating_sub(count), &mut |m| {
             count += 1;
             if cfg.mode == Mode::Matches {
                 write_match(out, cfg, ev, &site, None, &m);
@@ -329,7 +329,7 @@ impl Grep<'_> {
         let mut found = 0;
         let (held, order) = (&mut self.piped.held, &mut self.order);
         let buf = &mut self.line_buf;
-        search_event(cfg, ev, limit - seen, &mut |m| {
+        search_event(cfg, ev, limit.saturating_sub(seen), &mut |m| {
             found += 1;
             if cfg.mode != Mode::Matches {
                 return;

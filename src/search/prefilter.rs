@@ -141,6 +141,10 @@ enum Search {
     Never,
     Memmem(Box<memmem::Finder<'static>>),
     Ac(AhoCorasick),
+    /// ASCII-case-insensitive literals: the regex engine's literal
+    /// prefilters (case variants of a prefix in a SIMD searcher) are several
+    /// times faster than Aho-Corasick's case folding here.
+    Regex(regex::bytes::Regex),
 }
 
 impl Search {
@@ -148,16 +152,23 @@ impl Search {
         if patterns.is_empty() {
             return Some(Search::Never);
         }
-        if patterns.len() == 1 && !(ci && patterns[0].iter().any(u8::is_ascii_alphabetic)) {
+        let letters = patterns
+            .iter()
+            .any(|p| p.iter().any(u8::is_ascii_alphabetic));
+        if ci && letters {
+            let alts: Vec<String> = patterns.iter().map(|p| escape_bytes(p)).collect();
+            let re = regex::bytes::RegexBuilder::new(&format!("(?i-u:{})", alts.join("|")))
+                .unicode(false)
+                .build()
+                .ok()?;
+            return Some(Search::Regex(re));
+        }
+        if patterns.len() == 1 {
             return Some(Search::Memmem(Box::new(
                 memmem::Finder::new(&patterns[0]).into_owned(),
             )));
         }
-        AhoCorasick::builder()
-            .ascii_case_insensitive(ci)
-            .build(patterns)
-            .ok()
-            .map(Search::Ac)
+        AhoCorasick::builder().build(patterns).ok().map(Search::Ac)
     }
 
     #[inline]
@@ -166,8 +177,22 @@ impl Search {
             Search::Never => false,
             Search::Memmem(f) => f.find(raw).is_some(),
             Search::Ac(ac) => ac.is_match(raw),
+            Search::Regex(re) => re.is_match(raw),
         }
     }
+}
+
+/// A byte string as a regex matching exactly those bytes.
+fn escape_bytes(p: &[u8]) -> String {
+    p.iter()
+        .map(|&b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("\\x{b:02X}")
+            }
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone)]
