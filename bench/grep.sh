@@ -33,7 +33,11 @@ hyperfine -N -i --warmup 1 --runs 10 --style basic --export-markdown "$out/1.md"
   "rg -c $rare 1g-all.jsonl" \
   "$grep_bin -c $rare 1g" \
   "$grep_bin -c $rare 1g-all.jsonl" \
-  "$grep_bin -c -j1 $rare 1g"
+  "$grep_bin -c -j1 $rare 1g" \
+  "rg -c -i ${rare^^} 1g-all.jsonl" \
+  "$grep_bin -c -i ${rare^^} 1g-all.jsonl" \
+  "rg -c -i ${rare^^} 1g" \
+  "$grep_bin -c -i ${rare^^} 1g"
 hyperfine -N -i --runs 1 --style basic --export-markdown "$out/2.md" \
   "jaq -n '[inputs | .data | .. | strings | select(test(\"$rare\"))] | length' 1g-all.jsonl"
 
