@@ -624,3 +624,38 @@ fn an_empty_match_counts_once_per_string() {
         ]
     );
 }
+
+#[test]
+fn piped_streams_split_across_workers_count_per_session() {
+    // 40 copies of session 1 (about 700 KB) are read in two batches by two
+    // workers; -m and -c still apply to the whole stream, in stream order.
+    let events = ci("ci-cat")
+        .args(["--full", S1_PATH])
+        .run()
+        .stdout
+        .repeat(40);
+    let run = ci("ci-grep")
+        .args(["-j", "2", "-m", "3", "café"])
+        .stdin(events.clone())
+        .run();
+    assert_eq!(
+        strings(&run),
+        [
+            site("a7c3e9d1", 2, "data.prompt"),
+            site("a7c3e9d1", 3, "data.prompt"),
+            site("a7c3e9d1", 5, "data.raw.messages.0.content")
+        ]
+    );
+    let run = ci("ci-grep")
+        .args(["-j", "2", "-c", "café"])
+        .stdin(events.clone())
+        .run();
+    assert_eq!(
+        run.lines(),
+        [format!(
+            r#"{{"session":"{S1}","path":"{S1_PATH}","count":1800}}"#
+        )]
+    );
+    let run = ci("ci-grep").args(["-j", "2", "café"]).stdin(events).run();
+    assert_eq!(run.lines().len(), 1800);
+}

@@ -207,9 +207,8 @@ const RESET: &str = "\x1b[0m";
 struct Piped {
     /// Match records held back for -m: (stdin line, order, session, record).
     held: Vec<(u64, u64, String, Vec<u8>)>,
-    /// Matches per session in this worker.
-    per_session: HashMap<String, u64>,
-    /// Per session: first stdin line with a match, capture path, matches.
+    /// Per session: first stdin line with a match, capture path, matches in
+    /// this worker.
     sessions: HashMap<String, (u64, String, u64)>,
 }
 
@@ -315,7 +314,7 @@ impl Grep<'_> {
             .and_then(|l| l.as_f64())
             .map_or(ev.line, |l| l as u64);
         let limit = self.limit();
-        let seen = self.piped.per_session.get(&session).copied().unwrap_or(0);
+        let seen = self.piped.sessions.get(&session).map_or(0, |e| e.2);
         if seen >= limit {
             return;
         }
@@ -345,7 +344,6 @@ impl Grep<'_> {
         });
         if found > 0 {
             self.found = true;
-            *self.piped.per_session.entry(session.clone()).or_insert(0) += found;
             let e = self
                 .piped
                 .sessions
