@@ -439,17 +439,20 @@ pub fn key_eq(raw: &[u8], key: &str) -> bool {
 /// Decodes the content of a JSON string (between its quotes). Borrowed when it
 /// holds no escape. `None` only for content that was never validated and is bad.
 pub fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
+    let text = simdutf8::basic::from_utf8(raw).ok()?;
     if memchr::memchr(b'\\', raw).is_none() {
-        return std::str::from_utf8(raw).ok().map(Cow::Borrowed);
+        return Some(Cow::Borrowed(text));
     }
+    // Validated once above (SIMD); the slices below start and end at ASCII
+    // backslashes or after escapes, so they are always on char boundaries.
     let mut out = String::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
         let Some(k) = memchr::memchr(b'\\', &raw[i..]) else {
-            out.push_str(std::str::from_utf8(&raw[i..]).ok()?);
+            out.push_str(text.get(i..)?);
             break;
         };
-        out.push_str(std::str::from_utf8(&raw[i..i + k]).ok()?);
+        out.push_str(text.get(i..i + k)?);
         i += k;
         let c = *raw.get(i + 1)?;
         i += 2;

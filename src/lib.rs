@@ -32,6 +32,7 @@ pub mod lines;
 pub mod output;
 pub mod predicate;
 pub mod record;
+pub mod search;
 pub mod skim;
 pub mod source;
 pub mod table;

@@ -82,6 +82,14 @@ pub trait Visitor: Send {
         Flow::Continue
     }
 
+    /// Called with the raw bytes of each complete line before it is parsed;
+    /// `false` skips the line unparsed (so damage on it is not reported).
+    /// For cheap pre-checks that can prove a line irrelevant, such as
+    /// ci-grep's literal search. Not called for an unterminated last line.
+    fn precheck(&mut self, _raw: &[u8]) -> bool {
+        true
+    }
+
     /// Called for each valid event record.
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow;
 
@@ -423,6 +431,9 @@ impl<'d> Worker<'d> {
                 Flow::Skip => continue,
                 Flow::Stop => break,
             }
+            if line.terminated && !v.precheck(line.bytes) {
+                continue;
+            }
             let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
             match parsed {
                 Ok(rec) => match RecordKind::of(&rec) {
@@ -456,6 +467,9 @@ impl<'d> Worker<'d> {
             let bytes = &body[start..end];
             start = end + 1;
             let number = first + i as u64;
+            if !v.precheck(bytes) {
+                continue;
+            }
             let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
             match parsed {
                 Ok(rec) => match RecordKind::of(&rec) {

@@ -12,6 +12,7 @@ fn tools() -> Vec<(&'static str, clap::Command)> {
         ("ci-cat", ci_tools::cmd::cat::Args::command()),
         ("ci-filter", ci_tools::cmd::filter::Args::command()),
         ("ci-agg", ci_tools::cmd::agg::Args::command()),
+        ("ci-grep", ci_tools::cmd::grep::Args::command()),
     ]
 }
 

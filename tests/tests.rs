@@ -7,5 +7,6 @@ mod agg;
 mod cat;
 mod filter;
 mod find;
+mod grep;
 mod man;
 mod truncate_props;

@@ -4,3 +4,4 @@ pub mod agg;
 pub mod cat;
 pub mod filter;
 pub mod find;
+pub mod grep;

@@ -1,0 +1,659 @@
+//! `ci-grep`: search the decoded strings of events, one NDJSON record per match.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+use crate::cli::{Common, Tool};
+use crate::diag::Diag;
+use crate::discover::{Format as Layout, SessionRecord};
+use crate::error::{Error, Found, Result};
+use crate::json::{decode_str, Path};
+use crate::output::{json_str, Output};
+use crate::record::{Capture, Event};
+use crate::search::narrow::Narrow;
+use crate::search::snippet::{escape_into, Snippet};
+use crate::search::walk::{self, Scope};
+use crate::search::Matcher;
+use crate::source::{self, Flow, Input, RunOpts, Visitor};
+
+const EXAMPLES: &str = "\
+EXAMPLES:
+  ci-grep café                                      every decoded string in data, every session
+  ci-find --workspace my-api | ci-grep -i 'rate ?limit'
+  ci-grep -F '\"event\":\"tool:pre\"' events.jsonl      text that exists only decoded
+  ci-grep --field data.result.output -w panic       only tool outputs
+  ci-grep --event 'tool:*' -m 3 timeout             at most 3 matches per session
+  ci-grep -c error                                  matches per session
+  ci-grep -l 日本語 | ci-cat --head 2               sessions with a match, piped on
+  ci-grep --format text -C 20 'exit status \\d+'     a readable view
+  ci-grep --keys -F tool_input                      also search object keys
+
+MATCHING:
+  PATTERN is a Rust regex (https://docs.rs/regex), matched against DECODED JSON
+  strings: `café` matches text stored as caf\\u00e9, `\"quoted\"` matches
+  \\\"quoted\\\", and \\n in a pattern is a real newline. Use -e to give several
+  patterns (any may match); then every positional argument is a PATH. -F takes
+  patterns literally (`\\u00e9` with -F is six characters, not é). -i folds case
+  with Unicode rules (ÜBERPRÜFUNG matches überprüfung); -w wants no word
+  character right before and after a match. By default every string value
+  inside data is searched; --field PATH (repeatable) limits the search to
+  those paths and everything under them (data.result covers
+  data.result.output); --keys also searches object keys inside them. Paths
+  are dotted, array items by index: data.raw.messages.0.content.
+
+NARROWING (before any string is decoded):
+  --event NAME|GLOB, --workspace W, --session ID (each repeatable, OR). A
+  session is skipped unread when its id does not match --session, or when its
+  metadata names a workspace other than --workspace. Session records piped
+  from ci-find/ci-filter are searched only for their captures.
+
+OUTPUT (one JSON object per match, keys in this order):
+  {\"session\":ID,\"line\":N,\"event\":NAME,\"timestamp\":TS|null,
+   \"path\":\"data.result.output\",\"key\":false,\"offset\":BYTES,\"char_offset\":CHARS,
+   \"match\":TEXT,\"snippet\":\"…before match after…\",
+   \"ci\":{\"session\":ID,\"path\":FILE,\"line\":N}}
+  line is the physical line in the capture (`ci-cat FILE --lines N` shows the
+  event); offset/char_offset locate the match in the decoded string, in UTF-8
+  bytes and in characters; key is true for a match in an object key (path is
+  then the path of that member). The snippet has -C characters of context on
+  each side, cut on character boundaries, `…` where the string goes on, and
+  newlines, tabs and other control characters shown escaped (\\n, \\t,
+  \\u001b); a match over 200 characters is cut with `…`. Matches come in
+  file order, within a record in document order; an empty match (pattern
+  '' or a*) is reported once per string.
+  -c prints {\"session\":ID,\"path\":FILE,\"count\":N} per session with a match
+  (matches, not lines; at most -m). -l prints the session record (as ci-find
+  does) of each session with a match, so it pipes into ci-cat, ci-agg,
+  ci-grep. --format text prints `session:line: event path: snippet` (-c:
+  `session:count`, -l: the path), the match highlighted on a terminal
+  (--color, NO_COLOR). For event records piped on stdin, -m, -c and -l count
+  per session over the whole stream and print at its end.
+
+SPEED AND DAMAGED INPUT:
+  Before parsing a line, ci-grep checks its raw bytes for the literal text
+  the pattern requires, in every way JSON can encode it (raw UTF-8, \\uXXXX in
+  any case, \\\" and the other short escapes), so it never skips a line that
+  holds a decoded match; every reported match is confirmed on the decoded
+  string. A line that cannot hold a match is not parsed, so its damage is
+  not reported; --strict parses every line (and fails on any bad one).
+
+EXIT STATUS:
+  0 a match was found; 1 none; 2 an error (an error wins over a match).";
+
+/// What is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// NDJSON records.
+    Json,
+    /// Readable lines: `session:line: event path: snippet`.
+    Text,
+}
+
+/// When to colour `--format text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Search decoded session content; one NDJSON record per match, with a snippet.
+#[derive(Debug, Parser)]
+#[command(name = "ci-grep", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+pub struct Args {
+    /// A regex (Rust syntax) matched against decoded JSON strings. With -e,
+    /// this is the first PATH.
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Captures: events.jsonl files, session directories, roots, or - for stdin.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// A pattern to search for (repeatable: any may match).
+    #[arg(short = 'e', long = "regexp", value_name = "PATTERN", allow_hyphen_values = true)]
+    pub regexp: Vec<String>,
+    /// Take patterns as literal text, not regexes.
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+    /// Match case-insensitively (Unicode case folding).
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// Only matches with no word character right before and after them.
+    #[arg(short = 'w', long)]
+    pub word_regexp: bool,
+    /// Search only this field path and everything under it (repeatable)
+    /// [default: data].
+    #[arg(long = "field", value_name = "PATH")]
+    pub fields: Vec<String>,
+    /// Also search object keys inside the searched fields.
+    #[arg(long)]
+    pub keys: bool,
+    /// Only events with this name or glob, e.g. tool:* (repeatable).
+    #[arg(long = "event", value_name = "NAME")]
+    pub events: Vec<String>,
+    /// Only events of this workspace (repeatable).
+    #[arg(long = "workspace", value_name = "W")]
+    pub workspaces: Vec<String>,
+    /// Only this session: exact id or a prefix of at least 8 characters (repeatable).
+    #[arg(long = "session", value_name = "ID")]
+    pub sessions: Vec<String>,
+    /// Characters of context on each side of a match in the snippet.
+    #[arg(short = 'C', long = "context", value_name = "N", default_value_t = 40)]
+    pub context: usize,
+    /// Stop after N matches per session.
+    #[arg(short = 'm', long = "max-count", value_name = "N")]
+    pub max_count: Option<u64>,
+    /// Print the number of matches per session instead of the matches.
+    #[arg(short = 'c', long, conflicts_with = "files_with_matches")]
+    pub count: bool,
+    /// Print the session record of each session with a match.
+    #[arg(short = 'l', long)]
+    pub files_with_matches: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
+    /// Colour the text format.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl Tool for Args {
+    fn common(&self) -> &Common {
+        &self.common
+    }
+}
+
+/// What a run prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Matches,
+    Count,
+    List,
+}
+
+/// The resolved configuration shared by all workers.
+struct Config {
+    matcher: Matcher,
+    precheck: bool,
+    scope: Scope,
+    keys: bool,
+    narrow: Narrow,
+    context: usize,
+    max: Option<u64>,
+    mode: Mode,
+    text: bool,
+    color: bool,
+}
+
+const MAGENTA: &str = "\x1b[35m";
+const GREEN: &str = "\x1b[32m";
+const RED_BOLD: &str = "\x1b[1;31m";
+const RESET: &str = "\x1b[0m";
+
+/// State kept for event records piped on stdin, whose sessions can span
+/// batches handled by different workers: merged after the run.
+#[derive(Default)]
+struct Piped {
+    /// Match records held back for -m: (stdin line, order, session, record).
+    held: Vec<(u64, u64, String, Vec<u8>)>,
+    /// Per session: first stdin line with a match, capture path, matches in
+    /// this worker.
+    sessions: HashMap<String, (u64, String, u64)>,
+}
+
+/// Per-thread state of ci-grep.
+struct Grep<'a> {
+    cfg: &'a Config,
+    /// Matches in the current capture.
+    count: u64,
+    found: bool,
+    order: u64,
+    piped: Piped,
+    line_buf: Vec<u8>,
+}
+
+/// Where a match was found.
+struct Site<'e> {
+    session: &'e str,
+    path: &'e str,
+    line: u64,
+}
+
+impl Visitor for Grep<'_> {
+    fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
+        self.count = 0;
+        self.cfg.narrow.capture(cap)
+    }
+
+    fn precheck(&mut self, raw: &[u8]) -> bool {
+        !self.cfg.precheck || self.cfg.matcher.prefilter().may_match(raw)
+    }
+
+    fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
+        if !self.cfg.narrow.event(ev) {
+            return Flow::Continue;
+        }
+        match ev.capture {
+            Some(cap) => self.capture_event(ev, cap, out),
+            None => {
+                self.piped_event(ev, out);
+                Flow::Continue
+            }
+        }
+    }
+
+    fn end(&mut self, cap: &Capture, out: &mut Vec<u8>) {
+        if self.count == 0 {
+            return;
+        }
+        match self.cfg.mode {
+            Mode::Matches => {}
+            Mode::Count => write_count(out, &cap.session, &cap.display, self.count, self.cfg.text),
+            Mode::List => write_session(out, &session_record(cap), self.cfg.text),
+        }
+    }
+}
+
+impl Grep<'_> {
+    /// The most matches wanted from one session.
+    fn limit(&self) -> u64 {
+        match self.cfg.mode {
+            Mode::List => 1,
+            _ => self.cfg.max.unwrap_or(u64::MAX),
+        }
+    }
+
+    fn capture_event(&mut self, ev: &Event<'_>, cap: &Capture, out: &mut Vec<u8>) -> Flow {
+        let limit = self.limit();
+        let site = Site { session: &cap.session, path: &cap.display, line: ev.line };
+        let mut count = self.count;
+        let cfg = self.cfg;
+        search_event(cfg, ev, limit.saturating_sub(count), &mut |m| {
+            count += 1;
+            if cfg.mode == Mode::Matches {
+                write_match(out, cfg, ev, &site, None, &m);
+            }
+        });
+        self.found |= count > self.count;
+        self.count = count;
+        if count >= limit {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+
+    fn piped_event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) {
+        let prov = ev.provenance();
+        let session = ev.session().map(|s| s.into_owned()).unwrap_or_else(|| "-".into());
+        let path = prov
+            .and_then(|p| p.get("path"))
+            .and_then(|p| p.as_str())
+            .map(|p| p.into_owned())
+            .unwrap_or_else(|| ev.source.to_owned());
+        let line = prov.and_then(|p| p.get("line")).and_then(|l| l.as_f64()).map_or(ev.line, |l| l as u64);
+        let limit = self.limit();
+        let seen = self.piped.sessions.get(&session).map_or(0, |e| e.2);
+        if seen >= limit {
+            return;
+        }
+        let cfg = self.cfg;
+        let site = Site { session: &session, path: &path, line };
+        let hold = cfg.mode == Mode::Matches && cfg.max.is_some();
+        let mut found = 0;
+        let (held, order) = (&mut self.piped.held, &mut self.order);
+        let buf = &mut self.line_buf;
+        search_event(cfg, ev, limit.saturating_sub(seen), &mut |m| {
+            found += 1;
+            if cfg.mode != Mode::Matches {
+                return;
+            }
+            if hold {
+                buf.clear();
+                write_match(buf, cfg, ev, &site, prov.map(|p| p.bytes()), &m);
+                held.push((ev.line, *order, session.clone(), buf.clone()));
+                *order += 1;
+            } else {
+                write_match(out, cfg, ev, &site, prov.map(|p| p.bytes()), &m);
+            }
+        });
+        if found > 0 {
+            self.found = true;
+            let e = self.piped.sessions.entry(session).or_insert((ev.line, path, 0));
+            e.2 += found;
+        }
+    }
+}
+
+/// One match in one decoded string.
+struct Hit<'s> {
+    path: &'s str,
+    key: bool,
+    text: &'s str,
+    start: usize,
+    end: usize,
+    char_offset: usize,
+}
+
+/// Searches the strings of one event, calling `f` for each match (at most `limit`).
+fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<'_>)) {
+    if limit == 0 {
+        return;
+    }
+    let mut left = limit;
+    let prefilter = cfg.matcher.prefilter();
+    let regex = cfg.matcher.regex();
+    walk::strings(&ev.rec, &cfg.scope, cfg.keys, &mut |s| {
+        let escaped = memchr::memchr(b'\\', s.raw).is_some();
+        if escaped && cfg.precheck && !prefilter.may_match(s.raw) {
+            return true;
+        }
+        let Some(text) = decode_str(s.raw) else {
+            return true;
+        };
+        let (mut at, mut chars) = (0, 0);
+        let mut reported_empty = false;
+        for m in regex.find_iter(&text) {
+            // An empty match (`''`, `a*` between a's) is reported once per
+            // string, not at every character.
+            if m.is_empty() {
+                if reported_empty {
+                    continue;
+                }
+                reported_empty = true;
+            }
+            chars += text[at..m.start()].chars().count();
+            at = m.start();
+            f(Hit { path: s.path, key: s.key, text: &text, start: m.start(), end: m.end(), char_offset: chars });
+            left -= 1;
+            if left == 0 {
+                return false;
+            }
+        }
+        true
+    });
+}
+
+fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>, prov: Option<&[u8]>, m: &Hit<'_>) {
+    let snip = Snippet::new(m.text, m.start, m.end, cfg.context);
+    if cfg.text {
+        write_text_match(out, cfg, ev, site, m, &snip);
+        return;
+    }
+    out.extend_from_slice(b"{\"session\":");
+    json_str(out, site.session);
+    out.extend_from_slice(format!(",\"line\":{},\"event\":", site.line).as_bytes());
+    json_str(out, &ev.name());
+    out.extend_from_slice(b",\"timestamp\":");
+    match ev.timestamp_str() {
+        Some(t) => json_str(out, &t),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"path\":");
+    json_str(out, m.path);
+    out.extend_from_slice(
+        format!(",\"key\":{},\"offset\":{},\"char_offset\":{}", m.key, m.start, m.char_offset).as_bytes(),
+    );
+    out.extend_from_slice(b",\"match\":");
+    json_str(out, &snip.match_text());
+    out.extend_from_slice(b",\"snippet\":");
+    json_str(out, &snip.render());
+    out.extend_from_slice(b",\"ci\":");
+    match prov {
+        Some(p) => out.extend_from_slice(p),
+        None => {
+            out.extend_from_slice(b"{\"session\":");
+            json_str(out, site.session);
+            out.extend_from_slice(b",\"path\":");
+            json_str(out, site.path);
+            out.extend_from_slice(format!(",\"line\":{}}}", site.line).as_bytes());
+        }
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+fn write_text_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>, m: &Hit<'_>, snip: &Snippet<'_>) {
+    let paint = |s: &str, c: &str| {
+        if cfg.color {
+            format!("{c}{s}{RESET}")
+        } else {
+            s.to_owned()
+        }
+    };
+    let mut line = String::with_capacity(160);
+    line.push_str(&paint(&printable(site.session), MAGENTA));
+    line.push(':');
+    line.push_str(&paint(&site.line.to_string(), GREEN));
+    line.push_str(": ");
+    line.push_str(&printable(&ev.name()));
+    line.push(' ');
+    line.push_str(&printable(m.path));
+    if m.key {
+        line.push_str(" (key)");
+    }
+    line.push_str(": ");
+    if snip.cut_before {
+        line.push('…');
+    }
+    escape_into(&mut line, snip.before);
+    let mut matched = String::new();
+    escape_into(&mut matched, snip.matched);
+    line.push_str(&paint(&matched, RED_BOLD));
+    if snip.cut_match {
+        line.push('…');
+    } else {
+        escape_into(&mut line, snip.after);
+        if snip.cut_after {
+            line.push('…');
+        }
+    }
+    line.push('\n');
+    out.extend_from_slice(line.as_bytes());
+}
+
+/// Text safe for one terminal line.
+fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    escape_into(&mut out, s);
+    out
+}
+
+fn write_count(out: &mut Vec<u8>, session: &str, path: &str, count: u64, text: bool) {
+    if text {
+        out.extend_from_slice(format!("{}:{count}\n", printable(session)).as_bytes());
+        return;
+    }
+    out.extend_from_slice(b"{\"session\":");
+    json_str(out, session);
+    out.extend_from_slice(b",\"path\":");
+    json_str(out, path);
+    out.extend_from_slice(format!(",\"count\":{count}}}\n").as_bytes());
+}
+
+fn write_session(out: &mut Vec<u8>, rec: &SessionRecord, text: bool) {
+    if text {
+        out.extend_from_slice(printable(&rec.path).as_bytes());
+        out.push(b'\n');
+        return;
+    }
+    // Serialising a SessionRecord (strings, numbers, a JSON value) cannot fail.
+    if serde_json::to_writer(&mut *out, rec).is_ok() {
+        out.push(b'\n');
+    }
+}
+
+/// The session record of a capture: the one it came from or was discovered
+/// with, else a minimal one (session, path, format, size).
+fn session_record(cap: &Capture) -> SessionRecord {
+    match &cap.record {
+        Some(r) => r.clone(),
+        None => minimal_record(&cap.session, &cap.display, cap.format, cap.workspace.clone()),
+    }
+}
+
+fn minimal_record(session: &str, path: &str, format: Layout, workspace: Option<String>) -> SessionRecord {
+    SessionRecord {
+        session: session.to_owned(),
+        project: None,
+        workspace,
+        parent: None,
+        agent: None,
+        status: None,
+        started_at: None,
+        last_event_at: None,
+        ended_at: None,
+        working_dir: None,
+        recipe: None,
+        recipe_step: None,
+        parallel_group_id: None,
+        format,
+        path: path.to_owned(),
+        bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+        mtime: None,
+        metadata: None,
+    }
+}
+
+/// The session record for a session seen only through piped event records:
+/// its capture's record when the path is a capture, else a minimal one.
+fn piped_session_record(session: &str, path: &str, diag: &Diag) -> SessionRecord {
+    let p = std::path::Path::new(path);
+    if p.is_file() {
+        if let Some(rec) = source::captures_at(p, diag).into_iter().find_map(|c| c.record) {
+            return rec;
+        }
+    }
+    minimal_record(session, path, Layout::Amplifier, None)
+}
+
+impl Args {
+    /// The patterns and the paths, with `-e` moving the first positional
+    /// argument to the paths.
+    fn patterns_and_paths(&self) -> Result<(Vec<String>, Vec<PathBuf>)> {
+        let mut paths = self.paths.clone();
+        if !self.regexp.is_empty() {
+            if let Some(p) = &self.pattern {
+                paths.insert(0, PathBuf::from(p));
+            }
+            return Ok((self.regexp.clone(), paths));
+        }
+        match &self.pattern {
+            Some(p) => Ok((vec![p.clone()], paths)),
+            None => Err(Error::Usage("no pattern given: ci-grep PATTERN [PATH...] (or -e PATTERN)".into())),
+        }
+    }
+
+    fn config(&self, color_out: bool) -> Result<(Config, Vec<PathBuf>)> {
+        let (patterns, paths) = self.patterns_and_paths()?;
+        let matcher =
+            Matcher::new(&patterns, self.fixed_strings, self.ignore_case, self.word_regexp).map_err(Error::Usage)?;
+        let fields = self.fields.iter().map(|f| Path::parse(f)).collect::<std::result::Result<Vec<_>, _>>();
+        let mode = if self.count {
+            Mode::Count
+        } else if self.files_with_matches {
+            Mode::List
+        } else {
+            Mode::Matches
+        };
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = self.format == OutputFormat::Text
+            && match self.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => color_out && !no_color,
+            };
+        let cfg = Config {
+            matcher,
+            precheck: !self.common.strict,
+            scope: Scope::new(&fields.map_err(Error::Usage)?),
+            keys: self.keys,
+            narrow: Narrow {
+                events: self.events.clone(),
+                workspaces: self.workspaces.clone(),
+                sessions: self.sessions.clone(),
+            },
+            context: self.context,
+            max: self.max_count,
+            mode,
+            text: self.format == OutputFormat::Text,
+            color,
+        };
+        Ok((cfg, paths))
+    }
+}
+
+/// Runs ci-grep.
+pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+    let mut out = Output::stdout();
+    let (cfg, paths) = args.config(out.is_terminal())?;
+    if cfg.max == Some(0) {
+        return Ok(Found::None);
+    }
+    let inputs: Vec<Input> = source::inputs_from_args(&paths, diag);
+    let opts = RunOpts { threads: args.common.threads() };
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || Grep {
+        cfg: &cfg,
+        count: 0,
+        found: false,
+        order: 0,
+        piped: Piped::default(),
+        line_buf: Vec::new(),
+    })?;
+    let found = visitors.iter().any(|v| v.found);
+    let mut buf = Vec::new();
+    finish_piped(&cfg, visitors.into_iter().map(|v| v.piped).collect(), diag, &mut buf);
+    out.write(&buf)?;
+    out.flush()?;
+    Ok(Found::from_bool(found))
+}
+
+/// Prints what piped event records held back: -m matches in stream order,
+/// -c counts and -l records in the order sessions first matched.
+fn finish_piped(cfg: &Config, parts: Vec<Piped>, diag: &Diag, out: &mut Vec<u8>) {
+    let limit = match cfg.mode {
+        Mode::List => 1,
+        _ => cfg.max.unwrap_or(u64::MAX),
+    };
+    let mut held: Vec<(u64, u64, String, Vec<u8>)> = vec![];
+    let mut sessions: HashMap<String, (u64, String, u64)> = HashMap::new();
+    for p in parts {
+        held.extend(p.held);
+        for (s, (first, path, n)) in p.sessions {
+            let e = sessions.entry(s).or_insert((first, path.clone(), 0));
+            if first < e.0 {
+                *e = (first, path, e.2);
+            }
+            e.2 += n;
+        }
+    }
+    match cfg.mode {
+        Mode::Matches => {
+            held.sort_by_key(|h| (h.0, h.1));
+            let mut per: HashMap<&str, u64> = HashMap::new();
+            for (_, _, s, rec) in &held {
+                let n = per.entry(s.as_str()).or_insert(0);
+                if *n < limit {
+                    *n += 1;
+                    out.extend_from_slice(rec);
+                }
+            }
+        }
+        Mode::Count | Mode::List => {
+            let mut list: Vec<(String, (u64, String, u64))> = sessions.into_iter().collect();
+            list.sort_by(|a, b| (a.1 .0, &a.0).cmp(&(b.1 .0, &b.0)));
+            for (s, (_, path, n)) in list {
+                if cfg.mode == Mode::Count {
+                    write_count(out, &s, &path, n.min(limit), cfg.text);
+                } else {
+                    write_session(out, &piped_session_record(&s, &path, diag), cfg.text);
+                }
+            }
+        }
+    }
+}
