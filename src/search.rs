@@ -24,7 +24,6 @@
 //! assert!(!m.prefilter().may_match(br#"{"data":{"p":"cafe"}}"#));
 //! ```
 
-pub mod narrow;
 pub mod prefilter;
 pub mod snippet;
 pub mod walk;

@@ -11,8 +11,8 @@ use crate::discover::{Format as Layout, SessionRecord};
 use crate::error::{Error, Found, Result};
 use crate::json::{decode_str, Path};
 use crate::output::{json_str, Output};
+use crate::predicate::{Glob, Selection, SessionId, Verdict};
 use crate::record::{Capture, Event};
-use crate::search::narrow::Narrow;
 use crate::search::snippet::{escape_into, Snippet};
 use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
@@ -44,10 +44,11 @@ MATCHING:
   are dotted, array items by index: data.raw.messages.0.content.
 
 NARROWING (before any string is decoded):
-  --event NAME|GLOB, --workspace W, --session ID (each repeatable, OR). A
-  session is skipped unread when its id does not match --session, or when its
-  metadata names a workspace other than --workspace. Session records piped
-  from ci-find/ci-filter are searched only for their captures.
+  --event NAME|GLOB, --workspace W, --session ID (each repeatable, OR), with
+  the meaning they have in ci-filter: --workspace matches the event's
+  (filled-in) workspace or its session's project folder. A session is skipped
+  unread when its id does not match --session. Session records piped from
+  ci-find/ci-filter are searched only for their captures.
 
 OUTPUT (one JSON object per match, keys in this order):
   {\"session\":ID,\"line\":N,\"event\":NAME,\"timestamp\":TS|null,
@@ -135,8 +136,8 @@ pub struct Args {
     /// Only events with this name or glob, e.g. tool:* (repeatable).
     #[arg(long = "event", value_name = "NAME")]
     pub events: Vec<String>,
-    /// Only events of this workspace (repeatable).
-    #[arg(long = "workspace", value_name = "W")]
+    /// Only events of this workspace or project folder (repeatable).
+    #[arg(long = "workspace", value_name = "W", allow_hyphen_values = true)]
     pub workspaces: Vec<String>,
     /// Only this session: exact id or a prefix of at least 8 characters (repeatable).
     #[arg(long = "session", value_name = "ID")]
@@ -183,7 +184,7 @@ struct Config {
     precheck: bool,
     scope: Scope,
     keys: bool,
-    narrow: Narrow,
+    narrow: Selection,
     context: usize,
     max: Option<u64>,
     mode: Mode,
@@ -228,7 +229,7 @@ struct Site<'e> {
 impl Visitor for Grep<'_> {
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
         self.count = 0;
-        self.cfg.narrow.capture(cap)
+        self.cfg.narrow.capture_may_match(cap)
     }
 
     fn precheck(&mut self, raw: &[u8]) -> bool {
@@ -236,7 +237,7 @@ impl Visitor for Grep<'_> {
     }
 
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
-        if !self.cfg.narrow.event(ev) {
+        if self.cfg.narrow.matches_event(ev) != Verdict::Match {
             return Flow::Continue;
         }
         match ev.capture {
@@ -573,10 +574,21 @@ impl Args {
             precheck: !self.common.strict,
             scope: Scope::new(&fields.map_err(Error::Usage)?),
             keys: self.keys,
-            narrow: Narrow {
-                events: self.events.clone(),
+            narrow: Selection {
+                events: self
+                    .events
+                    .iter()
+                    .map(|e| Glob::new(e))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(Error::Usage)?,
                 workspaces: self.workspaces.clone(),
-                sessions: self.sessions.clone(),
+                sessions: self
+                    .sessions
+                    .iter()
+                    .map(|s| SessionId::new(s))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(Error::Usage)?,
+                ..Selection::default()
             },
             context: self.context,
             max: self.max_count,
