@@ -9,4 +9,5 @@ mod filter;
 mod find;
 mod grep;
 mod man;
+mod pipeline;
 mod truncate_props;
