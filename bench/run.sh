@@ -61,7 +61,9 @@ repo=$(cd -- "$BENCH_DIR/.." && pwd)
 # pipeline form is used so that every tool is timed on the same discovery step.
 CI_COUNT=${CI_COUNT:-'ci-find --root "$R" | ci-agg --by event'}
 CI_FILTER_EVENT=${CI_FILTER_EVENT:-'ci-find --root "$R" | ci-filter --event tool:error'}
-CI_FILTER_WS=${CI_FILTER_WS:-'ci-find --root "$R" | ci-filter --workspace my-api'}
+# --expand: with only session-level predicates, ci-filter passes session records on unexpanded;
+# the peers select events, so ours must too.
+CI_FILTER_WS=${CI_FILTER_WS:-'ci-find --root "$R" | ci-filter --expand --workspace my-api'}
 CI_GREP=${CI_GREP:-'ci-find --root "$R" | ci-grep -F "$LIT"'}
 CI_CAT=${CI_CAT:-'ci-find --root "$R" | ci-cat'}
 CI_CAT_FULL=${CI_CAT_FULL:-'ci-find --root "$R" | ci-cat --full'}
