@@ -518,6 +518,11 @@ fn minimal_record(session: &str, path: &str, format: Layout, workspace: Option<S
         bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
         mtime: None,
         metadata: None,
+        model: None,
+        files: None,
+        transcript: None,
+        events: None,
+        tags: None,
     }
 }
 
