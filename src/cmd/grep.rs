@@ -272,7 +272,7 @@ impl Grep<'_> {
 
     fn capture_event(&mut self, ev: &Event<'_>, cap: &Capture, out: &mut Vec<u8>) -> Flow {
         let limit = self.limit();
-        let site = Site { session: &cap.session, path: &cap.display, line: ev.line };
+        let site = Site { session: &cap.session, path: ev.source, line: ev.line };
         let mut count = self.count;
         let cfg = self.cfg;
         search_event(cfg, ev, limit.saturating_sub(count), &mut |m| {
@@ -350,7 +350,7 @@ fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<
     let mut left = limit;
     let prefilter = cfg.matcher.prefilter();
     let regex = cfg.matcher.regex();
-    walk::strings(&ev.rec, &cfg.scope, cfg.keys, &mut |s| {
+    walk::event_strings(ev, &cfg.scope, cfg.keys, &mut |s| {
         let escaped = memchr::memchr(b'\\', s.raw).is_some();
         if escaped && cfg.precheck && !prefilter.may_match(s.raw) {
             return true;
