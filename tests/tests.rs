@@ -8,5 +8,6 @@ mod cat;
 mod filter;
 mod find;
 mod grep;
+mod hooks;
 mod man;
 mod truncate_props;
