@@ -492,6 +492,11 @@ impl<'d> Worker<'d> {
                             return Read::Stopped;
                         }
                     }
+                    _ if event_kind == RecordKind::Hook => self.diag.bad_line(
+                        &display,
+                        line.number,
+                        &"not a Claude Code hook line (needs \"hook_event_name\")",
+                    ),
                     kind => self.diag.bad_line(&display, line.number, &kind.not_an_event()),
                 },
                 Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),

@@ -411,7 +411,7 @@ fn unsafe_session_ids_and_file_names_are_refused() {
         let run = ci("ci-cat").stdin(rec(bad, "null")).run();
         assert_eq!(run.code, 2, "{bad:?}");
         assert_eq!(run.stdout, "");
-        assert_eq!(run.stderr, format!("ci-cat: -:1: unsafe session id {}\n", format!("{bad:?}")),);
+        assert_eq!(run.stderr, format!("ci-cat: -:1: unsafe session id {bad:?}\n"));
     }
     let run = ci("ci-cat").stdin(rec(S1, r#"["../../../etc/passwd"]"#)).run();
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
