@@ -80,6 +80,13 @@ SPEED AND DAMAGED INPUT:
   string. A line that cannot hold a match is not parsed, so its damage is
   not reported; --strict parses every line (and fails on any bad one).
 
+CLAUDE CODE HOOK CAPTURES:
+  Hook sessions are searched as their normalised events (ci-cat --help): the hook
+  line is `data`, so prompts are data.prompt, assistant messages
+  data.last_assistant_message, tool inputs data.tool_input.*, tool outputs
+  data.tool_response.* and failures data.error; match records are the same, with
+  ci.path the hook file. The AssistantResponse copy and transcript are not searched.
+
 EXIT STATUS:
   0 a match was found; 1 none; 2 an error (an error wins over a match).";
 
