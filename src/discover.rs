@@ -92,6 +92,22 @@ pub struct SessionRecord {
     /// `ok`, `missing` or `corrupt`.
     #[serde(default)]
     pub metadata: Option<String>,
+    /// Claude hooks: `model` of the first SessionStart line (null for Amplifier).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Claude hooks: the event files read, in reading order (null for Amplifier).
+    #[serde(default)]
+    pub files: Option<Vec<String>>,
+    /// Claude hooks: whether `_transcript_final.jsonl` exists (null for Amplifier).
+    #[serde(default)]
+    pub transcript: Option<bool>,
+    /// Claude hooks: valid event lines across the event files (null for Amplifier).
+    #[serde(default)]
+    pub events: Option<u64>,
+    /// Claude hooks: derived tags `source:S`, `permission:P`, `agent:T`, sorted
+    /// (null for Amplifier).
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
 }
 
 impl SessionRecord {
@@ -136,24 +152,36 @@ impl SessionRecord {
     }
 }
 
-/// Resolves the roots to search: the `--root` values when given, else the env
-/// var (whitespace trimmed, `~` expanded, a relative value ignored with a
-/// warning), else `~/.amplifier/projects`.
+/// Resolves the roots to search: the `--root` values when given; else the
+/// Amplifier root (the env var, whitespace trimmed, `~` expanded, a relative
+/// value ignored with a warning, else `~/.amplifier/projects`) plus
+/// `$SESSION_DATA_DIR` (Claude hook captures) when set and non-empty.
 pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     if !cli.is_empty() {
         return cli.iter().map(|p| expand_tilde(&p.to_string_lossy())).collect();
     }
+    let mut roots = vec![amplifier_root(diag)];
+    if let Ok(v) = std::env::var(crate::hooks::ROOT_ENV) {
+        let v = v.trim();
+        if !v.is_empty() {
+            roots.push(expand_tilde(v));
+        }
+    }
+    roots
+}
+
+fn amplifier_root(diag: &Diag) -> PathBuf {
     if let Ok(v) = std::env::var(ROOT_ENV) {
         let v = v.trim();
         if !v.is_empty() {
             let p = expand_tilde(v);
             if p.is_absolute() {
-                return vec![p];
+                return p;
             }
             diag.warn(&format_args!("{ROOT_ENV}={v:?} is relative and was ignored"));
         }
     }
-    vec![expand_tilde("~/.amplifier/projects")]
+    expand_tilde("~/.amplifier/projects")
 }
 
 fn expand_tilde(s: &str) -> PathBuf {
@@ -178,9 +206,17 @@ pub fn slug_of(dir: &str) -> String {
     }
 }
 
-/// Lists every capture under `root`, in path order. Fails when the root does
-/// not exist; an empty result is for the caller to report.
+/// Lists every capture under `root`, in path order: Amplifier captures at the
+/// fixed depth, then Claude hook sessions when `root` is a hooks root
+/// ([`crate::hooks`]). Fails when the root does not exist; an empty result is
+/// for the caller to report.
 pub fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
+    let mut out = discover_amplifier(root, diag)?;
+    out.extend(crate::hooks::discover(root, diag));
+    Ok(out)
+}
+
+fn discover_amplifier(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let projects = read_dir_sorted(root).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::Msg(format!("root does not exist: {}", root.display())),
         _ => Error::Io(root.to_path_buf(), e),
@@ -252,6 +288,11 @@ fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
         bytes: meta.len(),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         metadata: None,
+        model: None,
+        files: None,
+        transcript: None,
+        events: None,
+        tags: None,
     };
     let meta_path = ci.join("metadata.json");
     rec.metadata = Some(match read_metadata(&meta_path) {
@@ -352,6 +393,9 @@ pub fn sort_newest_first(v: &mut [SessionRecord]) {
 /// characters, as Amplifier does: an exact match wins; otherwise the prefix
 /// must select exactly one session. The same id in two projects is ambiguous.
 pub fn select_session<'a>(all: &'a [SessionRecord], wanted: &str) -> Result<Vec<&'a SessionRecord>> {
+    if crate::hooks::unsafe_name(wanted) {
+        return Err(Error::Usage(format!("--session: {}", crate::hooks::unsafe_id_message(wanted))));
+    }
     let exact: Vec<_> = all.iter().filter(|r| r.session == wanted).collect();
     let found = if !exact.is_empty() {
         exact

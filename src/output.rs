@@ -94,6 +94,10 @@ impl EventFormat {
             self.write_projection(ev, fields, &extra, out);
             return;
         }
+        if ev.is_hook() {
+            self.write_hook(ev, out);
+            return;
+        }
         let start = out.len();
         let line = ev.rec.line();
         // Drop whitespace before the closing brace so the comma sits right.
@@ -142,6 +146,45 @@ impl EventFormat {
         }
     }
 
+    /// A Claude Code hook line, normalised:
+    /// `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":LINE,"ci":{…}}`
+    /// with `data` the line unchanged (shrunk like any `data` over budget).
+    fn write_hook(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
+        let mut head = Vec::with_capacity(160);
+        head.extend_from_slice(b"{\"event\":");
+        json_str(&mut head, &ev.name());
+        head.extend_from_slice(b",\"hook\":");
+        match ev.hook() {
+            Some(h) => json_str(&mut head, &h),
+            None => head.extend_from_slice(b"null"),
+        }
+        head.extend_from_slice(b",\"workspace\":");
+        match ev.workspace() {
+            Some(w) => json_str(&mut head, &w),
+            None => head.extend_from_slice(b"null"),
+        }
+        head.extend_from_slice(b",\"timestamp\":");
+        match ev.timestamp_str() {
+            Some(t) => json_str(&mut head, &t),
+            None => head.extend_from_slice(b"null"),
+        }
+        head.extend_from_slice(b",\"data\":");
+        let mut tail = Vec::with_capacity(128);
+        tail.push(b',');
+        self.extra_keys(ev, false, &mut tail);
+        tail.extend_from_slice(b"}\n");
+        let data = ev.data().map_or(&b"null"[..], |d| d.bytes());
+        out.extend_from_slice(&head);
+        match self.max_bytes {
+            Some(max) if head.len() + data.len() + tail.len() > max + 1 => {
+                let room = max.saturating_sub(head.len() + tail.len() - 1);
+                out.extend_from_slice(&shrink(Raw(data), room));
+            }
+            _ => out.extend_from_slice(data),
+        }
+        out.extend_from_slice(&tail);
+    }
+
     /// Re-serialises the record with `data` shrunk to fit the budget.
     fn write_shrunk(&self, ev: &Event<'_>, extra: &[u8], out: &mut Vec<u8>) {
         let max = self.max_bytes.unwrap_or(usize::MAX);
@@ -179,10 +222,10 @@ impl EventFormat {
     fn write_projection(&self, ev: &Event<'_>, fields: &[Path], extra: &[u8], out: &mut Vec<u8>) {
         let mut obj = serde_json::Map::new();
         for path in fields {
-            let value = if path.as_str() == "workspace" {
-                ev.workspace().map(|w| serde_json::Value::String(w.into_owned()))
-            } else {
-                ev.rec.path(path).and_then(|r| r.to_value())
+            let value = match path.as_str() {
+                "workspace" => ev.workspace().map(|w| serde_json::Value::String(w.into_owned())),
+                "event" if ev.is_hook() => Some(serde_json::Value::String(ev.name().into_owned())),
+                _ => ev.path(path).and_then(|r| r.to_value()),
             };
             let value = value.unwrap_or(serde_json::Value::Null);
             insert_path(&mut obj, path.segments(), value);

@@ -12,7 +12,8 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use crate::discover::{Format, SessionRecord};
+use crate::discover::{slug_of, Format, SessionRecord};
+use crate::hooks;
 use crate::json::{Raw, Record};
 use crate::time::{self, Timestamp};
 
@@ -85,11 +86,27 @@ pub struct Capture {
     pub format: Format,
     /// The session record, when the capture came from one or from discovery.
     pub record: Option<SessionRecord>,
+    /// Claude hooks: the event files to read, in order (each with its own line
+    /// numbers); empty for an Amplifier capture (`path` is read).
+    pub files: Vec<PathBuf>,
 }
 
 impl Capture {
-    /// A capture described by a session record.
+    /// A capture described by a session record. For a Claude hooks session
+    /// the event files are the record's `files` that are event files
+    /// ([`hooks::is_event_file`]), in reading order, else those in the directory.
     pub fn from_record(rec: SessionRecord) -> Capture {
+        let files = if rec.format == Format::ClaudeHooks {
+            let dir = PathBuf::from(&rec.path);
+            let mut names: Vec<String> = match &rec.files {
+                Some(f) => f.iter().filter(|n| hooks::is_event_file(n) && !hooks::unsafe_name(n)).cloned().collect(),
+                None => hooks::event_files(&dir),
+            };
+            hooks::sort_files(&mut names);
+            names.into_iter().map(|n| dir.join(n)).collect()
+        } else {
+            vec![]
+        };
         Capture {
             session: rec.session.clone(),
             path: PathBuf::from(&rec.path),
@@ -97,7 +114,23 @@ impl Capture {
             workspace: rec.workspace.clone(),
             format: rec.format,
             record: Some(rec),
+            files,
         }
+    }
+
+    /// Whether this is a Claude hooks session.
+    pub fn is_hooks(&self) -> bool {
+        self.format == Format::ClaudeHooks
+    }
+
+    /// Why a session record read from input must not be used: an unsafe
+    /// session id, or an unsafe name in its `files` (see [`hooks::unsafe_name`]).
+    pub fn unsafe_record(rec: &SessionRecord) -> Option<String> {
+        if hooks::unsafe_name(&rec.session) {
+            return Some(hooks::unsafe_id_message(&rec.session));
+        }
+        let files = rec.files.iter().flatten();
+        files.filter(|f| hooks::unsafe_name(f)).map(|f| format!("unsafe file name {f:?}")).next()
     }
 }
 
@@ -116,14 +149,66 @@ pub struct Event<'a> {
 }
 
 impl<'a> Event<'a> {
-    /// The `event` name.
-    pub fn name(&self) -> Cow<'a, str> {
-        self.rec.get_str("event").unwrap_or(Cow::Borrowed(""))
+    /// Whether this is a Claude Code hook line read from a hooks capture: its
+    /// envelope is then derived (name from `hook_event_name`, `data` = the line).
+    pub fn is_hook(&self) -> bool {
+        self.capture.is_some_and(Capture::is_hooks)
     }
 
-    /// The `data` payload.
+    /// The hook name (`hook_event_name`) of a hook line.
+    pub fn hook(&self) -> Option<Cow<'a, str>> {
+        if self.is_hook() {
+            self.rec.get_str("hook_event_name")
+        } else {
+            None
+        }
+    }
+
+    /// The `event` name (for a hook line, the canonical Amplifier name).
+    pub fn name(&self) -> Cow<'a, str> {
+        match self.hook() {
+            Some(h) => hooks::canonical(&h),
+            None => self.rec.get_str("event").unwrap_or(Cow::Borrowed("")),
+        }
+    }
+
+    /// The raw `event` value (for a hook line, the canonical name when it is
+    /// one of the mapped hooks).
+    pub fn name_raw(&self) -> Option<Raw<'a>> {
+        match self.hook() {
+            Some(h) => hooks::canonical_raw(&h),
+            None => self.rec.get("event"),
+        }
+    }
+
+    /// The `data` payload (for a hook line, the whole line).
     pub fn data(&self) -> Option<Raw<'a>> {
-        self.rec.get("data")
+        if self.is_hook() {
+            Some(Raw(self.rec.line().trim_ascii()))
+        } else {
+            self.rec.get("data")
+        }
+    }
+
+    /// The value at a path of the event record (`data.tool_input.file_path`,
+    /// `event`, `timestamp`, `hook`), through the normalised view for hook lines.
+    pub fn path(&self, path: &crate::json::Path) -> Option<Raw<'a>> {
+        if !self.is_hook() {
+            return self.rec.path(path);
+        }
+        match path.segments() {
+            [k] if k == "event" => self.name_raw(),
+            [k] if k == "hook" => self.rec.get("hook_event_name"),
+            [k] if k == "timestamp" => self.rec.get("timestamp"),
+            [k, rest @ ..] if k == "data" => {
+                let mut v = self.data()?;
+                for seg in rest {
+                    v = v.get(seg)?;
+                }
+                Some(v)
+            }
+            _ => None,
+        }
     }
 
     /// The provenance object of a record that already has one.
@@ -131,8 +216,15 @@ impl<'a> Event<'a> {
         self.rec.get(PROVENANCE_KEY)
     }
 
-    /// The workspace: the line's own, else the capture's fallback.
+    /// The workspace: the line's own, else the capture's fallback. For a hook
+    /// line: the slug of its `cwd` ([`slug_of`]), else the capture's.
     pub fn workspace(&self) -> Option<Cow<'a, str>> {
+        if self.is_hook() {
+            return match self.rec.get_str("cwd") {
+                Some(c) => Some(Cow::Owned(slug_of(&c))),
+                None => self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed),
+            };
+        }
         match self.rec.get_str("workspace") {
             Some(w) => Some(w),
             None => self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed),
@@ -141,7 +233,7 @@ impl<'a> Event<'a> {
 
     /// Whether the line has no `workspace` of its own.
     pub fn lacks_workspace(&self) -> bool {
-        self.rec.get("workspace").is_none()
+        self.is_hook() || self.rec.get("workspace").is_none()
     }
 
     /// The session id: the capture's, else the provenance key's, else `data.session_id`.

@@ -249,6 +249,9 @@ pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
     if session_dir.join("context-intelligence").join("events.jsonl").is_file() {
         return discover::capture_at(session_dir, diag).map(Capture::from_record).into_iter().collect();
     }
+    if !crate::hooks::event_files(path).is_empty() {
+        return crate::hooks::session_at(path, Some(diag)).map(Capture::from_record).into_iter().collect();
+    }
     match discover::discover(path, diag) {
         Ok(mut found) => {
             if found.is_empty() {
@@ -277,6 +280,14 @@ fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
             return cap;
         }
     }
+    let hook_file = path.file_name().and_then(|n| n.to_str()).is_some_and(crate::hooks::is_event_file);
+    if hook_file {
+        if let Some(rec) = path.parent().and_then(|dir| crate::hooks::session_at(dir, Some(diag))) {
+            let mut cap = Capture::from_record(rec);
+            cap.files = vec![path.to_path_buf()];
+            return cap;
+        }
+    }
     let display = path.to_string_lossy().into_owned();
     Capture {
         session: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone()),
@@ -285,6 +296,7 @@ fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
         workspace: None,
         format: discover::Format::Amplifier,
         record: None,
+        files: vec![],
     }
 }
 
@@ -340,6 +352,10 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
                     return false;
                 }
                 match rec {
+                    Ok(r) if Capture::unsafe_record(&r).is_some() => {
+                        let reason = Capture::unsafe_record(&r).unwrap_or_default();
+                        diag.error(&format_args!("-:{}: {reason}", line.number));
+                    }
                     Ok(r) => {
                         if !send(Unit::Session(Box::new(r), line.bytes.to_vec())) {
                             return false;
@@ -351,6 +367,16 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
         }
     }
     batch.is_empty() || send(Unit::Piped { buf: batch, first })
+}
+
+/// How reading one file of a capture ended.
+enum Read {
+    /// At its end.
+    Done,
+    /// The visitor stopped the capture.
+    Stopped,
+    /// The writer is gone.
+    Gone,
 }
 
 /// A worker thread's reusable state.
@@ -392,44 +418,67 @@ impl<'d> Worker<'d> {
         self.tx.send(Chunk { buf, last }).is_ok()
     }
 
+    /// Reads a capture: its events file, or (Claude hooks) each event file in
+    /// turn, each with its own line numbers and shown as its own path.
     fn capture<V: Visitor>(&mut self, v: &mut V, cap: &Capture) -> bool {
         if !v.begin(cap, &mut self.out) {
             return true;
         }
-        let file = match File::open(&cap.path) {
-            Ok(f) => f,
-            Err(e) => {
-                self.diag.error(&format_args!("{}: {e}", cap.display));
-                return true;
-            }
+        let hooks = cap.is_hooks();
+        let files: Vec<(&Path, String)> = if hooks {
+            cap.files.iter().map(|f| (f.as_path(), f.to_string_lossy().into_owned())).collect()
+        } else {
+            vec![(cap.path.as_path(), cap.display.clone())]
         };
-        let mut lines = match self.lines.take() {
-            Some(mut l) => {
-                l.reset(file);
-                l
+        for (path, display) in &files {
+            let file = match File::open(path) {
+                Ok(f) => f,
+                Err(e) => {
+                    self.diag.error(&format_args!("{display}: {e}"));
+                    continue;
+                }
+            };
+            let mut lines = match self.lines.take() {
+                Some(mut l) => {
+                    l.reset(file);
+                    l
+                }
+                None => LineReader::new(file),
+            };
+            let read = self.capture_lines(v, cap, display, &mut lines);
+            self.lines = Some(lines);
+            match read {
+                Read::Done => {}
+                Read::Stopped => break,
+                Read::Gone => return false,
             }
-            None => LineReader::new(file),
-        };
-        let ok = self.capture_lines(v, cap, &mut lines);
-        self.lines = Some(lines);
-        ok
+        }
+        v.end(cap, &mut self.out);
+        true
     }
 
-    fn capture_lines<V: Visitor>(&mut self, v: &mut V, cap: &Capture, lines: &mut LineReader<File>) -> bool {
+    fn capture_lines<V: Visitor>(
+        &mut self,
+        v: &mut V,
+        cap: &Capture,
+        display: &str,
+        lines: &mut LineReader<File>,
+    ) -> Read {
         let lazy = v.lazy();
+        let event_kind = if cap.is_hooks() { RecordKind::Hook } else { RecordKind::Event };
         loop {
             let line = match lines.next_line() {
                 Ok(Some(l)) => l,
                 Ok(None) => break,
                 Err(e) => {
-                    self.diag.error(&format_args!("{}:{}: {e}", cap.display, lines.line_number() + 1));
+                    self.diag.error(&format_args!("{}:{}: {e}", display, lines.line_number() + 1));
                     break;
                 }
             };
             match v.line(line.number) {
                 Flow::Continue => {}
                 Flow::Skip => continue,
-                Flow::Stop => break,
+                Flow::Stop => return Read::Stopped,
             }
             if line.terminated && !v.precheck(line.bytes) {
                 continue;
@@ -437,23 +486,27 @@ impl<'d> Worker<'d> {
             let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
             match parsed {
                 Ok(rec) => match RecordKind::of(&rec) {
-                    RecordKind::Event => {
-                        let ev = Event { rec, capture: Some(cap), line: line.number, source: &cap.display };
+                    kind if kind == event_kind => {
+                        let ev = Event { rec, capture: Some(cap), line: line.number, source: display };
                         if v.event(&ev, &mut self.out) == Flow::Stop {
-                            break;
+                            return Read::Stopped;
                         }
                     }
-                    kind => self.diag.bad_line(&cap.display, line.number, &kind.not_an_event()),
+                    _ if event_kind == RecordKind::Hook => self.diag.bad_line(
+                        &display,
+                        line.number,
+                        &"not a Claude Code hook line (needs \"hook_event_name\")",
+                    ),
+                    kind => self.diag.bad_line(&display, line.number, &kind.not_an_event()),
                 },
                 Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
-                Err(e) => self.diag.bad_line(&cap.display, line.number, &e),
+                Err(e) => self.diag.bad_line(&display, line.number, &e),
             }
             if self.out.len() >= CHUNK && !self.send(false) {
-                return false;
+                return Read::Gone;
             }
         }
-        v.end(cap, &mut self.out);
-        true
+        Read::Done
     }
 
     fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64) -> bool {

@@ -486,7 +486,11 @@ fn sessions_every_field_of_session_1() {
         "cost_usd": 0.0523,
         "models": ["claude-sonnet-4-5"],
         "compactions": 1,
-        "children": ["0000000000000000-5f3c9a1e7b2d4c60_foundation-explorer"]
+        "children": ["0000000000000000-5f3c9a1e7b2d4c60_foundation-explorer"],
+        // read_file A2 (src/café.rs, pre + post) and A4 (docs/日本語.md, pre only).
+        "subagents": 1,
+        "files_read": ["docs/日本語.md", "src/café.rs"],
+        "files_edited": []
     });
     assert_eq!(*s1, want);
     // Key order is part of the format.

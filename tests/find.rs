@@ -79,7 +79,8 @@ fn session_record_of_a_current_writer_capture() {
             "recipe": "release-notes", "recipe_step": null, "parallel_group_id": null,
             "format": "amplifier",
             "path": format!("fixtures/demo/-home-user-my-api/sessions/{S1}/context-intelligence/events.jsonl"),
-            "bytes": 17214, "metadata": "ok"
+            "bytes": 17214, "metadata": "ok",
+            "model": null, "files": null, "transcript": null, "events": null, "tags": null
         })]
     );
     // Keys come in a fixed order (serde_json keeps it), mtime included.
@@ -105,7 +106,12 @@ fn session_record_of_a_current_writer_capture() {
             "path",
             "bytes",
             "mtime",
-            "metadata"
+            "metadata",
+            "model",
+            "files",
+            "transcript",
+            "events",
+            "tags"
         ]
     );
 }

@@ -8,6 +8,7 @@ mod cat;
 mod filter;
 mod find;
 mod grep;
+mod hooks;
 mod man;
 mod pipeline;
 mod truncate_props;

@@ -1,6 +1,7 @@
 //! Tool calls, paired by `tool_call_id`, and the `--tools` table built on them.
 //!
-//! A call is one `tool_call_id` of one session, whatever events carry it:
+//! A call is one `tool_call_id` (Claude hooks: `tool_use_id`) of one session,
+//! whatever events carry it:
 //! `tool:pre`, `tool:post`, `tool:error` (never pre + post counted twice).
 //!
 //! - **error**: a `tool:error`, or a `tool:post` whose `result.success` is
@@ -123,7 +124,9 @@ impl Calls {
     /// `--tools --by` keys when the call is new or this is its pre.
     pub fn add(&mut self, ev: &Event<'_>, name: &str, session: &str, keys: impl FnOnce() -> Option<Vec<KeyVal>>) {
         let data = ev.data();
-        let id = match data.and_then(|d| d.get("tool_call_id")).and_then(|v| v.as_str()) {
+        // Amplifier's tool_call_id, or Claude Code's tool_use_id (hook captures).
+        let id_of = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str());
+        let id = match id_of("tool_call_id").or_else(|| id_of("tool_use_id")) {
             Some(id) => id.into_owned(),
             // Unpairable: its own call, named after its line.
             None => format!("\u{0}line:{}:{}", ev.source, ev.line),

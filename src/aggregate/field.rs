@@ -147,14 +147,18 @@ impl Field {
         let data = || ev.data();
         let from = |v: Option<Raw<'a>>| v.map_or(Val::Missing, Val::Raw);
         match self {
-            Field::Event => ev.rec.get("event").map_or(Val::Missing, Val::Raw),
+            Field::Event => match ev.name_raw() {
+                Some(r) => Val::Raw(r),
+                None if ev.is_hook() => Val::Str(ev.name()),
+                None => Val::Missing,
+            },
             Field::Workspace => ev.workspace().map_or(Val::Missing, Val::Str),
             Field::Session => ev.session().map_or(Val::Missing, Val::Str),
             Field::Tool => from(data().and_then(|d| d.get("tool_name"))),
             Field::Model => from(data().and_then(|d| d.get("model"))),
             Field::Status => from(data().and_then(|d| d.get("status"))),
             Field::Usage(u) => from(data().and_then(|d| d.get("usage")).and_then(|us| u.read(us))),
-            Field::Path(p) => from(ev.rec.path(p)),
+            Field::Path(p) => from(ev.path(p)),
             Field::Agent => cx.agent(ev).map_or(Val::Missing, |a| Val::Str(Cow::Owned(a))),
             Field::Time(b) => match ev.timestamp() {
                 Some(ts) => Val::Str(Cow::Owned(time::bucket(ts, *b, &cx.tz))),

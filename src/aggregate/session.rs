@@ -23,8 +23,10 @@
 //! | `avg_response_ms` | mean over turns of `prompt:submit` → end of that turn: its `orchestrator:complete`, else its last `prompt:complete` |
 //! | `tokens` | `{input, output, cache_read, cache_write}` summed over `llm:response` `data.usage`, both key generations |
 //! | `cost_usd` | sum of `data.usage.cost_usd` over `llm:response` (decimal strings summed exactly); null when none had one |
-//! | `models` | distinct `data.model` of `llm:response` |
+//! | `models` | distinct `data.model` of `llm:response` and `session:start` (Claude hooks: SessionStart `model`) |
 //! | `compactions` | `context:compaction` events |
+//! | `files_read`, `files_edited` | sorted distinct `data.tool_input.file_path` of tool events (pre, post or error) by tool: read = Read, NotebookRead, Glob, Grep, LS, read_file, glob, grep; edited = Edit, MultiEdit, Write, NotebookEdit, edit_file, write_file |
+//! | `subagents` | `delegate:agent_spawned` events (Claude hooks: SubagentStart) |
 //! | `children` | `data.sub_session_id` of `delegate:agent_spawned`/`_completed`, plus every session of the same run whose `parent` is this one |
 //!
 //! Time fields are null when the events carry no usable timestamp.
@@ -95,7 +97,11 @@ impl SessionState {
             sum.last_event = Some(sum.last_event.map_or(t, |s: Timestamp| s.max(t)));
         }
         if self.first_workspace.is_none() {
-            self.first_workspace = ev.rec.get_str("workspace").map(|w| w.into_owned());
+            self.first_workspace = if ev.is_hook() {
+                ev.workspace().map(|w| w.into_owned())
+            } else {
+                ev.rec.get_str("workspace").map(|w| w.into_owned())
+            };
         }
         let data = ev.data();
         let str_at = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str()).map(|s| s.into_owned());
@@ -118,6 +124,9 @@ impl SessionState {
                 });
             }
             n if calls::is_tool_event(n) => {
+                if let Some(d) = data {
+                    file_touched(d, sum);
+                }
                 let session = sum.session.clone();
                 self.calls.add(ev, n, &session, || None);
             }
@@ -128,6 +137,12 @@ impl SessionState {
                 if self.outcome_line.is_none_or(|l| line >= l) {
                     self.outcome_line = Some(line);
                     sum.outcome = str_at("status");
+                }
+            }
+            // Claude hooks: the SessionStart line names the model.
+            "session:start" => {
+                if let Some(m) = str_at("model") {
+                    sum.models.insert(m);
                 }
             }
             // Models from responses only: a request names the same model, and
@@ -217,6 +232,28 @@ impl SessionState {
     }
 }
 
+/// Tools whose `tool_input.file_path` is a file read.
+pub const READ_TOOLS: [&str; 8] = ["Read", "NotebookRead", "Glob", "Grep", "LS", "read_file", "glob", "grep"];
+/// Tools whose `tool_input.file_path` is a file edited.
+pub const EDIT_TOOLS: [&str; 6] = ["Edit", "MultiEdit", "Write", "NotebookEdit", "edit_file", "write_file"];
+
+/// Notes the file a tool event reads or edits.
+fn file_touched(data: crate::json::Raw<'_>, sum: &mut Summary) {
+    let Some(tool) = data.get("tool_name").and_then(|t| t.as_str()) else { return };
+    let set = if READ_TOOLS.contains(&tool.as_ref()) {
+        &mut sum.files_read
+    } else if EDIT_TOOLS.contains(&tool.as_ref()) {
+        &mut sum.files_edited
+    } else {
+        return;
+    };
+    if let Some(f) = data.get("tool_input").and_then(|i| i.get("file_path")).and_then(|f| f.as_str()) {
+        if !set.contains(f.as_ref()) {
+            set.insert(f.into_owned());
+        }
+    }
+}
+
 /// Counts one turn's response time when both ends have a timestamp.
 fn close(start: Option<Timestamp>, end: Option<Timestamp>, s: &mut Summary) {
     if let (Some(a), Some(b)) = (start, end) {
@@ -285,6 +322,12 @@ pub struct Summary {
     /// Child sessions named by delegate events.
     #[serde(default)]
     pub children: BTreeSet<String>,
+    /// Files read (`tool_input.file_path` of read tools).
+    #[serde(default)]
+    pub files_read: BTreeSet<String>,
+    /// Files edited (`tool_input.file_path` of edit tools).
+    #[serde(default)]
+    pub files_edited: BTreeSet<String>,
 }
 
 impl Summary {
@@ -343,6 +386,8 @@ impl Summary {
         }
         self.models.extend(o.models);
         self.children.extend(o.children);
+        self.files_read.extend(o.files_read);
+        self.files_edited.extend(o.files_edited);
     }
 
     /// Splits into pieces whose JSON stays under about `limit` bytes (for
@@ -426,6 +471,9 @@ impl Summary {
         rec.insert("compactions".into(), n("context:compaction").into());
         let children: BTreeSet<&String> = self.children.iter().chain(more_children).collect();
         rec.insert("children".into(), children.into_iter().cloned().map(Value::String).collect());
+        rec.insert("subagents".into(), n("delegate:agent_spawned").into());
+        rec.insert("files_read".into(), self.files_read.iter().cloned().map(Value::String).collect());
+        rec.insert("files_edited".into(), self.files_edited.iter().cloned().map(Value::String).collect());
         Row { count: 0, key: vec![], record: rec }
     }
 }

@@ -71,8 +71,17 @@ PRESETS:
       (prompt:submit + prompt:complete), avg_response_ms (prompt:submit to its
       orchestrator:complete, else its prompt:complete), tokens{input,output,
       cache_read,cache_write}, cost_usd, models (of llm:response), compactions, children
-      (delegate sub_session_id, plus sessions of this run whose parent it is).
+      (delegate sub_session_id, plus sessions of this run whose parent it is),
+      subagents (delegate:agent_spawned), files_read and files_edited (sorted
+      distinct data.tool_input.file_path of tool events; read tools Read,
+      NotebookRead, Glob, Grep, LS, read_file, glob, grep; edit tools Edit,
+      MultiEdit, Write, NotebookEdit, edit_file, write_file).
       Time fields are null without timestamps.
+      Claude Code hook sessions (ci-cat --help) give the same fields: calls are
+      distinct tool_use_id, Stop is prompt:complete (the AssistantResponse copy is
+      never read), errors are PostToolUseFailure, models the SessionStart model;
+      hook lines carry no time, so duration and avg_response_ms are null unless
+      synthetic events have timestamps.
   --tools     per tool: calls (distinct tool_call_id), ok, errors (tool:error or
       result.success false), unfinished (no post/error), success_rate
       (ok/(ok+errors)), p50_ms, p95_ms, max_ms (duration_ms when written, else

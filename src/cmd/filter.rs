@@ -84,6 +84,12 @@ SESSION RECORDS:
   `ci-find | ci-cat | ci-filter --workspace W` print the same events. Event
   records (piped, or read from PATH arguments) are always filtered as events.
 
+CLAUDE CODE HOOK CAPTURES:
+  Hook lines are filtered as their normalised events (ci-cat --help): --event
+  takes the canonical name (tool:pre, prompt:complete, hook:CorrectiveFeedback),
+  --workspace the slug of cwd, data.* paths read the hook line (data.tool_name,
+  data.tool_input.file_path), `hook` the original hook name.
+
 DAMAGED INPUT:
   Bad lines are reported on stderr as `path:line: reason`, skipped and counted,
   as by ci-cat. To stay fast, ci-filter checks each line's UTF-8, top-level

@@ -21,16 +21,35 @@ EXAMPLES:
   ci-find --session 63cc3feb | ci-cat --head 5
   ci-find -0 --paths | xargs -0 -P4 wc -l
   ci-find --tree
+  ci-find --root $SESSION_DATA_DIR --model claude-sonnet-4-5 --min-events 10 --active
+  ci-find --root A --root B --tag source:startup | ci-agg --by tool
 
 ROOTS:
   --root (repeatable) wins; else $AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed,
-  ~ expanded, ignored with a warning when relative); else ~/.amplifier/projects.
+  ~ expanded, ignored with a warning when relative) or ~/.amplifier/projects, plus
+  $SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error).
   A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl.
+  The format is detected per root: a root is a Claude hooks root (medicine-wheel
+  _sessiondata) when a direct subdirectory (not `data`, not starting with `_` or `.`)
+  holds a _claude_*.jsonl file; each such subdirectory is a session. A _sessiondata
+  folder inside an Amplifier root is not searched: name it with a second --root.
+
+CLAUDE HOOK SESSIONS:
+  format claude-hooks; path = the session directory; workspace/project = slug of the
+  first line's cwd; started_at/last_event_at = min/max timestamp of the events that
+  have one (only synthetic events do: null otherwise); status `ended` when a
+  SessionEnd line exists, else `active`; model = the first SessionStart's model;
+  files = event files in reading order; transcript = _transcript_final.jsonl exists;
+  events = valid hook lines in the event files (never the AssistantResponse copy,
+  last_claude_*, the transcript copy or _codex_*); tags = source:<SessionStart
+  source>, permission:<permission_mode>, agent:<SubagentStart agent_type>.
+  Session ids containing /, \\, NUL, or equal to . or .. are refused.
 
 OUTPUT:
   One session record per line (JSON): session, project, workspace, parent, agent,
   status, started_at, last_event_at, ended_at, working_dir, recipe, recipe_step,
-  parallel_group_id, format, path, bytes, mtime, metadata. Every key is always
+  parallel_group_id, format, path, bytes, mtime, metadata, model, files, transcript,
+  events, tags (the last five null for Amplifier captures). Every key is always
   present (null when unknown). A session record has `session` and `path` and no
   `event` key; every ci-* tool expands it into the capture's events.
 
@@ -101,6 +120,26 @@ pub struct Args {
     /// Only captures whose events.jsonl has at least this size (K/M/G suffixes).
     #[arg(long, value_name = "SIZE", value_parser = crate::cli::parse_size)]
     pub min_bytes: Option<u64>,
+    /// Only sessions of this model (Claude hooks: the first SessionStart's
+    /// model; Amplifier records have none and never match). Repeatable (OR).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Vec<String>,
+    /// Only sessions with at least N events (Claude hooks: the record's
+    /// `events`; Amplifier: non-blank lines of events.jsonl, counted only when
+    /// this flag or --max-events is given).
+    #[arg(long, value_name = "N")]
+    pub min_events: Option<u64>,
+    /// Only sessions with at most N events (counted as for --min-events).
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+    /// Only live sessions: Claude hooks status `active` (no SessionEnd yet);
+    /// Amplifier metadata status `running`.
+    #[arg(long)]
+    pub active: bool,
+    /// Only sessions carrying this derived tag (source:S, permission:P,
+    /// agent:T; Claude hooks only). Repeatable: every tag given must be present (AND).
+    #[arg(long, value_name = "TAG")]
+    pub tag: Vec<String>,
     /// Sort order.
     #[arg(long, value_enum, default_value_t = SortKey::Start)]
     pub sort: SortKey,
@@ -142,6 +181,11 @@ struct Filters {
     roots: bool,
     children: bool,
     min_bytes: Option<u64>,
+    models: Vec<String>,
+    min_events: Option<u64>,
+    max_events: Option<u64>,
+    active: bool,
+    tags: Vec<String>,
 }
 
 impl Filters {
@@ -156,11 +200,24 @@ impl Filters {
             && (!self.roots || !r.is_child())
             && (!self.children || r.is_child())
             && self.min_bytes.is_none_or(|m| r.bytes >= m)
+            && any(&self.models, r.model.as_deref())
+            && (!self.active || r.status.as_deref() == Some(live_status(r)))
+            && self.tags.iter().all(|t| r.tags.iter().flatten().any(|x| x == t))
             && self.in_time(r)
+            && self.event_count_ok(r)
     }
 
     /// A session overlaps [since, until) when its last activity is at or after
     /// `since` and it started before `until`. Unknown times never match a bound.
+    /// The event-count bounds, checked last (an Amplifier capture is read to count).
+    fn event_count_ok(&self, r: &SessionRecord) -> bool {
+        if self.min_events.is_none() && self.max_events.is_none() {
+            return true;
+        }
+        let n = r.events.unwrap_or_else(|| count_lines(&r.path));
+        self.min_events.is_none_or(|m| n >= m) && self.max_events.is_none_or(|m| n <= m)
+    }
+
     fn in_time(&self, r: &SessionRecord) -> bool {
         r.overlaps(self.since, self.until)
     }
@@ -201,6 +258,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         roots: args.roots,
         children: args.children,
         min_bytes: args.min_bytes,
+        models: args.model.clone(),
+        min_events: args.min_events,
+        max_events: args.max_events,
+        active: args.active,
+        tags: args.tag.clone(),
     };
     let mut selected: Vec<SessionRecord> = match &args.session {
         Some(id) => discover::select_session(&all, id)?.into_iter().cloned().collect(),
@@ -236,6 +298,27 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
 }
 
 /// A `--project` value as a slug: values that look like paths are converted.
+/// The status that means "live" for a record's format.
+fn live_status(r: &SessionRecord) -> &'static str {
+    match r.format {
+        discover::Format::ClaudeHooks => "active",
+        discover::Format::Amplifier => "running",
+    }
+}
+
+/// Non-blank lines of a file (0 when unreadable).
+fn count_lines(path: &str) -> u64 {
+    let Ok(f) = std::fs::File::open(path) else { return 0 };
+    let mut lines = crate::lines::LineReader::new(f);
+    let mut n = 0;
+    while let Ok(Some(l)) = lines.next_line() {
+        if !l.bytes.trim_ascii().is_empty() {
+            n += 1;
+        }
+    }
+    n
+}
+
 fn as_slug(p: &str) -> String {
     let looks_like_path = p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
     if looks_like_path && !p.starts_with('-') {

@@ -80,6 +80,13 @@ SPEED AND DAMAGED INPUT:
   string. A line that cannot hold a match is not parsed, so its damage is
   not reported; --strict parses every line (and fails on any bad one).
 
+CLAUDE CODE HOOK CAPTURES:
+  Hook sessions are searched as their normalised events (ci-cat --help): the hook
+  line is `data`, so prompts are data.prompt, assistant messages
+  data.last_assistant_message, tool inputs data.tool_input.*, tool outputs
+  data.tool_response.* and failures data.error; match records are the same, with
+  ci.path the hook file. The AssistantResponse copy and transcript are not searched.
+
 EXIT STATUS:
   0 a match was found; 1 none; 2 an error (an error wins over a match).";
 
@@ -272,7 +279,7 @@ impl Grep<'_> {
 
     fn capture_event(&mut self, ev: &Event<'_>, cap: &Capture, out: &mut Vec<u8>) -> Flow {
         let limit = self.limit();
-        let site = Site { session: &cap.session, path: &cap.display, line: ev.line };
+        let site = Site { session: &cap.session, path: ev.source, line: ev.line };
         let mut count = self.count;
         let cfg = self.cfg;
         search_event(cfg, ev, limit.saturating_sub(count), &mut |m| {
@@ -350,7 +357,7 @@ fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<
     let mut left = limit;
     let prefilter = cfg.matcher.prefilter();
     let regex = cfg.matcher.regex();
-    walk::strings(&ev.rec, &cfg.scope, cfg.keys, &mut |s| {
+    walk::event_strings(ev, &cfg.scope, cfg.keys, &mut |s| {
         let escaped = memchr::memchr(b'\\', s.raw).is_some();
         if escaped && cfg.precheck && !prefilter.may_match(s.raw) {
             return true;
@@ -518,6 +525,11 @@ fn minimal_record(session: &str, path: &str, format: Layout, workspace: Option<S
         bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
         mtime: None,
         metadata: None,
+        model: None,
+        files: None,
+        transcript: None,
+        events: None,
+        tags: None,
     }
 }
 

@@ -688,6 +688,23 @@ fn event_field<'a>(ev: &Event<'a>, p: &FieldPath) -> Val<'a> {
             "line" => Val::Int(i128::from(ev.line)),
             _ => Val::Missing,
         },
+        [e] if e == "event" && ev.is_hook() => Val::Str(ev.name()),
+        [h] if h == "hook" && ev.is_hook() => ev.hook().map(Val::Str).unwrap_or(Val::Missing),
+        [d, rest @ ..] if d == "data" && ev.is_hook() => {
+            // A hook line's `data` is the line itself.
+            let mut v = match ev.data() {
+                Some(v) => v,
+                None => return Val::Missing,
+            };
+            for seg in rest {
+                v = match v.get(seg) {
+                    Some(v) => v,
+                    None => return Val::Missing,
+                };
+            }
+            Val::Raw(v)
+        }
+        segs if ev.is_hook() && segs.first().is_some_and(|f| f != "timestamp") => Val::Missing,
         segs => record_field(&ev.rec, segs),
     }
 }

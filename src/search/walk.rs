@@ -65,6 +65,27 @@ pub fn strings<'a>(rec: &Record<'a>, scope: &Scope, keys: bool, f: &mut dyn FnMu
     true
 }
 
+/// As [`strings`], over an event's normalised view: a Claude Code hook line
+/// is walked as the `data` of its event record (`data.prompt`,
+/// `data.tool_response.output`), so paths and scopes mean the same in both formats.
+pub fn event_strings<'a>(
+    ev: &crate::record::Event<'a>,
+    scope: &Scope,
+    keys: bool,
+    f: &mut dyn FnMut(Found<'_, 'a>) -> bool,
+) -> bool {
+    if !ev.is_hook() {
+        return strings(&ev.rec, scope, keys, f);
+    }
+    let Some(data) = ev.data() else { return true };
+    let mut path = String::from("data");
+    let inside = scope.covers(&path);
+    if inside || scope.leads_to(&path) {
+        return walk(data, &mut path, inside, scope, keys, f);
+    }
+    true
+}
+
 fn push_key(path: &mut String, raw: &[u8]) {
     if !path.is_empty() {
         path.push('.');
