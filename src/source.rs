@@ -379,6 +379,13 @@ enum Read {
     Gone,
 }
 
+/// A hook session read whole: its files' bytes, and each valid event line as
+/// (timestamp, file index, physical line, byte range).
+struct TimedSession {
+    texts: Vec<Vec<u8>>,
+    order: Vec<(crate::time::Timestamp, usize, u64, std::ops::Range<usize>)>,
+}
+
 /// A worker thread's reusable state.
 struct Worker<'d> {
     diag: &'d Diag,
@@ -430,6 +437,11 @@ impl<'d> Worker<'d> {
         } else {
             vec![(cap.path.as_path(), cap.display.clone())]
         };
+        if hooks {
+            if let Some(timed) = self.time_ordered(&files) {
+                return self.visit_timed(v, cap, &files, timed);
+            }
+        }
         for (path, display) in &files {
             let file = match File::open(path) {
                 Ok(f) => f,
@@ -451,6 +463,83 @@ impl<'d> Worker<'d> {
                 Read::Done => {}
                 Read::Stopped => break,
                 Read::Gone => return false,
+            }
+        }
+        v.end(cap, &mut self.out);
+        true
+    }
+
+    /// Claude hook sessions are read file by file in lifecycle order, except
+    /// when every event of the session carries a timestamp (native hook input
+    /// has none; only synthetic events do): then events are visited in time
+    /// order (stable: ties keep the file order). This reads the session's
+    /// event files whole, which is fine for hook sessions (kilobytes to a few
+    /// megabytes); it returns `None` — use file order — as soon as a line
+    /// has no usable timestamp, or when a file cannot be read.
+    fn time_ordered(&mut self, files: &[(&Path, String)]) -> Option<TimedSession> {
+        let mut session = TimedSession { texts: Vec::with_capacity(files.len()), order: Vec::new() };
+        for (fi, (path, _)) in files.iter().enumerate() {
+            let text = std::fs::read(path).ok()?;
+            let mut start = 0;
+            for (li, end) in memchr::memchr_iter(b'\n', &text).chain(std::iter::once(text.len())).enumerate() {
+                let bytes = &text[start..end];
+                let range = start..end;
+                start = end + 1;
+                if bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue; // blank lines and the final newline: reported later
+                }
+                // Damaged lines are reported when visited; they do not decide the order.
+                let Ok(rec) = self.idx.parse(bytes) else { continue };
+                let ts = rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?;
+                session.order.push((ts, fi, li as u64 + 1, range));
+            }
+            session.texts.push(text);
+        }
+        (!session.order.is_empty()).then_some(session)
+    }
+
+    /// Visits a fully timestamped hook session in time order; damaged lines
+    /// are reported first, file by file, as in file order.
+    fn visit_timed<V: Visitor>(
+        &mut self,
+        v: &mut V,
+        cap: &Capture,
+        files: &[(&Path, String)],
+        mut timed: TimedSession,
+    ) -> bool {
+        for (fi, text) in timed.texts.iter().enumerate() {
+            if text.is_empty() {
+                continue;
+            }
+            let body = text.strip_suffix(b"\n");
+            let all_terminated = body.is_some();
+            let segments: Vec<&[u8]> = body.unwrap_or(text).split(|&b| b == b'\n').collect();
+            for (li, bytes) in segments.iter().enumerate() {
+                let terminated = all_terminated || li + 1 < segments.len();
+                match self.idx.parse(bytes) {
+                    Ok(rec) if RecordKind::of(&rec) == RecordKind::Hook => {}
+                    Ok(_) => self.diag.bad_line(
+                        &files[fi].1,
+                        li as u64 + 1,
+                        &"not a Claude Code hook line (needs \"hook_event_name\")",
+                    ),
+                    Err(e) if !terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
+                    Err(e) => self.diag.bad_line(&files[fi].1, li as u64 + 1, &e),
+                }
+            }
+        }
+        timed.order.sort_by_key(|(ts, ..)| *ts);
+        for (_, fi, line, range) in &timed.order {
+            let Ok(rec) = self.idx.parse(&timed.texts[*fi][range.clone()]) else { continue };
+            if RecordKind::of(&rec) != RecordKind::Hook {
+                continue;
+            }
+            let ev = Event { rec, capture: Some(cap), line: *line, source: &files[*fi].1 };
+            if v.event(&ev, &mut self.out) == Flow::Stop {
+                break;
+            }
+            if self.out.len() >= CHUNK && !self.send(false) {
+                return false;
             }
         }
         v.end(cap, &mut self.out);

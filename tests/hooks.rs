@@ -427,3 +427,45 @@ fn unsafe_session_ids_and_file_names_are_refused() {
     let events: Vec<String> = run.json().iter().map(|r| r["event"].as_str().unwrap().to_owned()).collect();
     assert_eq!(events, ["session:start", "prompt:complete", "prompt:complete"]);
 }
+
+/// fixtures/sessiondata-timed: two sessions with the same events; in 3333… every
+/// line has a timestamp (so events come in time order, across files), in 4444…
+/// the PreToolUse line has none (so the fixed lifecycle file order holds).
+#[test]
+fn time_order_only_when_every_event_has_a_timestamp() {
+    let run = ci("ci-cat").args(["--fields", "event,timestamp", "fixtures/sessiondata-timed"]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let got: Vec<String> = run
+        .json()
+        .iter()
+        .map(|r| {
+            let file = r["ci"]["path"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+            format!(
+                "{} {} {}:{}",
+                &r["ci"]["session"].as_str().unwrap()[..4],
+                r["event"].as_str().unwrap(),
+                file,
+                r["ci"]["line"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "3333 session:start _claude_session_starts.jsonl:1",
+            "3333 prompt:submit _claude_user_inputs.jsonl:1",
+            "3333 tool:pre _claude_PreToolUse.jsonl:1",
+            "3333 tool:post _claude_PostToolUse.jsonl:1",
+            "3333 prompt:complete _claude_Stop.jsonl:1",
+            "3333 prompt:submit _claude_user_inputs.jsonl:2",
+            "3333 prompt:complete _claude_Stop.jsonl:2",
+            "4444 session:start _claude_session_starts.jsonl:1",
+            "4444 prompt:submit _claude_user_inputs.jsonl:1",
+            "4444 prompt:submit _claude_user_inputs.jsonl:2",
+            "4444 tool:pre _claude_PreToolUse.jsonl:1",
+            "4444 tool:post _claude_PostToolUse.jsonl:1",
+            "4444 prompt:complete _claude_Stop.jsonl:1",
+            "4444 prompt:complete _claude_Stop.jsonl:2",
+        ]
+    );
+}

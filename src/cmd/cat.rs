@@ -53,7 +53,8 @@ CLAUDE CODE HOOK CAPTURES:
   lifecycle order (session_starts, user_inputs, PreToolUse, PermissionRequest,
   PostToolUse, PostToolUseFailure, Notification, PreCompact, SubagentStart,
   SubagentStop, Stop, CorrectiveFeedback, AcceptedRedirection, SessionEnd, then any
-  other _claude_<X>.jsonl by name), each in file order; never sorted by time.
+  other _claude_<X>.jsonl by name), each in file order -- unless every event of
+  the session has a timestamp: then time order (stable), across files.
   Never read: _claude_AssistantResponse.jsonl (copies of Stop lines), last_claude_*,
   _transcript_final.jsonl, _codex_*. --raw prints the hook line as on disk.
 
