@@ -111,6 +111,36 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
+    /// A record that knows only its id, layout and path: every other field is
+    /// unknown (`null`, size 0). Discovery fills in what it finds.
+    pub fn new(session: String, format: Format, path: String) -> SessionRecord {
+        SessionRecord {
+            session,
+            project: None,
+            workspace: None,
+            parent: None,
+            agent: None,
+            status: None,
+            started_at: None,
+            last_event_at: None,
+            ended_at: None,
+            working_dir: None,
+            recipe: None,
+            recipe_step: None,
+            parallel_group_id: None,
+            format,
+            path,
+            bytes: 0,
+            mtime: None,
+            metadata: None,
+            model: None,
+            files: None,
+            transcript: None,
+            events: None,
+            tags: None,
+        }
+    }
+
     /// Start time, parsed.
     pub fn start(&self) -> Option<Timestamp> {
         self.started_at.as_deref().and_then(time::parse_timestamp)
@@ -270,29 +300,10 @@ fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let project =
         dir.parent().and_then(Path::parent).and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned());
     let mut rec = SessionRecord {
-        session,
         project: project.clone(),
-        workspace: None,
-        parent: None,
-        agent: None,
-        status: None,
-        started_at: None,
-        last_event_at: None,
-        ended_at: None,
-        working_dir: None,
-        recipe: None,
-        recipe_step: None,
-        parallel_group_id: None,
-        format: Format::Amplifier,
-        path: events.to_string_lossy().into_owned(),
         bytes: meta.len(),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
-        metadata: None,
-        model: None,
-        files: None,
-        transcript: None,
-        events: None,
-        tags: None,
+        ..SessionRecord::new(session, Format::Amplifier, events.to_string_lossy().into_owned())
     };
     let meta_path = ci.join("metadata.json");
     rec.metadata = Some(match read_metadata(&meta_path) {

@@ -182,29 +182,20 @@ pub fn session_at(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     tags.sort();
     let slug = s.cwd.as_deref().map(slug_of);
     Some(SessionRecord {
-        session,
         project: slug.clone(),
         workspace: slug,
-        parent: None,
-        agent: None,
         status: Some(if s.ended { "ended" } else { "active" }.into()),
         started_at: s.first.map(time::format_timestamp),
         last_event_at: s.last.map(time::format_timestamp),
-        ended_at: None,
         working_dir: s.cwd,
-        recipe: None,
-        recipe_step: None,
-        parallel_group_id: None,
-        format: Format::ClaudeHooks,
-        path: dir.to_string_lossy().into_owned(),
         bytes,
         mtime: mtime.map(time::format_timestamp),
-        metadata: None,
         model: s.model,
         files: Some(files),
         transcript: Some(dir.join(TRANSCRIPT).is_file()),
         events: Some(s.events),
         tags: Some(tags),
+        ..SessionRecord::new(session, Format::ClaudeHooks, dir.to_string_lossy().into_owned())
     })
 }
 

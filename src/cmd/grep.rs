@@ -507,29 +507,9 @@ fn session_record(cap: &Capture) -> SessionRecord {
 
 fn minimal_record(session: &str, path: &str, format: Layout, workspace: Option<String>) -> SessionRecord {
     SessionRecord {
-        session: session.to_owned(),
-        project: None,
         workspace,
-        parent: None,
-        agent: None,
-        status: None,
-        started_at: None,
-        last_event_at: None,
-        ended_at: None,
-        working_dir: None,
-        recipe: None,
-        recipe_step: None,
-        parallel_group_id: None,
-        format,
-        path: path.to_owned(),
         bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
-        mtime: None,
-        metadata: None,
-        model: None,
-        files: None,
-        transcript: None,
-        events: None,
-        tags: None,
+        ..SessionRecord::new(session.to_owned(), format, path.to_owned())
     }
 }
 
