@@ -5,5 +5,7 @@ mod util;
 
 mod cat;
 mod find;
+mod json_props;
 mod man;
+mod regression;
 mod truncate_props;
