@@ -771,16 +771,26 @@ fn digits(b: &[u8], mut i: usize) -> usize {
 }
 
 /// Validates a number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
+///
+/// serde_json refuses a number whose value overflows `f64` ("number out of
+/// range", e.g. `1e400`), and where exactly that happens depends on its float
+/// parsing (its features). A number that might be that large (at least 10^300
+/// by its digit count and exponent; never seen in real captures) is therefore
+/// handed to serde_json itself, so both agree on every input.
 fn number(b: &[u8], mut i: usize) -> Result<usize> {
+    let start = i;
     if b.get(i) == Some(&b'-') {
         i += 1;
     }
+    let int_start = i;
     match b.get(i) {
         Some(b'0') => i += 1,
         Some(b'1'..=b'9') => i = digits(b, i + 1),
         None => return Err(ParseError::UnexpectedEnd),
         Some(_) => return Err(ParseError::Syntax(i, "invalid number")),
     }
+    // The value is below 10^magnitude.
+    let mut magnitude = i64::try_from(i - int_start).unwrap_or(i64::MAX);
     if b.get(i) == Some(&b'.') {
         let j = digits(b, i + 1);
         if j == i + 1 {
@@ -790,6 +800,7 @@ fn number(b: &[u8], mut i: usize) -> Result<usize> {
     }
     if let Some(b'e' | b'E') = b.get(i) {
         i += 1;
+        let negative = b.get(i) == Some(&b'-');
         if let Some(b'+' | b'-') = b.get(i) {
             i += 1;
         }
@@ -797,7 +808,12 @@ fn number(b: &[u8], mut i: usize) -> Result<usize> {
         if j == i {
             return Err(unexpected(b, j, "invalid number"));
         }
+        let exp = b[i..j].iter().fold(0i64, |e, &d| e.saturating_mul(10).saturating_add(i64::from(d - b'0')));
+        magnitude = if negative { magnitude.saturating_sub(exp) } else { magnitude.saturating_add(exp) };
         i = j;
+    }
+    if magnitude >= 300 && serde_json::from_slice::<serde_json::Value>(&b[start..i]).is_err() {
+        return Err(ParseError::Syntax(start, "number out of range"));
     }
     Ok(i)
 }

@@ -39,7 +39,14 @@ pub struct LineReader<R> {
 impl<R: Read> LineReader<R> {
     /// Wraps a reader.
     pub fn new(rdr: R) -> LineReader<R> {
-        LineReader { rdr, buf: vec![0; INITIAL], pos: 0, end: 0, scanned: 0, eof: false, number: 0 }
+        LineReader::with_capacity(rdr, INITIAL)
+    }
+
+    /// Wraps a reader with an initial buffer of `capacity` bytes (at least 1;
+    /// it still grows to hold the longest line). Tests and fuzzing use tiny
+    /// capacities to exercise the moves and growth that big lines cause.
+    pub fn with_capacity(rdr: R, capacity: usize) -> LineReader<R> {
+        LineReader { rdr, buf: vec![0; capacity.max(1)], pos: 0, end: 0, scanned: 0, eof: false, number: 0 }
     }
 
     /// Starts over on a new reader, keeping the buffer.
@@ -130,8 +137,8 @@ mod tests {
 
     type Lines = Vec<(String, u64, bool)>;
 
-    fn collect(input: &[u8], step: usize) -> Lines {
-        let mut r = LineReader::new(Trickle(input, step));
+    fn collect(input: &[u8], step: usize, capacity: usize) -> Lines {
+        let mut r = LineReader::with_capacity(Trickle(input, step), capacity);
         let mut out = vec![];
         while let Some(l) = r.next_line().unwrap() {
             out.push((String::from_utf8_lossy(l.bytes).into_owned(), l.number, l.terminated));
@@ -151,7 +158,9 @@ mod tests {
         ];
         for (input, want) in cases {
             for step in [1, 3, 4096, usize::MAX] {
-                assert_eq!(collect(&input, step), want, "step {step}");
+                for capacity in [0, 1, 5, INITIAL] {
+                    assert_eq!(collect(&input, step, capacity), want, "step {step}, capacity {capacity}");
+                }
             }
         }
     }

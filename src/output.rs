@@ -191,14 +191,29 @@ impl EventFormat {
         let start = out.len();
         out.push(b'{');
         let mut data_at = None;
+        // With duplicate `data` keys only the last one counts (as everywhere
+        // else); the earlier ones are dropped, not copied whole.
+        let last_data = ev
+            .rec
+            .members()
+            .enumerate()
+            .filter(|(_, (key, _))| crate::json::key_eq(key, "data"))
+            .last()
+            .map(|(i, _)| i);
+        let mut first = true;
         for (i, (key, value)) in ev.rec.members().enumerate() {
-            if i > 0 {
+            let is_data = crate::json::key_eq(key, "data");
+            if is_data && Some(i) != last_data {
+                continue;
+            }
+            if !first {
                 out.push(b',');
             }
+            first = false;
             out.push(b'"');
             out.extend_from_slice(key);
             out.extend_from_slice(b"\":");
-            if crate::json::key_eq(key, "data") {
+            if is_data {
                 data_at = Some((out.len(), value));
             } else {
                 out.extend_from_slice(value.bytes());

@@ -9,6 +9,8 @@ mod filter;
 mod find;
 mod grep;
 mod hooks;
+mod json_props;
 mod man;
 mod pipeline;
+mod regression;
 mod truncate_props;
