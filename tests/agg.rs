@@ -55,26 +55,7 @@ fn path_arg(p: &Path) -> String {
 #[test]
 fn count_by_event_matches_the_fixture_table() {
     // fixtures/README.md, "Events by type" (count descending, then name).
-    let want = [
-        ("tool:pre", 10),
-        ("tool:post", 9),
-        ("llm:response", 8),
-        ("execution:start", 7),
-        ("prompt:submit", 7),
-        ("session:start", 7),
-        ("llm:request", 6),
-        ("provider:request", 5),
-        ("execution:end", 4),
-        ("orchestrator:complete", 4),
-        ("prompt:complete", 2),
-        ("session:fork", 2),
-        ("context:compaction", 1),
-        ("delegate:agent_completed", 1),
-        ("delegate:agent_spawned", 1),
-        ("provider:error", 1),
-        ("session:end", 1),
-        ("tool:error", 1),
-    ];
+    let want = DEMO_EVENTS;
     let run = agg(&["--by", "event", DEMO]);
     let lines: Vec<String> = want.iter().map(|(e, n)| format!("{{\"event\":\"{e}\",\"count\":{n}}}")).collect();
     assert_eq!(run.lines(), lines);

@@ -37,29 +37,7 @@ fn every_good_event_once_with_provenance() {
         *by_event.entry(r["event"].as_str().unwrap().into()).or_default() += 1;
         assert!(r["ci"]["line"].as_u64().unwrap() >= 1);
     }
-    let want: BTreeMap<String, u64> = [
-        ("tool:pre", 10),
-        ("tool:post", 9),
-        ("llm:response", 8),
-        ("execution:start", 7),
-        ("prompt:submit", 7),
-        ("session:start", 7),
-        ("llm:request", 6),
-        ("provider:request", 5),
-        ("execution:end", 4),
-        ("orchestrator:complete", 4),
-        ("prompt:complete", 2),
-        ("session:fork", 2),
-        ("context:compaction", 1),
-        ("delegate:agent_completed", 1),
-        ("delegate:agent_spawned", 1),
-        ("provider:error", 1),
-        ("session:end", 1),
-        ("tool:error", 1),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect();
+    let want: BTreeMap<String, u64> = DEMO_EVENTS.iter().map(|&(k, v)| (k.to_owned(), v)).collect();
     assert_eq!(by_event, want);
     // Workspace after filling: session 3's ten lines get the project slug.
     let filled = recs.iter().filter(|r| r["workspace"] == "-home-user-webapp").count();

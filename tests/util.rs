@@ -115,3 +115,26 @@ pub fn without_mtime(stdout: &str) -> Vec<serde_json::Value> {
         })
         .collect()
 }
+
+/// Events by type in the demo root (fixtures/README.md, "Events by type"), count
+/// descending then name.
+pub const DEMO_EVENTS: &[(&str, u64)] = &[
+    ("tool:pre", 10),
+    ("tool:post", 9),
+    ("llm:response", 8),
+    ("execution:start", 7),
+    ("prompt:submit", 7),
+    ("session:start", 7),
+    ("llm:request", 6),
+    ("provider:request", 5),
+    ("execution:end", 4),
+    ("orchestrator:complete", 4),
+    ("prompt:complete", 2),
+    ("session:fork", 2),
+    ("context:compaction", 1),
+    ("delegate:agent_completed", 1),
+    ("delegate:agent_spawned", 1),
+    ("provider:error", 1),
+    ("session:end", 1),
+    ("tool:error", 1),
+];
