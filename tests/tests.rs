@@ -7,6 +7,7 @@ mod agg;
 mod cat;
 mod filter;
 mod find;
+mod follow;
 mod grep;
 mod hooks;
 mod json_props;

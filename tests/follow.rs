@@ -1,0 +1,168 @@
+//! `ci-cat --follow` against a concurrent writer: every complete line once, no
+//! partial lines, truncation handled, clean exit on SIGTERM.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::util::root;
+
+/// A tiny deterministic PRNG (xorshift), so the test needs no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// Starts `ci-cat -f ARGS` with stdout and stderr collected by threads.
+fn follow(args: &[&str]) -> (Child, Arc<Mutex<Vec<String>>>, std::thread::JoinHandle<String>) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-cat"))
+        .current_dir(root())
+        .arg("-f")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines() {
+            sink.lock().unwrap().push(l.unwrap());
+        }
+    });
+    let mut stderr = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).unwrap();
+        s
+    });
+    (child, lines, err)
+}
+
+/// Waits (bounded) until `n` lines were printed.
+fn wait_for(lines: &Mutex<Vec<String>>, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while lines.lock().unwrap().len() < n && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends SIGTERM and returns the exit code.
+fn terminate(mut child: Child) -> Option<i32> {
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    child.wait().unwrap().code()
+}
+
+fn event(i: usize, pad: usize) -> String {
+    format!("{{\"event\":\"tick\",\"data\":{{\"i\":{i},\"pad\":\"{}\"}}}}\n", "x".repeat(pad))
+}
+
+/// The `data.i` and `ci.line` of each printed record (each must be valid JSON).
+fn numbers(lines: &[String]) -> Vec<(u64, u64)> {
+    lines
+        .iter()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("partial line {e}: {l}"));
+            (v["data"]["i"].as_u64().unwrap(), v["ci"]["line"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn concurrent_writer_every_line_once() {
+    const N: usize = 3000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    let mut file = std::fs::File::create(&path).unwrap();
+    // 100 lines are there before the follower starts.
+    let mut text = String::new();
+    for i in 0..100 {
+        text.push_str(&event(i, i % 7));
+    }
+    file.write_all(text.as_bytes()).unwrap();
+    let (child, lines, err) = follow(&[path.to_str().unwrap()]);
+    let writer = std::thread::spawn(move || {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut text = String::new();
+        for i in 100..N {
+            text.push_str(&event(i, rng.below(300) as usize));
+        }
+        // A torn tail the writer never finishes: held, never printed.
+        text.push_str("{\"event\":\"tick\",\"data\":{\"i\":99999");
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let n = (1 + rng.below(4000) as usize).min(bytes.len() - at);
+            file.write_all(&bytes[at..at + n]).unwrap();
+            file.flush().unwrap();
+            at += n;
+            // Pauses (often mid-line): about 1.5 s in all.
+            if rng.below(3) == 0 {
+                std::thread::sleep(Duration::from_millis(rng.below(20)));
+            }
+        }
+    });
+    writer.join().unwrap();
+    wait_for(&lines, N);
+    // Give a held tail the chance to be (wrongly) printed.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(terminate(child), Some(0));
+    let stderr = err.join().unwrap();
+    let got = numbers(&lines.lock().unwrap());
+    let want: Vec<(u64, u64)> = (0..N as u64).map(|i| (i, i + 1)).collect();
+    assert_eq!(got.len(), N);
+    assert!(got == want, "lines out of order, duplicated or missing");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn truncation_restarts_without_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    let write = |p: &Path, from: usize, to: usize, append: bool| {
+        let mut f =
+            std::fs::OpenOptions::new().create(true).append(append).write(true).truncate(!append).open(p).unwrap();
+        for i in from..to {
+            f.write_all(event(i, 3).as_bytes()).unwrap();
+        }
+    };
+    write(&path, 0, 10, false);
+    let (child, lines, err) = follow(&[path.to_str().unwrap()]);
+    wait_for(&lines, 10);
+    // Truncated in place (copytruncate), then written again.
+    std::fs::OpenOptions::new().write(true).truncate(true).open(&path).unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    write(&path, 10, 15, true);
+    wait_for(&lines, 15);
+    // Rotated: renamed away with one more line, and recreated.
+    let old = dir.path().join("live.jsonl.1");
+    std::fs::rename(&path, &old).unwrap();
+    write(&old, 15, 16, true);
+    write(&path, 16, 18, false);
+    wait_for(&lines, 18);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(terminate(child), Some(0));
+    assert_eq!(err.join().unwrap(), "");
+    let got = numbers(&lines.lock().unwrap());
+    let mut want: Vec<(u64, u64)> = (0..10).map(|i| (i, i + 1)).collect();
+    want.extend((10..16).map(|i| (i, i - 9)));
+    want.extend((16..18).map(|i| (i, i - 15)));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn follow_conflicts_with_head() {
+    let run = crate::util::ci("ci-cat").args(["-f", "--head", "1", "fixtures/demo"]).run();
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+}
