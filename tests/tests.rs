@@ -10,6 +10,7 @@ mod find;
 mod follow;
 mod grep;
 mod hooks;
+mod hostile;
 mod json_props;
 mod man;
 mod pipeline;
