@@ -11,6 +11,7 @@ mod follow;
 mod grep;
 mod hooks;
 mod hostile;
+mod huge;
 mod json_props;
 mod man;
 mod pipeline;
