@@ -15,5 +15,6 @@ mod huge;
 mod json_props;
 mod man;
 mod pipeline;
+mod pipes;
 mod regression;
 mod truncate_props;
