@@ -57,8 +57,13 @@ fn wait_for(lines: &Mutex<Vec<String>>, n: usize) {
 }
 
 /// Sends SIGTERM and returns the exit code.
-fn terminate(mut child: Child) -> Option<i32> {
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+fn terminate(child: Child) -> Option<i32> {
+    signal(child, "-TERM")
+}
+
+/// Sends a signal (`-TERM`, `-INT`) and returns the exit code.
+fn signal(mut child: Child, sig: &str) -> Option<i32> {
+    let status = Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap();
     assert!(status.success());
     child.wait().unwrap().code()
 }
@@ -165,4 +170,52 @@ fn follow_conflicts_with_head() {
     let run = crate::util::ci("ci-cat").args(["-f", "--head", "1", "fixtures/demo"]).run();
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+}
+
+#[test]
+fn tail_then_follow() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    let text: String = (0..10).map(|i| event(i, 1)).collect();
+    std::fs::write(&path, text).unwrap();
+    let (child, lines, err) = follow(&["--tail", "3", path.to_str().unwrap()]);
+    wait_for(&lines, 3);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all((10..12).map(|i| event(i, 1)).collect::<String>().as_bytes()).unwrap();
+    wait_for(&lines, 5);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(signal(child, "-INT"), Some(0));
+    assert_eq!(err.join().unwrap(), "");
+    let want: Vec<(u64, u64)> = (7..12).map(|i| (i, i + 1)).collect();
+    assert_eq!(numbers(&lines.lock().unwrap()), want);
+}
+
+#[test]
+fn closed_pipe_ends_following_at_the_next_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    std::fs::write(&path, event(0, 1)).unwrap();
+    let err = tempfile::NamedTempFile::new().unwrap();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-cat"))
+        .args(["-f", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(err.reopen().unwrap())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("{\"event\":\"tick\""));
+    // The reader is gone; the next line written makes the follower notice.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(event(1, 1).as_bytes()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "ci-cat -f did not exit on a closed pipe");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(err.path()).unwrap(), "");
 }

@@ -112,4 +112,18 @@ fn non_utf8_session_names_are_reported_and_skipped() {
     assert_eq!(rec["ci"]["path"], file.to_string_lossy().as_ref());
     assert_eq!(rec["ci"]["session"], "x-\u{fffd}");
     assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    // A Claude hook session directory with such a name, named directly.
+    let hooks = root.join(std::ffi::OsStr::from_bytes(b"hooks-\xff"));
+    std::fs::create_dir(&hooks).unwrap();
+    std::fs::write(hooks.join("_claude_Stop.jsonl"), "{\"hook_event_name\":\"Stop\"}\n").unwrap();
+    let run = ci("ci-cat").arg(&hooks).run();
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "ci-cat: {}: path is not valid UTF-8 (not supported: records carry paths as JSON strings), skipped\n",
+            hooks.display()
+        )
+    );
+    assert_eq!(run.code, 2);
 }
