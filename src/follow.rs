@@ -42,9 +42,21 @@ static STOP: AtomicBool = AtomicBool::new(false);
 /// A second call, or a failure to install, leaves the default handlers
 /// (the process then dies on the signal, which loses at most the unflushed
 /// output).
+///
+/// A safety net: when the tool has not finished [`GRACE`] after the signal
+/// (blocked reading a stdin that never ends), it exits 0 from the handler;
+/// everything printed so far was already flushed (follow mode flushes each
+/// batch).
 pub fn install_signal_handlers() {
-    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+    let _ = ctrlc::set_handler(|| {
+        STOP.store(true, Ordering::SeqCst);
+        std::thread::sleep(GRACE);
+        std::process::exit(0);
+    });
 }
+
+/// How long a stop may take before the signal handler exits the process.
+pub const GRACE: Duration = Duration::from_secs(2);
 
 /// Whether a stop was asked for (by a signal, or [`request_stop`]).
 pub fn stop_requested() -> bool {

@@ -189,7 +189,10 @@ where
             work_tx.push(wtx);
             out_rx.push(orx);
         }
-        s.spawn(move || produce(inputs, work_tx, diag));
+        // Follow mode: a live stdin (`tail -f x | ci-cat -f`) passes each
+        // line on at once instead of in batches.
+        let batch = if follow { 1 } else { BATCH };
+        s.spawn(move || produce(inputs, work_tx, diag, batch));
         let written = write_ordered(&out_rx, out, follow);
         if let Err(Error::BrokenPipe) = written {
             // The reader is gone. Workers and the producer may be blocked on
@@ -226,7 +229,7 @@ fn write_ordered(out_rx: &[Receiver<Chunk>], out: &mut Output, follow: bool) -> 
 }
 
 /// Reads the inputs in order and deals units round-robin to the workers.
-fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag) {
+fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag, batch: usize) {
     let mut seq = 0usize;
     let mut send = |unit: Unit| -> bool {
         let ok = work_tx[seq % work_tx.len()].send(unit).is_ok();
@@ -235,7 +238,7 @@ fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag) {
     };
     for input in inputs {
         let go_on = match input {
-            Input::Stdin => produce_stdin(&mut send, diag),
+            Input::Stdin => produce_stdin(&mut send, diag, batch),
             Input::Path(p) => captures_at(p, diag).into_iter().all(|c| send(Unit::Capture(Box::new(c)))),
         };
         if !go_on {
@@ -317,7 +320,8 @@ fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
 }
 
 /// Reads stdin: session records become captures, event lines are batched.
-fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
+/// Piped event lines are sent in units of at least `batch_size` bytes.
+fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: usize) -> bool {
     let stdin = io::stdin();
     let mut lines = LineReader::new(stdin.lock());
     let mut idx = Index::new();
@@ -359,7 +363,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
                 }
                 batch.extend_from_slice(line.bytes);
                 batch.push(b'\n');
-                if batch.len() >= BATCH && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                if batch.len() >= batch_size && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
                     return false;
                 }
             }

@@ -219,3 +219,30 @@ fn closed_pipe_ends_following_at_the_next_write() {
     assert_eq!(status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(err.path()).unwrap(), "");
 }
+
+#[test]
+fn live_stdin_passes_each_line_at_once_and_stops_on_sigterm() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-cat"))
+        .args(["-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    for i in 0..3 {
+        stdin.write_all(event(i, 1).as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        // Printed before the next line is written (no batching), stdin still open.
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["data"]["i"], i);
+    }
+    // Blocked on a stdin that never ends: the signal still ends the run, with 0.
+    let started = Instant::now();
+    assert_eq!(terminate(child), Some(0));
+    assert!(started.elapsed() < Duration::from_secs(4));
+    drop(stdin);
+}

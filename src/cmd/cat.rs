@@ -74,8 +74,11 @@ FOLLOW (-f, --follow):
   file gets shorter): it is read again from its start, line numbers restart at
   1, and nothing printed before is printed again. Rotation (the path now names a
   new file): the old file is read to its end, then the new one from its start.
-  Captures that appear later are not picked up. SIGINT/SIGTERM: finish the
-  record at hand, flush, exit 0; a closed pipe ends the run at the next write.
+  Captures that appear later are not picked up. Stdin is read line by line, as
+  each line arrives (`tail -f x | ci-cat -f -`); session records on it are
+  followed once stdin ends. SIGINT/SIGTERM: finish the record at hand, flush,
+  exit 0 (within 2 s even when blocked on stdin); a closed pipe ends the run at
+  the next write.
   Uses one thread; --tail K prints the last K events first; not with --head or
   --lines. Claude hook sessions are followed file by file (no time ordering).";
 
