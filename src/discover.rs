@@ -292,10 +292,47 @@ pub fn agent_of(events: &Path) -> Option<String> {
     record_of_events(events)?.agent
 }
 
+/// Why a session whose path is not UTF-8 is skipped: session records carry
+/// paths as JSON strings, and a lossy path would not open again.
+pub const NOT_UTF8: &str = "path is not valid UTF-8 (not supported: records carry paths as JSON strings)";
+
+/// The metadata of `path` when it is a readable regular file (following
+/// symbolic links). `Err(None)`: nothing there (not a capture); `Err(Some)`:
+/// something unusable is there — a dangling or looping symbolic link, a
+/// FIFO, socket, device or directory (never opened: it could block) — with
+/// the reason to report.
+pub fn usable_file(path: &Path) -> std::result::Result<fs::Metadata, Option<String>> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(None),
+        Err(e) => return Err(Some(e.to_string())),
+        Ok(_) => {}
+    }
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(m),
+        Ok(_) => Err(Some("not a regular file".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Some("dangling symbolic link".into())),
+        Err(e) => Err(Some(e.to_string())),
+    }
+}
+
 fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let ci = dir.join("context-intelligence");
     let events = ci.join("events.jsonl");
-    let meta = fs::metadata(&events).ok().filter(|m| m.is_file())?;
+    let meta = match usable_file(&events) {
+        Ok(meta) => meta,
+        Err(reason) => {
+            if let (Some(diag), Some(reason)) = (diag, reason) {
+                diag.error(&format_args!("{}: {reason}, skipped", events.display()));
+            }
+            return None;
+        }
+    };
+    if dir.to_str().is_none() {
+        if let Some(diag) = diag {
+            diag.error(&format_args!("{}: {NOT_UTF8}, skipped", dir.display()));
+        }
+        return None;
+    }
     let session = dir.file_name()?.to_string_lossy().into_owned();
     let project =
         dir.parent().and_then(Path::parent).and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned());

@@ -156,6 +156,12 @@ pub fn discover(root: &Path, diag: &Diag) -> Vec<SessionRecord> {
 /// event line once (hook sessions are small) for the fields of the record.
 pub fn session_at(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let session = dir.file_name()?.to_string_lossy().into_owned();
+    if dir.to_str().is_none() {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {}, skipped", dir.display(), crate::discover::NOT_UTF8));
+        }
+        return None;
+    }
     if unsafe_name(&session) {
         if let Some(d) = diag {
             d.error(&format_args!("{}: {}", dir.display(), unsafe_id_message(&session)));

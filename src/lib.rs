@@ -27,6 +27,7 @@ pub mod cmd;
 pub mod diag;
 pub mod discover;
 pub mod error;
+pub mod follow;
 pub mod hooks;
 pub mod json;
 pub mod lines;

@@ -89,6 +89,40 @@ impl<R: Read> LineReader<R> {
         }
     }
 
+    /// The next complete (`\n`-terminated) line, or `None` when no complete
+    /// line is available yet. An unterminated tail is kept, not returned: the
+    /// next call reads again and completes it when its newline has arrived.
+    /// For following a file that is still being written (`ci-cat --follow`).
+    pub fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        loop {
+            if let Some(k) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
+                let nl = self.scanned + k;
+                let start = self.pos;
+                self.pos = nl + 1;
+                self.scanned = self.pos;
+                self.number += 1;
+                return Ok(Some(Line { bytes: &self.buf[start..nl], number: self.number, terminated: true }));
+            }
+            self.scanned = self.end;
+            if self.eof {
+                // Retry on the next call: the writer may append more.
+                self.eof = false;
+                return Ok(None);
+            }
+            self.fill()?;
+        }
+    }
+
+    /// Bytes read but not yet returned as a line (a held torn tail).
+    pub fn pending(&self) -> usize {
+        self.end - self.pos
+    }
+
+    /// The wrapped reader.
+    pub fn get_ref(&self) -> &R {
+        &self.rdr
+    }
+
     /// Reads more bytes, first making room by moving the partial line to the
     /// front or growing the buffer when the partial line fills it.
     fn fill(&mut self) -> io::Result<()> {
@@ -144,6 +178,21 @@ mod tests {
             out.push((String::from_utf8_lossy(l.bytes).into_owned(), l.number, l.terminated));
         }
         out
+    }
+
+    #[test]
+    fn complete_lines_hold_the_tail_until_its_newline() {
+        let mut r = LineReader::with_capacity(io::Cursor::new(b"a\nb".to_vec()), 2);
+        assert_eq!(r.next_complete_line().unwrap().map(|l| l.bytes.to_vec()), Some(b"a".to_vec()));
+        assert!(r.next_complete_line().unwrap().is_none());
+        assert!(r.next_complete_line().unwrap().is_none());
+        assert_eq!(r.pending(), 1);
+        // The writer appends the rest of the line.
+        let c = &mut r.rdr;
+        c.get_mut().extend_from_slice(b"c\nd");
+        let l = r.next_complete_line().unwrap().unwrap();
+        assert_eq!((l.bytes, l.number, l.terminated), (&b"bc"[..], 2, true));
+        assert!(r.next_complete_line().unwrap().is_none());
     }
 
     #[test]

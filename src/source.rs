@@ -95,6 +95,11 @@ pub trait Visitor: Send {
 
     /// Called after a capture was read (also after `Stop`).
     fn end(&mut self, _cap: &Capture, _out: &mut Vec<u8>) {}
+
+    /// Follow mode ([`RunOpts::follow`]): called once after the first pass
+    /// over every input, before new lines are awaited. From then on `event`
+    /// is called for each line as it is written (no `begin`/`end`).
+    fn following(&mut self) {}
 }
 
 /// One input named on the command line.
@@ -123,11 +128,16 @@ pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
 pub struct RunOpts {
     /// Worker threads (at least one).
     pub threads: usize,
+    /// Keep reading the captures after their end, as they grow (see
+    /// [`crate::follow`]); runs on one worker thread and flushes output
+    /// after each batch. Stops on SIGINT/SIGTERM (install the handlers with
+    /// [`crate::follow::install_signal_handlers`]).
+    pub follow: bool,
 }
 
 impl Default for RunOpts {
     fn default() -> RunOpts {
-        RunOpts { threads: default_threads() }
+        RunOpts { threads: default_threads(), follow: false }
     }
 }
 
@@ -160,7 +170,8 @@ where
     V: Visitor,
     F: FnMut() -> V,
 {
-    let n = opts.threads.max(1);
+    let n = if opts.follow { 1 } else { opts.threads.max(1) };
+    let follow = opts.follow;
     std::thread::scope(|s| {
         let mut work_tx = Vec::with_capacity(n);
         let mut out_rx = Vec::with_capacity(n);
@@ -170,14 +181,19 @@ where
             let (otx, orx) = bounded::<Chunk>(8);
             let mut visitor = make();
             workers.push(s.spawn(move || {
-                Worker::new(diag, otx).run(&mut visitor, wrx);
+                let mut worker = Worker::new(diag, otx);
+                worker.follow = follow;
+                worker.run(&mut visitor, wrx);
                 visitor
             }));
             work_tx.push(wtx);
             out_rx.push(orx);
         }
-        s.spawn(move || produce(inputs, work_tx, diag));
-        let written = write_ordered(&out_rx, out);
+        // Follow mode: a live stdin (`tail -f x | ci-cat -f`) passes each
+        // line on at once instead of in batches.
+        let batch = if follow { 1 } else { BATCH };
+        s.spawn(move || produce(inputs, work_tx, diag, batch));
+        let written = write_ordered(&out_rx, out, follow);
         if let Err(Error::BrokenPipe) = written {
             // The reader is gone. Workers and the producer may be blocked on
             // stdin; nothing more can be shown, so leave now, quietly.
@@ -190,7 +206,7 @@ where
     })
 }
 
-fn write_ordered(out_rx: &[Receiver<Chunk>], out: &mut Output) -> Result<()> {
+fn write_ordered(out_rx: &[Receiver<Chunk>], out: &mut Output, follow: bool) -> Result<()> {
     let n = out_rx.len();
     let mut seq = 0usize;
     loop {
@@ -198,6 +214,9 @@ fn write_ordered(out_rx: &[Receiver<Chunk>], out: &mut Output) -> Result<()> {
             match out_rx[seq % n].recv() {
                 Ok(chunk) => {
                     out.write(&chunk.buf)?;
+                    if follow {
+                        out.flush()?;
+                    }
                     if chunk.last {
                         break;
                     }
@@ -210,7 +229,7 @@ fn write_ordered(out_rx: &[Receiver<Chunk>], out: &mut Output) -> Result<()> {
 }
 
 /// Reads the inputs in order and deals units round-robin to the workers.
-fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag) {
+fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag, batch: usize) {
     let mut seq = 0usize;
     let mut send = |unit: Unit| -> bool {
         let ok = work_tx[seq % work_tx.len()].send(unit).is_ok();
@@ -219,7 +238,7 @@ fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag) {
     };
     for input in inputs {
         let go_on = match input {
-            Input::Stdin => produce_stdin(&mut send, diag),
+            Input::Stdin => produce_stdin(&mut send, diag, batch),
             Input::Path(p) => captures_at(p, diag).into_iter().all(|c| send(Unit::Capture(Box::new(c)))),
         };
         if !go_on {
@@ -301,7 +320,8 @@ fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
 }
 
 /// Reads stdin: session records become captures, event lines are batched.
-fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
+/// Piped event lines are sent in units of at least `batch_size` bytes.
+fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: usize) -> bool {
     let stdin = io::stdin();
     let mut lines = LineReader::new(stdin.lock());
     let mut idx = Index::new();
@@ -343,7 +363,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag) -> bool {
                 }
                 batch.extend_from_slice(line.bytes);
                 batch.push(b'\n');
-                if batch.len() >= BATCH && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                if batch.len() >= batch_size && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
                     return false;
                 }
             }
@@ -393,17 +413,32 @@ struct Worker<'d> {
     idx: Index,
     out: Vec<u8>,
     lines: Option<LineReader<File>>,
+    /// Follow mode: keep captures' files open after the first pass.
+    follow: bool,
+    /// Follow mode: the files to poll once the inputs are read.
+    followed: Vec<crate::follow::Followed>,
 }
 
 impl<'d> Worker<'d> {
     fn new(diag: &'d Diag, tx: Sender<Chunk>) -> Worker<'d> {
-        Worker { diag, tx, idx: Index::new(), out: Vec::with_capacity(CHUNK * 2), lines: None }
+        Worker {
+            diag,
+            tx,
+            idx: Index::new(),
+            out: Vec::with_capacity(CHUNK * 2),
+            lines: None,
+            follow: false,
+            followed: Vec::new(),
+        }
     }
 
     fn run<V: Visitor>(&mut self, v: &mut V, rx: Receiver<Unit>) {
         for unit in rx {
             if self.diag.is_stopped() {
                 return;
+            }
+            if crate::follow::stop_requested() {
+                break;
             }
             let ok = match unit {
                 Unit::Capture(cap) => self.capture(v, &cap),
@@ -417,6 +452,75 @@ impl<'d> Worker<'d> {
                 return;
             }
         }
+        if self.follow {
+            self.follow_loop(v);
+            self.send(true);
+        }
+    }
+
+    /// Follow mode: polls the files read in the first pass for new lines
+    /// until a stop is asked for or nothing is left to follow.
+    fn follow_loop<V: Visitor>(&mut self, v: &mut V) {
+        v.following();
+        let mut files = std::mem::take(&mut self.followed);
+        while !files.is_empty() && !crate::follow::stop_requested() {
+            let mut progressed = false;
+            for f in files.iter_mut() {
+                match self.poll(v, f) {
+                    Some(p) => progressed |= p,
+                    None => return,
+                }
+                if crate::follow::stop_requested() {
+                    break;
+                }
+            }
+            files.retain(|f| !f.done);
+            if !self.out.is_empty() && !self.send(false) {
+                return;
+            }
+            if !progressed {
+                crate::follow::nap();
+            }
+        }
+    }
+
+    /// Reads what was appended to a followed file, dealing with truncation
+    /// and rotation first. `Some(true)` when lines were read, `None` when the
+    /// writer is gone.
+    fn poll<V: Visitor>(&mut self, v: &mut V, f: &mut crate::follow::Followed) -> Option<bool> {
+        use crate::follow::Change;
+        let mut progressed = false;
+        let fresh = match f.change() {
+            Change::Same => None,
+            Change::Truncated(file) => Some(file),
+            Change::Replaced(file) => {
+                // Drain the old file first: lines written before the rename.
+                let before = f.lines.line_number();
+                match self.capture_lines(v, &f.cap, &f.display, &mut f.lines, true) {
+                    Read::Done => {}
+                    Read::Stopped => f.done = true,
+                    Read::Gone => return None,
+                }
+                progressed |= f.lines.line_number() != before;
+                Some(file)
+            }
+        };
+        if let Some(file) = fresh {
+            if f.lines.pending() > 0 {
+                self.diag.torn_tail();
+            }
+            f.lines.reset(file);
+        }
+        if f.done {
+            return Some(progressed);
+        }
+        let before = f.lines.line_number();
+        match self.capture_lines(v, &f.cap, &f.display, &mut f.lines, true) {
+            Read::Done => {}
+            Read::Stopped => f.done = true,
+            Read::Gone => return None,
+        }
+        Some(progressed || f.lines.line_number() != before)
     }
 
     /// Hands the output so far to the writer; false when it is gone.
@@ -437,7 +541,7 @@ impl<'d> Worker<'d> {
         } else {
             vec![(cap.path.as_path(), cap.display.clone())]
         };
-        if hooks {
+        if hooks && !self.follow {
             if let Some(timed) = self.time_ordered(&files) {
                 return self.visit_timed(v, cap, &files, timed);
             }
@@ -457,8 +561,18 @@ impl<'d> Worker<'d> {
                 }
                 None => LineReader::new(file),
             };
-            let read = self.capture_lines(v, cap, display, &mut lines);
-            self.lines = Some(lines);
+            let read = self.capture_lines(v, cap, display, &mut lines, self.follow);
+            if self.follow && matches!(read, Read::Done) {
+                self.followed.push(crate::follow::Followed {
+                    cap: cap.clone(),
+                    path: path.to_path_buf(),
+                    display: display.clone(),
+                    lines,
+                    done: false,
+                });
+            } else {
+                self.lines = Some(lines);
+            }
             match read {
                 Read::Done => {}
                 Read::Stopped => break,
@@ -552,11 +666,16 @@ impl<'d> Worker<'d> {
         cap: &Capture,
         display: &str,
         lines: &mut LineReader<File>,
+        follow: bool,
     ) -> Read {
         let lazy = v.lazy();
         let event_kind = if cap.is_hooks() { RecordKind::Hook } else { RecordKind::Event };
         loop {
-            let line = match lines.next_line() {
+            if follow && crate::follow::stop_requested() {
+                break;
+            }
+            let next = if follow { lines.next_complete_line() } else { lines.next_line() };
+            let line = match next {
                 Ok(Some(l)) => l,
                 Ok(None) => break,
                 Err(e) => {

@@ -21,6 +21,7 @@ EXAMPLES:
   ci-find --session 63cc3feb | ci-cat --head 3 --fields event,timestamp,data.tool_name
   ci-cat --full --lines 7 events.jsonl | jq .data  one whole record
   ci-cat --raw --lines 7 events.jsonl              the exact bytes on disk
+  ci-cat -f --tail 5 events.jsonl                  the last 5 events, then new ones as written
 
 INPUT:
   PATH is an events.jsonl, a session directory, or a root to discover (as ci-find
@@ -63,7 +64,23 @@ DAMAGED INPUT:
   `path:line: reason`, skipped and counted; one summary line ends the run. An
   unfinished last line (no newline, not valid JSON) is a capture still being
   written: held back silently and only counted. A complete last line without a
-  newline is printed. --strict turns any bad line into exit status 2.";
+  newline is printed. --strict turns any bad line into exit status 2.
+
+FOLLOW (-f, --follow):
+  After printing the events of every capture named or discovered at start, keep
+  reading them as they grow, polling every 200 ms, and print each new complete
+  line once, as soon as its newline is written (a line without its newline yet
+  is held, not reported). Output is flushed after each batch. Truncation (the
+  file gets shorter): it is read again from its start, line numbers restart at
+  1, and nothing printed before is printed again. Rotation (the path now names a
+  new file): the old file is read to its end, then the new one from its start.
+  Captures that appear later are not picked up. Stdin is read line by line, as
+  each line arrives (`tail -f x | ci-cat -f -`); session records on it are
+  followed once stdin ends. SIGINT/SIGTERM: finish the record at hand, flush,
+  exit 0 (within 2 s even when blocked on stdin); a closed pipe ends the run at
+  the next write.
+  Uses one thread; --tail K prints the last K events first; not with --head or
+  --lines. Claude hook sessions are followed file by file (no time ordering).";
 
 /// Stream the events of captures as NDJSON, with large payloads size-truncated.
 #[derive(Debug, Parser)]
@@ -87,6 +104,9 @@ pub struct Args {
     /// Print the exact source bytes of each line (no provenance, no truncation).
     #[arg(long, conflicts_with_all = ["fields", "full"])]
     pub raw: bool,
+    /// Keep reading the captures as they grow, printing new events as written.
+    #[arg(short = 'f', long, conflicts_with_all = ["head", "lines"])]
+    pub follow: bool,
     #[command(flatten)]
     pub output: EventOutput,
     #[command(flatten)]
@@ -153,6 +173,11 @@ impl Visitor for Cat<'_> {
             out.extend_from_slice(&rec);
         }
     }
+
+    fn following(&mut self) {
+        // --tail applied to the first pass; new events are printed as they come.
+        self.tail = None;
+    }
 }
 
 /// Runs ci-cat.
@@ -167,7 +192,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     let inputs = source::inputs_from_args(&args.paths, diag);
-    let opts = RunOpts { threads: args.common.threads() };
+    let opts = RunOpts { threads: args.common.threads(), follow: args.follow };
+    if args.follow {
+        crate::follow::install_signal_handlers();
+    }
     let mut out = Output::stdout();
     source::run(&inputs, &opts, diag, &mut out, || Cat {
         format: &format,

@@ -53,6 +53,13 @@ OUTPUT:
   present (null when unknown). A session record has `session` and `path` and no
   `event` key; every ci-* tool expands it into the capture's events.
 
+HOSTILE PATHS:
+  Discovery walks a fixed depth, so symbolic-link loops cannot make it hang. An
+  events.jsonl that is a dangling or looping link, a FIFO, socket, device or
+  directory is reported (`path: reason, skipped`) and never opened; so is a
+  session directory whose path is not valid UTF-8 (records carry paths as JSON
+  strings). The other sessions are still listed; the exit status is then 2.
+
 EXIT STATUS:
   0 sessions printed; 1 none found or none matched (stderr says `looked in <root>,
   found 0` when a root has no capture at all); 2 an error (e.g. a missing root).";

@@ -600,7 +600,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     let inputs: Vec<Input> = source::inputs_from_args(&paths, diag);
-    let opts = RunOpts { threads: args.common.threads() };
+    let opts = RunOpts { threads: args.common.threads(), follow: false };
     let visitors = source::run(&inputs, &opts, diag, &mut out, || Grep {
         cfg: &cfg,
         count: 0,
