@@ -541,6 +541,13 @@ fn find_special(b: &[u8], j: usize) -> Option<usize> {
     special::next(b, j)
 }
 
+/// Position of the first `"`, `\` or control character (below 0x20) at or
+/// after `j` (the SSE2 hop of the validating scanner, for other string scans).
+#[inline]
+pub(crate) fn next_special(b: &[u8], j: usize) -> Option<usize> {
+    special::next(b, j)
+}
+
 /// Finding the next byte that ends a run of plain string content: `"`, `\`
 /// or a control character (below 0x20). Strings are where the bytes are, and
 /// in real captures escapes are dense (`\uXXXX` every few bytes), so this must

@@ -282,6 +282,11 @@ impl EventFormat {
 
 /// Shrinks a raw `data` value to at most `room` bytes where possible.
 fn shrink(value: Raw<'_>, room: usize) -> Vec<u8> {
+    // Records with a few huge strings (the common oversized ones) skip the
+    // DOM of those strings; the result is the same bytes.
+    if let Some(bytes) = truncate::shrink_raw(value.bytes(), room) {
+        return bytes;
+    }
     match value.to_value() {
         Some(mut v) => {
             truncate::shrink_data(&mut v, room);

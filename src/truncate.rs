@@ -186,17 +186,24 @@ pub struct Cut {
 /// most `room` bytes unless even the most reduced form (the "floor") does not
 /// fit, in which case the result is that floor. Never panics.
 pub fn shrink_data(data: &mut Value, room: usize) -> Cut {
+    shrink_with(data, room, &[])
+}
+
+/// [`shrink_data`] on a value in which some strings were pre-cut by
+/// [`shrink_raw`] (`precut` holds their original sizes).
+fn shrink_with(data: &mut Value, room: usize, precut: &[Precut]) -> Cut {
     if serialized_len(data) <= room {
         return Cut::default();
     }
-    let (nodes, plan, limits) = {
-        let mut skeleton = Skeleton::new(data);
+    let (nodes, plan, limits, lens) = {
+        let mut skeleton = Skeleton::new(data, precut);
         let limits = skeleton.choose(room);
         skeleton.eval_root(limits);
-        (skeleton.nodes, skeleton.plan, limits)
+        (skeleton.nodes, skeleton.plan, limits, skeleton.lens)
     };
     let mut cut = Cut::default();
-    apply(data, 0, &nodes, &plan, limits.items, &mut cut);
+    let walk = Walk { nodes: &nodes, plan: &plan, lens: &lens, items: limits.items };
+    walk.apply(data, 0, &mut cut);
     cut
 }
 
@@ -354,6 +361,12 @@ enum Plan {
 struct Skeleton<'a> {
     nodes: Vec<Node>,
     strs: Vec<&'a str>,
+    /// Per entry of `strs`: the original string's length in bytes, and the
+    /// length of its text in the value (shorter for a pre-cut string, whose
+    /// `strs` entry is the kept prefix only).
+    lens: Vec<(usize, usize)>,
+    /// Original sizes of the strings [`shrink_raw`] pre-cut (empty otherwise).
+    precut: &'a [Precut],
     /// Decision per node from the last call of `eval_root`.
     plan: Vec<Plan>,
     /// Longest cuttable string, in bytes (at least `MIN_PREFIX`).
@@ -363,9 +376,16 @@ struct Skeleton<'a> {
 }
 
 impl<'a> Skeleton<'a> {
-    fn new(data: &'a Value) -> Self {
-        let mut skeleton =
-            Skeleton { nodes: Vec::new(), strs: Vec::new(), plan: Vec::new(), max_str: MIN_PREFIX, max_count: 0 };
+    fn new(data: &'a Value, precut: &'a [Precut]) -> Self {
+        let mut skeleton = Skeleton {
+            nodes: Vec::new(),
+            strs: Vec::new(),
+            lens: Vec::new(),
+            precut,
+            plan: Vec::new(),
+            max_str: MIN_PREFIX,
+            max_count: 0,
+        };
         skeleton.build(data, true);
         skeleton.plan = vec![Plan::Keep; skeleton.nodes.len()];
         skeleton
@@ -376,13 +396,17 @@ impl<'a> Skeleton<'a> {
     fn build(&mut self, v: &'a Value, top: bool) {
         match v {
             Value::String(s) => {
-                let size = json_str_len(s);
-                if s.len() <= MIN_PREFIX {
+                let (text, len, size) = match self.precut_of(s) {
+                    Some((prefix, p)) => (prefix, p.len, p.size),
+                    None => (s.as_str(), s.len(), json_str_len(s)),
+                };
+                if len <= MIN_PREFIX {
                     self.nodes.push(Node::Fixed(size));
                 } else {
-                    self.max_str = self.max_str.max(s.len());
-                    self.nodes.push(Node::Str { idx: self.strs.len(), size, plain: size == s.len() + 2 });
-                    self.strs.push(s);
+                    self.max_str = self.max_str.max(len);
+                    self.nodes.push(Node::Str { idx: self.strs.len(), size, plain: size == len + 2 });
+                    self.strs.push(text);
+                    self.lens.push((len, s.len()));
                 }
             }
             Value::Array(items) => {
@@ -423,6 +447,21 @@ impl<'a> Skeleton<'a> {
                 self.nodes.push(Node::Fixed(serialized_len(v)));
             }
         }
+    }
+
+    /// The kept prefix and the original sizes of `s` if it is a string
+    /// [`shrink_raw`] pre-cut: `prefix`, [`PRECUT_MARK`], its index in
+    /// `precut` in decimal, [`PRECUT_MARK`], with the prefix length recorded.
+    /// (No other string can look like that: see [`shrink_raw`].)
+    fn precut_of(&self, s: &'a str) -> Option<(&'a str, Precut)> {
+        if self.precut.is_empty() {
+            return None;
+        }
+        let body = s.strip_suffix(PRECUT_MARK)?;
+        let at = body.rfind(PRECUT_MARK)?;
+        let index: usize = body.get(at + PRECUT_MARK.len_utf8()..)?.parse().ok()?;
+        let p = *self.precut.get(index)?;
+        (p.prefix == at && p.len > s.len()).then(|| (&body[..at], p))
     }
 
     /// Writes the container node at `at`, its children being in place.
@@ -479,9 +518,9 @@ impl<'a> Skeleton<'a> {
             Node::Fixed(size) => (size, i + 1),
             Node::Slot { .. } => (0, i + 1), // not reached: slots are read by their container
             Node::Str { idx, size, plain } => {
-                let (size, plan) = match self.strs.get(idx) {
-                    Some(s) => cut_string(s, size, plain, limits.prefix),
-                    None => (size, Plan::Keep),
+                let (size, plan) = match (self.strs.get(idx), self.lens.get(idx)) {
+                    (Some(s), Some(&(len, _))) => cut_string(s, len, size, plain, limits.prefix),
+                    _ => (size, Plan::Keep),
                 };
                 self.set_plan(i, plan);
                 (size, i + 1)
@@ -558,10 +597,12 @@ fn slot(nodes: &[Node], j: usize) -> (usize, Role) {
     }
 }
 
-/// Size and decision for a string of serialised `size` under cut length
-/// `prefix`: cut only if longer than `prefix` and the cut form is shorter.
-fn cut_string(s: &str, size: usize, plain: bool, prefix: usize) -> (usize, Plan) {
-    if s.len() <= prefix {
+/// Size and decision for a string of `len` bytes and serialised `size` under
+/// cut length `prefix`: cut only if longer than `prefix` and the cut form is
+/// shorter. `s` holds at least the first `prefix` bytes of the string (all of
+/// it, or a pre-cut prefix of it).
+fn cut_string(s: &str, len: usize, size: usize, plain: bool, prefix: usize) -> (usize, Plan) {
+    if len <= prefix {
         return (size, Plan::Keep);
     }
     let keep = floor_char_boundary(s, prefix);
@@ -570,7 +611,7 @@ fn cut_string(s: &str, size: usize, plain: bool, prefix: usize) -> (usize, Plan)
         (false, Some(bytes)) => escaped_len(bytes),
         (false, None) => return (size, Plan::Keep),
     };
-    let cut = 2 + kept_size + string_marker_len(s.len() - keep);
+    let cut = 2 + kept_size + string_marker_len(len - keep);
     if cut < size {
         (cut, Plan::Cut(keep))
     } else {
@@ -600,73 +641,94 @@ fn skip(nodes: &[Node], i: usize) -> usize {
     }
 }
 
-/// Applies `plan` to the value at node `i` (walking `v` and the skeleton in
-/// the same order they were built) and returns the index past its subtree.
-/// `items` is the chosen limit of loose children kept by an elision.
-fn apply(v: &mut Value, i: usize, nodes: &[Node], plan: &[Plan], items: usize, cut: &mut Cut) -> usize {
-    let step = plan.get(i).copied().unwrap_or(Plan::Keep);
-    match (nodes.get(i), v) {
-        (Some(Node::Str { .. }), Value::String(s)) => {
-            if let Plan::Cut(keep) = step {
-                if keep < s.len() && s.is_char_boundary(keep) {
-                    let omitted = s.len() - keep;
-                    s.truncate(keep);
-                    s.push_str(&marker_for_string(omitted));
-                    cut.strings += 1;
-                    cut.bytes += omitted;
-                }
-            }
-            i + 1
-        }
-        (Some(&Node::Container { end, .. }), Value::Array(values)) => {
-            let mut j = i + 1;
-            if step == Plan::Elide {
-                let mut elision = Elision::new(items);
-                for mut value in std::mem::take(values) {
-                    if elision.keeps(nodes, j) {
-                        j = apply(&mut value, j + 1, nodes, plan, items, cut);
-                        values.push(value);
-                    } else {
-                        j = skip(nodes, j + 1);
+/// What [`Walk::apply`] needs from the skeleton after the last trial.
+struct Walk<'s> {
+    nodes: &'s [Node],
+    plan: &'s [Plan],
+    /// Original length and length in the value of each cuttable string.
+    lens: &'s [(usize, usize)],
+    /// The chosen limit of loose children kept by an elision.
+    items: usize,
+}
+
+impl Walk<'_> {
+    /// Applies the plan to the value at node `i` (walking `v` and the
+    /// skeleton in the same order they were built) and returns the index past
+    /// its subtree.
+    fn apply(&self, v: &mut Value, i: usize, cut: &mut Cut) -> usize {
+        let (nodes, items) = (self.nodes, self.items);
+        let step = self.plan.get(i).copied().unwrap_or(Plan::Keep);
+        match (nodes.get(i), v) {
+            (Some(&Node::Str { idx, .. }), Value::String(s)) => {
+                let (len, text_len) = self.lens.get(idx).copied().unwrap_or((s.len(), s.len()));
+                let keep = match step {
+                    Plan::Cut(keep) => Some(keep),
+                    // A pre-cut string is never kept whole (it is longer than
+                    // the room); should it be, it still loses its mark.
+                    Plan::Keep if len != text_len => s.rfind(PRECUT_MARK).and_then(|at| s[..at].rfind(PRECUT_MARK)),
+                    Plan::Keep | Plan::Elide => None,
+                };
+                if let Some(keep) = keep {
+                    if keep < s.len() && keep < len && s.is_char_boundary(keep) {
+                        let omitted = len - keep;
+                        s.truncate(keep);
+                        s.push_str(&marker_for_string(omitted));
+                        cut.strings += 1;
+                        cut.bytes += omitted;
                     }
                 }
-                if elision.omitted > 0 {
-                    values.push(Value::String(marker_for_items(elision.omitted)));
-                    cut.items += elision.omitted;
-                }
-            } else {
-                for value in values.iter_mut() {
-                    j = apply(value, j + 1, nodes, plan, items, cut);
-                }
+                i + 1
             }
-            end
-        }
-        (Some(&Node::Container { end, .. }), Value::Object(members)) => {
-            let mut j = i + 1;
-            if step == Plan::Elide {
-                let mut elision = Elision::new(items);
-                for (key, mut value) in std::mem::take(members) {
-                    if elision.keeps(nodes, j) {
-                        j = apply(&mut value, j + 1, nodes, plan, items, cut);
-                        members.insert(key, value);
-                    } else {
-                        j = skip(nodes, j + 1);
+            (Some(&Node::Container { end, .. }), Value::Array(values)) => {
+                let mut j = i + 1;
+                if step == Plan::Elide {
+                    let mut elision = Elision::new(items);
+                    for mut value in std::mem::take(values) {
+                        if elision.keeps(nodes, j) {
+                            j = self.apply(&mut value, j + 1, cut);
+                            values.push(value);
+                        } else {
+                            j = skip(nodes, j + 1);
+                        }
+                    }
+                    if elision.omitted > 0 {
+                        values.push(Value::String(marker_for_items(elision.omitted)));
+                        cut.items += elision.omitted;
+                    }
+                } else {
+                    for value in values.iter_mut() {
+                        j = self.apply(value, j + 1, cut);
                     }
                 }
-                if elision.omitted > 0 {
-                    let marker = Value::String(marker_for_members(elision.omitted));
-                    members.insert(ELISION_KEY.to_owned(), marker);
-                    cut.items += elision.omitted;
-                }
-            } else {
-                for value in members.values_mut() {
-                    j = apply(value, j + 1, nodes, plan, items, cut);
-                }
+                end
             }
-            end
+            (Some(&Node::Container { end, .. }), Value::Object(members)) => {
+                let mut j = i + 1;
+                if step == Plan::Elide {
+                    let mut elision = Elision::new(items);
+                    for (key, mut value) in std::mem::take(members) {
+                        if elision.keeps(nodes, j) {
+                            j = self.apply(&mut value, j + 1, cut);
+                            members.insert(key, value);
+                        } else {
+                            j = skip(nodes, j + 1);
+                        }
+                    }
+                    if elision.omitted > 0 {
+                        let marker = Value::String(marker_for_members(elision.omitted));
+                        members.insert(ELISION_KEY.to_owned(), marker);
+                        cut.items += elision.omitted;
+                    }
+                } else {
+                    for value in members.values_mut() {
+                        j = self.apply(value, j + 1, cut);
+                    }
+                }
+                end
+            }
+            // Fixed values (including protected members' values) stay as they are.
+            _ => skip(nodes, i),
         }
-        // Fixed values (including protected members' values) stay as they are.
-        _ => skip(nodes, i),
     }
 }
 
@@ -699,6 +761,235 @@ impl Elision {
     }
 }
 
+/// The character that brackets the index of a pre-cut string (a Unicode
+/// noncharacter, U+FDD0).
+const PRECUT_MARK: char = '\u{FDD0}';
+
+/// Original sizes of one string [`shrink_raw`] pre-cut.
+#[derive(Debug, Clone, Copy)]
+struct Precut {
+    /// Bytes of the kept prefix (a character boundary of the original).
+    prefix: usize,
+    /// Bytes of the original (decoded) string.
+    len: usize,
+    /// Its serialised size, as [`json_str_len`] counts it.
+    size: usize,
+}
+
+/// [`shrink_data`] on raw JSON text: returns exactly
+/// `serde_json::to_vec` of the value of `data` after `shrink_data(value,
+/// room)`, but without building the DOM of the long strings, which is most of
+/// the cost of truncating a large record.
+///
+/// A pre-pass copies `data` and replaces each string value (not a key, and not
+/// inside a protected member) whose decoded length exceeds
+/// `max(room, MIN_PREFIX) + 4` bytes by its first `max(room, MIN_PREFIX) + 1`
+/// or more bytes (on a character boundary), followed by the mark
+/// `U+FDD0 index U+FDD0`; the original length and serialised size are kept
+/// aside. Such a string can never survive whole (alone it is bigger than the
+/// room) and its cut prefix is at most `max(room, MIN_PREFIX)` bytes (a longer
+/// one would not fit), so the kept prefix is all the shrinker reads; with the
+/// original sizes it takes the same decisions as on the whole value and writes
+/// the same markers. A string of the copy can only be taken for a pre-cut one
+/// if it has that exact form and length, which no string of at most
+/// `max(room, MIN_PREFIX) + 4` bytes has.
+///
+/// `data` must be valid JSON (a value of a validated line). Returns `None`
+/// when no string needed pre-cutting (the caller's DOM path is then as fast)
+/// or on anything unexpected.
+pub fn shrink_raw(data: &[u8], room: usize) -> Option<Vec<u8>> {
+    let limit = room.max(MIN_PREFIX) + 4;
+    let want = limit - 3;
+    let object = data.trim_ascii_start().first() == Some(&b'{');
+    let mut copy = Vec::new();
+    let mut precut = Vec::new();
+    let mut from = 0;
+    let mut i = 0;
+    // Nesting depth at `i`: the bytes between strings are structure.
+    let mut depth = 0usize;
+    while let Some(k) = memchr::memchr(b'"', data.get(i..)?) {
+        let start = i + k;
+        for &c in data.get(i..start)? {
+            match c {
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        let scan = scan_string(data, start, want + 4)?;
+        let end = scan.end;
+        i = end;
+        if object && depth == 1 && is_key(data, end) {
+            // A direct member of `data`: a protected one's value is copied whole.
+            let key = data.get(start + 1..end - 1)?;
+            if PROTECTED_KEYS.iter().any(|k| crate::json::key_eq(key, k)) {
+                let colon = end + memchr::memchr(b':', data.get(end..)?)?;
+                let value = colon + 1 + data.get(colon + 1..)?.iter().position(|c| !c.is_ascii_whitespace())?;
+                i = crate::json::skip_trusted(data, value)?;
+            }
+            continue;
+        }
+        // Only a value whose decoded form is clearly longer than its pre-cut
+        // form (at most `want + 3` bytes of prefix, two marks of 3 bytes and
+        // an index of at most 20 digits) is pre-cut.
+        if scan.len <= want + 3 + 32 || is_key(data, end) {
+            // One holding the mark could pass for a pre-cut string when it
+            // is long enough: leave such a value to the DOM path.
+            if scan.len > limit {
+                let text = crate::json::decode_str(data.get(start + 1..end - 1)?)?;
+                if text.contains(PRECUT_MARK) {
+                    return None;
+                }
+            }
+            continue;
+        }
+        let head = crate::json::decode_str(data.get(start + 1..scan.head_end)?)?;
+        let prefix = head.get(..floor_char_boundary(&head, want + 3))?;
+        if prefix.len() < want {
+            return None;
+        }
+        if copy.is_empty() {
+            copy.reserve(data.len().min(1 << 20));
+        }
+        copy.extend_from_slice(data.get(from..start)?);
+        let marked = format!("{prefix}{PRECUT_MARK}{}{PRECUT_MARK}", precut.len());
+        // Writing into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut copy, &marked);
+        precut.push(Precut { prefix: prefix.len(), len: scan.len, size: scan.size });
+        from = end;
+    }
+    if precut.is_empty() {
+        return None;
+    }
+    copy.extend_from_slice(data.get(from..)?);
+    let text = simdutf8::basic::from_utf8(&copy).ok()?;
+    let mut value: Value = serde_json::from_str(text).ok()?;
+    shrink_with(&mut value, room, &precut);
+    serde_json::to_vec(&value).ok()
+}
+
+/// Whether the string ending just before `end` is an object key.
+fn is_key(b: &[u8], end: usize) -> bool {
+    b.get(end..).and_then(|rest| rest.iter().find(|c| !c.is_ascii_whitespace())) == Some(&b':')
+}
+
+/// What [`scan_string`] measured of one string.
+struct Scan {
+    /// One past the closing quote.
+    end: usize,
+    /// Decoded length in bytes.
+    len: usize,
+    /// Serialised size as [`json_str_len`] counts it (quotes included).
+    size: usize,
+    /// Raw index (a character and escape boundary) before which at least the
+    /// first `head` decoded bytes lie (the closing quote if the string is shorter).
+    head_end: usize,
+}
+
+/// Measures the (valid) JSON string whose opening quote is at `start`
+/// without decoding it: one hop per escape. `None` on malformed input.
+fn scan_string(b: &[u8], start: usize, head: usize) -> Option<Scan> {
+    let (mut len, mut size) = (0usize, 0usize);
+    let mut head_end = None;
+    let mut j = start + 1;
+    loop {
+        // Valid content has no control characters: the hop stops at `"` or `\`.
+        let run = crate::json::next_special(b, j)? - j;
+        if head_end.is_none() && len + run >= head {
+            // Inside this plain run: step to the next character boundary.
+            let mut at = j + (head - len);
+            while b.get(at).is_some_and(|&c| (0x80..0xC0).contains(&c)) {
+                at += 1;
+            }
+            head_end = Some(at);
+        }
+        len += run;
+        size += run;
+        j += run;
+        if b.get(j)? == &b'"' {
+            return Some(Scan { end: j + 1, len, size: size + 2, head_end: head_end.unwrap_or(j) });
+        }
+        let (cp, used) = escape_at(b, j)?;
+        let (n, s) = match cp {
+            0..0x80 => (1, usize::from(ESCAPED[cp as usize])),
+            0x80..0x800 => (2, 2),
+            0x800..0x10000 => (3, 3),
+            _ => (4, 4),
+        };
+        len += n;
+        size += s;
+        j += used;
+        if head_end.is_none() && len >= head {
+            head_end = Some(j);
+        }
+    }
+}
+
+/// The code point of the escape at `b[i]` (a backslash) and the bytes it
+/// takes (a surrogate pair takes 12).
+fn escape_at(b: &[u8], i: usize) -> Option<(u32, usize)> {
+    let c = match b.get(i + 1)? {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 8,
+        b'f' => 12,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'u' => {
+            let hi = hex4(b.get(i + 2..i + 6)?)?;
+            if (0xD800..0xDC00).contains(&hi) {
+                if b.get(i + 6..i + 8)? != b"\\u" {
+                    return None;
+                }
+                let lo = hex4(b.get(i + 8..i + 12)?)?;
+                if !(0xDC00..0xE000).contains(&lo) {
+                    return None;
+                }
+                return Some((0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00), 12));
+            }
+            if (0xDC00..0xE000).contains(&hi) {
+                return None;
+            }
+            return Some((hi, 6));
+        }
+        _ => return None,
+    };
+    Some((u32::from(c), 2))
+}
+
+/// Value of each byte as a hex digit (`0xFF`: not one).
+static HEX: [u8; 256] = hex_table();
+
+const fn hex_table() -> [u8; 256] {
+    let mut table = [0xFFu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+}
+
+/// The value of four hex digits.
+fn hex4(b: &[u8]) -> Option<u32> {
+    let &[a, b, c, d] = b else {
+        return None;
+    };
+    let [a, b, c, d] = [a, b, c, d].map(|x| HEX[usize::from(x)]);
+    if (a | b | c | d) & 0xF0 != 0 {
+        return None;
+    }
+    Some(u32::from(a) << 12 | u32::from(b) << 8 | u32::from(c) << 4 | u32::from(d))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -711,13 +1002,13 @@ mod tests {
 
     /// Shrinks with fixed limits; returns the size the skeleton predicted.
     fn shrink_at(data: &mut Value, limits: Limits) -> (usize, Cut) {
-        let (predicted, nodes, plan) = {
-            let mut skeleton = Skeleton::new(data);
+        let (predicted, nodes, plan, lens) = {
+            let mut skeleton = Skeleton::new(data, &[]);
             let predicted = skeleton.eval_root(limits);
-            (predicted, skeleton.nodes, skeleton.plan)
+            (predicted, skeleton.nodes, skeleton.plan, skeleton.lens)
         };
         let mut cut = Cut::default();
-        apply(data, 0, &nodes, &plan, limits.items, &mut cut);
+        Walk { nodes: &nodes, plan: &plan, lens: &lens, items: limits.items }.apply(data, 0, &mut cut);
         (predicted, cut)
     }
 
@@ -781,6 +1072,28 @@ mod tests {
         let mut data = json!("x".to_owned() + &"😀".repeat(20));
         shrink_data(&mut data, 0);
         assert_eq!(data, json!(format!("x{}…[+52 bytes]", "😀".repeat(7))));
+    }
+
+    #[test]
+    fn raw_path_cuts_huge_strings_like_the_dom_path() {
+        let text = r#"a\u00e9\ud83d\ude80\\\"\n日"#.repeat(5000);
+        let data = format!(
+            r#"{{"model":"{text}","raw":{{"messages":[{{"content":"{text}"}},{{"content":"{text}"}}]}},"x":["{text}"]}}"#
+        );
+        for room in [0, 10, 100, 4000, 20_000] {
+            let mut dom: Value = serde_json::from_str(&data).unwrap_or(Value::Null);
+            assert!(dom.is_object());
+            shrink_data(&mut dom, room);
+            let fast = shrink_raw(data.as_bytes(), room);
+            assert!(fast.is_some(), "room {room}");
+            assert_eq!(fast, serde_json::to_vec(&dom).ok(), "room {room}");
+        }
+        // Nothing long enough to pre-cut: the caller's DOM path runs.
+        assert_eq!(shrink_raw(br#"{"a":"short","b":[1,2,3]}"#, 5), None);
+        // A string that holds the mark and is long enough to be confused is left
+        // to the DOM path.
+        let marked = format!(r#"["{}﷐x", "{}"]"#, "m".repeat(50), "y".repeat(500));
+        assert_eq!(shrink_raw(marked.as_bytes(), 40), None);
     }
 
     #[test]
@@ -1036,10 +1349,38 @@ mod tests {
             items in prop_oneof![Just(UNLIMITED), 0usize..12],
             prefix in prop_oneof![Just(UNLIMITED), MIN_PREFIX..400],
         ) {
-            let unlimited = Skeleton::new(&data).eval_root(Limits { items: UNLIMITED, prefix: UNLIMITED });
+            let unlimited = Skeleton::new(&data, &[]).eval_root(Limits { items: UNLIMITED, prefix: UNLIMITED });
             prop_assert_eq!(unlimited, len(&data));
             let (predicted, _) = shrink_at(&mut data, Limits { items, prefix });
             prop_assert_eq!(predicted, len(&data));
+        }
+
+        /// The raw fast path writes exactly the bytes of the DOM path (so the
+        /// same validity, protected members and budget), compact or spaced.
+        #[test]
+        fn raw_path_agrees_with_dom_path(
+            data in arb_value(),
+            long in prop::collection::vec(("[a-z]{0,3}", "[a-zé\"\\\n\u{1}\u{fdd0}😀]{0,8}", 1usize..400), 0..4),
+            room in 0usize..300,
+            spaced in any::<bool>(),
+        ) {
+            // Wrap the value with a few long strings, one under a protected key.
+            let mut object = serde_json::Map::new();
+            for (i, (key, piece, n)) in long.iter().enumerate() {
+                let key = if i == 0 { "tool_name".to_owned() } else { key.clone() };
+                object.insert(key, Value::String(piece.repeat(*n)));
+            }
+            object.insert("x".into(), data.clone());
+            for value in [data, Value::Object(object)] {
+                let text = if spaced { serde_json::to_vec_pretty(&value) } else { serde_json::to_vec(&value) };
+                let text = text.unwrap_or_default();
+                let mut dom = value.clone();
+                shrink_data(&mut dom, room);
+                if let Some(fast) = shrink_raw(&text, room) {
+                    let slow = serde_json::to_vec(&dom).unwrap_or_default();
+                    prop_assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&slow));
+                }
+            }
         }
 
         #[test]
