@@ -342,7 +342,7 @@ fn as_slug(p: &str) -> String {
 fn sort(v: &mut [SessionRecord], key: SortKey) {
     match key {
         SortKey::Start => discover::sort_newest_first(v),
-        SortKey::Last => v.sort_by(|a, b| b.last().cmp(&a.last()).then_with(|| a.session.cmp(&b.session))),
+        SortKey::Last => v.sort_by_cached_key(|r| (std::cmp::Reverse(r.last()), r.session.clone())),
         SortKey::Id => v.sort_by(|a, b| a.session.cmp(&b.session).then_with(|| a.path.cmp(&b.path))),
         SortKey::Size => v.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.session.cmp(&b.session))),
         SortKey::Path => v.sort_by(|a, b| a.path.cmp(&b.path)),
