@@ -86,7 +86,7 @@ pub struct Args {
     /// Capture root to search (repeatable).
     #[arg(long, value_name = "DIR")]
     pub root: Vec<PathBuf>,
-    /// Only sessions of this workspace: the project folder <root>/<W> or the
+    /// Only sessions of this workspace: the project folder ROOT/W or the
     /// metadata `workspace` field (repeatable, OR).
     #[arg(long, value_name = "W", allow_hyphen_values = true)]
     pub workspace: Vec<String>,
