@@ -66,27 +66,7 @@ impl<R: Read> LineReader<R> {
 
     /// The next line, or `None` at the end of input.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        loop {
-            if let Some(k) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
-                let nl = self.scanned + k;
-                let start = self.pos;
-                self.pos = nl + 1;
-                self.scanned = self.pos;
-                self.number += 1;
-                return Ok(Some(Line { bytes: &self.buf[start..nl], number: self.number, terminated: true }));
-            }
-            self.scanned = self.end;
-            if self.eof {
-                if self.pos == self.end {
-                    return Ok(None);
-                }
-                let start = self.pos;
-                self.pos = self.end;
-                self.number += 1;
-                return Ok(Some(Line { bytes: &self.buf[start..self.end], number: self.number, terminated: false }));
-            }
-            self.fill()?;
-        }
+        self.next(false)
     }
 
     /// The next complete (`\n`-terminated) line, or `None` when no complete
@@ -94,6 +74,12 @@ impl<R: Read> LineReader<R> {
     /// next call reads again and completes it when its newline has arrived.
     /// For following a file that is still being written (`ci-cat --follow`).
     pub fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.next(true)
+    }
+
+    /// The next line; at the end of input an unterminated tail is returned
+    /// (`terminated: false`), or with `hold_tail` kept for the next call.
+    fn next(&mut self, hold_tail: bool) -> io::Result<Option<Line<'_>>> {
         loop {
             if let Some(k) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
                 let nl = self.scanned + k;
@@ -105,9 +91,18 @@ impl<R: Read> LineReader<R> {
             }
             self.scanned = self.end;
             if self.eof {
-                // Retry on the next call: the writer may append more.
-                self.eof = false;
-                return Ok(None);
+                if hold_tail {
+                    // Retry on the next call: the writer may append more.
+                    self.eof = false;
+                    return Ok(None);
+                }
+                if self.pos == self.end {
+                    return Ok(None);
+                }
+                let start = self.pos;
+                self.pos = self.end;
+                self.number += 1;
+                return Ok(Some(Line { bytes: &self.buf[start..self.end], number: self.number, terminated: false }));
             }
             self.fill()?;
         }

@@ -67,6 +67,20 @@ pub fn json_str(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
+/// Writes the provenance object `{"session":ID,"path":FILE,"line":N}` (the
+/// value of the `ci` key) for a record read from a file.
+pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, line: u64) {
+    out.extend_from_slice(b"{\"session\":");
+    match session {
+        Some(s) => json_str(out, s),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"path\":");
+    json_str(out, path);
+    // Writing into a Vec cannot fail.
+    let _ = write!(out, ",\"line\":{line}}}");
+}
+
 /// How event records are printed.
 #[derive(Debug, Clone, Default)]
 pub struct EventFormat {
@@ -133,16 +147,8 @@ impl EventFormat {
             if extra.len() > empty {
                 extra.push(b',');
             }
-            extra.extend_from_slice(b"\"ci\":{\"session\":");
-            match ev.session() {
-                Some(s) => json_str(extra, &s),
-                None => extra.extend_from_slice(b"null"),
-            }
-            extra.extend_from_slice(b",\"path\":");
-            json_str(extra, ev.source);
-            extra.extend_from_slice(b",\"line\":");
-            let _ = write!(extra, "{}", ev.line);
-            extra.push(b'}');
+            extra.extend_from_slice(b"\"ci\":");
+            write_provenance(extra, ev.session().as_deref(), ev.source, ev.line);
         }
     }
 

@@ -415,13 +415,7 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
     out.extend_from_slice(b",\"ci\":");
     match prov {
         Some(p) => out.extend_from_slice(p),
-        None => {
-            out.extend_from_slice(b"{\"session\":");
-            json_str(out, site.session);
-            out.extend_from_slice(b",\"path\":");
-            json_str(out, site.path);
-            out.extend_from_slice(format!(",\"line\":{}}}", site.line).as_bytes());
-        }
+        None => crate::output::write_provenance(out, Some(site.session), site.path, site.line),
     }
     out.extend_from_slice(b"}\n");
 }
