@@ -17,6 +17,8 @@ use std::ops::Range;
 
 use memchr::memchr2;
 
+mod string;
+
 /// Deepest nesting accepted, counting the record itself. It is serde_json's
 /// recursion limit, so both parsers agree on every input.
 pub const MAX_DEPTH: usize = 127;
@@ -514,10 +516,32 @@ fn unexpected(b: &[u8], i: usize, what: &'static str) -> ParseError {
     }
 }
 
+/// Strings longer than this are checked by [`string::skip_plain`].
+const LONG_STRING: usize = 32;
+
 /// Validates a string starting at the quote at `i`; returns one past its closing quote.
 fn string_checked(b: &[u8], i: usize) -> Result<usize> {
+    string_from(b, i, LONG_STRING)
+}
+
+/// [`string_checked`], with the block scan used past `long` bytes of content
+/// (`usize::MAX`: never, for tests).
+#[inline(always)]
+fn string_from(b: &[u8], i: usize, long: usize) -> Result<usize> {
     let mut j = i + 1;
+    // Past this position the rest of the string is checked a block at a time
+    // (short strings stay with the scalar hops).
+    let mut blocks_from = (i + 1).saturating_add(long);
     loop {
+        if j >= blocks_from {
+            match string::skip_plain(b, j) {
+                Ok(end) => return Ok(end),
+                Err(resume) => {
+                    j = resume;
+                    blocks_from = resume.saturating_add(2 * long);
+                }
+            }
+        }
         let k = find_special(b, j).ok_or(ParseError::UnexpectedEnd)?;
         match b[k] {
             b'"' => return Ok(k + 1),
@@ -959,5 +983,30 @@ mod tests {
         assert_eq!(p("data.missing"), None);
         assert_eq!(p("data.list.5"), None);
         assert_eq!(rec.get_str("event").unwrap(), "e");
+    }
+
+    proptest::proptest! {
+        /// The block scan of long strings agrees with the scalar scan on every
+        /// input: same end, same error and position.
+        #[test]
+        fn block_and_scalar_string_scans_agree(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "x", "ab", "é", r"\\", r#"\""#, r"\", r"\u00e9", r"\u4E2D", r"\ud83d\ude80", r"\uDC00", r"\ud83d",
+                r"\u12", r"\uzz00", r"\q", r"\/", r"\n", r"\t", r"\b\f\r", r"\\\", r"\u", r"\ud8", r"\uD",
+                r"\uD800\u0041", r"\u00", "\t", r"\\u0041", "\"",
+            ]), 0..120),
+            pad in 0usize..70,
+            close in proptest::bool::ANY,
+        ) {
+            let mut s = format!("\"{}", "p".repeat(pad));
+            for p in &parts {
+                s.push_str(p);
+            }
+            if close {
+                s.push_str("\" tail");
+            }
+            let b = s.as_bytes();
+            proptest::prop_assert_eq!(string_checked(b, 0), string_from(b, 0, usize::MAX), "{}", s);
+        }
     }
 }

@@ -21,7 +21,7 @@
 use crate::json::ParseError;
 
 /// Bytes per block.
-const BLOCK: usize = 64;
+pub(crate) const BLOCK: usize = 64;
 
 /// The masks of one 64-byte block: bit `k` is byte `k`.
 struct Masks {
@@ -88,12 +88,28 @@ fn sse2_masks(block: &[u8; BLOCK]) -> Masks {
     }
 }
 
+/// The 64 bytes of `b` at `at` (`at < b.len()`), or what is left of them
+/// padded with spaces (which are neither quotes, backslashes, brackets nor
+/// control characters) in `pad`.
+#[inline(always)]
+pub(crate) fn block_at<'a>(b: &'a [u8], at: usize, pad: &'a mut [u8; BLOCK]) -> &'a [u8; BLOCK] {
+    match b.get(at..at + BLOCK).and_then(|s| s.try_into().ok()) {
+        Some(full) => full,
+        None => {
+            let rest = b.get(at..).unwrap_or(&[]);
+            pad[..rest.len()].copy_from_slice(rest);
+            pad[rest.len()..].fill(b' ');
+            pad
+        }
+    }
+}
+
 /// Characters escaped by a backslash, given the block's backslashes and
 /// whether the previous block ended with an unfinished escape (simdjson's
 /// branchless odd-run rule: in a run of backslashes, every second one is
 /// escaped, and the character after an odd-length run is).
 #[inline(always)]
-fn escaped(backslash: u64, prev_escaped: &mut u64) -> u64 {
+pub(crate) fn escaped(backslash: u64, prev_escaped: &mut u64) -> u64 {
     const EVEN: u64 = 0x5555_5555_5555_5555;
     let backslash = backslash & !*prev_escaped;
     let follows_escape = (backslash << 1) | *prev_escaped;
@@ -150,15 +166,7 @@ fn skip(b: &[u8], i: usize) -> Result<usize, ParseError> {
     let mut at = i;
     let mut pad = [b' '; BLOCK];
     while at < b.len() {
-        let block: &[u8; BLOCK] = match b.get(at..at + BLOCK).and_then(|s| s.try_into().ok()) {
-            Some(full) => full,
-            None => {
-                let rest = &b[at..];
-                pad[..rest.len()].copy_from_slice(rest);
-                pad[rest.len()..].fill(b' ');
-                &pad
-            }
-        };
+        let block = block_at(b, at, &mut pad);
         let m = masks(block);
         let esc = escaped(m.backslash, &mut prev_escaped);
         let quotes = m.quote & !esc;

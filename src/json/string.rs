@@ -1,0 +1,262 @@
+//! Validating the rest of a long string 64 bytes at a time.
+//!
+//! Most bytes of a capture sit in a few long strings (conversation text in
+//! `llm:request` payloads), and canonical writers escape every non-ASCII
+//! character as `\uXXXX`, so a scalar scan stops every few bytes. Here a block
+//! is classified with bit masks instead, as in the structural skim
+//! ([`crate::skim`]): quotes, backslashes and control characters, then (only
+//! in blocks that hold escapes) the escape characters, hex digits and `d`/`D`.
+//! The characters escaped by a backslash come from the odd-run rule, and each
+//! `\u` escape marks the four positions that must be hex digits (carried into
+//! the next block when they run past this one).
+//!
+//! The block scan proves a string valid only in the plain case: every escape
+//! is one of `\" \\ \/ \b \f \n \r \t \uXXXX`, no control character, no
+//! surrogate (`\uD800`–`\uDFFF`, whose pairing rules need a look across
+//! escapes). Anything else hands back to the scalar scanner, which gives the
+//! exact verdict and error position, from the last block boundary where no
+//! escape was open.
+
+use crate::skim::escaped;
+
+/// Bytes per block.
+const BLOCK: usize = 64;
+
+/// Byte classes of one block that every block needs: bit `k` is byte `k`.
+struct Plain {
+    quote: u64,
+    backslash: u64,
+    control: u64,
+}
+
+/// Byte classes needed only in blocks with escapes.
+struct Escapes {
+    /// A character that may follow a backslash: `" \ / b f n r t u`.
+    valid: u64,
+    /// `u`.
+    u: u64,
+    /// `0-9 a-f A-F`.
+    hex: u64,
+    /// `d` or `D` (the first hex digit of a surrogate).
+    d: u64,
+}
+
+/// Skips string content from `from` (inside a string, not inside an escape).
+///
+/// `Ok(end)`: the string is valid and `end` is one past its closing quote.
+/// `Err(resume)`: the scalar scanner must decide, starting at `resume`
+/// (`from`, or a later position where no escape is open).
+pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
+    let mut prev_escaped = 0u64;
+    // Positions of this block that must be hex digits / must not be `d`/`D`,
+    // carried from `\u` escapes near the end of the previous block.
+    let (mut need_hex, mut need_not_d) = (0u64, 0u64);
+    let mut clean = from;
+    let mut at = from;
+    let mut pad = [b' '; BLOCK];
+    while at < b.len() {
+        if prev_escaped == 0 && need_hex == 0 {
+            clean = at;
+        }
+        let block = crate::skim::block_at(b, at, &mut pad);
+        let p = plain(block);
+        let esc = escaped(p.backslash, &mut prev_escaped);
+        let quotes = p.quote & !esc;
+        // Bits before the closing quote (all of them when it is not here).
+        let before = if quotes == 0 { !0 } else { (1u64 << quotes.trailing_zeros()) - 1 };
+        if p.control & before != 0 {
+            return Err(clean);
+        }
+        let esc = esc & before;
+        if esc != 0 || need_hex != 0 {
+            let e = escapes(block);
+            let u = esc & e.u;
+            let hex = need_hex | (u << 1) | (u << 2) | (u << 3) | (u << 4);
+            let not_d = need_not_d | (u << 1);
+            if esc & !e.valid != 0 || hex & !e.hex != 0 || not_d & e.d != 0 {
+                return Err(clean);
+            }
+            need_hex = (u >> 63) | (u >> 62) | (u >> 61) | (u >> 60);
+            need_not_d = u >> 63;
+        }
+        if quotes != 0 {
+            // A quote among the digits of an escape failed the hex check, so
+            // nothing is carried past it.
+            return Ok(at + quotes.trailing_zeros() as usize + 1);
+        }
+        at += BLOCK;
+    }
+    Err(clean)
+}
+
+#[inline(always)]
+fn plain(block: &[u8; BLOCK]) -> Plain {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::plain(block)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        scalar::plain(block)
+    }
+}
+
+#[inline(always)]
+fn escapes(block: &[u8; BLOCK]) -> Escapes {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::escapes(block)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        scalar::escapes(block)
+    }
+}
+
+#[cfg(any(test, not(target_arch = "x86_64")))]
+mod scalar {
+    use super::{Escapes, Plain, BLOCK};
+
+    fn mask(block: &[u8; BLOCK], f: impl Fn(u8) -> bool) -> u64 {
+        block.iter().enumerate().filter(|&(_, &c)| f(c)).fold(0, |m, (k, _)| m | 1 << k)
+    }
+
+    pub(super) fn plain(block: &[u8; BLOCK]) -> Plain {
+        Plain {
+            quote: mask(block, |c| c == b'"'),
+            backslash: mask(block, |c| c == b'\\'),
+            control: mask(block, |c| c < 0x20),
+        }
+    }
+
+    pub(super) fn escapes(block: &[u8; BLOCK]) -> Escapes {
+        Escapes {
+            valid: mask(block, |c| b"\"\\/bfnrtu".contains(&c)),
+            u: mask(block, |c| c == b'u'),
+            hex: mask(block, |c| c.is_ascii_hexdigit()),
+            d: mask(block, |c| c | 0x20 == b'd'),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::*;
+
+    use super::{Escapes, Plain, BLOCK};
+
+    /// The four 16-byte lanes of a block.
+    #[inline(always)]
+    fn lanes(block: &[u8; BLOCK]) -> [__m128i; 4] {
+        // SAFETY: SSE2 is part of the x86_64 baseline; each unaligned load
+        // reads 16 bytes at offset 0, 16, 32 or 48 of a 64-byte array.
+        unsafe { [0, 16, 32, 48].map(|k| _mm_loadu_si128(block.as_ptr().add(k) as *const __m128i)) }
+    }
+
+    /// The 64-bit mask of `f` applied to each lane.
+    #[inline(always)]
+    fn mask(lanes: &[__m128i; 4], f: impl Fn(__m128i) -> __m128i) -> u64 {
+        let mut m = 0u64;
+        for (k, &v) in lanes.iter().enumerate() {
+            // SAFETY: SSE2 is part of the x86_64 baseline.
+            m |= u64::from(unsafe { _mm_movemask_epi8(f(v)) } as u16) << (16 * k);
+        }
+        m
+    }
+
+    /// Bytes equal to `c`.
+    #[inline(always)]
+    fn eq(v: __m128i, c: u8) -> __m128i {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)) }
+    }
+
+    /// Bytes in `lo..=hi` (unsigned).
+    #[inline(always)]
+    fn within(v: __m128i, lo: u8, hi: u8) -> __m128i {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe {
+            let ge = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(lo as i8)), v);
+            let le = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(hi as i8)), v);
+            _mm_and_si128(ge, le)
+        }
+    }
+
+    #[inline(always)]
+    fn or(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe { _mm_or_si128(a, b) }
+    }
+
+    #[inline(always)]
+    pub(super) fn plain(block: &[u8; BLOCK]) -> Plain {
+        let l = lanes(block);
+        Plain {
+            quote: mask(&l, |v| eq(v, b'"')),
+            backslash: mask(&l, |v| eq(v, b'\\')),
+            control: mask(&l, |v| within(v, 0, 0x1f)),
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn escapes(block: &[u8; BLOCK]) -> Escapes {
+        let l = lanes(block);
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        let lower = |v| unsafe { _mm_or_si128(v, _mm_set1_epi8(0x20)) };
+        Escapes {
+            valid: mask(&l, |v| {
+                let a = or(or(eq(v, b'"'), eq(v, b'\\')), or(eq(v, b'/'), eq(v, b'b')));
+                let b = or(or(eq(v, b'f'), eq(v, b'n')), or(eq(v, b'r'), eq(v, b't')));
+                or(or(a, b), eq(v, b'u'))
+            }),
+            u: mask(&l, |v| eq(v, b'u')),
+            hex: mask(&l, |v| or(within(v, b'0', b'9'), within(lower(v), b'a', b'f'))),
+            d: mask(&l, |v| eq(lower(v), b'd')),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse2_and_scalar_classes_agree() {
+        let mut block = [0u8; BLOCK];
+        for seed in 0..256usize {
+            for (k, c) in block.iter_mut().enumerate() {
+                *c = ((seed * 131 + k * 37) ^ (k << 3)) as u8;
+            }
+            let (a, b) = (plain(&block), scalar::plain(&block));
+            assert_eq!((a.quote, a.backslash, a.control), (b.quote, b.backslash, b.control));
+            let (a, b) = (escapes(&block), scalar::escapes(&block));
+            assert_eq!((a.valid, a.u, a.hex, a.d), (b.valid, b.u, b.hex, b.d));
+        }
+    }
+
+    #[test]
+    fn plain_strings_end_at_their_quote() {
+        for pad in 0..140 {
+            for body in [r#"\\"#, r#"\""#, r#"\\\""#, r#"\u00e9\u4e2d"#, r#"\/\b\f\n\r\t"#, "é"] {
+                let s = format!(r#""{}{}{}" tail"#, "x".repeat(pad), body, "y".repeat(pad % 7));
+                let end = s.find(" tail").unwrap();
+                assert_eq!(skip_plain(s.as_bytes(), 1), Ok(end), "{s}");
+            }
+        }
+    }
+
+    #[test]
+    fn what_needs_the_scalar_scanner() {
+        for pad in 0..140 {
+            let x = "x".repeat(pad);
+            for body in [r#"\ud83d\ude80"#, r#"\uDC00"#, r#"\u12g4"#, r#"\q"#, "\t", r#"\u12"#] {
+                let s = format!(r#""{x}{body}" tail"#);
+                let resume = skip_plain(s.as_bytes(), 1).unwrap_err();
+                // It resumes at a block boundary before the trouble.
+                assert!(resume >= 1 && resume <= 1 + pad, "{s}: {resume}");
+                assert_eq!((resume - 1) % BLOCK, 0, "{s}");
+            }
+        }
+        assert_eq!(skip_plain(br#""never closed"#, 1), Err(1));
+    }
+}
