@@ -35,6 +35,7 @@ pub mod output;
 pub mod predicate;
 pub mod record;
 pub mod search;
+pub mod signal;
 pub mod skim;
 pub mod source;
 pub mod table;

@@ -276,6 +276,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             if n == 1 { "was" } else { "were" }
         ));
     }
+    if crate::signal::stop_requested() {
+        // Interrupted: a partial aggregate would look like a whole one.
+        return Ok(Found::None);
+    }
     if args.partial {
         partial::write_lines(&partial::encode(&q, answer))?;
         return Ok(Found::Some);

@@ -129,12 +129,18 @@ struct Cat<'a> {
     count: u64,
     /// The last `tail` records of the current capture.
     ring: VecDeque<Vec<u8>>,
+    /// Between `begin` and `end`.
+    in_capture: bool,
+    /// Follow mode, polling: lines read by polling come outside `begin` and
+    /// `end`, and --tail applies only to each capture's first pass.
+    polling: bool,
 }
 
 impl Visitor for Cat<'_> {
     fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
         self.count = 0;
         self.ring.clear();
+        self.in_capture = true;
         true
     }
 
@@ -153,7 +159,7 @@ impl Visitor for Cat<'_> {
             }
         }
         self.count += 1;
-        if let Some(k) = self.tail {
+        if let Some(k) = self.tail.filter(|_| self.in_capture || !self.polling) {
             // Reuse the oldest buffer once the ring is full.
             let mut rec = if self.ring.len() >= k { self.ring.pop_front().unwrap_or_default() } else { Vec::new() };
             rec.clear();
@@ -169,14 +175,14 @@ impl Visitor for Cat<'_> {
     }
 
     fn end(&mut self, _cap: &Capture, out: &mut Vec<u8>) {
+        self.in_capture = false;
         for rec in self.ring.drain(..) {
             out.extend_from_slice(&rec);
         }
     }
 
     fn following(&mut self) {
-        // --tail applied to the first pass; new events are printed as they come.
-        self.tail = None;
+        self.polling = true;
     }
 }
 
@@ -204,6 +210,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         tail: args.tail,
         count: 0,
         ring: VecDeque::new(),
+        in_capture: false,
+        polling: false,
     })?;
     Ok(Found::Some)
 }

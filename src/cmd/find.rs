@@ -286,6 +286,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         write_tree(&selected, &mut buf);
     } else {
         for r in &selected {
+            if crate::signal::stop_requested() {
+                break; // interrupted: whole records only, exit 130 (src/signal.rs)
+            }
             if args.paths || args.null {
                 buf.extend_from_slice(r.path.as_bytes());
                 buf.push(if args.null { 0 } else { b'\n' });
