@@ -135,3 +135,30 @@ fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
 fn file_id(_: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
 }
+
+/// The FOLLOW section shared by the `--help` of the tools that follow
+/// (ci-cat, ci-grep, ci-filter); each adds a note of its own.
+const HELP: &str = "\
+  After every capture named, discovered or piped at start is read, keep
+  reading the captures as they grow, polling every 200 ms on one thread, and
+  take each new complete line once, as soon as its newline is written (a line
+  without its newline yet is held, not reported). Output is flushed after each
+  batch. Truncation (the file gets shorter): it is read again from its start,
+  line numbers restart at 1, and nothing printed before is printed again.
+  Rotation (the path now names a new file): the old file is read to its end,
+  then the new one from its start. Session records on stdin are read and
+  followed as each arrives, so sessions that appear later are picked up:
+    ci-find --follow ROOT | TOOL -f ...
+  (ci-find --follow prints a session once its events.jsonl exists). Captures
+  named as PATH are those there at start. Event records on stdin are passed on
+  line by line (`tail -f x | TOOL -f -`). SIGINT/SIGTERM/SIGHUP: finish the
+  record at hand, flush, exit 0. A closed reader (`| head -1`) ends the run
+  quietly with 0, even while nothing new is written. Claude hook sessions are
+  followed file by file (no time ordering; hook files created later are not
+  picked up). Uses one thread.";
+
+/// A tool's long help: `text`, then the FOLLOW section (see [`HELP`] in
+/// the source) with the tool's own `note`.
+pub fn long_help(text: &str, tool: &str, note: &str) -> String {
+    format!("{text}\n\nFOLLOW (-f, --follow):\n{}\n  {note}", HELP.replace("TOOL", tool))
+}
