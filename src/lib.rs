@@ -41,3 +41,4 @@ pub mod source;
 pub mod table;
 pub mod time;
 pub mod truncate;
+pub mod watch;
