@@ -148,7 +148,7 @@ const HELP: &str = "\
   Rotation (the path now names a new file): the old file is read to its end,
   then the new one from its start. Session records on stdin are read and
   followed as each arrives, so sessions that appear later are picked up:
-    ci-find --follow ROOT | TOOL -f ...
+    ci-find --follow --root ROOT | TOOL -f ...
   (ci-find --follow prints a session once its events.jsonl exists). Captures
   named as PATH are those there at start. Event records on stdin are passed on
   line by line (`tail -f x | TOOL -f -`). SIGINT/SIGTERM/SIGHUP: finish the
@@ -157,8 +157,10 @@ const HELP: &str = "\
   followed file by file (no time ordering; hook files created later are not
   picked up). Uses one thread.";
 
-/// A tool's long help: `text`, then the FOLLOW section (see [`HELP`] in
-/// the source) with the tool's own `note`.
+/// A tool's long help: `text` with the FOLLOW section (the shared text and
+/// the tool's own `note`) put before its EXIT STATUS section, if any.
 pub fn long_help(text: &str, tool: &str, note: &str) -> String {
-    format!("{text}\n\nFOLLOW (-f, --follow):\n{}\n  {note}", HELP.replace("TOOL", tool))
+    let section = format!("\n\nFOLLOW (-f, --follow):\n  {}\n  {note}", HELP.replace("TOOL", tool));
+    let at = text.find("\n\nEXIT STATUS:").unwrap_or(text.len());
+    format!("{}{section}{}", &text[..at], &text[at..])
 }

@@ -104,7 +104,8 @@ FAN-OUT (partial state, then one merge):
 
 EXIT STATUS:
   0 records printed; 1 none (no groups); 2 an error (unreadable input, a bad
-  partial line, bad lines under --strict).";
+  partial line, bad lines under --strict); 130 interrupted by SIGINT, SIGTERM
+  or SIGHUP: nothing is printed (a partial aggregate would look whole).";
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
