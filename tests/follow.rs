@@ -58,9 +58,10 @@ fn follow_with(
     (child, lines, err)
 }
 
-/// Waits (bounded) until `n` lines were printed.
+/// Waits (bounded, generously: the assertions that follow tell what is
+/// missing) until `n` lines were printed.
 fn wait_for(lines: &Mutex<Vec<String>>, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(10);
     while lines.lock().unwrap().len() < n && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
