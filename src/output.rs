@@ -66,6 +66,14 @@ impl Output {
     }
 }
 
+impl Drop for Output {
+    /// The last flush holds the write guard too (the buffer's own flush on
+    /// drop would not).
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
 /// Writes a JSON string literal (with quotes) for `s`.
 pub fn json_str(out: &mut Vec<u8>, s: &str) {
     // serde_json's escaping cannot fail when writing into a Vec.
