@@ -102,10 +102,15 @@ pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Found>) -> ExitCode {
         let _ = std::io::stdout().write_all(&bytes);
         return ExitCode::SUCCESS;
     }
+    crate::signal::install();
     let diag = Diag::new(prog, args.common().strict);
     let result = run(args, &diag);
     if !matches!(result, Err(crate::error::Error::BrokenPipe)) {
         diag.summary();
+    }
+    if crate::signal::stop_requested() && result.is_ok() {
+        // Interrupted: 130 (0 when following); see src/signal.rs.
+        return ExitCode::from(crate::signal::status(diag.failed()));
     }
     exit_code(prog, result, diag.failed())
 }

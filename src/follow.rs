@@ -1,4 +1,5 @@
-//! Following captures that are still being written (`ci-cat --follow`).
+//! Following captures that are still being written (`--follow` of ci-cat,
+//! ci-grep and ci-filter).
 //!
 //! After the first pass over a capture, its files stay open and are polled
 //! every [`POLL`] (200 ms; plain polling, portable and dependency-free, and
@@ -19,53 +20,36 @@
 //! - a file that is deleted and not recreated is still read through its open
 //!   handle;
 //! - limits, as `tail -F`: a truncation followed by a rewrite past the old
-//!   size within one poll interval is not seen as a truncation.
+//!   size within one poll interval is not seen as a truncation;
+//! - new captures: the engine starts following a capture as soon as its
+//!   session record arrives on stdin (`ci-find --follow | ci-cat -f`), so
+//!   sessions that appear after the start are picked up when the producer
+//!   announces them; captures named as paths are the ones there at start;
+//! - a closed reader: while waiting, stdout is polled too ([`stdout_closed`]),
+//!   so `ci-cat -f x | head -1` ends even when nothing new is ever written.
 //!
-//! SIGINT, SIGTERM and SIGHUP set a flag: the engine finishes the record at
-//! hand, flushes and the tool exits 0.
+//! SIGINT, SIGTERM and SIGHUP end following (see [`crate::signal`]): the
+//! engine finishes the record at hand, flushes and the tool exits 0.
 
 use std::fs::File;
 use std::io::Seek;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::lines::LineReader;
 use crate::record::Capture;
 
+pub use crate::signal::{request_stop, stop_requested, GRACE};
+
 /// How often followed files are polled for new bytes.
 pub const POLL: Duration = Duration::from_millis(200);
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-/// Installs the SIGINT/SIGTERM/SIGHUP handler that asks following to stop.
-/// A second call, or a failure to install, leaves the default handlers
-/// (the process then dies on the signal, which loses at most the unflushed
-/// output).
-///
-/// A safety net: when the tool has not finished [`GRACE`] after the signal
-/// (blocked reading a stdin that never ends), it exits 0 from the handler;
-/// everything printed so far was already flushed (follow mode flushes each
-/// batch).
+/// Marks the run as following, so that a signal ends it with status 0
+/// ([`crate::signal`]), and makes sure the handlers are installed (the
+/// binaries install them at start; this is for library users).
 pub fn install_signal_handlers() {
-    let _ = ctrlc::set_handler(|| {
-        STOP.store(true, Ordering::SeqCst);
-        std::thread::sleep(GRACE);
-        std::process::exit(0);
-    });
-}
-
-/// How long a stop may take before the signal handler exits the process.
-pub const GRACE: Duration = Duration::from_secs(2);
-
-/// Whether a stop was asked for (by a signal, or [`request_stop`]).
-pub fn stop_requested() -> bool {
-    STOP.load(Ordering::Relaxed)
-}
-
-/// Asks following to stop (as a signal does).
-pub fn request_stop() {
-    STOP.store(true, Ordering::SeqCst);
+    crate::signal::set_follow();
+    crate::signal::install();
 }
 
 /// Sleeps one poll interval, waking early when a stop is asked for.
@@ -76,6 +60,27 @@ pub fn nap() {
         }
         std::thread::sleep(POLL / 4);
     }
+}
+
+/// Whether the reader of stdout went away: on Linux, `poll(2)` on the write
+/// end of a pipe whose read end is closed reports `POLLERR` (a hung-up
+/// terminal or socket reports `POLLHUP`). A follower that is only waiting
+/// writes nothing, so it would never see `EPIPE`; it asks this instead.
+/// False when it cannot tell (a file, an error, a platform without poll).
+#[cfg(unix)]
+pub fn stdout_closed() -> bool {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let stdout = std::io::stdout();
+    // No events asked for: only the always-reported error and hang-up.
+    let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+    let now = Timespec { tv_sec: 0, tv_nsec: 0 };
+    matches!(poll(&mut fds, Some(&now)), Ok(n) if n > 0) && fds[0].revents().intersects(PollFlags::ERR | PollFlags::HUP)
+}
+
+/// Whether the reader of stdout went away (not known on this platform).
+#[cfg(not(unix))]
+pub fn stdout_closed() -> bool {
+    false
 }
 
 /// One file being followed.
@@ -129,4 +134,33 @@ fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
 #[cfg(not(unix))]
 fn file_id(_: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
+}
+
+/// The FOLLOW section shared by the `--help` of the tools that follow
+/// (ci-cat, ci-grep, ci-filter); each adds a note of its own.
+const HELP: &str = "\
+  After every capture named, discovered or piped at start is read, keep
+  reading the captures as they grow, polling every 200 ms on one thread, and
+  take each new complete line once, as soon as its newline is written (a line
+  without its newline yet is held, not reported). Output is flushed after each
+  batch. Truncation (the file gets shorter): it is read again from its start,
+  line numbers restart at 1, and nothing printed before is printed again.
+  Rotation (the path now names a new file): the old file is read to its end,
+  then the new one from its start. Session records on stdin are read and
+  followed as each arrives, so sessions that appear later are picked up:
+    ci-find --follow --root ROOT | TOOL -f ...
+  (ci-find --follow prints a session once its events.jsonl exists). Captures
+  named as PATH are those there at start. Event records on stdin are passed on
+  line by line (`tail -f x | TOOL -f -`). SIGINT/SIGTERM/SIGHUP: finish the
+  record at hand, flush, exit 0. A closed reader (`| head -1`) ends the run
+  quietly with 0, even while nothing new is written. Claude hook sessions are
+  followed file by file (no time ordering; hook files created later are not
+  picked up). Uses one thread.";
+
+/// A tool's long help: `text` with the FOLLOW section (the shared text and
+/// the tool's own `note`) put before its EXIT STATUS section, if any.
+pub fn long_help(text: &str, tool: &str, note: &str) -> String {
+    let section = format!("\n\nFOLLOW (-f, --follow):\n  {}\n  {note}", HELP.replace("TOOL", tool));
+    let at = text.find("\n\nEXIT STATUS:").unwrap_or(text.len());
+    format!("{}{section}{}", &text[..at], &text[at..])
 }

@@ -46,8 +46,12 @@ impl Output {
         self.tty
     }
 
-    /// Writes bytes.
+    /// Writes bytes. Callers pass whole records (lines), so that what has
+    /// reached stdout after any call ends on a record boundary; the write
+    /// holds [`crate::signal::write_guard`], so a signal's safety-net exit
+    /// never cuts it.
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        let _writing = crate::signal::write_guard();
         self.w.write_all(bytes).map_err(Error::stream)?;
         if self.tty {
             self.w.flush().map_err(Error::stream)?;
@@ -57,7 +61,16 @@ impl Output {
 
     /// Flushes.
     pub fn flush(&mut self) -> Result<()> {
+        let _writing = crate::signal::write_guard();
         self.w.flush().map_err(Error::stream)
+    }
+}
+
+impl Drop for Output {
+    /// The last flush holds the write guard too (the buffer's own flush on
+    /// drop would not).
+    fn drop(&mut self) {
+        let _ = self.flush();
     }
 }
 

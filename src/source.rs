@@ -15,8 +15,9 @@
 use std::fs::File;
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossbeam_channel::{bounded, Receiver, Sender};
+use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use crate::diag::Diag;
 use crate::discover::{self, SessionRecord};
@@ -96,9 +97,11 @@ pub trait Visitor: Send {
     /// Called after a capture was read (also after `Stop`).
     fn end(&mut self, _cap: &Capture, _out: &mut Vec<u8>) {}
 
-    /// Follow mode ([`RunOpts::follow`]): called once after the first pass
-    /// over every input, before new lines are awaited. From then on `event`
-    /// is called for each line as it is written (no `begin`/`end`).
+    /// Follow mode ([`RunOpts::follow`]): called once before followed files
+    /// are first polled for new lines (after the first pass over the inputs
+    /// ready at start). Lines read by polling reach `event` without
+    /// `begin`/`end`; a capture whose session record arrives later still gets
+    /// its own first pass (`begin`, `event`…, `end`) before it is followed.
     fn following(&mut self) {}
 }
 
@@ -130,8 +133,9 @@ pub struct RunOpts {
     pub threads: usize,
     /// Keep reading the captures after their end, as they grow (see
     /// [`crate::follow`]); runs on one worker thread and flushes output
-    /// after each batch. Stops on SIGINT/SIGTERM (install the handlers with
-    /// [`crate::follow::install_signal_handlers`]).
+    /// after each batch. A session record arriving on stdin is read and
+    /// followed at once. Stops on SIGINT/SIGTERM/SIGHUP (handlers installed
+    /// by [`crate::signal::install`]) or when stdout's reader goes away.
     pub follow: bool,
 }
 
@@ -172,6 +176,12 @@ where
 {
     let n = if opts.follow { 1 } else { opts.threads.max(1) };
     let follow = opts.follow;
+    if follow {
+        crate::signal::set_follow();
+    }
+    // Set by a follower that found stdout's reader gone while idle.
+    let gone = AtomicBool::new(false);
+    let gone = &gone;
     std::thread::scope(|s| {
         let mut work_tx = Vec::with_capacity(n);
         let mut out_rx = Vec::with_capacity(n);
@@ -181,7 +191,7 @@ where
             let (otx, orx) = bounded::<Chunk>(8);
             let mut visitor = make();
             workers.push(s.spawn(move || {
-                let mut worker = Worker::new(diag, otx);
+                let mut worker = Worker::new(diag, otx, gone);
                 worker.follow = follow;
                 worker.run(&mut visitor, wrx);
                 visitor
@@ -194,10 +204,16 @@ where
         let batch = if follow { 1 } else { BATCH };
         s.spawn(move || produce(inputs, work_tx, diag, batch));
         let written = write_ordered(&out_rx, out, follow);
-        if let Err(Error::BrokenPipe) = written {
+        if matches!(written, Err(Error::BrokenPipe)) || gone.load(Ordering::SeqCst) {
             // The reader is gone. Workers and the producer may be blocked on
             // stdin; nothing more can be shown, so leave now, quietly.
             std::process::exit(0);
+        }
+        if crate::signal::stop_requested() {
+            // A signal: the workers stopped at a record boundary and all they
+            // produced is written and flushed; the producer may be blocked on
+            // stdin. Exit 130 (0 when following), see crate::signal.
+            crate::signal::exit_after_stop(diag);
         }
         drop(out_rx);
         let visitors = workers.into_iter().map(|h| h.join()).collect::<std::result::Result<Vec<V>, _>>();
@@ -415,12 +431,14 @@ struct Worker<'d> {
     lines: Option<LineReader<File>>,
     /// Follow mode: keep captures' files open after the first pass.
     follow: bool,
-    /// Follow mode: the files to poll once the inputs are read.
+    /// Follow mode: the files read so far, polled for new lines.
     followed: Vec<crate::follow::Followed>,
+    /// Follow mode: set when stdout's reader went away while idle.
+    gone: &'d AtomicBool,
 }
 
 impl<'d> Worker<'d> {
-    fn new(diag: &'d Diag, tx: Sender<Chunk>) -> Worker<'d> {
+    fn new(diag: &'d Diag, tx: Sender<Chunk>, gone: &'d AtomicBool) -> Worker<'d> {
         Worker {
             diag,
             tx,
@@ -429,59 +447,121 @@ impl<'d> Worker<'d> {
             lines: None,
             follow: false,
             followed: Vec::new(),
+            gone,
         }
     }
 
     fn run<V: Visitor>(&mut self, v: &mut V, rx: Receiver<Unit>) {
-        for unit in rx {
-            if self.diag.is_stopped() {
-                return;
-            }
-            if crate::follow::stop_requested() {
-                break;
-            }
-            let ok = match unit {
-                Unit::Capture(cap) => self.capture(v, &cap),
-                Unit::Session(rec, line) => match v.session(&rec, &line, &mut self.out) {
-                    SessionFlow::Expand => self.capture(v, &Capture::from_record(*rec)),
-                    SessionFlow::Handled => true,
-                },
-                Unit::Piped { buf, first } => self.piped(v, &buf, first),
-            };
-            if !ok || !self.send(true) {
-                return;
-            }
-        }
         if self.follow {
-            self.follow_loop(v);
-            self.send(true);
+            self.run_following(v, &rx);
+            return;
+        }
+        loop {
+            // Waits in steps, so that a signal is noticed by an idle worker too.
+            let unit = match rx.recv_timeout(crate::follow::POLL) {
+                Ok(unit) => unit,
+                Err(RecvTimeoutError::Timeout) if !crate::signal::stop_requested() => continue,
+                Err(_) => return,
+            };
+            if self.diag.is_stopped() || crate::signal::stop_requested() {
+                return;
+            }
+            if !self.unit(v, unit) || !self.send(true) {
+                return;
+            }
         }
     }
 
-    /// Follow mode: polls the files read in the first pass for new lines
-    /// until a stop is asked for or nothing is left to follow.
-    fn follow_loop<V: Visitor>(&mut self, v: &mut V) {
-        v.following();
-        let mut files = std::mem::take(&mut self.followed);
-        while !files.is_empty() && !crate::follow::stop_requested() {
-            let mut progressed = false;
-            for f in files.iter_mut() {
-                match self.poll(v, f) {
-                    Some(p) => progressed |= p,
-                    None => return,
-                }
-                if crate::follow::stop_requested() {
-                    break;
+    /// Reads one unit; false when the writer is gone or a stop was asked for.
+    fn unit<V: Visitor>(&mut self, v: &mut V, unit: Unit) -> bool {
+        match unit {
+            Unit::Capture(cap) => self.capture(v, &cap),
+            Unit::Session(rec, line) => match v.session(&rec, &line, &mut self.out) {
+                SessionFlow::Expand => self.capture(v, &Capture::from_record(*rec)),
+                SessionFlow::Handled => true,
+            },
+            Unit::Piped { buf, first } => self.piped(v, &buf, first),
+        }
+    }
+
+    /// Follow mode: reads each unit as it arrives (a session record on a live
+    /// stdin is read, then followed, at once) and, in between, polls the
+    /// files read so far for new lines. Ends on a stop, when stdout's reader
+    /// is gone, or when the inputs ended and nothing is left to follow.
+    fn run_following<V: Visitor>(&mut self, v: &mut V, rx: &Receiver<Unit>) {
+        let mut inputs_open = true;
+        let mut polling = false;
+        while !crate::signal::stop_requested() {
+            while inputs_open && !crate::signal::stop_requested() {
+                match rx.try_recv() {
+                    Ok(unit) => {
+                        if self.diag.is_stopped() || !self.unit(v, unit) || !self.send(true) {
+                            return;
+                        }
+                    }
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => inputs_open = false,
                 }
             }
-            files.retain(|f| !f.done);
+            if !inputs_open && self.followed.is_empty() {
+                break;
+            }
+            if !polling {
+                v.following();
+                polling = true;
+            }
+            let Some(progressed) = self.poll_all(v) else { return };
             if !self.out.is_empty() && !self.send(false) {
                 return;
             }
-            if !progressed {
+            if progressed {
+                continue;
+            }
+            if crate::follow::stdout_closed() {
+                self.gone.store(true, Ordering::SeqCst);
+                return;
+            }
+            // Idle: wait for the next unit, or one poll interval.
+            if !inputs_open {
                 crate::follow::nap();
+                continue;
+            }
+            match rx.recv_timeout(crate::follow::POLL) {
+                Ok(unit) => {
+                    if self.diag.is_stopped() || !self.unit(v, unit) || !self.send(true) {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => inputs_open = false,
             }
         }
+        self.send(true);
+    }
+
+    /// Polls every followed file once; `Some(true)` when lines were read,
+    /// `None` when the writer is gone.
+    fn poll_all<V: Visitor>(&mut self, v: &mut V) -> Option<bool> {
+        let mut files = std::mem::take(&mut self.followed);
+        let mut progressed = false;
+        let mut result = Some(());
+        for f in files.iter_mut() {
+            match self.poll(v, f) {
+                Some(p) => progressed |= p,
+                None => {
+                    result = None;
+                    break;
+                }
+            }
+            if crate::signal::stop_requested() {
+                break;
+            }
+        }
+        files.retain(|f| !f.done);
+        // Files of captures read while polling (none today) come after.
+        files.append(&mut self.followed);
+        self.followed = files;
+        result.map(|()| progressed)
     }
 
     /// Reads what was appended to a followed file, dealing with truncation
@@ -671,8 +751,12 @@ impl<'d> Worker<'d> {
         let lazy = v.lazy();
         let event_kind = if cap.is_hooks() { RecordKind::Hook } else { RecordKind::Event };
         loop {
-            if follow && crate::follow::stop_requested() {
-                break;
+            if crate::signal::stop_requested() {
+                // Following: finish here, the loop flushes. Else: interrupted.
+                if follow {
+                    break;
+                }
+                return Read::Gone;
             }
             let next = if follow { lines.next_complete_line() } else { lines.next_line() };
             let line = match next {
@@ -728,6 +812,9 @@ impl<'d> Worker<'d> {
             let bytes = &body[start..end];
             start = end + 1;
             let number = first + i as u64;
+            if !self.follow && crate::signal::stop_requested() {
+                return false;
+            }
             if !v.precheck(bytes) {
                 continue;
             }

@@ -17,4 +17,5 @@ mod man;
 mod pipeline;
 mod pipes;
 mod regression;
+mod signals;
 mod truncate_props;

@@ -138,3 +138,17 @@ pub const DEMO_EVENTS: &[(&str, u64)] = &[
     ("session:end", 1),
     ("tool:error", 1),
 ];
+
+/// Waits for a child to exit by itself and returns its exit code; the
+/// deadline (10 s) only keeps a bug from hanging the suite, it is not a
+/// measure of speed. Panics with "`what` did not happen" after it.
+pub fn exits_within(child: &mut std::process::Child, what: &str) -> Option<i32> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Some(status) = child.try_wait().expect("child status") {
+            return status.code();
+        }
+        assert!(std::time::Instant::now() < deadline, "{what} did not happen");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

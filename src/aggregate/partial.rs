@@ -150,6 +150,8 @@ pub fn encode(q: &Query, answer: Answer) -> Vec<Line> {
 /// bytes, one `write` each.
 pub fn write_lines(lines: &[Line]) -> Result<()> {
     let stdout = std::io::stdout();
+    // Whole batches only, even when a signal's safety net exits (src/signal.rs).
+    let _writing = crate::signal::write_guard();
     let mut out = stdout.lock();
     let mut batch: Vec<u8> = Vec::with_capacity(PIPE_BUF);
     for line in lines {

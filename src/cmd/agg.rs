@@ -104,7 +104,8 @@ FAN-OUT (partial state, then one merge):
 
 EXIT STATUS:
   0 records printed; 1 none (no groups); 2 an error (unreadable input, a bad
-  partial line, bad lines under --strict).";
+  partial line, bad lines under --strict); 130 interrupted by SIGINT, SIGTERM
+  or SIGHUP: nothing is printed (a partial aggregate would look whole).";
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -275,6 +276,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             plural(n),
             if n == 1 { "was" } else { "were" }
         ));
+    }
+    if crate::signal::stop_requested() {
+        // Interrupted: a partial aggregate would look like a whole one.
+        return Ok(Found::None);
     }
     if args.partial {
         partial::write_lines(&partial::encode(&q, answer))?;

@@ -66,25 +66,23 @@ DAMAGED INPUT:
   written: held back silently and only counted. A complete last line without a
   newline is printed. --strict turns any bad line into exit status 2.
 
-FOLLOW (-f, --follow):
-  After printing the events of every capture named or discovered at start, keep
-  reading them as they grow, polling every 200 ms, and print each new complete
-  line once, as soon as its newline is written (a line without its newline yet
-  is held, not reported). Output is flushed after each batch. Truncation (the
-  file gets shorter): it is read again from its start, line numbers restart at
-  1, and nothing printed before is printed again. Rotation (the path now names a
-  new file): the old file is read to its end, then the new one from its start.
-  Captures that appear later are not picked up. Stdin is read line by line, as
-  each line arrives (`tail -f x | ci-cat -f -`); session records on it are
-  followed once stdin ends. SIGINT/SIGTERM: finish the record at hand, flush,
-  exit 0 (within 2 s even when blocked on stdin); a closed pipe ends the run at
-  the next write.
-  Uses one thread; --tail K prints the last K events first; not with --head or
-  --lines. Claude hook sessions are followed file by file (no time ordering).";
+EXIT STATUS:
+  0 done; 2 an error (unreadable input, a bad line with --strict); 130
+  interrupted by SIGINT, SIGTERM or SIGHUP: the output holds whole records
+  only (with --follow a signal is the normal end: 0).";
+
+const FOLLOW_NOTE: &str = "\
+--tail K prints the last K events of each capture first (also of a capture
+  whose session record arrives later); not with --head or --lines.";
 
 /// Stream the events of captures as NDJSON, with large payloads size-truncated.
 #[derive(Debug, Parser)]
-#[command(name = "ci-cat", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+#[command(
+    name = "ci-cat",
+    version,
+    after_long_help = crate::follow::long_help(EXAMPLES, "ci-cat", FOLLOW_NOTE),
+    after_help = "Run with --help for examples."
+)]
 pub struct Args {
     /// Captures: events.jsonl files, session directories, roots, or - for stdin.
     #[arg(value_name = "PATH")]
@@ -129,12 +127,18 @@ struct Cat<'a> {
     count: u64,
     /// The last `tail` records of the current capture.
     ring: VecDeque<Vec<u8>>,
+    /// Between `begin` and `end`.
+    in_capture: bool,
+    /// Follow mode, polling: lines read by polling come outside `begin` and
+    /// `end`, and --tail applies only to each capture's first pass.
+    polling: bool,
 }
 
 impl Visitor for Cat<'_> {
     fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
         self.count = 0;
         self.ring.clear();
+        self.in_capture = true;
         true
     }
 
@@ -153,7 +157,7 @@ impl Visitor for Cat<'_> {
             }
         }
         self.count += 1;
-        if let Some(k) = self.tail {
+        if let Some(k) = self.tail.filter(|_| self.in_capture || !self.polling) {
             // Reuse the oldest buffer once the ring is full.
             let mut rec = if self.ring.len() >= k { self.ring.pop_front().unwrap_or_default() } else { Vec::new() };
             rec.clear();
@@ -169,14 +173,14 @@ impl Visitor for Cat<'_> {
     }
 
     fn end(&mut self, _cap: &Capture, out: &mut Vec<u8>) {
+        self.in_capture = false;
         for rec in self.ring.drain(..) {
             out.extend_from_slice(&rec);
         }
     }
 
     fn following(&mut self) {
-        // --tail applied to the first pass; new events are printed as they come.
-        self.tail = None;
+        self.polling = true;
     }
 }
 
@@ -204,6 +208,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         tail: args.tail,
         count: 0,
         ring: VecDeque::new(),
+        in_capture: false,
+        polling: false,
     })?;
     Ok(Found::Some)
 }

@@ -101,11 +101,23 @@ DAMAGED INPUT:
 
 EXIT STATUS:
   0 something passed, 1 nothing passed, 2 an error (bad flag or expression,
-  unreadable input, or a bad line with --strict).";
+  unreadable input, or a bad line with --strict); 130 interrupted by SIGINT,
+  SIGTERM or SIGHUP: the output holds whole records only (with --follow a
+  signal is the normal end: 0).";
+
+const FOLLOW_NOTE: &str = "\
+Each passing event is printed as its line is written. Session records that
+  pass as session records (only session-level predicates, no --expand) are
+  printed as they arrive, not followed: pipe them on to `ci-cat -f`.";
 
 /// Select event records and session records by predicates.
 #[derive(Debug, Parser)]
-#[command(name = "ci-filter", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+#[command(
+    name = "ci-filter",
+    version,
+    after_long_help = crate::follow::long_help(EXAMPLES, "ci-filter", FOLLOW_NOTE),
+    after_help = "Run with --help for examples."
+)]
 pub struct Args {
     /// Captures: events.jsonl files, session directories, roots, or - for stdin
     /// (session records and event records).
@@ -158,6 +170,9 @@ pub struct Args {
     /// predicates are given.
     #[arg(long)]
     pub expand: bool,
+    /// Keep reading the captures as they grow, printing passing events as written.
+    #[arg(short = 'f', long)]
+    pub follow: bool,
     #[command(flatten)]
     pub output: EventOutput,
     #[command(flatten)]
@@ -279,7 +294,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     let format = args.output.format();
     let inputs = source::inputs_from_args(&args.paths, diag);
-    let opts = RunOpts { threads: args.common.threads(), follow: false };
+    let opts = RunOpts { threads: args.common.threads(), follow: args.follow };
     let expand = args.expand || sel.has_event_predicates();
     // Skim lines and validate only those that pass, unless --strict asks for
     // every bad line (or nothing would be dropped anyway).

@@ -11,6 +11,7 @@ use crate::discover::{self, SessionRecord};
 use crate::error::{Error, Found, Result};
 use crate::output::Output;
 use crate::time::{self, BoundKind, Timestamp};
+use crate::watch::Watch;
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -60,9 +61,28 @@ HOSTILE PATHS:
   session directory whose path is not valid UTF-8 (records carry paths as JSON
   strings). The other sessions are still listed; the exit status is then 2.
 
+FOLLOW (-f, --follow):
+  After the listing, keep watching the roots and print one session record (or
+  path) per session that appears, flushed as it appears, until SIGINT, SIGTERM
+  or SIGHUP (exit 0) or until the reader goes away (exit 0, noticed within a
+  second even when nothing new appears). The roots are listed every second
+  (polling); only new session directories are read. A session appears when its
+  capture exists: an Amplifier session when its context-intelligence/
+  events.jsonl exists (one whose metadata.json is written first is printed once
+  events.jsonl appears, with the metadata there by then), a hooks session with
+  its first _claude_*.jsonl file. The filters judge each session once, when it
+  first appears (--status running, --since 2h as at start); --sort orders each
+  batch. --session matches an exact id or an id starting with it (at least 8
+  characters), with no ambiguity check; --parent must exist at start. Not with
+  --tree. With ci-cat -f (or ci-grep -f, ci-filter -f), which follow each
+  session as its record arrives, this tails every session, new ones included:
+    ci-find --follow --root ROOT | ci-cat -f
+
 EXIT STATUS:
   0 sessions printed; 1 none found or none matched (stderr says `looked in <root>,
-  found 0` when a root has no capture at all); 2 an error (e.g. a missing root).";
+  found 0` when a root has no capture at all); 2 an error (e.g. a missing root);
+  130 interrupted by SIGINT, SIGTERM or SIGHUP (whole records only; with
+  --follow a signal is the normal end: 0).";
 
 /// Sort orders of `--sort`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -162,6 +182,10 @@ pub struct Args {
     /// Print the parent/child structure as an indented text tree.
     #[arg(long, conflicts_with_all = ["paths", "null"])]
     pub tree: bool,
+    /// After the listing, keep watching the roots and print each new session
+    /// as it appears (polled every second).
+    #[arg(short = 'f', long, conflicts_with = "tree")]
+    pub follow: bool,
     /// Time zone for dates in --since/--until (IANA name, UTC or local).
     #[arg(long, value_name = "TZ", default_value = "UTC")]
     pub tz: String,
@@ -246,7 +270,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             Err(e) => diag.error(&e),
         }
     }
-    if all.is_empty() {
+    if all.is_empty() && !args.follow {
         return Ok(Found::None);
     }
     let parent = match &args.parent {
@@ -271,7 +295,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         active: args.active,
         tags: args.tag.clone(),
     };
+    let watch = args.follow.then(|| Watch::new(&roots, &all));
     let mut selected: Vec<SessionRecord> = match &args.session {
+        // Following: the session may not exist yet, so no lookup error.
+        Some(id) if args.follow => all.into_iter().filter(|r| id_matches(&r.session, id)).collect(),
         Some(id) => discover::select_session(&all, id)?.into_iter().cloned().collect(),
         None => all,
     };
@@ -281,27 +308,72 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         selected.reverse();
     }
     let mut out = Output::stdout();
-    let mut buf = Vec::with_capacity(64 * 1024);
     if args.tree {
+        let mut buf = Vec::with_capacity(64 * 1024);
         write_tree(&selected, &mut buf);
+        out.write(&buf)?;
     } else {
-        for r in &selected {
-            if args.paths || args.null {
-                buf.extend_from_slice(r.path.as_bytes());
-                buf.push(if args.null { 0 } else { b'\n' });
-            } else {
-                serde_json::to_writer(&mut buf, r).map_err(|e| Error::Msg(e.to_string()))?;
-                buf.push(b'\n');
-            }
-            if buf.len() > 60 * 1024 {
-                out.write(&buf)?;
-                buf.clear();
-            }
+        write_records(&selected, &args, &mut out)?;
+    }
+    out.flush()?;
+    if let Some(watch) = watch {
+        follow(watch, &filters, &args, diag, &mut out)?;
+    }
+    Ok(Found::from_bool(!selected.is_empty()))
+}
+
+/// Prints session records (or paths), in batches of whole records.
+fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Result<()> {
+    let mut buf = Vec::with_capacity(64 * 1024);
+    for r in list {
+        if crate::signal::stop_requested() {
+            break; // interrupted: whole records only, exit 130 (src/signal.rs)
+        }
+        if args.paths || args.null {
+            buf.extend_from_slice(r.path.as_bytes());
+            buf.push(if args.null { 0 } else { b'\n' });
+        } else {
+            serde_json::to_writer(&mut buf, r).map_err(|e| Error::Msg(e.to_string()))?;
+            buf.push(b'\n');
+        }
+        if buf.len() > 60 * 1024 {
+            out.write(&buf)?;
+            buf.clear();
         }
     }
-    out.write(&buf)?;
-    out.flush()?;
-    Ok(Found::from_bool(!selected.is_empty()))
+    out.write(&buf)
+}
+
+/// `--follow`: prints each session that appears under the roots, until a
+/// signal (Ok) or until stdout's reader is gone (a closed pipe).
+fn follow(mut watch: Watch, filters: &Filters, args: &Args, diag: &Diag, out: &mut Output) -> Result<()> {
+    crate::signal::set_follow();
+    loop {
+        // One interval, in steps that notice a signal or a closed reader.
+        for _ in 0..10 {
+            if crate::signal::stop_requested() {
+                return Ok(());
+            }
+            if crate::follow::stdout_closed() {
+                return Err(Error::BrokenPipe);
+            }
+            std::thread::sleep(crate::watch::INTERVAL / 10);
+        }
+        let mut fresh = watch.fresh(diag);
+        fresh.retain(|r| filters.matches(r) && args.session.as_deref().is_none_or(|id| id_matches(&r.session, id)));
+        sort(&mut fresh, args.sort);
+        if args.reverse {
+            fresh.reverse();
+        }
+        write_records(&fresh, args, out)?;
+        out.flush()?;
+    }
+}
+
+/// `--session` in follow mode: the exact id, or an id it starts (at least 8
+/// characters), with no ambiguity check.
+fn id_matches(session: &str, wanted: &str) -> bool {
+    session == wanted || (wanted.chars().count() >= 8 && session.starts_with(wanted))
 }
 
 /// A `--project` value as a slug: values that look like paths are converted.

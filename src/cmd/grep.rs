@@ -88,7 +88,14 @@ CLAUDE CODE HOOK CAPTURES:
   ci.path the hook file. The AssistantResponse copy and transcript are not searched.
 
 EXIT STATUS:
-  0 a match was found; 1 none; 2 an error (an error wins over a match).";
+  0 a match was found; 1 none; 2 an error (an error wins over a match); 130
+  interrupted by SIGINT, SIGTERM or SIGHUP: the output holds whole records
+  only, and -c, -l and held -m matches are not printed (with --follow a signal
+  is the normal end: 0).";
+
+const FOLLOW_NOTE: &str = "\
+Each match is printed as its line is written. Not with -c, -l or -m: they
+  count per session, and a followed session never ends (usage error, exit 2).";
 
 /// What is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -112,7 +119,12 @@ pub enum ColorChoice {
 
 /// Search decoded session content; one NDJSON record per match, with a snippet.
 #[derive(Debug, Parser)]
-#[command(name = "ci-grep", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+#[command(
+    name = "ci-grep",
+    version,
+    after_long_help = crate::follow::long_help(EXAMPLES, "ci-grep", FOLLOW_NOTE),
+    after_help = "Run with --help for examples."
+)]
 pub struct Args {
     /// A regex (Rust syntax) matched against decoded JSON strings. With -e,
     /// this is the first PATH.
@@ -167,6 +179,9 @@ pub struct Args {
     /// Colour the text format.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Keep searching the captures as they grow, printing matches as written.
+    #[arg(short = 'f', long, conflicts_with_all = ["count", "files_with_matches", "max_count"])]
+    pub follow: bool,
     #[command(flatten)]
     pub common: Common,
 }
@@ -594,7 +609,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     let inputs: Vec<Input> = source::inputs_from_args(&paths, diag);
-    let opts = RunOpts { threads: args.common.threads(), follow: false };
+    let opts = RunOpts { threads: args.common.threads(), follow: args.follow };
     let visitors = source::run(&inputs, &opts, diag, &mut out, || Grep {
         cfg: &cfg,
         count: 0,
