@@ -151,10 +151,13 @@ enum Unit {
     Capture(Box<Capture>),
     /// A session record read from stdin, and its line.
     Session(Box<SessionRecord>, Vec<u8>),
-    /// Piped lines, `\n`-separated, the first being line `first` of stdin.
+    /// Piped lines, `\n`-separated, the first being line `first` of stdin;
+    /// `open_tail` when the last one had no `\n` (the end of a stream that is
+    /// still being written: held back like a capture's unfinished last line).
     Piped {
         buf: Vec<u8>,
         first: u64,
+        open_tail: bool,
     },
 }
 
@@ -327,6 +330,8 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
     let mut idx = Index::new();
     let mut batch: Vec<u8> = Vec::new();
     let mut first = 0u64;
+    // Only the last line of stdin can lack its `\n`.
+    let mut open_tail = false;
     let finder = memchr::memmem::Finder::new(b"\"event\"");
     // Canonical lines put `event` after a payload of up to megabytes, spaced
     // ones put it first: look at the head, then search from the end.
@@ -363,12 +368,14 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
                 }
                 batch.extend_from_slice(line.bytes);
                 batch.push(b'\n');
-                if batch.len() >= batch_size && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                open_tail = !line.terminated;
+                if batch.len() >= batch_size && !send(Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
+                {
                     return false;
                 }
             }
             Some(rec) => {
-                if !batch.is_empty() && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                if !batch.is_empty() && !send(Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail }) {
                     return false;
                 }
                 match rec {
@@ -386,7 +393,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
             }
         }
     }
-    batch.is_empty() || send(Unit::Piped { buf: batch, first })
+    batch.is_empty() || send(Unit::Piped { buf: batch, first, open_tail })
 }
 
 /// How reading one file of a capture ended.
@@ -446,7 +453,7 @@ impl<'d> Worker<'d> {
                     SessionFlow::Expand => self.capture(v, &Capture::from_record(*rec)),
                     SessionFlow::Handled => true,
                 },
-                Unit::Piped { buf, first } => self.piped(v, &buf, first),
+                Unit::Piped { buf, first, open_tail } => self.piped(v, &buf, first, open_tail),
             };
             if !ok || !self.send(true) {
                 return;
@@ -717,7 +724,10 @@ impl<'d> Worker<'d> {
         Read::Done
     }
 
-    fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64) -> bool {
+    /// Visits a batch of piped lines; with `open_tail`, the last line had no
+    /// `\n` and is treated as a capture's last line is: when it does not
+    /// parse, it is counted as unfinished, not reported.
+    fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64, open_tail: bool) -> bool {
         let lazy = v.lazy();
         let body = buf.strip_suffix(b"\n").unwrap_or(buf);
         // memchr, not `split`: a byte-at-a-time split of every piped byte
@@ -728,7 +738,8 @@ impl<'d> Worker<'d> {
             let bytes = &body[start..end];
             start = end + 1;
             let number = first + i as u64;
-            if !v.precheck(bytes) {
+            let unfinished = open_tail && end == body.len();
+            if !unfinished && !v.precheck(bytes) {
                 continue;
             }
             let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
@@ -740,6 +751,7 @@ impl<'d> Worker<'d> {
                     }
                     kind => self.diag.bad_line(&"-", number, &kind.not_an_event()),
                 },
+                Err(e) if unfinished && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
                 Err(e) => self.diag.bad_line(&"-", number, &e),
             }
             if self.out.len() >= CHUNK && !self.send(false) {

@@ -320,3 +320,36 @@ fn demo_root_counts_all_77_events_and_the_skipped_lines() {
     assert_eq!(merged.stdout, run.stdout);
     assert_eq!(merged.stderr, format!("{}\n", faultgen::summary_line("ci-agg", 4, 1, false)));
 }
+
+/// Regression: a capture piped on stdin (`cat events.jsonl | ci-cat`, `ssh host
+/// cat …`) used to report its unfinished last line as a bad line ("torn
+/// record"), so `--strict` failed on a live session read through a pipe while
+/// the same file named as an argument passed. Its last line without `\n` is
+/// now held back and counted as for a file.
+#[test]
+fn a_piped_capture_is_read_like_the_file() {
+    for t in trees() {
+        // On stdin a session record is input, not damage: skip the captures holding one.
+        let plain = t.sessions.iter().filter(|s| !s.damages.contains(&faultgen::Damage::SessionRecord));
+        for s in plain {
+            let bytes = std::fs::read(&s.path).unwrap();
+            for strict in [false, true] {
+                let mut cmd = ci("ci-cat").arg("-");
+                if strict {
+                    cmd = cmd.arg("--strict");
+                }
+                let run = cmd.stdin(bytes.clone()).run();
+                let lines: Vec<u64> = run.json().iter().map(|r| r["ci"]["line"].as_u64().unwrap()).collect();
+                assert_eq!(lines, s.good.iter().map(|g| g.0).collect::<Vec<_>>(), "{}", s.display());
+                let mut want: Vec<String> = s.bad.iter().map(|(l, r)| format!("-:{l}: {r}")).collect();
+                let torn = u64::from(s.held_tail());
+                if !s.bad.is_empty() || torn > 0 {
+                    want.push(faultgen::summary_line("ci-cat", s.bad.len() as u64, torn, strict));
+                }
+                assert_eq!(run.stderr.lines().collect::<Vec<_>>(), want, "{}", s.display());
+                let code = if strict && !s.bad.is_empty() { 2 } else { 0 };
+                assert_eq!(run.code, code, "{}", s.display());
+            }
+        }
+    }
+}
