@@ -609,8 +609,12 @@ impl<'d> Worker<'d> {
                 if bytes.iter().all(u8::is_ascii_whitespace) {
                     continue; // blank lines and the final newline: reported later
                 }
-                // Damaged lines are reported when visited; they do not decide the order.
+                // Damaged lines (unparseable, or valid JSON that is not a hook
+                // line) are reported when visited; they do not decide the order.
                 let Ok(rec) = self.idx.parse(bytes) else { continue };
+                if RecordKind::of(&rec) != RecordKind::Hook {
+                    continue;
+                }
                 let ts = rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?;
                 session.order.push((ts, fi, li as u64 + 1, range));
             }

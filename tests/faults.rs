@@ -44,9 +44,14 @@ fn reports(run: &Run) -> (Vec<String>, String) {
 
 /// Every damaged line reported once with its exact reason, then the exact summary.
 fn assert_reports(run: &Run, t: &Tree, prog: &str, strict: bool) {
+    assert_reports_of(run, &t.reports(), &t.summary(prog, strict));
+}
+
+/// stderr holds exactly `want` (in any order), then `summary`.
+fn assert_reports_of(run: &Run, want: &[String], summary: &str) {
     let (lines, last) = reports(run);
-    assert_eq!(lines, t.reports(), "{prog} strict={strict}");
-    assert_eq!(last, t.summary(prog, strict), "{prog} strict={strict}");
+    assert_eq!(lines, want);
+    assert_eq!(last, summary);
 }
 
 /// A line of a capture file as serde_json sees it: `Some(event)` for a good event.
@@ -351,5 +356,64 @@ fn a_piped_capture_is_read_like_the_file() {
                 assert_eq!(run.code, code, "{}", s.display());
             }
         }
+    }
+}
+
+// ------------------------------------------------------------ Claude Code hook sessions
+
+/// (session, file path, line, event) of every record on stdout, in output order.
+fn hook_provenance(run: &Run) -> Vec<(String, String, u64, String)> {
+    run.json()
+        .iter()
+        .map(|r| {
+            let ci = &r["ci"];
+            (
+                ci["session"].as_str().expect("ci.session").to_owned(),
+                ci["path"].as_str().expect("ci.path").to_owned(),
+                ci["line"].as_u64().expect("ci.line"),
+                r["event"].as_str().expect("event").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn hook_sessions_every_good_event_once_in_order_every_bad_line_reported() {
+    for seed in SEEDS {
+        let t = faultgen::generate_hooks(seed, 8);
+        let run = ci("ci-cat").arg(t.root()).run();
+        let out = hook_provenance(&run);
+        let mut sorted = out.clone();
+        sorted.sort();
+        assert_eq!(sorted, t.good());
+        assert_reports_of(&run, &t.reports(), &t.summary("ci-cat", false));
+        assert_eq!(run.code, 0);
+        // Order within a session: time order when every hook line has a
+        // timestamp (damaged lines do not decide it), else lifecycle file order.
+        for s in &t.sessions {
+            let got: Vec<(String, u64)> = out.iter().filter(|o| o.0 == s.id).map(|o| (o.1.clone(), o.2)).collect();
+            let mut want = s.good.clone();
+            if s.timed {
+                want.sort_by_key(|g| g.3);
+            }
+            let want: Vec<(String, u64)> = want.into_iter().map(|g| (g.0, g.1)).collect();
+            assert_eq!(got, want, "session {} timed={}", s.id, s.timed);
+        }
+        let strict = ci("ci-cat").args(["--strict", "-j1"]).arg(t.root()).run();
+        assert_eq!(strict.stdout, run.stdout);
+        assert_reports_of(&strict, &t.reports(), &t.summary("ci-cat", true));
+        assert_eq!(strict.code, 2);
+        let agg = ci("ci-agg").args(["--by", "event"]).arg(t.root()).run();
+        let mut want: BTreeMap<String, u64> = BTreeMap::new();
+        for g in t.good() {
+            *want.entry(g.3).or_default() += 1;
+        }
+        let got: BTreeMap<String, u64> = agg
+            .json()
+            .iter()
+            .map(|r| (r["event"].as_str().unwrap().to_owned(), r["count"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(got, want);
+        assert_reports_of(&agg, &t.reports(), &t.summary("ci-agg", false));
     }
 }
