@@ -54,6 +54,11 @@ fn assert_reports_of(run: &Run, want: &[String], summary: &str) {
     assert_eq!(last, summary);
 }
 
+/// `{key: count}` of ci-agg's group records.
+fn counts(run: &Run, key: &str) -> BTreeMap<String, u64> {
+    run.json().iter().map(|r| (r[key].as_str().unwrap().to_owned(), r["count"].as_u64().unwrap())).collect()
+}
+
 /// A line of a capture file as serde_json sees it: `Some(event)` for a good event.
 fn oracle(line: &[u8]) -> Option<String> {
     let v: serde_json::Value = serde_json::from_slice(line).ok()?;
@@ -189,11 +194,7 @@ fn agg_counts_good_events_and_what_it_skipped() {
     for t in trees() {
         let root = t.root().to_string_lossy().into_owned();
         let run = ci("ci-agg").args(["--by", "event", &root]).run();
-        let got: BTreeMap<String, u64> = run
-            .json()
-            .iter()
-            .map(|r| (r["event"].as_str().unwrap().to_owned(), r["count"].as_u64().unwrap()))
-            .collect();
+        let got = counts(&run, "event");
         assert_eq!(got, t.by_event());
         assert_reports(&run, &t, "ci-agg", false);
         assert_eq!(run.code, 0);
@@ -203,11 +204,7 @@ fn agg_counts_good_events_and_what_it_skipped() {
         assert_eq!(strict.code, 2);
         // Per session: the good events of each capture (none for empty ones).
         let run = ci("ci-agg").args(["--by", "session", &root]).run();
-        let got: BTreeMap<String, u64> = run
-            .json()
-            .iter()
-            .map(|r| (r["session"].as_str().unwrap().to_owned(), r["count"].as_u64().unwrap()))
-            .collect();
+        let got = counts(&run, "session");
         let want: BTreeMap<String, u64> =
             t.sessions.iter().filter(|s| !s.good.is_empty()).map(|s| (s.id.clone(), s.good.len() as u64)).collect();
         assert_eq!(got, want);
@@ -220,11 +217,7 @@ fn agg_counts_good_events_and_what_it_skipped() {
         let twice = format!("{}{}", partial.stdout, partial.stdout);
         let merged = ci("ci-agg").arg("--merge").stdin(twice.clone()).run();
         let doubled: BTreeMap<String, u64> = t.by_event().into_iter().map(|(k, v)| (k, 2 * v)).collect();
-        let got: BTreeMap<String, u64> = merged
-            .json()
-            .iter()
-            .map(|r| (r["event"].as_str().unwrap().to_owned(), r["count"].as_u64().unwrap()))
-            .collect();
+        let got = counts(&merged, "event");
         assert_eq!(got, doubled);
         let summary = faultgen::summary_line("ci-agg", 2 * t.bad_lines(), 2 * t.held_tails(), false);
         assert_eq!((merged.stderr.trim_end(), merged.code), (summary.as_str(), 0));
@@ -408,11 +401,7 @@ fn hook_sessions_every_good_event_once_in_order_every_bad_line_reported() {
         for g in t.good() {
             *want.entry(g.3).or_default() += 1;
         }
-        let got: BTreeMap<String, u64> = agg
-            .json()
-            .iter()
-            .map(|r| (r["event"].as_str().unwrap().to_owned(), r["count"].as_u64().unwrap()))
-            .collect();
+        let got = counts(&agg, "event");
         assert_eq!(got, want);
         assert_reports_of(&agg, &t.reports(), &t.summary("ci-agg", false));
     }
