@@ -208,6 +208,19 @@ fn agg_counts_good_events_and_what_it_skipped() {
         let want: BTreeMap<String, u64> =
             t.sessions.iter().filter(|s| !s.good.is_empty()).map(|s| (s.id.clone(), s.good.len() as u64)).collect();
         assert_eq!(got, want);
+        // --sessions: each capture's events by type are its good lines.
+        let run = ci("ci-agg").args(["--sessions", &root]).run();
+        let got: BTreeMap<String, u64> = run
+            .json()
+            .iter()
+            .map(|r| {
+                let n = r["events"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+                (r["session"].as_str().unwrap().to_owned(), n)
+            })
+            .collect();
+        let want: BTreeMap<String, u64> = t.sessions.iter().map(|s| (s.id.clone(), s.good.len() as u64)).collect();
+        assert_eq!(got, want);
+        assert_reports(&run, &t, "ci-agg", false);
         // Fan-out: the partial stream carries the counts, the merge sums them.
         let partial = ci("ci-agg").args(["--partial", "--by", "event", &root]).run();
         assert_reports(&partial, &t, "ci-agg", false);
