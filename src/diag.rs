@@ -57,6 +57,14 @@ impl Diag {
         self.torn_tails.fetch_add(1, Relaxed);
     }
 
+    /// Adds lines skipped by other runs whose reports were printed there
+    /// (`ci-agg --merge` of `--partial` streams), so this run's summary line
+    /// and `--strict` count them too.
+    pub fn add_skipped(&self, bad_lines: u64, torn_tails: u64) {
+        self.bad_lines.fetch_add(bad_lines, Relaxed);
+        self.torn_tails.fetch_add(torn_tails, Relaxed);
+    }
+
     /// Counts a record that had no usable timestamp for a time-based job.
     pub fn untimed(&self) {
         self.untimed.fetch_add(1, Relaxed);

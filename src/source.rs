@@ -155,10 +155,13 @@ enum Unit {
     Capture(Box<Capture>),
     /// A session record read from stdin, and its line.
     Session(Box<SessionRecord>, Vec<u8>),
-    /// Piped lines, `\n`-separated, the first being line `first` of stdin.
+    /// Piped lines, `\n`-separated, the first being line `first` of stdin;
+    /// `open_tail` when the last one had no `\n` (the end of a stream that is
+    /// still being written: held back like a capture's unfinished last line).
     Piped {
         buf: Vec<u8>,
         first: u64,
+        open_tail: bool,
     },
 }
 
@@ -343,6 +346,8 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
     let mut idx = Index::new();
     let mut batch: Vec<u8> = Vec::new();
     let mut first = 0u64;
+    // Only the last line of stdin can lack its `\n`.
+    let mut open_tail = false;
     let finder = memchr::memmem::Finder::new(b"\"event\"");
     // Canonical lines put `event` after a payload of up to megabytes, spaced
     // ones put it first: look at the head, then search from the end.
@@ -379,12 +384,14 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
                 }
                 batch.extend_from_slice(line.bytes);
                 batch.push(b'\n');
-                if batch.len() >= batch_size && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                open_tail = !line.terminated;
+                if batch.len() >= batch_size && !send(Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
+                {
                     return false;
                 }
             }
             Some(rec) => {
-                if !batch.is_empty() && !send(Unit::Piped { buf: std::mem::take(&mut batch), first }) {
+                if !batch.is_empty() && !send(Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail }) {
                     return false;
                 }
                 match rec {
@@ -402,7 +409,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
             }
         }
     }
-    batch.is_empty() || send(Unit::Piped { buf: batch, first })
+    batch.is_empty() || send(Unit::Piped { buf: batch, first, open_tail })
 }
 
 /// How reading one file of a capture ended.
@@ -480,7 +487,7 @@ impl<'d> Worker<'d> {
                 SessionFlow::Expand => self.capture(v, &Capture::from_record(*rec)),
                 SessionFlow::Handled => true,
             },
-            Unit::Piped { buf, first } => self.piped(v, &buf, first),
+            Unit::Piped { buf, first, open_tail } => self.piped(v, &buf, first, open_tail),
         }
     }
 
@@ -682,8 +689,12 @@ impl<'d> Worker<'d> {
                 if bytes.iter().all(u8::is_ascii_whitespace) {
                     continue; // blank lines and the final newline: reported later
                 }
-                // Damaged lines are reported when visited; they do not decide the order.
+                // Damaged lines (unparseable, or valid JSON that is not a hook
+                // line) are reported when visited; they do not decide the order.
                 let Ok(rec) = self.idx.parse(bytes) else { continue };
+                if RecordKind::of(&rec) != RecordKind::Hook {
+                    continue;
+                }
                 let ts = rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?;
                 session.order.push((ts, fi, li as u64 + 1, range));
             }
@@ -801,7 +812,10 @@ impl<'d> Worker<'d> {
         Read::Done
     }
 
-    fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64) -> bool {
+    /// Visits a batch of piped lines; with `open_tail`, the last line had no
+    /// `\n` and is treated as a capture's last line is: when it does not
+    /// parse, it is counted as unfinished, not reported.
+    fn piped<V: Visitor>(&mut self, v: &mut V, buf: &[u8], first: u64, open_tail: bool) -> bool {
         let lazy = v.lazy();
         let body = buf.strip_suffix(b"\n").unwrap_or(buf);
         // memchr, not `split`: a byte-at-a-time split of every piped byte
@@ -815,7 +829,8 @@ impl<'d> Worker<'d> {
             if !self.follow && crate::signal::stop_requested() {
                 return false;
             }
-            if !v.precheck(bytes) {
+            let unfinished = open_tail && end == body.len();
+            if !unfinished && !v.precheck(bytes) {
                 continue;
             }
             let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
@@ -827,6 +842,7 @@ impl<'d> Worker<'d> {
                     }
                     kind => self.diag.bad_line(&"-", number, &kind.not_an_event()),
                 },
+                Err(e) if unfinished && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
                 Err(e) => self.diag.bad_line(&"-", number, &e),
             }
             if self.out.len() >= CHUNK && !self.send(false) {

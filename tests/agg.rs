@@ -680,7 +680,8 @@ fn merge_reports_bad_input() {
     let torn = format!("{partial}{{\"kind\":\"group\",\"key\":[\"x\"],\"cou\n");
     let run = ci("ci-agg").arg("--merge").stdin(torn).run();
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("-:20: not a ci-agg partial line"), "{}", run.stderr);
+    // Line 21: the header, the skipped-lines count (session 5), 18 groups, then the torn line.
+    assert!(run.stderr.contains("-:21: not a ci-agg partial line"), "{}", run.stderr);
     // Streams of different queries.
     let other = agg(&["--partial", "--by", "tool", DEMO]).stdout;
     let run = ci("ci-agg").arg("--merge").stdin(format!("{partial}{other}")).run();

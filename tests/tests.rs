@@ -5,6 +5,8 @@ mod util;
 
 mod agg;
 mod cat;
+mod faultgen;
+mod faults;
 mod filter;
 mod find;
 mod follow;

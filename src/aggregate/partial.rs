@@ -9,7 +9,14 @@
 //! {"kind":"group","key":["llm:response"],"count":8,"stats":[{"n":8,"sum":"0.0861","min":"0.0007","max":"0.0311","q":{"v":[…]}}]}
 //! {"kind":"tools","key":["bash"],"calls":5,"ok":4,"errors":1,"unfinished":0,"latency":{…}}
 //! {"kind":"session","session":"a7c3…","project":"-home-user-my-api",…}
+//! {"kind":"skipped","bad_lines":4,"unfinished_lines":1}
 //! ```
+//!
+//! A `skipped` line (written after the header, only when the run skipped
+//! anything) carries the run's counts of bad lines and held-back unfinished
+//! last lines: the partial run reported each line on its own stderr, and
+//! `--merge` adds the counts up into its summary line (and `--strict` fails on
+//! them), so the merged answer still says what it did not count.
 //!
 //! Exact numbers travel as decimal strings, percentile state as the values
 //! themselves (up to [`super::stat::EXACT_MAX`]) or t-digest centroids
@@ -93,15 +100,27 @@ pub enum Line {
     },
     /// A `--sessions` session.
     Session(Box<Summary>),
+    /// What the partial run skipped (reported on its stderr).
+    Skipped {
+        /// Bad lines reported and skipped.
+        bad_lines: u64,
+        /// Unfinished last lines held back.
+        unfinished_lines: u64,
+    },
 }
 
 fn keys_json(key: &[KeyVal]) -> Vec<Value> {
     key.iter().map(KeyVal::to_json).collect()
 }
 
-/// The lines of a partial stream for `answer`, header first.
-pub fn encode(q: &Query, answer: Answer) -> Vec<Line> {
+/// The lines of a partial stream for `answer`, header first, then the
+/// counts of what was skipped (`(bad lines, unfinished lines)`, no line when
+/// both are 0).
+pub fn encode(q: &Query, answer: Answer, skipped: (u64, u64)) -> Vec<Line> {
     let mut lines = vec![Line::Header { format: FORMAT.into(), version: VERSION, query: q.spec.clone() }];
+    if skipped != (0, 0) {
+        lines.push(Line::Skipped { bad_lines: skipped.0, unfinished_lines: skipped.1 });
+    }
     match answer {
         Answer::Groups(groups) => {
             let mut all: Vec<_> = groups.map.into_iter().collect();
@@ -174,6 +193,7 @@ pub fn write_lines(lines: &[Line]) -> Result<()> {
 pub struct Merger {
     query: Option<Query>,
     answer: Option<Answer>,
+    skipped: (u64, u64),
 }
 
 impl Merger {
@@ -187,6 +207,11 @@ impl Merger {
     /// reported the same way.
     pub fn line(&mut self, bytes: &[u8]) -> std::result::Result<(), String> {
         let line: Line = serde_json::from_slice(bytes).map_err(|e| format!("not a ci-agg partial line: {e}"))?;
+        if let Line::Skipped { bad_lines, unfinished_lines } = line {
+            self.skipped.0 = self.skipped.0.saturating_add(bad_lines);
+            self.skipped.1 = self.skipped.1.saturating_add(unfinished_lines);
+            return Ok(());
+        }
         if let Line::Header { format, version, query } = line {
             if format != FORMAT || version != VERSION {
                 return Err(format!("partial format {format:?} version {version} is not {FORMAT:?} version {VERSION}"));
@@ -238,6 +263,11 @@ impl Merger {
             }
             _ => Err(format!("a line of another kind than the header's query ({})", q.spec.preset)),
         }
+    }
+
+    /// Bad lines and unfinished last lines the partial runs skipped.
+    pub fn skipped(&self) -> (u64, u64) {
+        self.skipped
     }
 
     /// The query and the merged answer; `None` when no header was read.

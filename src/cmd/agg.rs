@@ -102,6 +102,16 @@ FAN-OUT (partial state, then one merge):
   of up to 1024 values per group; close (t-digest) beyond. Sessions must not
   be split across shards (paths never are).
 
+DAMAGED INPUT:
+  A bad line (torn, blank, not an object, invalid UTF-8, …) is reported on
+  stderr as path:line: reason and skipped; records count good events only, and
+  one summary line at the end counts what was skipped (\"ci-agg: 4 bad lines
+  skipped, 1 unfinished last line held back …\"). --partial carries these
+  counts in a {\"kind\":\"skipped\",\"bad_lines\":N,\"unfinished_lines\":M} line;
+  --merge adds them up into its own summary line (the reports themselves are
+  on the partial runs' stderr), and --merge --strict exits 2 when a partial run
+  skipped bad lines. Grouped records stay pure group records: no extra record.
+
 EXIT STATUS:
   0 records printed; 1 none (no groups); 2 an error (unreadable input, a bad
   partial line, bad lines under --strict); 130 interrupted by SIGINT, SIGTERM
@@ -282,7 +292,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     if args.partial {
-        partial::write_lines(&partial::encode(&q, answer))?;
+        partial::write_lines(&partial::encode(&q, answer, (diag.bad_lines(), diag.torn_tails())))?;
         return Ok(Found::Some);
     }
     let order = match args.sort {
@@ -365,5 +375,7 @@ fn merge_inputs(paths: &[PathBuf], diag: &Diag) -> Result<Option<(Query, Answer)
             }
         }
     }
+    let (bad, unfinished) = merger.skipped();
+    diag.add_skipped(bad, unfinished);
     Ok(merger.finish())
 }

@@ -62,9 +62,9 @@ CLAUDE CODE HOOK CAPTURES:
 DAMAGED INPUT:
   A bad line (torn, blank, not an object, invalid UTF-8) is reported on stderr as
   `path:line: reason`, skipped and counted; one summary line ends the run. An
-  unfinished last line (no newline, not valid JSON) is a capture still being
-  written: held back silently and only counted. A complete last line without a
-  newline is printed. --strict turns any bad line into exit status 2.
+  unfinished last line (no newline, not valid JSON) of a capture or of stdin is
+  a capture still being written: held back silently and only counted. A
+  complete last line without a newline is printed. --strict turns any bad line into exit status 2.
 
 EXIT STATUS:
   0 done; 2 an error (unreadable input, a bad line with --strict); 130
