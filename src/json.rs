@@ -993,7 +993,7 @@ mod tests {
             parts in proptest::collection::vec(proptest::sample::select(vec![
                 "x", "ab", "é", r"\\", r#"\""#, r"\", r"\u00e9", r"\u4E2D", r"\ud83d\ude80", r"\uDC00", r"\ud83d",
                 r"\u12", r"\uzz00", r"\q", r"\/", r"\n", r"\t", r"\b\f\r", r"\\\", r"\u", r"\ud8", r"\uD",
-                r"\uD800\u0041", r"\u00", "\t", r"\\u0041", "\"",
+                r"\uD800\u0041", r"\u00", "\t", r"\\u0041", "\"", r"\uD55c", r"\udbff\udfff", r"\ud83d\\ude80",
             ]), 0..120),
             pad in 0usize..70,
             close in proptest::bool::ANY,

@@ -10,10 +10,11 @@
 //! `\u` escape marks the four positions that must be hex digits (carried into
 //! the next block when they run past this one).
 //!
-//! The block scan proves a string valid only in the plain case: every escape
-//! is one of `\" \\ \/ \b \f \n \r \t \uXXXX`, no control character, no
-//! surrogate (`\uD800`–`\uDFFF`, whose pairing rules need a look across
-//! escapes). Anything else hands back to the scalar scanner, which gives the
+//! The block scan proves a string valid when every escape is one of
+//! `\" \\ \/ \b \f \n \r \t \uXXXX` and no control character occurs; the few
+//! `\uDxxx` escapes (surrogates, whose pairing rules look across escapes:
+//! emoji are written as pairs) are checked one by one with the scalar escape
+//! check. Anything else hands back to the scalar scanner, which gives the
 //! exact verdict and error position, from the last block boundary where no
 //! escape was open.
 
@@ -52,6 +53,8 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
     // carried from `\u` escapes near the end of the previous block.
     let (mut need_hex, mut need_not_d) = (0u64, 0u64);
     let mut clean = from;
+    // The `u` of the low half of the last surrogate pair checked.
+    let mut pair_low = usize::MAX;
     let mut at = from;
     let mut pad = [b' '; BLOCK];
     while at < b.len() {
@@ -73,8 +76,24 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
             let u = esc & e.u;
             let hex = need_hex | (u << 1) | (u << 2) | (u << 3) | (u << 4);
             let not_d = need_not_d | (u << 1);
-            if esc & !e.valid != 0 || hex & !e.hex != 0 || not_d & e.d != 0 {
+            if esc & !e.valid != 0 || hex & !e.hex != 0 {
                 return Err(clean);
+            }
+            // `\uD...`: a surrogate (D800-DFFF) or not (D000-D7FF); the
+            // scalar check of the escape decides, and checks the low half of
+            // a pair with the high one.
+            let mut d = not_d & e.d;
+            while d != 0 {
+                let u = at + d.trailing_zeros() as usize - 1;
+                d &= d - 1;
+                if u == pair_low {
+                    continue;
+                }
+                match super::escape_checked(b, u - 1) {
+                    Ok(end) if end == u + 11 => pair_low = u + 6,
+                    Ok(_) => {}
+                    Err(_) => return Err(clean),
+                }
             }
             need_hex = (u >> 63) | (u >> 62) | (u >> 61) | (u >> 60);
             need_not_d = u >> 63;
@@ -237,7 +256,9 @@ mod tests {
     #[test]
     fn plain_strings_end_at_their_quote() {
         for pad in 0..140 {
-            for body in [r#"\\"#, r#"\""#, r#"\\\""#, r#"\u00e9\u4e2d"#, r#"\/\b\f\n\r\t"#, "é"] {
+            for body in
+                [r#"\\"#, r#"\""#, r#"\\\""#, r#"\u00e9\u4e2d"#, r#"\ud83d\ude80\uD55C"#, r#"\/\b\f\n\r\t"#, "é"]
+            {
                 let s = format!(r#""{}{}{}" tail"#, "x".repeat(pad), body, "y".repeat(pad % 7));
                 let end = s.find(" tail").unwrap();
                 assert_eq!(skip_plain(s.as_bytes(), 1), Ok(end), "{s}");
@@ -249,7 +270,7 @@ mod tests {
     fn what_needs_the_scalar_scanner() {
         for pad in 0..140 {
             let x = "x".repeat(pad);
-            for body in [r#"\ud83d\ude80"#, r#"\uDC00"#, r#"\u12g4"#, r#"\q"#, "\t", r#"\u12"#] {
+            for body in [r#"\ud83d"#, r#"\ud83d\u0041"#, r#"\uDC00"#, r#"\u12g4"#, r#"\q"#, "\t", r#"\u12"#] {
                 let s = format!(r#""{x}{body}" tail"#);
                 let resume = skip_plain(s.as_bytes(), 1).unwrap_err();
                 // It resumes at a block boundary before the trouble.
