@@ -5,7 +5,8 @@
 //! character as `\uXXXX`, so a scalar scan stops every few bytes. Here a block
 //! is classified with bit masks instead, as in the structural skim
 //! ([`crate::skim`]): quotes, backslashes and control characters, then (only
-//! in blocks that hold escapes) the escape characters, hex digits and `d`/`D`.
+//! in blocks that hold escapes) `u`, hex digits and `d`/`D`; the other escapes
+//! (`\n`, `\"`: few) are checked one by one.
 //! The characters escaped by a backslash come from the odd-run rule, and each
 //! `\u` escape marks the four positions that must be hex digits (carried into
 //! the next block when they run past this one).
@@ -32,8 +33,6 @@ struct Plain {
 
 /// Byte classes needed only in blocks with escapes.
 struct Escapes {
-    /// A character that may follow a backslash: `" \ / b f n r t u`.
-    valid: u64,
     /// `u`.
     u: u64,
     /// `0-9 a-f A-F`.
@@ -76,8 +75,17 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
             let u = esc & e.u;
             let hex = need_hex | (u << 1) | (u << 2) | (u << 3) | (u << 4);
             let not_d = need_not_d | (u << 1);
-            if esc & !e.valid != 0 || hex & !e.hex != 0 {
+            if hex & !e.hex != 0 {
                 return Err(clean);
+            }
+            // Escapes other than `\u` are few (`\n`, `\"`): checked one by one.
+            let mut other = esc & !e.u;
+            while other != 0 {
+                let k = other.trailing_zeros() as usize;
+                other &= other - 1;
+                if !matches!(block[k], b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') {
+                    return Err(clean);
+                }
             }
             // `\uD...`: a surrogate (D800-DFFF) or not (D000-D7FF); the
             // scalar check of the escape decides, and checks the low half of
@@ -150,7 +158,6 @@ mod scalar {
 
     pub(super) fn escapes(block: &[u8; BLOCK]) -> Escapes {
         Escapes {
-            valid: mask(block, |c| b"\"\\/bfnrtu".contains(&c)),
             u: mask(block, |c| c == b'u'),
             hex: mask(block, |c| c.is_ascii_hexdigit()),
             d: mask(block, |c| c | 0x20 == b'd'),
@@ -223,11 +230,6 @@ mod sse2 {
         // SAFETY: SSE2 is part of the x86_64 baseline.
         let lower = |v| unsafe { _mm_or_si128(v, _mm_set1_epi8(0x20)) };
         Escapes {
-            valid: mask(&l, |v| {
-                let a = or(or(eq(v, b'"'), eq(v, b'\\')), or(eq(v, b'/'), eq(v, b'b')));
-                let b = or(or(eq(v, b'f'), eq(v, b'n')), or(eq(v, b'r'), eq(v, b't')));
-                or(or(a, b), eq(v, b'u'))
-            }),
             u: mask(&l, |v| eq(v, b'u')),
             hex: mask(&l, |v| or(within(v, b'0', b'9'), within(lower(v), b'a', b'f'))),
             d: mask(&l, |v| eq(lower(v), b'd')),
@@ -249,7 +251,7 @@ mod tests {
             let (a, b) = (plain(&block), scalar::plain(&block));
             assert_eq!((a.quote, a.backslash, a.control), (b.quote, b.backslash, b.control));
             let (a, b) = (escapes(&block), scalar::escapes(&block));
-            assert_eq!((a.valid, a.u, a.hex, a.d), (b.valid, b.u, b.hex, b.d));
+            assert_eq!((a.u, a.hex, a.d), (b.u, b.hex, b.d));
         }
     }
 
