@@ -421,3 +421,29 @@ fn deep_nesting_in_metadata_is_reported() {
     );
     assert_eq!(run.code, 0);
 }
+
+/// A Claude hooks session's event files are found by listing the session
+/// directory, so their names cannot escape it; a symbolic link among them
+/// (which could point anywhere) is not followed: not listed by ci-find, not
+/// read by ci-cat (current behaviour, documented here; the Amplifier
+/// `events.jsonl` link is followed, or reported when dangling or looping).
+#[test]
+fn symlinked_hook_event_files_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.jsonl");
+    std::fs::write(&outside, "{\"hook_event_name\":\"Stop\",\"session_id\":\"s1\"}\n").unwrap();
+    let sess = dir.path().join("sd/s1");
+    std::fs::create_dir_all(&sess).unwrap();
+    symlink(&outside, sess.join("_claude_Stop.jsonl")).unwrap();
+    std::fs::write(
+        sess.join("_claude_UserPromptSubmit.jsonl"),
+        "{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"hi\"}\n",
+    )
+    .unwrap();
+    let run = ci("ci-find").arg("--root").arg(dir.path().join("sd")).run();
+    assert_eq!(run.json()[0]["files"], serde_json::json!(["_claude_UserPromptSubmit.jsonl"]));
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    let run = ci("ci-cat").arg(&sess).run();
+    assert_eq!(run.json().iter().map(|v| v["hook"].clone()).collect::<Vec<_>>(), ["UserPromptSubmit"]);
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+}
