@@ -94,6 +94,7 @@ impl Measured {
 /// Runs `bin ARGS` (stdin empty) and reaps it with `wait4`, which reports the
 /// peak RSS of that child alone (`getrusage(RUSAGE_CHILDREN)` would mix in the
 /// children of every test running in parallel).
+#[allow(clippy::zombie_processes)] // reaped by wait4 below, not by Child::wait
 fn measure(bin: &str, args: &[&str]) -> Measured {
     let mut cmd: Command = ci_command(bin);
     cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
