@@ -10,6 +10,9 @@ use std::io::{self, Read};
 
 const INITIAL: usize = 256 * 1024;
 
+/// The most a full buffer's initialised length grows by at once.
+const GROW_STEP: usize = 4 << 20;
+
 /// One physical line, without its `\n`.
 #[derive(Debug, Clone, Copy)]
 pub struct Line<'a> {
@@ -128,8 +131,7 @@ impl<R: Read> LineReader<R> {
             self.pos = 0;
         }
         if self.end == self.buf.len() {
-            let grown = self.buf.len() * 2;
-            self.buf.resize(grown, 0);
+            self.grow();
         }
         loop {
             match self.rdr.read(&mut self.buf[self.end..]) {
@@ -145,6 +147,20 @@ impl<R: Read> LineReader<R> {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Makes room after `end` when the partial line fills the buffer. The
+    /// capacity doubles (amortised growth; for large buffers `realloc` moves
+    /// pages without touching them), but the initialised length, which is
+    /// what gets written and so becomes resident, grows by at most
+    /// [`GROW_STEP`] at a time. So a 100 MB line costs about 100 MB of
+    /// buffer, not the 128 MiB (zero-filled) of the next power of two.
+    fn grow(&mut self) {
+        if self.buf.len() == self.buf.capacity() {
+            self.buf.reserve(self.buf.len());
+        }
+        let room = (self.buf.capacity() - self.buf.len()).min(GROW_STEP);
+        self.buf.resize(self.buf.len() + room.max(1), 0);
     }
 }
 
@@ -188,6 +204,18 @@ mod tests {
         let l = r.next_complete_line().unwrap().unwrap();
         assert_eq!((l.bytes, l.number, l.terminated), (&b"bc"[..], 2, true));
         assert!(r.next_complete_line().unwrap().is_none());
+    }
+
+    #[test]
+    fn the_initialised_buffer_follows_the_line_not_the_next_power_of_two() {
+        let line = 9 << 20;
+        let mut input = vec![b'x'; line];
+        input.push(b'\n');
+        let mut r = LineReader::new(io::Cursor::new(input));
+        assert_eq!(r.next_line().unwrap().map(|l| l.bytes.len()), Some(line));
+        // Written (so resident) bytes: the line plus less than one step, not 16 MiB.
+        assert!(r.buf.len() < line + GROW_STEP, "{}", r.buf.len());
+        assert!(r.next_line().unwrap().is_none());
     }
 
     #[test]

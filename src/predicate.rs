@@ -138,10 +138,15 @@ pub const PHANTOM_EVENTS: &[&str] = &[
 pub struct SessionId(String);
 
 impl SessionId {
-    /// Parses a value; an empty one is refused.
+    /// Parses a value; an empty one is refused, and so is one that no
+    /// session directory can be named (`/`, `\`, NUL, `.`, `..`; see
+    /// [`crate::hooks::unsafe_name`]), with the message ci-find gives.
     pub fn new(id: &str) -> Result<SessionId, String> {
         if id.is_empty() {
             return Err("--session needs a session id or a prefix of at least 8 characters".into());
+        }
+        if crate::hooks::unsafe_name(id) {
+            return Err(format!("--session: {}", crate::hooks::unsafe_id_message(id)));
         }
         Ok(SessionId(id.to_owned()))
     }
@@ -385,5 +390,8 @@ mod tests {
         assert!(s.matches("abcdef12-0000") && s.matches("abcdef12"));
         let short = SessionId::new("abc").unwrap();
         assert!(short.matches("abc") && !short.matches("abcdef12"));
+        for bad in ["../x", "a/b", "..", ".", "/etc", "a\\b", "a\0b"] {
+            assert_eq!(SessionId::new(bad).unwrap_err(), format!("--session: unsafe session id {bad:?}"));
+        }
     }
 }

@@ -127,3 +127,323 @@ fn non_utf8_session_names_are_reported_and_skipped() {
     );
     assert_eq!(run.code, 2);
 }
+
+// ---------------------------------------------------------------------------
+// Names that would escape a root
+
+/// A root with one good capture, for tools that need one.
+fn one_good_root() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    session(dir.path(), "good-session".as_ref(), true);
+    dir
+}
+
+/// `--session` values that no session directory can be named (`/`, `\`, `.`,
+/// `..`; NUL cannot be passed in argv, see the piped records below) are
+/// refused before anything is read, by every tool that takes `--session`.
+#[test]
+fn session_ids_that_would_escape_the_root_are_refused() {
+    let dir = one_good_root();
+    let root = dir.path().to_str().unwrap();
+    for id in ["../x", "../../etc/passwd", "a/b", "..", ".", "/etc", "a\\b"] {
+        for (tool, args) in [
+            ("ci-find", vec!["--root", root, "--session", id]),
+            ("ci-filter", vec!["--session", id, root]),
+            ("ci-grep", vec!["--session", id, "x", root]),
+        ] {
+            let run = ci(tool).args(&args).run();
+            assert_eq!(run.stdout, "", "{tool} {id}");
+            assert_eq!(run.stderr, format!("{tool}: --session: unsafe session id {id:?}\n"), "{tool} {id}");
+            assert_eq!(run.code, 2, "{tool} {id}");
+        }
+    }
+}
+
+/// Session records piped on stdin are checked before use: an id that is not a
+/// plain directory name (here `..`-relative and with a NUL) or a hooks `files`
+/// entry that is not a plain file name is reported as `-:LINE: reason` and
+/// skipped (exit 2), by every tool that expands them. The `path` of a record
+/// is used as given, like a path on the command line: the stream is the
+/// user's own input (normally ci-find's output), not data from a capture, so
+/// a path outside any root is read.
+#[test]
+fn piped_session_records_with_unsafe_names_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.jsonl");
+    std::fs::write(&outside, "{\"event\":\"x:y\",\"data\":{\"s\":\"hello\"}}\n").unwrap();
+    let path = outside.to_str().unwrap();
+    let records = [
+        format!(r#"{{"session":"../x","project":"-p","path":"{path}","format":"amplifier"}}"#),
+        format!(r#"{{"session":"a\u0000b","project":"-p","path":"{path}","format":"amplifier"}}"#),
+        format!(
+            r#"{{"session":"h1","path":"{}","format":"claude-hooks","files":["../../etc/passwd"]}}"#,
+            dir.path().display()
+        ),
+        format!(r#"{{"session":"ok","project":"-p","path":"{path}","format":"amplifier"}}"#),
+    ];
+    let stdin = records.join("\n") + "\n";
+    let event = format!(r#"{{"event":"x:y","data":{{"s":"hello"}},"ci":{{"session":"ok","path":"{path}","line":1}}}}"#);
+    for (tool, args, want) in [
+        ("ci-cat", vec![], event.clone()),
+        ("ci-filter", vec!["--event", "x:y"], event.clone()),
+        // Only session-level predicates: the safe record passes unexpanded.
+        ("ci-filter", vec!["--workspace", "-p"], records[3].clone()),
+        ("ci-agg", vec!["--by", "event"], r#"{"event":"x:y","count":1}"#.to_string()),
+        ("ci-grep", vec!["-c", "hello"], format!(r#"{{"session":"ok","path":"{path}","count":1}}"#)),
+    ] {
+        let run = ci(tool).args(&args).stdin(stdin.clone()).run();
+        assert_eq!(run.stdout, want + "\n", "{tool} {args:?}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "{tool}: -:1: unsafe session id \"../x\"\n{tool}: -:2: unsafe session id \"a\\0b\"\n\
+                 {tool}: -:3: unsafe file name \"../../etc/passwd\"\n"
+            ),
+            "{tool} {args:?}"
+        );
+        assert_eq!(run.code, 2, "{tool} {args:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Permissions
+
+/// The tool as a command that runs without permission overrides: as is for a
+/// normal user; as root (which ignores file modes) through `setpriv` as
+/// `nobody` when that works, else `None` (the caller skips the test).
+fn unprivileged(tool: &str) -> Option<std::process::Command> {
+    let cmd = crate::util::ci_command(tool);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(cmd);
+    }
+    let drop = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+    let works = std::process::Command::new("setpriv").args(drop).arg("true").status().is_ok_and(|s| s.success());
+    if !works {
+        return None;
+    }
+    let mut wrapped = std::process::Command::new("setpriv");
+    wrapped.args(drop).arg(cmd.get_program()).args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
+    wrapped.current_dir(crate::util::root());
+    Some(wrapped)
+}
+
+/// Unreadable captures and directories (mode 000) are reported with the OS
+/// error and skipped; the readable capture is still read; exit 2.
+#[test]
+fn unreadable_files_and_directories_are_reported_and_skipped() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(_) = unprivileged("ci-find") else {
+        eprintln!("skipped: running as root without a working setpriv");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    session(root, "good".as_ref(), true);
+    let noread = session(root, "noread".as_ref(), true).join("events.jsonl");
+    let nodir = session(root, "nodir".as_ref(), true).parent().unwrap().to_owned();
+    let closed = root.join("-q/sessions");
+    std::fs::create_dir_all(closed.join("x")).unwrap();
+    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    mode(root, 0o755);
+    for p in [&noread, &nodir, &closed] {
+        mode(p, 0o000);
+    }
+    let denied = "Permission denied (os error 13)";
+    let listing = |tool: &str| {
+        format!(
+            "{tool}: {}: {denied}\n{tool}: {}: {denied}, skipped\n",
+            closed.display(),
+            nodir.join("context-intelligence/events.jsonl").display()
+        )
+    };
+    let run = |tool: &str, args: &[&std::ffi::OsStr]| {
+        let out = unprivileged(tool).unwrap().args(args).output().unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        )
+    };
+    let (stdout, stderr, code) = run("ci-find", &["--root".as_ref(), root.as_os_str()]);
+    // ci-find reads metadata only: the unreadable events.jsonl is listed (it exists).
+    assert_eq!(listed(&stdout), ["good", "noread"]);
+    assert_eq!((stderr, code), (listing("ci-find"), Some(2)));
+    for (tool, want) in [("ci-cat", "\"session\":\"good\""), ("ci-agg", r#"{"event":"session:start","count":1}"#)] {
+        let args: Vec<&std::ffi::OsStr> = if tool == "ci-agg" {
+            vec!["--by".as_ref(), "event".as_ref(), root.as_os_str()]
+        } else {
+            vec![root.as_os_str()]
+        };
+        let (stdout, stderr, code) = run(tool, &args);
+        assert_eq!(stdout.lines().count(), 1, "{tool}");
+        assert!(stdout.contains(want), "{tool}: {stdout}");
+        assert_eq!(stderr, format!("{}{tool}: {}: {denied}\n", listing(tool), noread.display()), "{tool}");
+        assert_eq!(code, Some(2), "{tool}");
+    }
+    // Named directly (a directory is resolved before any file is read, so it
+    // is reported first).
+    let (stdout, stderr, code) = run("ci-cat", &[noread.as_os_str(), nodir.as_os_str()]);
+    assert_eq!(stdout, "");
+    assert_eq!(stderr, format!("ci-cat: {}: {denied}\nci-cat: {}: {denied}\n", nodir.display(), noread.display()));
+    assert_eq!(code, Some(2));
+    for p in [&noread, &nodir, &closed] {
+        mode(p, 0o755);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Deep nesting
+
+/// Lines nested far deeper than the parser's limit (127 levels, serde_json's):
+/// 100,000 `[` inside `data`, 200 nested objects inside `data`, and a bare
+/// unterminated run of 100,000 `[`, between two good lines.
+fn deep_capture(dir: &Path) -> PathBuf {
+    let mut text = String::from("{\"event\":\"a\",\"data\":{\"n\":1}}\n");
+    text += &format!("{{\"event\":\"b\",\"data\":{{\"x\":{}{}}}}}\n", "[".repeat(100_000), "]".repeat(100_000));
+    text += &format!("{{\"event\":\"c\",\"data\":{}1{}}}\n", "{\"k\":".repeat(200), "}".repeat(200));
+    text += &"[".repeat(100_000);
+    text += "\n{\"event\":\"d\",\"data\":{\"n\":2,\"s\":\"needle\"}}\n";
+    let path = dir.join("deep.jsonl");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The reports for the three deep lines of [`deep_capture`] named `name`: the
+/// byte offset is where the 128th level opens (line 2: after 25 bytes of
+/// envelope at depth 2; line 3: `{"k":` is 5 bytes, data opens at byte 20).
+fn deep_reports(name: &str, lines: &[u64]) -> String {
+    let at = |l: u64| match l {
+        2 => 150,
+        3 => 20 + 5 * 126,
+        _ => 127,
+    };
+    lines.iter().map(|&l| format!("{name}:{l}: JSON nested deeper than 127 levels at byte {}\n", at(l))).collect()
+}
+
+/// Every tool reports each too-deep line as `path:line: reason` naming the
+/// limit, does not overflow its stack, and still emits the good lines around
+/// them. ci-filter and ci-grep validate only the lines they use (documented:
+/// a line their envelope check or raw pre-check rules out is not parsed), so
+/// they report all three with `--strict` or when the line is a candidate.
+#[test]
+fn deep_nesting_is_a_clear_error_in_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = deep_capture(dir.path());
+    let name = file.to_str().unwrap();
+    let summary = |tool: &str, n: usize, strict: bool| {
+        if strict {
+            format!("{tool}: {n} bad lines skipped\n")
+        } else {
+            format!("{tool}: {n} bad lines skipped (--strict makes bad lines an error)\n")
+        }
+    };
+    let all = deep_reports(name, &[2, 3, 4]);
+    let ev = |e: &str, l: u64, data: &str| {
+        format!(r#"{{"event":"{e}","data":{data},"ci":{{"session":"deep","path":"{name}","line":{l}}}}}"#)
+    };
+    let good = format!("{}\n{}\n", ev("a", 1, r#"{"n":1}"#), ev("d", 5, r#"{"n":2,"s":"needle"}"#));
+    let cases: Vec<(&str, Vec<&str>, String, String, i32)> = vec![
+        ("ci-cat", vec![], good.clone(), all.clone() + &summary("ci-cat", 3, false), 0),
+        ("ci-cat", vec!["--strict"], good.clone(), all.clone() + &summary("ci-cat", 3, true), 2),
+        (
+            "ci-agg",
+            vec!["--by", "event"],
+            "{\"event\":\"a\",\"count\":1}\n{\"event\":\"d\",\"count\":1}\n".into(),
+            all.clone() + &summary("ci-agg", 3, false),
+            0,
+        ),
+        (
+            "ci-filter",
+            vec!["--event", "c", "--event", "d"],
+            ev("d", 5, r#"{"n":2,"s":"needle"}"#) + "\n",
+            deep_reports(name, &[3, 4]) + &summary("ci-filter", 2, false),
+            0,
+        ),
+        (
+            "ci-filter",
+            vec!["--strict", "--where", "data.n >= 1"],
+            good.clone(),
+            all.clone() + &summary("ci-filter", 3, true),
+            2,
+        ),
+        (
+            "ci-grep",
+            vec!["-c", "--strict", "needle"],
+            format!("{{\"session\":\"deep\",\"path\":\"{name}\",\"count\":1}}\n"),
+            all.clone() + &summary("ci-grep", 3, true),
+            2,
+        ),
+        // No literal to pre-check: every line is parsed.
+        (
+            "ci-grep",
+            vec!["-c", r"\w+"],
+            format!("{{\"session\":\"deep\",\"path\":\"{name}\",\"count\":1}}\n"),
+            all.clone() + &summary("ci-grep", 3, false),
+            0,
+        ),
+    ];
+    for (tool, args, stdout, stderr, code) in cases {
+        let run = ci(tool).args(&args).arg(&file).run();
+        assert_eq!(run.stdout, stdout, "{tool} {args:?}");
+        assert_eq!(run.stderr, stderr, "{tool} {args:?}");
+        assert_eq!(run.code, code, "{tool} {args:?}");
+    }
+    // The same lines on stdin.
+    let run = ci("ci-cat").stdin(std::fs::read(&file).unwrap()).run();
+    assert_eq!(run.lines().len(), 2);
+    assert_eq!(run.stderr, deep_reports("-", &[2, 3, 4]) + &summary("ci-cat", 3, false));
+    assert_eq!(run.code, 0);
+}
+
+/// Deep nesting in a capture's metadata.json: ci-find reports it as corrupt
+/// metadata (serde_json's recursion limit: the 128th `[` after the 25 bytes of
+/// `{"session_id":"deep","x":` is column 152) and still lists the capture.
+#[test]
+fn deep_nesting_in_metadata_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let ci_dir = session(dir.path(), "deep".as_ref(), true);
+    let meta = ci_dir.join("metadata.json");
+    std::fs::write(&meta, format!("{{\"session_id\":\"deep\",\"x\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000)))
+        .unwrap();
+    let run = ci("ci-find").args(["--root".as_ref(), dir.path().as_os_str()]).run();
+    assert_eq!(listed(&run.stdout), ["deep"]);
+    assert_eq!(run.json()[0]["metadata"], "corrupt");
+    assert_eq!(
+        run.stderr,
+        format!("ci-find: warning: {}: invalid JSON: recursion limit exceeded at line 1 column 152\n", meta.display())
+    );
+    assert_eq!(run.code, 0);
+}
+
+/// A Claude hooks session's event files are found by listing the session
+/// directory, so their names cannot escape it; a symbolic link among them
+/// (which could point anywhere) is not followed: not listed by ci-find, not
+/// read by ci-cat (current behaviour, documented here; the Amplifier
+/// `events.jsonl` link is followed, or reported when dangling or looping).
+#[test]
+fn symlinked_hook_event_files_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.jsonl");
+    std::fs::write(&outside, "{\"hook_event_name\":\"Stop\",\"session_id\":\"s1\"}\n").unwrap();
+    let sess = dir.path().join("sd/s1");
+    std::fs::create_dir_all(&sess).unwrap();
+    symlink(&outside, sess.join("_claude_Stop.jsonl")).unwrap();
+    std::fs::write(
+        sess.join("_claude_UserPromptSubmit.jsonl"),
+        "{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"hi\"}\n",
+    )
+    .unwrap();
+    let run = ci("ci-find").arg("--root").arg(dir.path().join("sd")).run();
+    assert_eq!(run.json()[0]["files"], serde_json::json!(["_claude_UserPromptSubmit.jsonl"]));
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    let run = ci("ci-cat").arg(&sess).run();
+    assert_eq!(run.json().iter().map(|v| v["hook"].clone()).collect::<Vec<_>>(), ["UserPromptSubmit"]);
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+}

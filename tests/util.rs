@@ -42,13 +42,13 @@ pub fn root() -> PathBuf {
 /// The demo capture root, relative to the repository root.
 pub const DEMO: &str = "fixtures/demo";
 
-/// A builder for running `bin` with a clean environment: no capture-root env
-/// vars, no CI_MAX_BYTES, NO_COLOR unset, TZ=UTC, CI_NOW fixed, HOME pointing
-/// at a folder with no captures.
-pub fn ci(bin: &str) -> Cmd {
-    let mut inner = assert_cmd::Command::cargo_bin(bin).expect("binary is built");
-    inner
-        .current_dir(root())
+/// `bin` as a plain `std::process::Command` with a clean environment: no
+/// capture-root env vars, no CI_MAX_BYTES, NO_COLOR unset, TZ=UTC, CI_NOW
+/// fixed, HOME pointing at a folder with no captures, run from the repository
+/// root. For tests that spawn and wait themselves (tests/huge.rs measures peak memory).
+pub fn ci_command(bin: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin(bin));
+    cmd.current_dir(root())
         .env_remove("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH")
         .env_remove("SESSION_DATA_DIR")
         .env_remove("CI_MAX_BYTES")
@@ -56,7 +56,12 @@ pub fn ci(bin: &str) -> Cmd {
         .env("TZ", "UTC")
         .env("CI_NOW", "2026-03-10T00:00:00Z")
         .env("HOME", root().join("fixtures/no-home"));
-    Cmd { inner }
+    cmd
+}
+
+/// A builder for running `bin` with the clean environment of [`ci_command`].
+pub fn ci(bin: &str) -> Cmd {
+    Cmd { inner: assert_cmd::Command::from_std(ci_command(bin)) }
 }
 
 impl Cmd {
