@@ -59,7 +59,9 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
     let mut pad = [b' '; BLOCK];
     while at < b.len() {
         if prev_escaped == 0 && need_hex == 0 {
-            clean = at;
+            // Not between the halves of a checked surrogate pair (the scalar
+            // scanner would take the low half for a lone one): before them.
+            clean = if at + 1 == pair_low { at - 6 } else { at };
         }
         let block = crate::skim::block_at(b, at, &mut pad);
         let p = plain(block);
@@ -279,5 +281,17 @@ mod tests {
             }
         }
         assert_eq!(skip_plain(br#""never closed"#, 1), Err(1));
+    }
+
+    #[test]
+    fn a_pair_on_a_block_boundary_is_resumed_before_its_high_half() {
+        for pad in 0..BLOCK {
+            for tail in ["\t", "", r"\q"] {
+                // Escapes every few bytes keep the scalar hops short.
+                let s = format!(r#""{}{}\ud83d\ude80xx{tail}"#, r"ab\n".repeat(10), "p".repeat(pad));
+                let b = s.as_bytes();
+                assert_eq!(super::super::string_checked(b, 0), super::super::string_from(b, 0, usize::MAX), "{s}");
+            }
+        }
     }
 }
