@@ -17,7 +17,7 @@ use std::ops::Range;
 
 use memchr::memchr2;
 
-mod string;
+pub(crate) mod string;
 
 /// Deepest nesting accepted, counting the record itself. It is serde_json's
 /// recursion limit, so both parsers agree on every input.

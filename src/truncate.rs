@@ -118,6 +118,8 @@
 use serde_json::Value;
 use std::io;
 
+mod measure;
+
 /// Keys of the direct members of `data` that are never cut or removed: the
 /// member stays and its whole value (with its subtree) is left untouched.
 /// Deeper inside `data` these keys are not special.
@@ -874,6 +876,7 @@ fn is_key(b: &[u8], end: usize) -> bool {
 }
 
 /// What [`scan_string`] measured of one string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Scan {
     /// One past the closing quote.
     end: usize,
@@ -887,41 +890,85 @@ struct Scan {
 }
 
 /// Measures the (valid) JSON string whose opening quote is at `start`
-/// without decoding it: one hop per escape. `None` on malformed input.
+/// without decoding it: a few hops for a short string, then a block at a time
+/// ([`measure::scan_long`]). `None` on malformed input (which it does not
+/// always detect: the line must have been validated).
 fn scan_string(b: &[u8], start: usize, head: usize) -> Option<Scan> {
-    let (mut len, mut size) = (0usize, 0usize);
-    let mut head_end = None;
-    let mut j = start + 1;
-    loop {
+    let mut hop = Hop::new(start);
+    // Most strings (keys, ids, short values) end within a few hops.
+    while hop.j <= start + measure::SHORT {
+        if hop.step(b, head)? {
+            return Some(hop.scan());
+        }
+    }
+    measure::scan_long(b, hop, head)
+}
+
+/// The reference for [`scan_string`]: one hop per escape all the way.
+#[cfg(test)]
+fn scan_string_scalar(b: &[u8], start: usize, head: usize) -> Option<Scan> {
+    let mut hop = Hop::new(start);
+    while !hop.step(b, head)? {}
+    Some(hop.scan())
+}
+
+/// A scan of one string in progress, hopping escape to escape: `len` and
+/// `size` measure the content before `j`, a raw index that is neither inside
+/// an escape nor between the halves of a surrogate pair; `head_end` as in
+/// [`Scan`], once found.
+#[derive(Debug, Clone, Copy)]
+struct Hop {
+    j: usize,
+    len: usize,
+    size: usize,
+    head_end: Option<usize>,
+}
+
+impl Hop {
+    /// At the start of the string whose opening quote is at `start`.
+    fn new(start: usize) -> Self {
+        Hop { j: start + 1, len: 0, size: 0, head_end: None }
+    }
+
+    /// Passes one plain run and the escape after it; `Some(true)` when the
+    /// run ends at the closing quote (then `j` is that quote).
+    #[inline]
+    fn step(&mut self, b: &[u8], head: usize) -> Option<bool> {
         // Valid content has no control characters: the hop stops at `"` or `\`.
-        let run = crate::json::next_special(b, j)? - j;
-        if head_end.is_none() && len + run >= head {
+        let run = crate::json::next_special(b, self.j)? - self.j;
+        if self.head_end.is_none() && self.len + run >= head {
             // Inside this plain run: step to the next character boundary.
-            let mut at = j + (head - len);
+            let mut at = self.j + head.saturating_sub(self.len);
             while b.get(at).is_some_and(|&c| (0x80..0xC0).contains(&c)) {
                 at += 1;
             }
-            head_end = Some(at);
+            self.head_end = Some(at);
         }
-        len += run;
-        size += run;
-        j += run;
-        if b.get(j)? == &b'"' {
-            return Some(Scan { end: j + 1, len, size: size + 2, head_end: head_end.unwrap_or(j) });
+        self.len += run;
+        self.size += run;
+        self.j += run;
+        if b.get(self.j)? == &b'"' {
+            return Some(true);
         }
-        let (cp, used) = escape_at(b, j)?;
+        let (cp, used) = escape_at(b, self.j)?;
         let (n, s) = match cp {
             0..0x80 => (1, usize::from(ESCAPED[cp as usize])),
             0x80..0x800 => (2, 2),
             0x800..0x10000 => (3, 3),
             _ => (4, 4),
         };
-        len += n;
-        size += s;
-        j += used;
-        if head_end.is_none() && len >= head {
-            head_end = Some(j);
+        self.len += n;
+        self.size += s;
+        self.j += used;
+        if self.head_end.is_none() && self.len >= head {
+            self.head_end = Some(self.j);
         }
+        Some(false)
+    }
+
+    /// The measure of a string whose closing quote is at `j`.
+    fn scan(&self) -> Scan {
+        Scan { end: self.j + 1, len: self.len, size: self.size + 2, head_end: self.head_end.unwrap_or(self.j) }
     }
 }
 
@@ -1314,6 +1361,18 @@ mod tests {
         assert!(cut.items > 0);
     }
 
+    /// Fragments of raw string content, separated by white space: plain
+    /// ASCII, raw UTF-8, every simple escape, `\u` escapes of every class
+    /// (ASCII ones needing escapes or not, 2- and 3-byte, `\uDxxx` that are
+    /// not surrogates), surrogate pairs, and escaped backslashes before a `u`.
+    const STRING_PIECES: &str = r#"a xyz é 日本 😀 \" \\ \/ \b \f \n \r \t \u0000 \u001b \u001F \u0022 \u005c \u005C
+        \u002f \u0041 \u0008 \u000a \u007f \u0080 \u00e9 \u07ff \u07FF \u0800 \u0430 \u4e2d \uffff \uD55C
+        \ud7ff \ue000 \ud83d\ude80 \uD83D\uDE80 \udbff\udfff \ud800\udc00 \\u0041 \\\u0041 \\\\u \u0000\u0000"#;
+
+    fn string_piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(STRING_PIECES.split_whitespace().collect::<Vec<_>>())
+    }
+
     fn arb_value() -> impl Strategy<Value = Value> {
         let piece = prop::sample::select(vec!["a", "bc ", "é", "日本", "😀", "\"", "\\", "\n", "\u{1}", "\u{7f}"]);
         let string = prop_oneof!["[a-z]{0,5}", prop::collection::vec(piece, 0..120).prop_map(|v| v.concat()),];
@@ -1381,6 +1440,31 @@ mod tests {
                     prop_assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&slow));
                 }
             }
+        }
+
+        /// The block measure of a string agrees with the escape-by-escape one
+        /// on every field, wherever block boundaries and `head` fall.
+        #[test]
+        fn block_and_scalar_measures_agree(
+            pieces in prop::collection::vec(string_piece(), 0..90),
+            pad in 0usize..140,
+            lead in 0usize..70,
+            head_seed in any::<usize>(),
+            torn_seed in any::<usize>(),
+        ) {
+            let text = format!(r#"{}"{}{}" ,"#, " ".repeat(lead), "x".repeat(pad), pieces.concat());
+            let b = text.as_bytes();
+            let whole = scan_string_scalar(b, lead, usize::MAX);
+            prop_assert!(whole.is_some(), "{}", text);
+            let decoded = whole.map_or(0, |s| s.len);
+            for head in [head_seed % (decoded + 2), head_seed % 300, decoded, 0, MIN_PREFIX + 4] {
+                let (block, scalar) = (scan_string(b, lead, head), scan_string_scalar(b, lead, head));
+                prop_assert_eq!(block, scalar, "{} head {}", text, head);
+            }
+            // A torn string: neither finds a closing quote.
+            let torn = &b[..lead + 1 + torn_seed % (b.len() - lead - 3)];
+            prop_assert_eq!(scan_string(torn, lead, 40), None);
+            prop_assert_eq!(scan_string_scalar(torn, lead, 40), None);
         }
 
         #[test]

@@ -22,13 +22,13 @@
 use crate::skim::escaped;
 
 /// Bytes per block.
-const BLOCK: usize = 64;
+pub(crate) const BLOCK: usize = 64;
 
 /// Byte classes of one block that every block needs: bit `k` is byte `k`.
-struct Plain {
-    quote: u64,
-    backslash: u64,
-    control: u64,
+pub(crate) struct Plain {
+    pub(crate) quote: u64,
+    pub(crate) backslash: u64,
+    pub(crate) control: u64,
 }
 
 /// Byte classes needed only in blocks with escapes.
@@ -58,7 +58,9 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
     let mut pad = [b' '; BLOCK];
     while at < b.len() {
         if prev_escaped == 0 && need_hex == 0 {
-            clean = at;
+            // Not between the halves of a checked surrogate pair (the scalar
+            // scanner would take the low half for a lone one): before them.
+            clean = if at + 1 == pair_low { at - 6 } else { at };
         }
         let block = crate::skim::block_at(b, at, &mut pad);
         let p = plain(block);
@@ -116,8 +118,9 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
     Err(clean)
 }
 
+/// Quotes, backslashes and control characters of a block.
 #[inline(always)]
-fn plain(block: &[u8; BLOCK]) -> Plain {
+pub(crate) fn plain(block: &[u8; BLOCK]) -> Plain {
     #[cfg(target_arch = "x86_64")]
     {
         sse2::plain(block)
@@ -140,11 +143,13 @@ fn escapes(block: &[u8; BLOCK]) -> Escapes {
     }
 }
 
+/// Portable classification (the reference for the SSE2 one).
 #[cfg(any(test, not(target_arch = "x86_64")))]
-mod scalar {
+pub(crate) mod scalar {
     use super::{Escapes, Plain, BLOCK};
 
-    fn mask(block: &[u8; BLOCK], f: impl Fn(u8) -> bool) -> u64 {
+    /// The mask of the bytes of `block` for which `f` holds.
+    pub(crate) fn mask(block: &[u8; BLOCK], f: impl Fn(u8) -> bool) -> u64 {
         block.iter().enumerate().filter(|&(_, &c)| f(c)).fold(0, |m, (k, _)| m | 1 << k)
     }
 
@@ -165,15 +170,17 @@ mod scalar {
     }
 }
 
+/// Classification with SSE2 (part of every x86_64 CPU), and its building
+/// blocks for other block scans of string content.
 #[cfg(target_arch = "x86_64")]
-mod sse2 {
+pub(crate) mod sse2 {
     use std::arch::x86_64::*;
 
     use super::{Escapes, Plain, BLOCK};
 
     /// The four 16-byte lanes of a block.
     #[inline(always)]
-    fn lanes(block: &[u8; BLOCK]) -> [__m128i; 4] {
+    pub(crate) fn lanes(block: &[u8; BLOCK]) -> [__m128i; 4] {
         // SAFETY: SSE2 is part of the x86_64 baseline; each unaligned load
         // reads 16 bytes at offset 0, 16, 32 or 48 of a 64-byte array.
         unsafe { [0, 16, 32, 48].map(|k| _mm_loadu_si128(block.as_ptr().add(k) as *const __m128i)) }
@@ -181,7 +188,7 @@ mod sse2 {
 
     /// The 64-bit mask of `f` applied to each lane.
     #[inline(always)]
-    fn mask(lanes: &[__m128i; 4], f: impl Fn(__m128i) -> __m128i) -> u64 {
+    pub(crate) fn mask(lanes: &[__m128i; 4], f: impl Fn(__m128i) -> __m128i) -> u64 {
         let mut m = 0u64;
         for (k, &v) in lanes.iter().enumerate() {
             // SAFETY: SSE2 is part of the x86_64 baseline.
@@ -192,14 +199,14 @@ mod sse2 {
 
     /// Bytes equal to `c`.
     #[inline(always)]
-    fn eq(v: __m128i, c: u8) -> __m128i {
+    pub(crate) fn eq(v: __m128i, c: u8) -> __m128i {
         // SAFETY: SSE2 is part of the x86_64 baseline.
         unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)) }
     }
 
     /// Bytes in `lo..=hi` (unsigned).
     #[inline(always)]
-    fn within(v: __m128i, lo: u8, hi: u8) -> __m128i {
+    pub(crate) fn within(v: __m128i, lo: u8, hi: u8) -> __m128i {
         // SAFETY: SSE2 is part of the x86_64 baseline.
         unsafe {
             let ge = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(lo as i8)), v);
@@ -208,10 +215,19 @@ mod sse2 {
         }
     }
 
+    /// Bytes in `a` or in `b`.
     #[inline(always)]
-    fn or(a: __m128i, b: __m128i) -> __m128i {
+    pub(crate) fn or(a: __m128i, b: __m128i) -> __m128i {
         // SAFETY: SSE2 is part of the x86_64 baseline.
         unsafe { _mm_or_si128(a, b) }
+    }
+
+    /// ASCII letters folded to lower case (other bytes may change too:
+    /// compare the result with lower-case letters only).
+    #[inline(always)]
+    pub(crate) fn lower(v: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe { _mm_or_si128(v, _mm_set1_epi8(0x20)) }
     }
 
     #[inline(always)]
@@ -227,8 +243,6 @@ mod sse2 {
     #[inline(always)]
     pub(super) fn escapes(block: &[u8; BLOCK]) -> Escapes {
         let l = lanes(block);
-        // SAFETY: SSE2 is part of the x86_64 baseline.
-        let lower = |v| unsafe { _mm_or_si128(v, _mm_set1_epi8(0x20)) };
         Escapes {
             u: mask(&l, |v| eq(v, b'u')),
             hex: mask(&l, |v| or(within(v, b'0', b'9'), within(lower(v), b'a', b'f'))),
@@ -237,17 +251,20 @@ mod sse2 {
     }
 }
 
+/// 256 blocks of assorted bytes, for checking a classification against
+/// [`scalar::mask`].
+#[cfg(test)]
+pub(crate) fn sample_blocks() -> impl Iterator<Item = [u8; BLOCK]> {
+    (0..256usize).map(|seed| std::array::from_fn(|k| ((seed * 131 + k * 37) ^ (k << 3)) as u8))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn sse2_and_scalar_classes_agree() {
-        let mut block = [0u8; BLOCK];
-        for seed in 0..256usize {
-            for (k, c) in block.iter_mut().enumerate() {
-                *c = ((seed * 131 + k * 37) ^ (k << 3)) as u8;
-            }
+        for block in sample_blocks() {
             let (a, b) = (plain(&block), scalar::plain(&block));
             assert_eq!((a.quote, a.backslash, a.control), (b.quote, b.backslash, b.control));
             let (a, b) = (escapes(&block), scalar::escapes(&block));
@@ -281,5 +298,17 @@ mod tests {
             }
         }
         assert_eq!(skip_plain(br#""never closed"#, 1), Err(1));
+    }
+
+    #[test]
+    fn a_pair_on_a_block_boundary_is_resumed_before_its_high_half() {
+        for pad in 0..BLOCK {
+            for tail in ["\t", "", r"\q"] {
+                // Escapes every few bytes keep the scalar hops short.
+                let s = format!(r#""{}{}\ud83d\ude80xx{tail}"#, r"ab\n".repeat(10), "p".repeat(pad));
+                let b = s.as_bytes();
+                assert_eq!(super::super::string_checked(b, 0), super::super::string_from(b, 0, usize::MAX), "{s}");
+            }
+        }
     }
 }
