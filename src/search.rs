@@ -26,6 +26,7 @@
 
 pub mod prefilter;
 pub mod snippet;
+pub mod tape;
 pub mod walk;
 
 use regex::{Regex, RegexBuilder};

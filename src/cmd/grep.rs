@@ -14,6 +14,7 @@ use crate::output::{json_str, Output};
 use crate::predicate::{Glob, Selection, SessionId, Verdict};
 use crate::record::{Capture, Event};
 use crate::search::snippet::{escape_into, Snippet};
+use crate::search::tape;
 use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
 use crate::source::{self, Flow, Input, RunOpts, Visitor};
@@ -365,6 +366,10 @@ struct Hit<'s> {
 }
 
 /// Searches the strings of one event, calling `f` for each match (at most `limit`).
+///
+/// Strings are decoded through simd-json's tape ([`tape::strings`], several
+/// times faster than decoding raw strings one by one when a line holds many);
+/// hook lines and lines simd-json refuses take the raw walk.
 fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<'_>)) {
     if limit == 0 {
         return;
@@ -372,17 +377,10 @@ fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<
     let mut left = limit;
     let prefilter = cfg.matcher.prefilter();
     let regex = cfg.matcher.regex();
-    walk::event_strings(ev, &cfg.scope, cfg.keys, &mut |s| {
-        let escaped = memchr::memchr(b'\\', s.raw).is_some();
-        if escaped && cfg.precheck && !prefilter.may_match(s.raw) {
-            return true;
-        }
-        let Some(text) = decode_str(s.raw) else {
-            return true;
-        };
+    let mut search = |path: &str, key: bool, text: &str| {
         let (mut at, mut chars) = (0, 0);
         let mut reported_empty = false;
-        for m in regex.find_iter(&text) {
+        for m in regex.find_iter(text) {
             // An empty match (`''`, `a*` between a's) is reported once per
             // string, not at every character.
             if m.is_empty() {
@@ -393,13 +391,28 @@ fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<
             }
             chars += text[at..m.start()].chars().count();
             at = m.start();
-            f(Hit { path: s.path, key: s.key, text: &text, start: m.start(), end: m.end(), char_offset: chars });
+            f(Hit { path, key, text, start: m.start(), end: m.end(), char_offset: chars });
             left -= 1;
             if left == 0 {
                 return false;
             }
         }
         true
+    };
+    if !ev.is_hook()
+        && tape::strings(ev.rec.line(), &cfg.scope, cfg.keys, &mut |s| search(s.path, s.key, s.text)).is_some()
+    {
+        return;
+    }
+    walk::event_strings(ev, &cfg.scope, cfg.keys, &mut |s| {
+        let escaped = memchr::memchr(b'\\', s.raw).is_some();
+        if escaped && cfg.precheck && !prefilter.may_match(s.raw) {
+            return true;
+        }
+        match decode_str(s.raw) {
+            Some(text) => search(s.path, s.key, &text),
+            None => true,
+        }
     });
 }
 

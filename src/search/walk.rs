@@ -33,7 +33,7 @@ impl Scope {
     }
 
     /// Whether some field lies under `path` (so the walk must go deeper).
-    fn leads_to(&self, path: &str) -> bool {
+    pub(crate) fn leads_to(&self, path: &str) -> bool {
         self.fields.iter().any(|f| f.strip_prefix(path).is_some_and(|rest| rest.starts_with('.')))
     }
 }
