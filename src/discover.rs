@@ -196,6 +196,7 @@ impl SessionRecord {
         out.extend_from_slice(b",\"path\":");
         json_str(out, &self.path);
         out.extend_from_slice(b",\"bytes\":");
+        // Writing into a Vec cannot fail.
         let _ = write!(out, "{}", self.bytes);
         opt(out, ",\"mtime\":", &self.mtime);
         opt(out, ",\"metadata\":", &self.metadata);
@@ -325,42 +326,18 @@ fn discover_amplifier(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
         std::io::ErrorKind::NotFound => Error::Msg(format!("root does not exist: {}", root.display())),
         _ => Error::Io(root.to_path_buf(), e),
     })?;
-    // Session directories, each with the index of its sessions folder's handle.
-    let mut dirs: Vec<(PathBuf, usize)> = vec![];
-    let mut handles = vec![];
+    let mut dirs = vec![];
     for project in projects {
         let sessions_dir = project.join("sessions");
         if !sessions_dir.is_dir() {
             continue;
         }
         match read_dir_sorted(&sessions_dir) {
-            Ok(ids) => {
-                dirs.extend(ids.into_iter().map(|id| (id, handles.len())));
-                handles.push(open_dir(&sessions_dir));
-            }
+            Ok(ids) => dirs.extend(ids),
             Err(e) => diag.error(&format_args!("{}: {e}", sessions_dir.display())),
         }
     }
-    Ok(captures_in_parallel(&dirs, &handles, diag))
-}
-
-/// An open handle on a `sessions` folder: the files of its captures are
-/// looked up relative to it, so the kernel does not walk the root's path
-/// again for every file (Linux; elsewhere whole paths are used).
-#[cfg(target_os = "linux")]
-type DirHandle = std::os::fd::OwnedFd;
-#[cfg(not(target_os = "linux"))]
-type DirHandle = std::convert::Infallible;
-
-#[cfg(target_os = "linux")]
-fn open_dir(dir: &Path) -> Option<DirHandle> {
-    use rustix::fs::{Mode, OFlags};
-    rustix::fs::open(dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).ok()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn open_dir(_: &Path) -> Option<DirHandle> {
-    None
+    Ok(captures_in_parallel(&dirs, diag))
 }
 
 /// The captures of session directories, read on all cores (each costs a stat
@@ -370,9 +347,9 @@ fn open_dir(_: &Path) -> Option<DirHandle> {
 /// record is written once into its slot of one allocation, which is then
 /// compacted in place (records are large: copying 100,000 of them into fresh
 /// memory costs more than reading their metadata).
-fn captures_in_parallel(dirs: &[(PathBuf, usize)], handles: &[Option<DirHandle>], diag: &Diag) -> Vec<SessionRecord> {
+fn captures_in_parallel(dirs: &[PathBuf], diag: &Diag) -> Vec<SessionRecord> {
     const BLOCK: usize = 256;
-    let capture = |(dir, h): &(PathBuf, usize)| capture_in(dir, handles.get(*h).and_then(Option::as_ref), Some(diag));
+    let capture = |dir: &PathBuf| capture_in(dir, Some(diag));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads < 2 || dirs.len() < 256 {
         return dirs.iter().filter_map(capture).collect();
@@ -405,7 +382,7 @@ fn captures_in_parallel(dirs: &[(PathBuf, usize)], handles: &[Option<DirHandle>]
 
 /// The capture in session directory `dir` (`…/sessions/<id>`), if it has one.
 pub fn capture_at(dir: &Path, diag: &Diag) -> Option<SessionRecord> {
-    capture_in(dir, None, Some(diag))
+    capture_in(dir, Some(diag))
 }
 
 /// The session record of the capture whose events file is `events`
@@ -414,7 +391,7 @@ pub fn capture_at(dir: &Path, diag: &Diag) -> Option<SessionRecord> {
 /// provenance of a piped event record.
 pub fn record_of_events(events: &Path) -> Option<SessionRecord> {
     let ci = events.parent().filter(|d| d.file_name().is_some_and(|n| n == "context-intelligence"))?;
-    capture_in(ci.parent()?, None, None)
+    capture_in(ci.parent()?, None)
 }
 
 /// The agent of the session whose events file is `events` (see [`record_of_events`]).
@@ -432,22 +409,14 @@ pub const NOT_UTF8: &str = "path is not valid UTF-8 (not supported: records carr
 /// FIFO, socket, device or directory (never opened: it could block) — with
 /// the reason to report.
 pub fn usable_file(path: &Path) -> std::result::Result<fs::Metadata, Option<String>> {
-    classify(|follow| if follow { fs::metadata(path) } else { fs::symlink_metadata(path) }, fs::Metadata::is_file)
-}
-
-/// The rule of [`usable_file`] over a stat function (`true`: follow links).
-/// One stat that follows links answers the common case (a regular file, or
-/// nothing there); the link itself is looked at only when that fails with
-/// "not found", to tell a dangling link from no file. Any other failure is
-/// the one `lstat` would have given first, or the link's own (a loop).
-fn classify<M>(
-    stat: impl Fn(bool) -> std::io::Result<M>,
-    is_file: impl Fn(&M) -> bool,
-) -> std::result::Result<M, Option<String>> {
-    match stat(true) {
-        Ok(m) if is_file(&m) => Ok(m),
+    // One stat that follows links answers the common case (a regular file, or
+    // nothing there); `lstat` is asked only when that fails with "not found",
+    // to tell a dangling link from no file. Any other failure of `stat` is the
+    // one `lstat` would have given first, or the link's own (a loop).
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(m),
         Ok(_) => Err(Some("not a regular file".into())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match stat(false) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match fs::symlink_metadata(path) {
             Ok(_) => Err(Some("dangling symbolic link".into())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(None),
             Err(e) => Err(Some(e.to_string())),
@@ -456,69 +425,11 @@ fn classify<M>(
     }
 }
 
-/// Size and modification time of a capture's `events.jsonl`.
-struct EventsFile {
-    len: u64,
-    mtime: Option<Timestamp>,
-}
-
-/// [`usable_file`] for the events file at `path`, looked up as `rel` under
-/// `at` when a handle is given (one `statx`, no path walk from the root).
-fn events_file(path: &Path, at: Option<(&DirHandle, &Path)>) -> std::result::Result<EventsFile, Option<String>> {
-    match at {
-        #[cfg(target_os = "linux")]
-        Some((fd, rel)) => {
-            use rustix::fs::{statx, AtFlags, FileType, StatxFlags};
-            let want = StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MTIME;
-            let flags = |follow| if follow { AtFlags::empty() } else { AtFlags::SYMLINK_NOFOLLOW };
-            let st = classify(
-                |follow| {
-                    statx(fd, rel, flags(follow), want).map_err(|e| std::io::Error::from_raw_os_error(e.raw_os_error()))
-                },
-                |st| FileType::from_raw_mode(st.stx_mode.into()) == FileType::RegularFile,
-            )?;
-            let nanos = i32::try_from(st.stx_mtime.tv_nsec).ok();
-            Ok(EventsFile { len: st.stx_size, mtime: nanos.and_then(|n| Timestamp::new(st.stx_mtime.tv_sec, n).ok()) })
-        }
-        _ => usable_file(path)
-            .map(|m| EventsFile { len: m.len(), mtime: m.modified().ok().and_then(|t| Timestamp::try_from(t).ok()) }),
-    }
-}
-
-/// A file of session directory `dir` as a path relative to the handle `at`
-/// on `dir`'s parent.
-fn under<'a>(at: Option<&'a DirHandle>, dir: &Path, file: &'a Path) -> Option<(&'a DirHandle, &'a Path)> {
-    let at = at?;
-    // `file` is `dir` plus a suffix, and `dir` ends with its name: the relative
-    // path starts where that name does (byte offsets, no component parsing).
-    let (dir, file, name) = (dir.as_os_str().as_encoded_bytes(), file.as_os_str().as_encoded_bytes(), dir.file_name()?);
-    let start = dir.len().checked_sub(name.len())?;
-    let rel = file.get(start..).filter(|r| file.starts_with(dir) && r.starts_with(name.as_encoded_bytes()))?;
-    // A path that is not UTF-8 is looked up whole (and then skipped as such).
-    Some((at, Path::new(std::str::from_utf8(rel).ok()?)))
-}
-
-/// Opens `path` for reading, as `rel` under `at` when a handle is given.
-fn open_file(path: &Path, at: Option<(&DirHandle, &Path)>) -> std::io::Result<fs::File> {
-    match at {
-        #[cfg(target_os = "linux")]
-        Some((fd, rel)) => {
-            use rustix::fs::{Mode, OFlags};
-            rustix::fs::openat(fd, rel, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
-                .map(fs::File::from)
-                .map_err(|e| std::io::Error::from_raw_os_error(e.raw_os_error()))
-        }
-        _ => fs::File::open(path),
-    }
-}
-
-/// The capture in session directory `dir`; `at`, when given, is an open
-/// handle on `dir`'s parent (its `sessions` folder).
-fn capture_in(dir: &Path, at: Option<&DirHandle>, diag: Option<&Diag>) -> Option<SessionRecord> {
+fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let mut events = PathBuf::with_capacity(dir.as_os_str().len() + 40);
     events.push(dir);
     events.push("context-intelligence/events.jsonl");
-    let meta = match events_file(&events, under(at, dir, &events)) {
+    let meta = match usable_file(&events) {
         Ok(meta) => meta,
         Err(reason) => {
             if let (Some(diag), Some(reason)) = (diag, reason) {
@@ -538,14 +449,14 @@ fn capture_in(dir: &Path, at: Option<&DirHandle>, diag: Option<&Diag>) -> Option
         dir.parent().and_then(Path::parent).and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned());
     let mut rec = SessionRecord {
         project: project.clone(),
-        bytes: meta.len,
-        mtime: meta.mtime.map(time::format_timestamp),
+        bytes: meta.len(),
+        mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         ..SessionRecord::new(session, Format::Amplifier, events_str.to_owned())
     };
     let mut meta_path = events;
     meta_path.set_file_name("metadata.json");
     rec.metadata = Some(
-        match with_metadata(&meta_path, under(at, dir, &meta_path), |m| apply_metadata(&mut rec, m)) {
+        match with_metadata(&meta_path, |m| apply_metadata(&mut rec, m)) {
             Ok(true) => "ok",
             Ok(false) => {
                 if let Some(diag) = diag {
@@ -586,12 +497,8 @@ thread_local! {
 /// DOM, no `fstat`. A read that returns less than the buffer holds and gives
 /// a valid object ends the reading (a regular file's read is short only at
 /// its end on local file systems); anything else is read to the end first.
-fn with_metadata(
-    path: &Path,
-    at: Option<(&DirHandle, &Path)>,
-    apply: impl FnOnce(&crate::json::Record),
-) -> std::result::Result<bool, String> {
-    let mut file = match open_file(path, at) {
+fn with_metadata(path: &Path, apply: impl FnOnce(&crate::json::Record)) -> std::result::Result<bool, String> {
+    let mut file = match fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e.to_string()),
@@ -805,17 +712,17 @@ mod tests {
         let text = r#"{"status":"a","st\u0061tus":"b","parent_id":"","recipe_step":[1.50,{"k":null}],"agent_name":7}"#;
         std::fs::write(&path, text).unwrap();
         let mut rec = SessionRecord::new("s".into(), Format::Amplifier, "p".into());
-        assert_eq!(with_metadata(&path, None, |m| apply_metadata(&mut rec, m)), Ok(true));
+        assert_eq!(with_metadata(&path, |m| apply_metadata(&mut rec, m)), Ok(true));
         assert_eq!((rec.status.as_deref(), rec.parent.as_deref(), rec.agent.as_deref()), (Some("b"), None, None));
         assert_eq!(rec.recipe_step, Some(serde_json::json!([1.5, {"k": null}])));
         std::fs::write(&path, "[1]").unwrap();
-        assert_eq!(with_metadata(&path, None, |_| {}), Err("not a JSON object".into()));
+        assert_eq!(with_metadata(&path, |_| {}), Err("not a JSON object".into()));
         std::fs::write(&path, "{\"a\":").unwrap();
         assert_eq!(
-            with_metadata(&path, None, |_| {}),
+            with_metadata(&path, |_| {}),
             Err("invalid JSON: EOF while parsing a value at line 1 column 5".into())
         );
-        assert_eq!(with_metadata(&dir.path().join("none"), None, |_| {}), Ok(false));
+        assert_eq!(with_metadata(&dir.path().join("none"), |_| {}), Ok(false));
     }
 
     #[test]
