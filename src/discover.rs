@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::diag::Diag;
 use crate::error::{Error, Result};
@@ -141,6 +141,81 @@ impl SessionRecord {
         }
     }
 
+    /// Writes the record as one JSON object (no newline): the bytes
+    /// `serde_json::to_writer` gives for it, without its per-field machinery
+    /// (ci-find prints 100,000 of these in one run).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        use crate::output::json_str;
+        use std::io::Write as _;
+        fn opt(out: &mut Vec<u8>, key: &str, v: &Option<String>) {
+            out.extend_from_slice(key.as_bytes());
+            match v {
+                Some(s) => json_str(out, s),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        fn list(out: &mut Vec<u8>, key: &str, v: &Option<Vec<String>>) {
+            out.extend_from_slice(key.as_bytes());
+            match v {
+                Some(items) => {
+                    out.push(b'[');
+                    for (i, s) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        json_str(out, s);
+                    }
+                    out.push(b']');
+                }
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        out.extend_from_slice(b"{\"session\":");
+        json_str(out, &self.session);
+        opt(out, ",\"project\":", &self.project);
+        opt(out, ",\"workspace\":", &self.workspace);
+        opt(out, ",\"parent\":", &self.parent);
+        opt(out, ",\"agent\":", &self.agent);
+        opt(out, ",\"status\":", &self.status);
+        opt(out, ",\"started_at\":", &self.started_at);
+        opt(out, ",\"last_event_at\":", &self.last_event_at);
+        opt(out, ",\"ended_at\":", &self.ended_at);
+        opt(out, ",\"working_dir\":", &self.working_dir);
+        opt(out, ",\"recipe\":", &self.recipe);
+        out.extend_from_slice(b",\"recipe_step\":");
+        match &self.recipe_step {
+            // Writing into a Vec cannot fail.
+            Some(v) => drop(serde_json::to_writer(&mut *out, v)),
+            None => out.extend_from_slice(b"null"),
+        }
+        opt(out, ",\"parallel_group_id\":", &self.parallel_group_id);
+        out.extend_from_slice(match self.format {
+            Format::Amplifier => b",\"format\":\"amplifier\"",
+            Format::ClaudeHooks => b",\"format\":\"claude-hooks\"",
+        });
+        out.extend_from_slice(b",\"path\":");
+        json_str(out, &self.path);
+        out.extend_from_slice(b",\"bytes\":");
+        // Writing into a Vec cannot fail.
+        let _ = write!(out, "{}", self.bytes);
+        opt(out, ",\"mtime\":", &self.mtime);
+        opt(out, ",\"metadata\":", &self.metadata);
+        opt(out, ",\"model\":", &self.model);
+        list(out, ",\"files\":", &self.files);
+        out.extend_from_slice(match self.transcript {
+            Some(true) => b",\"transcript\":true",
+            Some(false) => b",\"transcript\":false",
+            None => b",\"transcript\":null",
+        });
+        out.extend_from_slice(b",\"events\":");
+        match self.events {
+            Some(n) => drop(write!(out, "{n}")),
+            None => out.extend_from_slice(b"null"),
+        }
+        list(out, ",\"tags\":", &self.tags);
+        out.push(b'}');
+    }
+
     /// Start time, parsed.
     pub fn start(&self) -> Option<Timestamp> {
         self.started_at.as_deref().and_then(time::parse_timestamp)
@@ -267,29 +342,42 @@ fn discover_amplifier(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
 
 /// The captures of session directories, read on all cores (each costs a stat
 /// and a metadata read; a tree can hold 100,000), kept in the given order.
+/// The directories are handed out in small blocks, so a thread that is slowed
+/// down (a busy machine, a cold cache) does not leave the other waiting. Each
+/// record is written once into its slot of one allocation, which is then
+/// compacted in place (records are large: copying 100,000 of them into fresh
+/// memory costs more than reading their metadata).
 fn captures_in_parallel(dirs: &[PathBuf], diag: &Diag) -> Vec<SessionRecord> {
+    const BLOCK: usize = 256;
+    let capture = |dir: &PathBuf| capture_in(dir, Some(diag));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads < 2 || dirs.len() < 256 {
-        return dirs.iter().filter_map(|d| capture_at(d, diag)).collect();
+        return dirs.iter().filter_map(capture).collect();
     }
-    let chunk = dirs.len().div_ceil(threads);
+    let mut slots: Vec<Option<SessionRecord>> = Vec::new();
+    slots.resize_with(dirs.len(), || None);
+    let blocks = std::sync::Mutex::new(dirs.chunks(BLOCK).zip(slots.chunks_mut(BLOCK)));
+    let work = || loop {
+        // A poisoned lock means another worker panicked: stop taking blocks.
+        let Some((block, out)) = blocks.lock().ok().and_then(|mut b| b.next()) else { return };
+        for (dir, slot) in block.iter().zip(out) {
+            *slot = capture(dir);
+        }
+    };
     std::thread::scope(|s| {
-        let parts: Vec<_> = dirs
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().filter_map(|d| capture_at(d, diag)).collect::<Vec<_>>()))
-            .collect();
+        let helpers: Vec<_> = (1..threads.min(dirs.len().div_ceil(BLOCK))).map(|_| s.spawn(work)).collect();
+        work();
         // A worker only panics on a bug; its sessions are then missing, never silently:
         // the join error is reported.
-        parts
-            .into_iter()
-            .flat_map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    diag.error(&"internal error: a discovery thread panicked");
-                    vec![]
-                })
-            })
-            .collect()
-    })
+        for h in helpers {
+            if h.join().is_err() {
+                diag.error(&"internal error: a discovery thread panicked");
+            }
+        }
+    });
+    // `filter_map` (unlike `flatten`) collects in place: no second allocation.
+    #[allow(clippy::filter_map_identity)]
+    slots.into_iter().filter_map(|r| r).collect()
 }
 
 /// The capture in session directory `dir` (`…/sessions/<id>`), if it has one.
@@ -321,22 +409,26 @@ pub const NOT_UTF8: &str = "path is not valid UTF-8 (not supported: records carr
 /// FIFO, socket, device or directory (never opened: it could block) — with
 /// the reason to report.
 pub fn usable_file(path: &Path) -> std::result::Result<fs::Metadata, Option<String>> {
-    match fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(None),
-        Err(e) => return Err(Some(e.to_string())),
-        Ok(_) => {}
-    }
+    // One stat that follows links answers the common case (a regular file, or
+    // nothing there); `lstat` is asked only when that fails with "not found",
+    // to tell a dangling link from no file. Any other failure of `stat` is the
+    // one `lstat` would have given first, or the link's own (a loop).
     match fs::metadata(path) {
         Ok(m) if m.is_file() => Ok(m),
         Ok(_) => Err(Some("not a regular file".into())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Some("dangling symbolic link".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match fs::symlink_metadata(path) {
+            Ok(_) => Err(Some("dangling symbolic link".into())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(None),
+            Err(e) => Err(Some(e.to_string())),
+        },
         Err(e) => Err(Some(e.to_string())),
     }
 }
 
 fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
-    let ci = dir.join("context-intelligence");
-    let events = ci.join("events.jsonl");
+    let mut events = PathBuf::with_capacity(dir.as_os_str().len() + 40);
+    events.push(dir);
+    events.push("context-intelligence/events.jsonl");
     let meta = match usable_file(&events) {
         Ok(meta) => meta,
         Err(reason) => {
@@ -346,12 +438,12 @@ fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
             return None;
         }
     };
-    if dir.to_str().is_none() {
+    let Some(events_str) = events.to_str() else {
         if let Some(diag) = diag {
             diag.error(&format_args!("{}: {NOT_UTF8}, skipped", dir.display()));
         }
         return None;
-    }
+    };
     let session = dir.file_name()?.to_string_lossy().into_owned();
     let project =
         dir.parent().and_then(Path::parent).and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned());
@@ -359,67 +451,135 @@ fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
         project: project.clone(),
         bytes: meta.len(),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
-        ..SessionRecord::new(session, Format::Amplifier, events.to_string_lossy().into_owned())
+        ..SessionRecord::new(session, Format::Amplifier, events_str.to_owned())
     };
-    let meta_path = ci.join("metadata.json");
-    rec.metadata = Some(match read_metadata(&meta_path) {
-        Ok(Some(m)) => {
-            apply_metadata(&mut rec, &m);
-            "ok".into()
-        }
-        Ok(None) => {
-            if let Some(diag) = diag {
-                diag.warn(&format_args!("{}: missing", meta_path.display()));
+    let mut meta_path = events;
+    meta_path.set_file_name("metadata.json");
+    rec.metadata = Some(
+        match with_metadata(&meta_path, |m| apply_metadata(&mut rec, m)) {
+            Ok(true) => "ok",
+            Ok(false) => {
+                if let Some(diag) = diag {
+                    diag.warn(&format_args!("{}: missing", meta_path.display()));
+                }
+                "missing"
             }
-            "missing".into()
-        }
-        Err(reason) => {
-            if let Some(diag) = diag {
-                diag.warn(&format_args!("{}: {reason}", meta_path.display()));
+            Err(reason) => {
+                if let Some(diag) = diag {
+                    diag.warn(&format_args!("{}: {reason}", meta_path.display()));
+                }
+                "corrupt"
             }
-            "corrupt".into()
         }
-    });
+        .into(),
+    );
     if rec.workspace.is_none() {
         rec.workspace = project;
     }
     if rec.agent.is_none() && rec.parent.is_some() {
-        rec.agent = fork_agent(&events);
+        rec.agent = fork_agent(Path::new(&rec.path));
     }
     Some(rec)
 }
 
-fn read_metadata(path: &Path) -> std::result::Result<Option<Map<String, Value>>, String> {
-    let file = match fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
-    // Sized up front: metadata.json is one short line, so this is one read.
-    let size = file.metadata().map_or(0, |m| m.len()).min(MAX_METADATA);
-    let mut buf = Vec::with_capacity(size as usize + 1);
-    file.take(MAX_METADATA).read_to_end(&mut buf).map_err(|e| e.to_string())?;
-    match serde_json::from_slice::<Value>(&buf) {
-        Ok(Value::Object(m)) => Ok(Some(m)),
-        Ok(_) => Err("not a JSON object".into()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
-    }
+thread_local! {
+    /// Per-thread scratch for reading metadata files: the bytes and the scanner's index.
+    static METADATA_SCRATCH: std::cell::RefCell<(Vec<u8>, crate::json::Index)> =
+        std::cell::RefCell::new((Vec::new(), crate::json::Index::new()));
 }
 
-fn apply_metadata(rec: &mut SessionRecord, m: &Map<String, Value>) {
-    let s = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_owned);
-    let nonempty = |k: &str| s(k).filter(|v| !v.is_empty());
-    rec.workspace = s("workspace");
-    rec.parent = nonempty("parent_id");
-    rec.agent = nonempty("agent_name");
-    rec.status = s("status");
-    rec.started_at = nonempty("started_at");
-    rec.last_event_at = nonempty("last_event_at");
-    rec.ended_at = nonempty("ended_at");
-    rec.working_dir = s("working_dir");
-    rec.recipe = nonempty("recipe_name");
-    rec.recipe_step = m.get("recipe_step").filter(|v| !v.is_null()).cloned();
-    rec.parallel_group_id = nonempty("parallel_group_id");
+/// Reads the metadata file `path` and hands its top-level object to `apply`.
+/// `Ok(false)`: no such file; `Err`: unreadable or not a JSON object, with the
+/// reason (serde_json's wording, as before this scanner was used here).
+///
+/// The file is read into a reused per-thread buffer and validated with the
+/// project's scanner ([`crate::json`], the grammar serde_json accepts): no
+/// DOM, no `fstat`. A read that returns less than the buffer holds and gives
+/// a valid object ends the reading (a regular file's read is short only at
+/// its end on local file systems); anything else is read to the end first.
+fn with_metadata(path: &Path, apply: impl FnOnce(&crate::json::Record)) -> std::result::Result<bool, String> {
+    let mut file = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e.to_string()),
+    };
+    METADATA_SCRATCH.with_borrow_mut(|(buf, idx)| {
+        if buf.is_empty() {
+            buf.resize(16 * 1024, 0);
+        }
+        let mut len = 0;
+        let mut checked_short = false;
+        loop {
+            if len == buf.len() {
+                if len as u64 >= MAX_METADATA {
+                    break; // read no further, as before: the parse reports it
+                }
+                buf.resize((len * 2).min(MAX_METADATA as usize), 0);
+            }
+            match file.read(&mut buf[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.to_string()),
+            }
+            if !checked_short && len < buf.len() {
+                checked_short = true;
+                if let Ok(rec) = idx.parse(&buf[..len]) {
+                    apply(&rec);
+                    return Ok(true);
+                }
+            }
+        }
+        let text = &buf[..len];
+        if let Ok(rec) = idx.parse(text) {
+            apply(&rec);
+            return Ok(true);
+        }
+        // Only damaged files get here: serde_json words the reason.
+        match serde_json::from_slice::<Value>(text) {
+            Ok(Value::Object(m)) => {
+                // The scanner refused what serde_json accepts: not expected (same
+                // grammar), but the object is still used, through its canonical text.
+                let canon = serde_json::to_vec(&m).map_err(|e| e.to_string())?;
+                let rec = idx.parse(&canon).map_err(|e| format!("invalid JSON: {e}"))?;
+                apply(&rec);
+                Ok(true)
+            }
+            Ok(_) => Err("not a JSON object".into()),
+            Err(e) => Err(format!("invalid JSON: {e}")),
+        }
+    })
+}
+
+/// Fills the record's metadata fields in one pass over the object's members
+/// (a later duplicate key wins, as with serde_json).
+fn apply_metadata(rec: &mut SessionRecord, m: &crate::json::Record) {
+    for (key, v) in m.members() {
+        let decoded;
+        let key = if key.contains(&b'\\') {
+            let Some(k) = crate::json::decode_str(key) else { continue };
+            decoded = k;
+            decoded.as_bytes()
+        } else {
+            key
+        };
+        let s = || v.as_str().map(std::borrow::Cow::into_owned);
+        let nonempty = || s().filter(|v| !v.is_empty());
+        match key {
+            b"workspace" => rec.workspace = s(),
+            b"parent_id" => rec.parent = nonempty(),
+            b"agent_name" => rec.agent = nonempty(),
+            b"status" => rec.status = s(),
+            b"started_at" => rec.started_at = nonempty(),
+            b"last_event_at" => rec.last_event_at = nonempty(),
+            b"ended_at" => rec.ended_at = nonempty(),
+            b"working_dir" => rec.working_dir = s(),
+            b"recipe_name" => rec.recipe = nonempty(),
+            b"recipe_step" => rec.recipe_step = Some(v).filter(|v| !v.is_null()).and_then(|v| v.to_value()),
+            b"parallel_group_id" => rec.parallel_group_id = nonempty(),
+            _ => {}
+        }
+    }
 }
 
 /// The agent name a child's first line (`session:fork`) carries.
@@ -436,20 +596,47 @@ fn fork_agent(events: &Path) -> Option<String> {
     Some(agent.into_owned())
 }
 
+/// The entries of `dir`, sorted. All share the parent `dir`, so comparing the
+/// whole paths as bytes gives the order of `Path`'s component-wise comparison
+/// at a fraction of its cost (a sessions folder can hold thousands of entries).
 fn read_dir_sorted(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut v: Vec<PathBuf> = fs::read_dir(dir)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    v.sort();
+    v.sort_unstable_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
     Ok(v)
 }
 
-/// Sorts newest first by start time (ties and unknown starts by id; sessions
-/// with no start time come last).
+/// Sorts newest first by start time (ties and unknown starts by id, then
+/// path; sessions with no start time come last).
 pub fn sort_newest_first(v: &mut [SessionRecord]) {
-    // Parse each start time once, not once per comparison.
-    v.sort_by_cached_key(|r| {
-        let start = r.start();
-        (start.is_none(), std::cmp::Reverse(start), r.session.clone(), r.path.clone())
+    // Each start time is parsed once, not once per comparison; ties compare
+    // the records' strings in place (no copies).
+    let starts: Vec<Option<Timestamp>> = v.iter().map(SessionRecord::start).collect();
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let key = |i: usize| (starts[i].is_none(), std::cmp::Reverse(starts[i]));
+        key(a)
+            .cmp(&key(b))
+            .then_with(|| v[a].session.cmp(&v[b].session))
+            .then_with(|| v[a].path.cmp(&v[b].path))
+            .then(a.cmp(&b))
     });
+    permute(v, order);
+}
+
+/// Reorders `v` so that position `i` holds the element that was at `order[i]`
+/// (`order` is a permutation of `0..v.len()`).
+fn permute<T>(v: &mut [T], mut order: Vec<usize>) {
+    for i in 0..v.len() {
+        // Follow the cycle starting at i, marking visited slots with their own index.
+        let mut cur = i;
+        while order[cur] != i {
+            let next = order[cur];
+            v.swap(cur, next);
+            order[cur] = cur;
+            cur = next;
+        }
+        order[cur] = cur;
+    }
 }
 
 /// Resolves a session id given in full or as a unique prefix of at least 8
@@ -480,6 +667,63 @@ pub fn select_session<'a>(all: &'a [SessionRecord], wanted: &str) -> Result<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_json_is_serde_json() {
+        let mut full = SessionRecord::new("s\"1\u{1}é".into(), Format::ClaudeHooks, "/p/a b\\c".into());
+        full.project = Some("-p".into());
+        full.recipe_step = Some(serde_json::json!({"b": [1.5, null], "a": "x"}));
+        full.bytes = 123;
+        full.files = Some(vec!["_claude_Stop.jsonl".into(), "x\ny".into()]);
+        full.transcript = Some(false);
+        full.events = Some(7);
+        full.tags = Some(vec![]);
+        let bare = SessionRecord::new("id".into(), Format::Amplifier, "/p".into());
+        for r in [full, bare] {
+            let mut ours = vec![];
+            r.write_json(&mut ours);
+            assert_eq!(String::from_utf8(ours).unwrap(), serde_json::to_string(&r).unwrap());
+        }
+    }
+
+    #[test]
+    fn newest_first_with_ties_by_id_then_path() {
+        let rec = |id: &str, path: &str, start: Option<&str>| SessionRecord {
+            started_at: start.map(str::to_owned),
+            ..SessionRecord::new(id.into(), Format::Amplifier, path.into())
+        };
+        let mut v = vec![
+            rec("b", "/2", None),
+            rec("c", "/1", Some("2026-01-01T00:00:00Z")),
+            rec("a", "/9", None),
+            rec("b", "/1", Some("2026-01-02T00:00:00+00:00")),
+            rec("a", "/3", Some("2026-01-01T00:00:00.000+00:00")),
+            rec("b", "/0", None),
+        ];
+        sort_newest_first(&mut v);
+        let got: Vec<(&str, &str)> = v.iter().map(|r| (r.session.as_str(), r.path.as_str())).collect();
+        assert_eq!(got, [("b", "/1"), ("a", "/3"), ("c", "/1"), ("a", "/9"), ("b", "/0"), ("b", "/2")]);
+    }
+
+    #[test]
+    fn metadata_duplicates_and_escaped_keys_as_serde_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metadata.json");
+        let text = r#"{"status":"a","st\u0061tus":"b","parent_id":"","recipe_step":[1.50,{"k":null}],"agent_name":7}"#;
+        std::fs::write(&path, text).unwrap();
+        let mut rec = SessionRecord::new("s".into(), Format::Amplifier, "p".into());
+        assert_eq!(with_metadata(&path, |m| apply_metadata(&mut rec, m)), Ok(true));
+        assert_eq!((rec.status.as_deref(), rec.parent.as_deref(), rec.agent.as_deref()), (Some("b"), None, None));
+        assert_eq!(rec.recipe_step, Some(serde_json::json!([1.5, {"k": null}])));
+        std::fs::write(&path, "[1]").unwrap();
+        assert_eq!(with_metadata(&path, |_| {}), Err("not a JSON object".into()));
+        std::fs::write(&path, "{\"a\":").unwrap();
+        assert_eq!(
+            with_metadata(&path, |_| {}),
+            Err("invalid JSON: EOF while parsing a value at line 1 column 5".into())
+        );
+        assert_eq!(with_metadata(&dir.path().join("none"), |_| {}), Ok(false));
+    }
 
     #[test]
     fn slugs_follow_amplifier() {

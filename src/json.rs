@@ -431,8 +431,13 @@ pub fn validate(line: &[u8]) -> Result<()> {
 
 /// Compares a raw (possibly escaped) key with a plain one.
 pub fn key_eq(raw: &[u8], key: &str) -> bool {
-    if memchr::memchr(b'\\', raw).is_none() {
-        raw == key.as_bytes()
+    // Every escape decodes to fewer bytes than it takes, so a raw key that is
+    // not longer than `key` matches only byte for byte (the common case, and
+    // no search for a backslash in every key compared).
+    if raw == key.as_bytes() {
+        true
+    } else if raw.len() <= key.len() || !raw.contains(&b'\\') {
+        false
     } else {
         decode_str(raw).is_some_and(|k| k == key)
     }

@@ -266,6 +266,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             Ok(found) if found.is_empty() => {
                 crate::diag::eprint(format_args!("{}: looked in {}, found 0", diag.prog(), root.display()))
             }
+            // The first root's records are taken as they are (no copy of 100,000 records).
+            Ok(found) if all.is_empty() => all = found,
             Ok(found) => all.extend(found),
             Err(e) => diag.error(&e),
         }
@@ -333,7 +335,7 @@ fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Resul
             buf.extend_from_slice(r.path.as_bytes());
             buf.push(if args.null { 0 } else { b'\n' });
         } else {
-            serde_json::to_writer(&mut buf, r).map_err(|e| Error::Msg(e.to_string()))?;
+            r.write_json(&mut buf);
             buf.push(b'\n');
         }
         if buf.len() > 60 * 1024 {
