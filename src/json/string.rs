@@ -14,10 +14,10 @@
 //! The block scan proves a string valid when every escape is one of
 //! `\" \\ \/ \b \f \n \r \t \uXXXX` and no control character occurs; the few
 //! `\uDxxx` escapes (surrogates, whose pairing rules look across escapes:
-//! emoji are written as pairs) are checked one by one with the scalar escape
-//! check. Anything else hands back to the scalar scanner, which gives the
-//! exact verdict and error position, from the last block boundary where no
-//! escape was open.
+//! emoji are written as pairs) are checked one by one. Anything else hands
+//! back to the scalar scanner, which gives the exact verdict and error
+//! position, from the last block boundary where no escape was open. On CPUs
+//! with AVX2 (detected at run time) blocks are classified in 32-byte lanes.
 
 use crate::skim::escaped;
 
@@ -47,6 +47,46 @@ struct Escapes {
 /// `Err(resume)`: the scalar scanner must decide, starting at `resume`
 /// (`from`, or a later position where no escape is open).
 pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, the one feature the function enables.
+            return unsafe { skip_plain_avx2(b, from) };
+        }
+    }
+    skip_plain_with::<Baseline>(b, from)
+}
+
+/// [`skip_plain`] with 32-byte AVX2 lanes (half the instructions of SSE2's).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn skip_plain_avx2(b: &[u8], from: usize) -> Result<usize, usize> {
+    skip_plain_with::<avx2::Avx2>(b, from)
+}
+
+/// How blocks are classified: the baseline (SSE2 on x86_64) or AVX2.
+trait Classify {
+    fn plain(block: &[u8; BLOCK]) -> Plain;
+    fn escapes(block: &[u8; BLOCK]) -> Escapes;
+}
+
+/// The classifier every CPU of the target has.
+struct Baseline;
+
+impl Classify for Baseline {
+    #[inline(always)]
+    fn plain(block: &[u8; BLOCK]) -> Plain {
+        plain(block)
+    }
+
+    #[inline(always)]
+    fn escapes(block: &[u8; BLOCK]) -> Escapes {
+        escapes(block)
+    }
+}
+
+#[inline(always)]
+fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, usize> {
     let mut prev_escaped = 0u64;
     // Positions of this block that must be hex digits / must not be `d`/`D`,
     // carried from `\u` escapes near the end of the previous block.
@@ -63,7 +103,7 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
             clean = if at + 1 == pair_low { at - 6 } else { at };
         }
         let block = crate::skim::block_at(b, at, &mut pad);
-        let p = plain(block);
+        let p = C::plain(block);
         let esc = escaped(p.backslash, &mut prev_escaped);
         let quotes = p.quote & !esc;
         // Bits before the closing quote (all of them when it is not here).
@@ -73,7 +113,7 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
         }
         let esc = esc & before;
         if esc != 0 || need_hex != 0 {
-            let e = escapes(block);
+            let e = C::escapes(block);
             let u = esc & e.u;
             let hex = need_hex | (u << 1) | (u << 2) | (u << 3) | (u << 4);
             let not_d = need_not_d | (u << 1);
@@ -89,9 +129,9 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
                     return Err(clean);
                 }
             }
-            // `\uD...`: a surrogate (D800-DFFF) or not (D000-D7FF); the
-            // scalar check of the escape decides, and checks the low half of
-            // a pair with the high one.
+            // `\uD...`: a surrogate (D800-DFFF) or not (D000-D7FF). A high
+            // half takes the low half that follows with it; anything else
+            // (a lone half) is left to the scalar scanner.
             let mut d = not_d & e.d;
             while d != 0 {
                 let u = at + d.trailing_zeros() as usize - 1;
@@ -99,10 +139,21 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
                 if u == pair_low {
                     continue;
                 }
-                match super::escape_checked(b, u - 1) {
-                    Ok(end) if end == u + 11 => pair_low = u + 6,
-                    Ok(_) => {}
-                    Err(_) => return Err(clean),
+                // The digits are hex (checked above, or in the next block for
+                // those past this one); the second one tells the range.
+                let lower = |k: usize| b.get(k).map(|c| c | 0x20);
+                match lower(u + 2) {
+                    Some(b'0'..=b'7') => {}
+                    // A high half: the low half must follow at once (its own
+                    // digits are checked as those of any `\u` escape).
+                    Some(b'8' | b'9' | b'a' | b'b')
+                        if b.get(u + 5..u + 7) == Some(b"\\u")
+                            && lower(u + 7) == Some(b'd')
+                            && matches!(lower(u + 8), Some(b'c'..=b'f')) =>
+                    {
+                        pair_low = u + 6
+                    }
+                    _ => return Err(clean),
                 }
             }
             need_hex = (u >> 63) | (u >> 62) | (u >> 61) | (u >> 60);
@@ -258,6 +309,106 @@ pub(crate) fn sample_blocks() -> impl Iterator<Item = [u8; BLOCK]> {
     (0..256usize).map(|seed| std::array::from_fn(|k| ((seed * 131 + k * 37) ^ (k << 3)) as u8))
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::{Classify, Escapes, Plain, BLOCK};
+
+    /// The AVX2 classifier; only used from [`super::skip_plain_avx2`].
+    pub(super) struct Avx2;
+
+    impl Classify for Avx2 {
+        #[inline(always)]
+        fn plain(block: &[u8; BLOCK]) -> Plain {
+            // SAFETY: only instantiated inside `skip_plain_avx2`, which runs
+            // after the CPU was found to support AVX2.
+            unsafe { plain(block) }
+        }
+
+        #[inline(always)]
+        fn escapes(block: &[u8; BLOCK]) -> Escapes {
+            // SAFETY: as for `plain`.
+            unsafe { escapes(block) }
+        }
+    }
+
+    /// The two 32-byte halves of a block.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn halves(block: &[u8; BLOCK]) -> (__m256i, __m256i) {
+        // SAFETY: unaligned loads of 32 bytes at offsets 0 and 32 of a 64-byte array.
+        unsafe {
+            (
+                _mm256_loadu_si256(block.as_ptr() as *const __m256i),
+                _mm256_loadu_si256(block.as_ptr().add(32) as *const __m256i),
+            )
+        }
+    }
+
+    /// The 64-bit mask of a byte test applied to both halves.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn bits(lo: __m256i, hi: __m256i) -> u64 {
+        u64::from(_mm256_movemask_epi8(lo) as u32) | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn eq(v: __m256i, c: u8) -> __m256i {
+        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
+    }
+
+    /// Bytes in `lo..=hi` (unsigned).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn within(v: __m256i, lo: u8, hi: u8) -> __m256i {
+        let ge = _mm256_cmpeq_epi8(_mm256_max_epu8(v, _mm256_set1_epi8(lo as i8)), v);
+        let le = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(hi as i8)), v);
+        _mm256_and_si256(ge, le)
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn lower(v: __m256i) -> __m256i {
+        _mm256_or_si256(v, _mm256_set1_epi8(0x20))
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn hex(v: __m256i) -> __m256i {
+        _mm256_or_si256(within(v, b'0', b'9'), within(lower(v), b'a', b'f'))
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn plain(block: &[u8; BLOCK]) -> Plain {
+        // SAFETY: the caller runs with AVX2 (this function's only feature).
+        unsafe {
+            let (a, b) = halves(block);
+            Plain {
+                quote: bits(eq(a, b'"'), eq(b, b'"')),
+                backslash: bits(eq(a, b'\\'), eq(b, b'\\')),
+                control: bits(within(a, 0, 0x1f), within(b, 0, 0x1f)),
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn escapes(block: &[u8; BLOCK]) -> Escapes {
+        // SAFETY: the caller runs with AVX2 (this function's only feature).
+        unsafe {
+            let (a, b) = halves(block);
+            Escapes {
+                u: bits(eq(a, b'u'), eq(b, b'u')),
+                hex: bits(hex(a), hex(b)),
+                d: bits(eq(lower(a), b'd'), eq(lower(b), b'd')),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +420,26 @@ mod tests {
             assert_eq!((a.quote, a.backslash, a.control), (b.quote, b.backslash, b.control));
             let (a, b) = (escapes(&block), scalar::escapes(&block));
             assert_eq!((a.u, a.hex, a.d), (b.u, b.hex, b.d));
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_and_scalar_classes_agree() {
+        use avx2::Avx2;
+        if !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        for block in sample_blocks() {
+            let (a, b) = (Avx2::plain(&block), scalar::plain(&block));
+            assert_eq!((a.quote, a.backslash, a.control), (b.quote, b.backslash, b.control));
+            let (a, b) = (Avx2::escapes(&block), scalar::escapes(&block));
+            assert_eq!((a.u, a.hex, a.d), (b.u, b.hex, b.d));
+            // Both classifiers find the same string ends.
+            let mut line = vec![b'"'];
+            line.extend_from_slice(&block);
+            line.extend_from_slice(b"\" tail");
+            assert_eq!(skip_plain_with::<Baseline>(&line, 1), skip_plain(&line, 1));
         }
     }
 
