@@ -14,6 +14,9 @@
 #   bench/instructions.sh --update   # rewrite the baseline with today's counts
 # Env: BIN_DIR (default target/release, built here unless BENCH_NO_BUILD=1),
 #      TOLERANCE_PCT (default 10), KEEP_TMP=1 to keep the corpus and outputs.
+# Counts depend on the CPU features detected at run time (the JSON scanner and simd-json take
+# AVX2 paths when present): compare counts made on machines of the same kind; the committed
+# baseline was made on an x86_64 CPU with AVX2.
 # Needs: valgrind, python3. Not part of .ci/run (about 10 s on top of a release build).
 set -euo pipefail
 
