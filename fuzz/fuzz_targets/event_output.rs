@@ -44,12 +44,7 @@ fuzz_target!(|bytes: &[u8]| {
         Ok(Value::Object(m)) => m,
         other => panic!("scanner accepted what serde does not: {other:?}"),
     };
-    let ev = Event {
-        rec,
-        capture: None,
-        line: 1,
-        source: "-",
-    };
+    let ev = Event { rec, capture: None, line: 1, source: "-" };
 
     // --full
     let full = print(&ev, None);
@@ -61,25 +56,15 @@ fuzz_target!(|bytes: &[u8]| {
 
     // With a budget.
     let mut out = Vec::new();
-    EventFormat {
-        max_bytes: Some(budget),
-        ..Default::default()
-    }
-    .write(&ev, &mut out);
+    EventFormat { max_bytes: Some(budget), ..Default::default() }.write(&ev, &mut out);
     let printed = one_line(&out);
     let shrunk = object(printed);
     for key in ["event", "timestamp", "workspace"] {
         assert_eq!(shrunk.get(key), input.get(key), "{key}");
     }
     assert_eq!(shrunk.get("ci"), full.get("ci"));
-    let data_in = input
-        .get("data")
-        .and_then(Value::as_object)
-        .expect("event data");
-    let data_out = shrunk
-        .get("data")
-        .and_then(Value::as_object)
-        .expect("data kept an object");
+    let data_in = input.get("data").and_then(Value::as_object).expect("event data");
+    let data_out = shrunk.get("data").and_then(Value::as_object).expect("data kept an object");
     let mut protected = Map::new();
     for (k, v) in data_in.iter().filter(|(k, _)| is_protected_key(k)) {
         assert_eq!(data_out.get(k), Some(v), "protected data.{k}");
@@ -91,21 +76,11 @@ fuzz_target!(|bytes: &[u8]| {
         o
     })
     .len();
-    let data_len = serde_json::to_vec(&Value::Object(data_out.clone()))
-        .expect("serialises")
-        .len();
+    let data_len = serde_json::to_vec(&Value::Object(data_out.clone())).expect("serialises").len();
     let envelope = printed.len().saturating_sub(data_len);
-    let floor = envelope
-        + serde_json::to_vec(&Value::Object(protected))
-            .expect("ser")
-            .len()
-        + 40;
+    let floor = envelope + serde_json::to_vec(&Value::Object(protected)).expect("ser").len() + 40;
     if budget >= whole.min(floor + 1) {
-        assert!(
-            printed.len() <= budget,
-            "{} bytes over budget {budget} (whole {whole}, floor {floor})",
-            printed.len()
-        );
+        assert!(printed.len() <= budget, "{} bytes over budget {budget} (whole {whole}, floor {floor})", printed.len());
     }
 });
 
@@ -126,10 +101,6 @@ fn object(line: &[u8]) -> Map<String, Value> {
 
 fn print(ev: &Event<'_>, max_bytes: Option<usize>) -> Map<String, Value> {
     let mut out = Vec::new();
-    EventFormat {
-        max_bytes,
-        ..Default::default()
-    }
-    .write(ev, &mut out);
+    EventFormat { max_bytes, ..Default::default() }.write(ev, &mut out);
     object(one_line(&out))
 }

@@ -10,6 +10,11 @@
 //!   winning, correspond one to one with serde's map; `get`, `get_str`,
 //!   `decode_str` of every string member, `to_value` and the trusted walk
 //!   (`Raw::members`/`items`/`get`) all agree with serde's values;
+//! - the skim (`Index::skim`, ci-filter's envelope fast path) agrees with the
+//!   full parse: on every line the parse accepts it gives the same members and
+//!   closing brace (not marked validated); a line it refuses gets the parse's
+//!   error; a line it accepts that the parse refuses is damaged only inside a
+//!   top-level container, so `json::validate` refuses it with the parse's error;
 //! - `Raw::members`/`items`/`get` and `decode_str` never panic on arbitrary
 //!   (unvalidated) bytes, and `decode_str` agrees with serde whenever serde
 //!   accepts the bytes as the content of a string.
@@ -21,9 +26,26 @@ use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
     check_against_serde(data);
+    check_skim(data);
     walk_untrusted(Raw(data), 0);
     check_decode_str(data);
 });
+
+fn check_skim(data: &[u8]) {
+    let (mut full, mut fast) = (Index::new(), Index::new());
+    let members =
+        |r: &ci_tools::json::Record<'_>| r.members().map(|(k, v)| (k.to_vec(), v.bytes().to_vec())).collect::<Vec<_>>();
+    match (full.parse(data), fast.skim(data)) {
+        (Ok(p), Ok(s)) => {
+            assert_eq!(members(&p), members(&s), "skim members");
+            assert_eq!(p.close(), s.close(), "skim close");
+            assert!(p.is_validated() && !s.is_validated());
+        }
+        (Err(p), Err(s)) => assert_eq!(p, s, "skim error"),
+        (Ok(_), Err(e)) => panic!("skim refuses a valid line: {e:?}"),
+        (Err(p), Ok(_)) => assert_eq!(ci_tools::json::validate(data), Err(p), "validate after skim"),
+    }
+}
 
 fn check_against_serde(data: &[u8]) {
     let mut idx = Index::new();
@@ -84,9 +106,7 @@ fn check_against_serde(data: &[u8]) {
                     assert_eq!(at, e.valid_up_to());
                 }
                 ParseError::Blank => {
-                    assert!(data
-                        .iter()
-                        .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')));
+                    assert!(data.iter().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')));
                     assert!(theirs.is_eof());
                 }
                 ParseError::NotObject => panic!("NotObject but serde rejects: {theirs}"),

@@ -83,12 +83,7 @@ fn check(r: &mut LineReader<Chunky<'_>>, bytes: &[u8]) {
 }
 
 fuzz_target!(|input: Input| {
-    let chunky = |data| Chunky {
-        data,
-        chunks: &input.chunks,
-        k: 0,
-        interrupted: false,
-    };
+    let chunky = |data| Chunky { data, chunks: &input.chunks, k: 0, interrupted: false };
     let mut r = LineReader::with_capacity(chunky(&input.first), usize::from(input.capacity));
     check(&mut r, &input.first);
     if let Some(second) = &input.second {

@@ -14,8 +14,8 @@
 
 use arbitrary::Arbitrary;
 use ci_tools::time::{
-    bucket, format_timestamp, millis_between, parse_bound, parse_timestamp, parse_tz, tz_name,
-    BoundKind, Bucket, TimeZone, Timestamp,
+    bucket, format_timestamp, millis_between, parse_bound, parse_timestamp, parse_tz, tz_name, BoundKind, Bucket,
+    TimeZone, Timestamp,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -80,9 +80,7 @@ fuzz_target!(|input: Input<'_>| {
                 let v = input.text.trim();
                 if v.eq_ignore_ascii_case("now") {
                     assert_eq!(ts, now);
-                } else if v.ends_with(['s', 'm', 'h', 'd', 'w'])
-                    && v.starts_with(|c: char| c.is_ascii_digit())
-                {
+                } else if v.ends_with(['s', 'm', 'h', 'd', 'w']) && v.starts_with(|c: char| c.is_ascii_digit()) {
                     assert!(ts <= now, "relative age {v:?} after now");
                 }
             }

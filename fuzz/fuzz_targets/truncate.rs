@@ -31,11 +31,7 @@ impl<'a> Arbitrary<'a> for Input {
             1 | 2 => usize::from(u.arbitrary::<u16>()? % 4096),
             _ => usize::from(u.arbitrary::<u16>()?),
         };
-        let data = if u.ratio(7, 8)? {
-            object(u, 0)?
-        } else {
-            value(u, 0)?
-        };
+        let data = if u.ratio(7, 8)? { object(u, 0)? } else { value(u, 0)? };
         Ok(Input { data, room })
     }
 }
@@ -89,11 +85,8 @@ fn value(u: &mut Unstructured<'_>, depth: usize) -> Result<Value> {
         5 => object(u, depth)?,
         _ => {
             // Arrays, sometimes long (elision of items).
-            let n = if u.ratio(1, 4)? {
-                usize::from(u.arbitrary::<u8>()?)
-            } else {
-                usize::from(u.int_in_range(0..=6u8)?)
-            };
+            let n =
+                if u.ratio(1, 4)? { usize::from(u.arbitrary::<u8>()?) } else { usize::from(u.int_in_range(0..=6u8)?) };
             let mut items = Vec::with_capacity(n);
             for _ in 0..n {
                 items.push(value(u, depth + 1)?);
@@ -127,11 +120,8 @@ fuzz_target!(|input: Input| {
 
     let bound = match &original {
         Value::Object(map) => {
-            let protected: Map<String, Value> = map
-                .iter()
-                .filter(|(k, _)| is_protected_key(k))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
+            let protected: Map<String, Value> =
+                map.iter().filter(|(k, _)| is_protected_key(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
             let result = v.as_object().expect("an object stays an object");
             for (k, pv) in &protected {
                 assert_eq!(result.get(k), Some(pv), "protected member {k:?} changed");
