@@ -12,6 +12,8 @@ const INITIAL: usize = 256 * 1024;
 
 /// The most a full buffer's initialised length grows by at once.
 const GROW_STEP: usize = 4 << 20;
+/// The most bytes asked of one read.
+const READ_CHUNK: usize = 256 * 1024;
 
 /// One physical line, without its `\n`.
 #[derive(Debug, Clone, Copy)]
@@ -133,8 +135,11 @@ impl<R: Read> LineReader<R> {
         if self.end == self.buf.len() {
             self.grow();
         }
+        // At most READ_CHUNK per read: what was just copied in is scanned while
+        // it is still in the CPU's cache (the buffer may have grown to megabytes).
+        let stop = self.buf.len().min(self.end + READ_CHUNK);
         loop {
-            match self.rdr.read(&mut self.buf[self.end..]) {
+            match self.rdr.read(&mut self.buf[self.end..stop]) {
                 Ok(0) => {
                     self.eof = true;
                     return Ok(());
