@@ -54,20 +54,28 @@ pub(super) fn skip_plain(b: &[u8], from: usize) -> Result<usize, usize> {
             return unsafe { skip_plain_avx2(b, from) };
         }
     }
-    skip_plain_with::<Baseline>(b, from)
+    // SAFETY: the baseline classifier needs nothing beyond the target's baseline.
+    unsafe { skip_plain_with::<Baseline>(b, from) }
 }
 
 /// [`skip_plain`] with 32-byte AVX2 lanes (half the instructions of SSE2's).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn skip_plain_avx2(b: &[u8], from: usize) -> Result<usize, usize> {
-    skip_plain_with::<avx2::Avx2>(b, from)
+    // SAFETY: this function runs only on CPUs with AVX2, all `Avx2` needs.
+    unsafe { skip_plain_with::<avx2::Avx2>(b, from) }
 }
 
 /// How blocks are classified: the baseline (SSE2 on x86_64) or AVX2.
+///
+/// # Safety
+/// Implementations may use CPU features beyond the target's baseline: call
+/// their functions only on a CPU that has them (see each implementation).
 trait Classify {
-    fn plain(block: &[u8; BLOCK]) -> Plain;
-    fn escapes(block: &[u8; BLOCK]) -> Escapes;
+    /// Quotes, backslashes and control characters.
+    unsafe fn plain(block: &[u8; BLOCK]) -> Plain;
+    /// `u`, hex digits and `d`/`D`.
+    unsafe fn escapes(block: &[u8; BLOCK]) -> Escapes;
 }
 
 /// The classifier every CPU of the target has.
@@ -75,18 +83,22 @@ struct Baseline;
 
 impl Classify for Baseline {
     #[inline(always)]
-    fn plain(block: &[u8; BLOCK]) -> Plain {
+    unsafe fn plain(block: &[u8; BLOCK]) -> Plain {
         plain(block)
     }
 
     #[inline(always)]
-    fn escapes(block: &[u8; BLOCK]) -> Escapes {
+    unsafe fn escapes(block: &[u8; BLOCK]) -> Escapes {
         escapes(block)
     }
 }
 
 #[inline(always)]
-fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, usize> {
+/// [`skip_plain`] with the classifier `C`.
+///
+/// # Safety
+/// The CPU has the features `C` needs.
+unsafe fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, usize> {
     let mut prev_escaped = 0u64;
     // Positions of this block that must be hex digits / must not be `d`/`D`,
     // carried from `\u` escapes near the end of the previous block.
@@ -103,7 +115,8 @@ fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, usize> {
             clean = if at + 1 == pair_low { at - 6 } else { at };
         }
         let block = crate::skim::block_at(b, at, &mut pad);
-        let p = C::plain(block);
+        // SAFETY: the caller vouches for `C`'s CPU features.
+        let p = unsafe { C::plain(block) };
         let esc = escaped(p.backslash, &mut prev_escaped);
         let quotes = p.quote & !esc;
         // Bits before the closing quote (all of them when it is not here).
@@ -113,7 +126,8 @@ fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, usize> {
         }
         let esc = esc & before;
         if esc != 0 || need_hex != 0 {
-            let e = C::escapes(block);
+            // SAFETY: as for `plain` above.
+            let e = unsafe { C::escapes(block) };
             let u = esc & e.u;
             let hex = need_hex | (u << 1) | (u << 2) | (u << 3) | (u << 4);
             let not_d = need_not_d | (u << 1);
@@ -315,19 +329,18 @@ mod avx2 {
 
     use super::{Classify, Escapes, Plain, BLOCK};
 
-    /// The AVX2 classifier; only used from [`super::skip_plain_avx2`].
+    /// The AVX2 classifier: its functions need a CPU with AVX2.
     pub(super) struct Avx2;
 
     impl Classify for Avx2 {
         #[inline(always)]
-        fn plain(block: &[u8; BLOCK]) -> Plain {
-            // SAFETY: only instantiated inside `skip_plain_avx2`, which runs
-            // after the CPU was found to support AVX2.
+        unsafe fn plain(block: &[u8; BLOCK]) -> Plain {
+            // SAFETY: the caller runs on a CPU with AVX2 (the trait's contract).
             unsafe { plain(block) }
         }
 
         #[inline(always)]
-        fn escapes(block: &[u8; BLOCK]) -> Escapes {
+        unsafe fn escapes(block: &[u8; BLOCK]) -> Escapes {
             // SAFETY: as for `plain`.
             unsafe { escapes(block) }
         }
@@ -431,15 +444,18 @@ mod tests {
             return;
         }
         for block in sample_blocks() {
-            let (a, b) = (Avx2::plain(&block), scalar::plain(&block));
+            // SAFETY: the CPU has AVX2 (checked above).
+            let (a, b) = (unsafe { Avx2::plain(&block) }, scalar::plain(&block));
             assert_eq!((a.quote, a.backslash, a.control), (b.quote, b.backslash, b.control));
-            let (a, b) = (Avx2::escapes(&block), scalar::escapes(&block));
+            // SAFETY: the CPU has AVX2 (checked above).
+            let (a, b) = (unsafe { Avx2::escapes(&block) }, scalar::escapes(&block));
             assert_eq!((a.u, a.hex, a.d), (b.u, b.hex, b.d));
             // Both classifiers find the same string ends.
             let mut line = vec![b'"'];
             line.extend_from_slice(&block);
             line.extend_from_slice(b"\" tail");
-            assert_eq!(skip_plain_with::<Baseline>(&line, 1), skip_plain(&line, 1));
+            // SAFETY: the baseline classifier runs on every CPU of the target.
+            assert_eq!(unsafe { skip_plain_with::<Baseline>(&line, 1) }, skip_plain(&line, 1));
         }
     }
 
