@@ -599,7 +599,7 @@ fn fork_agent(events: &Path) -> Option<String> {
 /// The entries of `dir`, sorted. All share the parent `dir`, so comparing the
 /// whole paths as bytes gives the order of `Path`'s component-wise comparison
 /// at a fraction of its cost (a sessions folder can hold thousands of entries).
-fn read_dir_sorted(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn read_dir_sorted(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut v: Vec<PathBuf> = fs::read_dir(dir)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     v.sort_unstable_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
     Ok(v)

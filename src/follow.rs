@@ -39,18 +39,10 @@ use std::time::Duration;
 use crate::lines::LineReader;
 use crate::record::Capture;
 
-pub use crate::signal::{request_stop, stop_requested, GRACE};
+use crate::signal::stop_requested;
 
 /// How often followed files are polled for new bytes.
 pub const POLL: Duration = Duration::from_millis(200);
-
-/// Marks the run as following, so that a signal ends it with status 0
-/// ([`crate::signal`]), and makes sure the handlers are installed (the
-/// binaries install them at start; this is for library users).
-pub fn install_signal_handlers() {
-    crate::signal::set_follow();
-    crate::signal::install();
-}
 
 /// Sleeps one poll interval, waking early when a stop is asked for.
 pub fn nap() {

@@ -735,10 +735,8 @@ impl<'d> Worker<'d> {
         }
         timed.order.sort_by_key(|(ts, ..)| *ts);
         for (_, fi, line, range) in &timed.order {
+            // Only hook lines were put in `order` (`time_ordered`).
             let Ok(rec) = self.idx.parse(&timed.texts[*fi][range.clone()]) else { continue };
-            if RecordKind::of(&rec) != RecordKind::Hook {
-                continue;
-            }
             let ev = Event { rec, capture: Some(cap), line: *line, source: &files[*fi].1 };
             if v.event(&ev, &mut self.out) == Flow::Stop {
                 break;

@@ -81,16 +81,9 @@ fn session_dir(r: &SessionRecord) -> PathBuf {
     }
 }
 
-/// The subdirectories of `dir` (links to directories too, as discovery
-/// reads them), sorted; none when it cannot be read.
+/// The directories in `dir`, in discovery's order (none when it cannot be read).
 fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
+    let mut v = discover::read_dir_sorted(dir).unwrap_or_default();
+    v.retain(|p| p.is_dir());
     v
 }

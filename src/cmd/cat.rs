@@ -197,9 +197,6 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     let inputs = source::inputs_from_args(&args.paths, diag);
     let opts = RunOpts { threads: args.common.threads(), follow: args.follow };
-    if args.follow {
-        crate::follow::install_signal_handlers();
-    }
     let mut out = Output::stdout();
     source::run(&inputs, &opts, diag, &mut out, || Cat {
         format: &format,

@@ -512,10 +512,8 @@ fn write_session(out: &mut Vec<u8>, rec: &SessionRecord, text: bool) {
         out.push(b'\n');
         return;
     }
-    // Serialising a SessionRecord (strings, numbers, a JSON value) cannot fail.
-    if serde_json::to_writer(&mut *out, rec).is_ok() {
-        out.push(b'\n');
-    }
+    rec.write_json(out);
+    out.push(b'\n');
 }
 
 /// The session record of a capture: the one it came from or was discovered
