@@ -3,8 +3,8 @@
 //! written once per test run and shared by the tests. Each tool's output is
 //! checked exactly, and so is its peak memory: the contract (toolkit.md,
 //! "Performance contract"; issue #7) bounds it by the longest line, measured
-//! here as peak RSS ≤ 64 MB + 2 × the line, from the child's own `rusage`
-//! (`wait4`). The 1 GB runs are in `bench/huge.sh` and BENCHMARKS.md ("Memory").
+//! here as peak RSS ≤ 64 MB + 2 × the line, from the child's own high-water
+//! mark (`VmHWM`). The 1 GB runs are in `bench/huge.sh` and BENCHMARKS.md ("Memory").
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -91,9 +91,15 @@ impl Measured {
     }
 }
 
-/// Runs `bin ARGS` (stdin empty) and reaps it with `wait4`, which reports the
-/// peak RSS of that child alone (`getrusage(RUSAGE_CHILDREN)` would mix in the
-/// children of every test running in parallel).
+/// `VmHWM` of a live process, in KiB (`None` once it has exited).
+fn vm_hwm_kib(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `bin ARGS` (stdin empty), sampling its peak RSS until it exits, and
+/// reaps it with `wait4`.
 #[allow(clippy::zombie_processes)] // reaped by wait4 below, not by Child::wait
 fn measure(bin: &str, args: &[&str]) -> Measured {
     let mut cmd: Command = ci_command(bin);
@@ -111,23 +117,34 @@ fn measure(bin: &str, args: &[&str]) -> Measured {
     });
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it and `status` for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // Peak RSS from the child's own high-water mark (VmHWM), polled until it
+    // exits. Not `ru_maxrss`: Linux folds the hiwater RSS of the memory the
+    // child replaced at exec into it, and with vfork-style spawning that is
+    // this test process, whose size depends on the tests running beside it.
+    // VmHWM only grows, so the last reading before the exit is the peak (a
+    // peak reached in the last millisecond could be missed: never a false
+    // failure).
+    let mut peak_kib = 0u64;
     loop {
         // SAFETY: valid pointers to locals; `pid` is a child of this process not yet reaped.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, std::ptr::null_mut()) };
         if r == pid {
             break;
         }
-        assert_eq!(std::io::Error::last_os_error().kind(), std::io::ErrorKind::Interrupted, "wait4");
+        if r < 0 {
+            assert_eq!(std::io::Error::last_os_error().kind(), std::io::ErrorKind::Interrupted, "wait4");
+        }
+        if let Some(kib) = vm_hwm_kib(pid) {
+            peak_kib = peak_kib.max(kib);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
     let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
     Measured {
         stdout: out_reader.join().unwrap().unwrap(),
         stderr: String::from_utf8_lossy(&err_reader.join().unwrap().unwrap()).into_owned(),
         code,
-        // ru_maxrss is in KiB on Linux.
-        peak_rss: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+        peak_rss: peak_kib * 1024,
     }
 }
 
