@@ -585,7 +585,8 @@ fn apply_metadata(rec: &mut SessionRecord, m: &crate::json::Record) {
 /// The agent name a child's first line (`session:fork`) carries.
 fn fork_agent(events: &Path) -> Option<String> {
     let file = fs::File::open(events).ok()?;
-    let mut lines = crate::lines::LineReader::new(file.take(1 << 20));
+    // A small first buffer: the line is short (it grows for a long one).
+    let mut lines = crate::lines::LineReader::with_capacity(file.take(1 << 20), 4096);
     let line = lines.next_line().ok()??;
     let mut idx = crate::json::Index::new();
     let rec = idx.parse(line.bytes).ok()?;

@@ -7,17 +7,21 @@
 //! `ci-find`) is expanded into its capture's events and an event record passes
 //! through with the provenance it carries.
 //!
-//! Work is split into units (one capture, or a batch of piped lines) handed to
-//! worker threads round-robin; each worker runs its own [`Visitor`], and the
-//! calling thread writes their output strictly in input order. Channels are
-//! bounded, so memory stays bounded by the longest line and a few batches.
+//! Work is split into units (one capture, or a batch of piped lines) dealt to
+//! worker threads, each to the worker with the fewest bytes dealt so far (a
+//! deterministic rule: the same input is split the same way every run), a
+//! few units at a time; each worker runs its own [`Visitor`], and the calling
+//! thread writes their output strictly in input order. A worker hands its
+//! output on in chunks that may hold several units (or none finished), so
+//! units without output cost no hand-over. Channels are bounded, so memory
+//! stays bounded by the longest line and a few batches.
 
 use std::fs::File;
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use crate::diag::Diag;
 use crate::discover::{self, SessionRecord};
@@ -31,6 +35,10 @@ use crate::record::{Capture, Event, RecordKind};
 const CHUNK: usize = 256 * 1024;
 /// Piped event lines are batched into units of about this size.
 const BATCH: usize = 512 * 1024;
+/// Units dealt to a worker at once (fewer when reading stdin would wait).
+const DEAL: usize = 16;
+/// A worker hands its output on after at most this many finished units.
+const MAX_ENDS: usize = 64;
 
 /// What a visitor wants next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,9 +173,60 @@ enum Unit {
     },
 }
 
+impl Unit {
+    /// The bytes it is expected to read, for dealing.
+    fn weight(&self) -> u64 {
+        match self {
+            Unit::Capture(cap) => cap.record.as_ref().map_or(0, |r| r.bytes),
+            Unit::Session(rec, _) => rec.bytes,
+            Unit::Piped { buf, .. } => buf.len() as u64,
+        }
+    }
+}
+
+/// Output of a worker: the end (in `buf`) of each unit it finished in this
+/// chunk, in order; bytes after the last end belong to its current unit.
 struct Chunk {
     buf: Vec<u8>,
-    last: bool,
+    ends: Vec<usize>,
+}
+
+/// Deals units to the workers: each to the worker with the fewest bytes dealt
+/// so far, handed over [`DEAL`] at a time.
+struct Dealer {
+    tx: Vec<Sender<Vec<Unit>>>,
+    /// Tells the writer which worker has each unit (with several workers).
+    order: Option<Sender<usize>>,
+    pending: Vec<Vec<Unit>>,
+    load: Vec<u64>,
+    deal: usize,
+}
+
+impl Dealer {
+    /// Deals a unit; false when the workers are gone.
+    fn push(&mut self, unit: Unit) -> bool {
+        let w = (0..self.load.len()).min_by_key(|&i| self.load[i]).unwrap_or(0);
+        self.load[w] = self.load[w].saturating_add(unit.weight().max(1));
+        if self.order.as_ref().is_some_and(|o| o.send(w).is_err()) {
+            return false;
+        }
+        self.pending[w].push(unit);
+        self.pending[w].len() < self.deal || self.flush(w)
+    }
+
+    fn flush(&mut self, w: usize) -> bool {
+        let units = std::mem::take(&mut self.pending[w]);
+        units.is_empty() || self.tx[w].send(units).is_ok()
+    }
+
+    /// Hands on every unit dealt so far.
+    fn flush_all(&mut self) -> bool {
+        (0..self.tx.len()).all(|w| self.flush(w))
+    }
+
+    fn has_pending(&self) -> bool {
+        self.pending.iter().any(|p| !p.is_empty())
+    }
 }
 
 /// Runs `make()` visitors over every event of `inputs`, writing their output
@@ -190,7 +249,7 @@ where
         let mut out_rx = Vec::with_capacity(n);
         let mut workers = Vec::with_capacity(n);
         for _ in 0..n {
-            let (wtx, wrx) = bounded::<Unit>(8);
+            let (wtx, wrx) = bounded::<Vec<Unit>>(4);
             let (otx, orx) = bounded::<Chunk>(8);
             let mut visitor = make();
             workers.push(s.spawn(move || {
@@ -205,8 +264,16 @@ where
         // Follow mode: a live stdin (`tail -f x | ci-cat -f`) passes each
         // line on at once instead of in batches.
         let batch = if follow { 1 } else { BATCH };
-        s.spawn(move || produce(inputs, work_tx, diag, batch));
-        let written = write_ordered(&out_rx, out, follow);
+        let (order_tx, order_rx) = if n > 1 { Some(unbounded()).unzip() } else { (None, None) };
+        let dealer = Dealer {
+            pending: (0..n).map(|_| Vec::new()).collect(),
+            load: vec![0; n],
+            tx: work_tx,
+            order: order_tx,
+            deal: if follow { 1 } else { DEAL },
+        };
+        s.spawn(move || produce(inputs, dealer, diag, batch));
+        let written = write_ordered(&out_rx, order_rx, out, follow);
         if matches!(written, Err(Error::BrokenPipe)) || gone.load(Ordering::SeqCst) {
             // The reader is gone. Workers and the producer may be blocked on
             // stdin; nothing more can be shown, so leave now, quietly.
@@ -225,42 +292,57 @@ where
     })
 }
 
-fn write_ordered(out_rx: &[Receiver<Chunk>], out: &mut Output, follow: bool) -> Result<()> {
-    let n = out_rx.len();
-    let mut seq = 0usize;
-    loop {
-        loop {
-            match out_rx[seq % n].recv() {
-                Ok(chunk) => {
-                    out.write(&chunk.buf)?;
-                    if follow {
-                        out.flush()?;
-                    }
-                    if chunk.last {
-                        break;
-                    }
-                }
-                Err(_) => return out.flush(),
+/// Writes the workers' output in input order: with one worker, as it comes;
+/// with several, unit by unit from the worker `order` names for each.
+fn write_ordered(
+    out_rx: &[Receiver<Chunk>],
+    order: Option<Receiver<usize>>,
+    out: &mut Output,
+    follow: bool,
+) -> Result<()> {
+    let Some(order) = order else {
+        for chunk in out_rx.iter().flat_map(Receiver::iter) {
+            out.write(&chunk.buf)?;
+            if follow {
+                out.flush()?;
             }
         }
-        seq += 1;
+        return out.flush();
+    };
+    // Per worker: the chunk being written, how far, and its next unit end.
+    let mut current: Vec<Option<(Chunk, usize, usize)>> = out_rx.iter().map(|_| None).collect();
+    for w in order.iter() {
+        loop {
+            let (chunk, pos, next) = match current[w].take() {
+                Some(c) => c,
+                None => match out_rx[w].recv() {
+                    Ok(c) => (c, 0, 0),
+                    Err(_) => return out.flush(),
+                },
+            };
+            match chunk.ends.get(next) {
+                Some(&end) => {
+                    out.write(&chunk.buf[pos..end])?;
+                    current[w] = Some((chunk, end, next + 1));
+                    break;
+                }
+                None => out.write(&chunk.buf[pos..])?,
+            }
+        }
     }
+    out.flush()
 }
 
-/// Reads the inputs in order and deals units round-robin to the workers.
-fn produce(inputs: &[Input], work_tx: Vec<Sender<Unit>>, diag: &Diag, batch: usize) {
-    let mut seq = 0usize;
-    let mut send = |unit: Unit| -> bool {
-        let ok = work_tx[seq % work_tx.len()].send(unit).is_ok();
-        seq += 1;
-        ok && !diag.is_stopped()
-    };
+/// Reads the inputs in order and deals their units to the workers.
+fn produce(inputs: &[Input], mut dealer: Dealer, diag: &Diag, batch: usize) {
     for input in inputs {
         let go_on = match input {
-            Input::Stdin => produce_stdin(&mut send, diag, batch),
-            Input::Path(p) => captures_at(p, diag).into_iter().all(|c| send(Unit::Capture(Box::new(c)))),
+            Input::Stdin => produce_stdin(&mut dealer, diag, batch),
+            Input::Path(p) => {
+                captures_at(p, diag).into_iter().all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped())
+            }
         };
-        if !go_on {
+        if !go_on || !dealer.flush_all() {
             return;
         }
     }
@@ -340,7 +422,8 @@ fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
 
 /// Reads stdin: session records become captures, event lines are batched.
 /// Piped event lines are sent in units of at least `batch_size` bytes.
-fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: usize) -> bool {
+fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize) -> bool {
+    let send = |dealer: &mut Dealer, unit: Unit| dealer.push(unit) && !diag.is_stopped();
     let stdin = io::stdin();
     let mut lines = LineReader::new(stdin.lock());
     let mut idx = Index::new();
@@ -354,6 +437,10 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
     let finder_rev = memchr::memmem::FinderRev::new(b"\"event\"");
     let has_event_key = |l: &[u8]| finder.find(&l[..l.len().min(256)]).is_some() || finder_rev.rfind(l).is_some();
     loop {
+        // Reading may wait for the writer of stdin: hand on what was dealt.
+        if dealer.has_pending() && !lines.line_ready() && !dealer.flush_all() {
+            return false;
+        }
         let line = match lines.next_line() {
             Ok(Some(l)) => l,
             Ok(None) => break,
@@ -385,13 +472,15 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
                 batch.extend_from_slice(line.bytes);
                 batch.push(b'\n');
                 open_tail = !line.terminated;
-                if batch.len() >= batch_size && !send(Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
+                if batch.len() >= batch_size
+                    && !send(dealer, Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
                 {
                     return false;
                 }
             }
             Some(rec) => {
-                if !batch.is_empty() && !send(Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail }) {
+                if !batch.is_empty() && !send(dealer, Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
+                {
                     return false;
                 }
                 match rec {
@@ -400,7 +489,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
                         diag.error(&format_args!("-:{}: {reason}", line.number));
                     }
                     Ok(r) => {
-                        if !send(Unit::Session(Box::new(r), line.bytes.to_vec())) {
+                        if !send(dealer, Unit::Session(Box::new(r), line.bytes.to_vec())) {
                             return false;
                         }
                     }
@@ -409,7 +498,7 @@ fn produce_stdin(send: &mut dyn FnMut(Unit) -> bool, diag: &Diag, batch_size: us
             }
         }
     }
-    batch.is_empty() || send(Unit::Piped { buf: batch, first, open_tail })
+    batch.is_empty() || send(dealer, Unit::Piped { buf: batch, first, open_tail })
 }
 
 /// How reading one file of a capture ended.
@@ -435,6 +524,8 @@ struct Worker<'d> {
     tx: Sender<Chunk>,
     idx: Index,
     out: Vec<u8>,
+    /// Where each unit finished since the last hand-over ends in `out`.
+    ends: Vec<usize>,
     lines: Option<LineReader<File>>,
     /// Follow mode: keep captures' files open after the first pass.
     follow: bool,
@@ -451,6 +542,7 @@ impl<'d> Worker<'d> {
             tx,
             idx: Index::new(),
             out: Vec::with_capacity(CHUNK * 2),
+            ends: Vec::new(),
             lines: None,
             follow: false,
             followed: Vec::new(),
@@ -458,25 +550,38 @@ impl<'d> Worker<'d> {
         }
     }
 
-    fn run<V: Visitor>(&mut self, v: &mut V, rx: Receiver<Unit>) {
+    fn run<V: Visitor>(&mut self, v: &mut V, rx: Receiver<Vec<Unit>>) {
         if self.follow {
             self.run_following(v, &rx);
             return;
         }
         loop {
-            // Waits in steps, so that a signal is noticed by an idle worker too.
-            let unit = match rx.recv_timeout(crate::follow::POLL) {
-                Ok(unit) => unit,
-                Err(RecvTimeoutError::Timeout) if !crate::signal::stop_requested() => continue,
-                Err(_) => return,
+            let units = match rx.try_recv() {
+                Ok(units) => units,
+                Err(TryRecvError::Disconnected) => break,
+                Err(TryRecvError::Empty) => {
+                    // Nothing to do yet: hand on what is done first.
+                    if !self.hand_on() {
+                        return;
+                    }
+                    // Waits in steps, so that a signal is noticed by an idle worker too.
+                    match rx.recv_timeout(crate::follow::POLL) {
+                        Ok(units) => units,
+                        Err(RecvTimeoutError::Timeout) if !crate::signal::stop_requested() => continue,
+                        Err(_) => break,
+                    }
+                }
             };
-            if self.diag.is_stopped() || crate::signal::stop_requested() {
-                return;
-            }
-            if !self.unit(v, unit) || !self.send(true) {
-                return;
+            for unit in units {
+                if self.diag.is_stopped() || crate::signal::stop_requested() {
+                    return;
+                }
+                if !self.unit(v, unit) || !self.finish_unit() {
+                    return;
+                }
             }
         }
+        self.hand_on();
     }
 
     /// Reads one unit; false when the writer is gone or a stop was asked for.
@@ -495,14 +600,14 @@ impl<'d> Worker<'d> {
     /// stdin is read, then followed, at once) and, in between, polls the
     /// files read so far for new lines. Ends on a stop, when stdout's reader
     /// is gone, or when the inputs ended and nothing is left to follow.
-    fn run_following<V: Visitor>(&mut self, v: &mut V, rx: &Receiver<Unit>) {
+    fn run_following<V: Visitor>(&mut self, v: &mut V, rx: &Receiver<Vec<Unit>>) {
         let mut inputs_open = true;
         let mut polling = false;
         while !crate::signal::stop_requested() {
             while inputs_open && !crate::signal::stop_requested() {
                 match rx.try_recv() {
-                    Ok(unit) => {
-                        if self.diag.is_stopped() || !self.unit(v, unit) || !self.send(true) {
+                    Ok(units) => {
+                        if !self.units_now(v, units) {
                             return;
                         }
                     }
@@ -518,7 +623,7 @@ impl<'d> Worker<'d> {
                 polling = true;
             }
             let Some(progressed) = self.poll_all(v) else { return };
-            if !self.out.is_empty() && !self.send(false) {
+            if !self.hand_on() {
                 return;
             }
             if progressed {
@@ -534,8 +639,8 @@ impl<'d> Worker<'d> {
                 continue;
             }
             match rx.recv_timeout(crate::follow::POLL) {
-                Ok(unit) => {
-                    if self.diag.is_stopped() || !self.unit(v, unit) || !self.send(true) {
+                Ok(units) => {
+                    if !self.units_now(v, units) {
                         return;
                     }
                 }
@@ -543,7 +648,13 @@ impl<'d> Worker<'d> {
                 Err(RecvTimeoutError::Disconnected) => inputs_open = false,
             }
         }
-        self.send(true);
+        self.hand_on();
+    }
+
+    /// Follow mode: reads units and hands their output on at once; false
+    /// when the writer is gone or a stop was asked for.
+    fn units_now<V: Visitor>(&mut self, v: &mut V, units: Vec<Unit>) -> bool {
+        units.into_iter().all(|unit| !self.diag.is_stopped() && self.unit(v, unit) && self.finish_unit())
     }
 
     /// Polls every followed file once; `Some(true)` when lines were read,
@@ -610,10 +721,26 @@ impl<'d> Worker<'d> {
         Some(progressed || f.lines.line_number() != before)
     }
 
+    /// Marks the end of a unit's output, handing output on when enough is
+    /// held (at once when following); false when the writer is gone.
+    fn finish_unit(&mut self) -> bool {
+        self.ends.push(self.out.len());
+        if self.follow || self.out.len() >= CHUNK || self.ends.len() >= MAX_ENDS {
+            return self.send();
+        }
+        true
+    }
+
+    /// Hands on whatever is held; false when the writer is gone.
+    fn hand_on(&mut self) -> bool {
+        self.out.is_empty() && self.ends.is_empty() || self.send()
+    }
+
     /// Hands the output so far to the writer; false when it is gone.
-    fn send(&mut self, last: bool) -> bool {
+    fn send(&mut self) -> bool {
         let buf = std::mem::replace(&mut self.out, Vec::with_capacity(CHUNK * 2));
-        self.tx.send(Chunk { buf, last }).is_ok()
+        let ends = std::mem::take(&mut self.ends);
+        self.tx.send(Chunk { buf, ends }).is_ok()
     }
 
     /// Reads a capture: its events file, or (Claude hooks) each event file in
@@ -741,7 +868,7 @@ impl<'d> Worker<'d> {
             if v.event(&ev, &mut self.out) == Flow::Stop {
                 break;
             }
-            if self.out.len() >= CHUNK && !self.send(false) {
+            if self.out.len() >= CHUNK && !self.send() {
                 return false;
             }
         }
@@ -803,7 +930,7 @@ impl<'d> Worker<'d> {
                 Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
                 Err(e) => self.diag.bad_line(&display, line.number, &e),
             }
-            if self.out.len() >= CHUNK && !self.send(false) {
+            if self.out.len() >= CHUNK && !self.send() {
                 return Read::Gone;
             }
         }
@@ -843,7 +970,7 @@ impl<'d> Worker<'d> {
                 Err(e) if unfinished && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
                 Err(e) => self.diag.bad_line(&"-", number, &e),
             }
-            if self.out.len() >= CHUNK && !self.send(false) {
+            if self.out.len() >= CHUNK && !self.send() {
                 return false;
             }
         }

@@ -311,3 +311,43 @@ fn nested_tool_call_ids_do_not_break_the_budget() {
     let projected = data_of(160, &["--fields", "event,data.tool_name,data.raw,data.model"]);
     assert_eq!(projected["data"], serde_json::json!({"tool_name": "t", "model": "m", "…": "[+1 members]"}));
 }
+
+/// Captures of very different sizes read by several workers: a worker hands
+/// several small captures on in one chunk and a large one (400 KB, past the
+/// 256 KiB chunk) in several, and captures are dealt by size, not in turn. The output
+/// is the same with any number of threads, capture by capture in order.
+#[test]
+fn output_order_holds_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "x".repeat(1000);
+    for i in 0..24 {
+        let d = dir.path().join(format!("-p/sessions/s{i:02}/context-intelligence"));
+        std::fs::create_dir_all(&d).unwrap();
+        let lines = [1, 40, 3, 400][i % 4];
+        let body: String = (0..lines)
+            .map(|n| format!("{{\"data\":{{\"n\":{n},\"text\":\"{text}\"}},\"event\":\"e:{i}\"}}\n"))
+            .collect();
+        std::fs::write(d.join("events.jsonl"), body).unwrap();
+    }
+    let one = ci("ci-cat").args(["--full", "-j1"]).arg(dir.path()).run();
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    // s00 first, each capture's lines in file order.
+    let order: Vec<(String, u64)> = one
+        .json()
+        .iter()
+        .map(|v| (v["event"].as_str().unwrap().to_owned(), v["data"]["n"].as_u64().unwrap()))
+        .collect();
+    let want: Vec<(String, u64)> =
+        (0..24).flat_map(|i| (0..[1, 40, 3, 400][i % 4]).map(move |n| (format!("e:{i}"), n))).collect();
+    assert_eq!(order, want);
+    for j in ["2", "3"] {
+        let run = ci("ci-cat").args(["--full", "-j", j]).arg(dir.path()).run();
+        assert!(run.stdout == one.stdout, "-j{j} changed the output");
+    }
+    let grep: Vec<String> = ["1", "3"]
+        .iter()
+        .map(|j| ci("ci-grep").args(["-c", "-F", "xx", "-j", j]).arg(dir.path()).run().stdout)
+        .collect();
+    assert_eq!(grep[0], grep[1]);
+    assert_eq!(grep[0].lines().count(), 24);
+}
