@@ -12,12 +12,15 @@
 //! the next block when they run past this one).
 //!
 //! The block scan proves a string valid when every escape is one of
-//! `\" \\ \/ \b \f \n \r \t \uXXXX` and no control character occurs; the few
-//! `\uDxxx` escapes (surrogates, whose pairing rules look across escapes:
-//! emoji are written as pairs) are checked one by one. Anything else hands
-//! back to the scalar scanner, which gives the exact verdict and error
-//! position, from the last block boundary where no escape was open. On CPUs
-//! with AVX2 (detected at run time) blocks are classified in 32-byte lanes.
+//! `\" \\ \/ \b \f \n \r \t \uXXXX` and no control character occurs, and
+//! every surrogate escape is half of a pair (emoji are written as pairs).
+//! Pairs are checked with masks too, at the second digit of each `\uD`
+//! escape (`8`-`B` for a high half, `C`-`F` for a low one): each high half
+//! has a low half's second digit six bytes later, and no other low half
+//! occurs. Anything else hands back to the scalar scanner, which gives the
+//! exact verdict and error position, from the last block boundary where no
+//! escape or pair was open. On CPUs with AVX2 (detected at run time) blocks
+//! are classified in 32-byte lanes.
 
 use crate::skim::escaped;
 
@@ -39,6 +42,10 @@ struct Escapes {
     hex: u64,
     /// `d` or `D` (the first hex digit of a surrogate).
     d: u64,
+    /// `8 9 a b A B` (the second digit of a high surrogate).
+    high: u64,
+    /// `c-f C-F` (the second digit of a low surrogate).
+    low: u64,
 }
 
 /// Skips string content from `from` (inside a string, not inside an escape).
@@ -74,7 +81,7 @@ unsafe fn skip_plain_avx2(b: &[u8], from: usize) -> Result<usize, usize> {
 trait Classify {
     /// Quotes, backslashes and control characters.
     unsafe fn plain(block: &[u8; BLOCK]) -> Plain;
-    /// `u`, hex digits and `d`/`D`.
+    /// `u`, hex digits, `d`/`D` and the second digits of surrogates.
     unsafe fn escapes(block: &[u8; BLOCK]) -> Escapes;
 }
 
@@ -100,19 +107,18 @@ impl Classify for Baseline {
 /// The CPU has the features `C` needs.
 unsafe fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, usize> {
     let mut prev_escaped = 0u64;
-    // Positions of this block that must be hex digits / must not be `d`/`D`,
-    // carried from `\u` escapes near the end of the previous block.
-    let (mut need_hex, mut need_not_d) = (0u64, 0u64);
+    // Carried from escapes near the end of the previous block, as masks of
+    // this block: digits that must be hex; first digits of a `\u` escape;
+    // second digits of a `\uD` escape; where a low half's second digit must
+    // be (six bytes after a high half's).
+    let (mut need_hex, mut first_in, mut second_in, mut low_in) = (0u64, 0u64, 0u64, 0u64);
     let mut clean = from;
-    // The `u` of the low half of the last surrogate pair checked.
-    let mut pair_low = usize::MAX;
     let mut at = from;
     let mut pad = [b' '; BLOCK];
     while at < b.len() {
-        if prev_escaped == 0 && need_hex == 0 {
-            // Not between the halves of a checked surrogate pair (the scalar
-            // scanner would take the low half for a lone one): before them.
-            clean = if at + 1 == pair_low { at - 6 } else { at };
+        if prev_escaped == 0 && need_hex == 0 && low_in == 0 {
+            // No escape open, and not between the halves of a pair.
+            clean = at;
         }
         let block = crate::skim::block_at(b, at, &mut pad);
         // SAFETY: the caller vouches for `C`'s CPU features.
@@ -125,12 +131,13 @@ unsafe fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, u
             return Err(clean);
         }
         let esc = esc & before;
-        if esc != 0 || need_hex != 0 {
+        if esc != 0 || need_hex != 0 || low_in != 0 {
             // SAFETY: as for `plain` above.
             let e = unsafe { C::escapes(block) };
             let u = esc & e.u;
             let hex = need_hex | (u << 1) | (u << 2) | (u << 3) | (u << 4);
-            let not_d = need_not_d | (u << 1);
+            // Past this check every `\u` of the string has its four digits
+            // before the closing quote (a quote is not a hex digit).
             if hex & !e.hex != 0 {
                 return Err(clean);
             }
@@ -143,39 +150,20 @@ unsafe fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, u
                     return Err(clean);
                 }
             }
-            // `\uD...`: a surrogate (D800-DFFF) or not (D000-D7FF). A high
-            // half takes the low half that follows with it; anything else
-            // (a lone half) is left to the scalar scanner.
-            let mut d = not_d & e.d;
-            while d != 0 {
-                let u = at + d.trailing_zeros() as usize - 1;
-                d &= d - 1;
-                if u == pair_low {
-                    continue;
-                }
-                // The digits are hex (checked above, or in the next block for
-                // those past this one); the second one tells the range.
-                let lower = |k: usize| b.get(k).map(|c| c | 0x20);
-                match lower(u + 2) {
-                    Some(b'0'..=b'7') => {}
-                    // A high half: the low half must follow at once (its own
-                    // digits are checked as those of any `\u` escape).
-                    Some(b'8' | b'9' | b'a' | b'b')
-                        if b.get(u + 5..u + 7) == Some(b"\\u")
-                            && lower(u + 7) == Some(b'd')
-                            && matches!(lower(u + 8), Some(b'c'..=b'f')) =>
-                    {
-                        pair_low = u + 6
-                    }
-                    _ => return Err(clean),
-                }
+            // Surrogates (`\uD800`-`\uDFFF`), at their second digit.
+            let d = (first_in | (u << 1)) & e.d;
+            let second = second_in | (d << 1);
+            let (high, low) = (second & e.high, second & e.low);
+            // A lone half, or a high half at the end of the string.
+            if (low_in | (high << 6)) != low || (quotes != 0 && (high >> 58) != 0) {
+                return Err(clean);
             }
             need_hex = (u >> 63) | (u >> 62) | (u >> 61) | (u >> 60);
-            need_not_d = u >> 63;
+            first_in = u >> 63;
+            second_in = d >> 63;
+            low_in = high >> 58;
         }
         if quotes != 0 {
-            // A quote among the digits of an escape failed the hex check, so
-            // nothing is carried past it.
             return Ok(at + quotes.trailing_zeros() as usize + 1);
         }
         at += BLOCK;
@@ -231,6 +219,8 @@ pub(crate) mod scalar {
             u: mask(block, |c| c == b'u'),
             hex: mask(block, |c| c.is_ascii_hexdigit()),
             d: mask(block, |c| c | 0x20 == b'd'),
+            high: mask(block, |c| matches!(c, b'8' | b'9' | b'a' | b'b' | b'A' | b'B')),
+            low: mask(block, |c| matches!(c, b'c'..=b'f' | b'C'..=b'F')),
         }
     }
 }
@@ -312,6 +302,8 @@ pub(crate) mod sse2 {
             u: mask(&l, |v| eq(v, b'u')),
             hex: mask(&l, |v| or(within(v, b'0', b'9'), within(lower(v), b'a', b'f'))),
             d: mask(&l, |v| eq(lower(v), b'd')),
+            high: mask(&l, |v| or(within(v, b'8', b'9'), within(lower(v), b'a', b'b'))),
+            low: mask(&l, |v| within(lower(v), b'c', b'f')),
         }
     }
 }
@@ -393,6 +385,13 @@ mod avx2 {
         _mm256_or_si256(within(v, b'0', b'9'), within(lower(v), b'a', b'f'))
     }
 
+    /// `8 9 a b A B`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn high(v: __m256i) -> __m256i {
+        _mm256_or_si256(within(v, b'8', b'9'), within(lower(v), b'a', b'b'))
+    }
+
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(super) unsafe fn plain(block: &[u8; BLOCK]) -> Plain {
@@ -417,6 +416,8 @@ mod avx2 {
                 u: bits(eq(a, b'u'), eq(b, b'u')),
                 hex: bits(hex(a), hex(b)),
                 d: bits(eq(lower(a), b'd'), eq(lower(b), b'd')),
+                high: bits(high(a), high(b)),
+                low: bits(within(lower(a), b'c', b'f'), within(lower(b), b'c', b'f')),
             }
         }
     }
@@ -432,7 +433,7 @@ mod tests {
             let (a, b) = (plain(&block), scalar::plain(&block));
             assert_eq!((a.quote, a.backslash, a.control), (b.quote, b.backslash, b.control));
             let (a, b) = (escapes(&block), scalar::escapes(&block));
-            assert_eq!((a.u, a.hex, a.d), (b.u, b.hex, b.d));
+            assert_eq!((a.u, a.hex, a.d, a.high, a.low), (b.u, b.hex, b.d, b.high, b.low));
         }
     }
 
@@ -449,7 +450,7 @@ mod tests {
             assert_eq!((a.quote, a.backslash, a.control), (b.quote, b.backslash, b.control));
             // SAFETY: the CPU has AVX2 (checked above).
             let (a, b) = (unsafe { Avx2::escapes(&block) }, scalar::escapes(&block));
-            assert_eq!((a.u, a.hex, a.d), (b.u, b.hex, b.d));
+            assert_eq!((a.u, a.hex, a.d, a.high, a.low), (b.u, b.hex, b.d, b.high, b.low));
             // Both classifiers find the same string ends.
             let mut line = vec![b'"'];
             line.extend_from_slice(&block);
@@ -495,6 +496,33 @@ mod tests {
                 let s = format!(r#""{}{}\ud83d\ude80xx{tail}"#, r"ab\n".repeat(10), "p".repeat(pad));
                 let b = s.as_bytes();
                 assert_eq!(super::super::string_checked(b, 0), super::super::string_from(b, 0, usize::MAX), "{s}");
+            }
+        }
+    }
+
+    /// Surrogate escapes at every offset to a block boundary, paired or
+    /// not: the same verdict and position as the scalar scanner.
+    #[test]
+    fn surrogates_at_every_offset_as_the_scalar_scanner() {
+        let cases = [
+            r"\ud83d\ude80",
+            r"\uD83D\uDE80\udbff\udfff",
+            r"\ud83d\ude80\ud83d\ude80",
+            r"\ud83d",
+            r"\ude80",
+            r"\ud83d\\ude80",
+            r"\ud83d\u0041",
+            r"\ud83d\ud83d",
+            r"\ud7ff\uD000",
+            r"\ude80\ud83d",
+        ];
+        for pad in 0..=2 * BLOCK + 8 {
+            for case in cases {
+                for end in ["\"", "x\"", r#"\u00e9""#] {
+                    let s = format!("\"{}{case}{end} tail", "p".repeat(pad));
+                    let b = s.as_bytes();
+                    assert_eq!(super::super::string_checked(b, 0), super::super::string_from(b, 0, usize::MAX), "{s}");
+                }
             }
         }
     }
