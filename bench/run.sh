@@ -17,7 +17,9 @@
 #      one file for the single-file peer rows: $CORPUS_ALL, default <root>-all.jsonl (or in the
 #      cache dir when <root>'s parent is read-only). Rebuilt when the captures change.
 #   3. Builds our release binaries (cargo build --release, under nice; BENCH_NO_BUILD=1 skips).
-#   4. Checks which peers are installed; an absent one is skipped with a note saying how to
+#   4. Checks which peers are installed; with BENCH_INSTALL=1 it first installs the missing
+#      ones (Debian packages with apt-get, as root or through sudo; jaq with cargo install;
+#      duckdb with pip --user). An absent one is skipped with a note saying how to
 #      install it. A ci-* row is skipped when its binary is not built, fails, or writes nothing
 #      (a stub), so the script runs before the tools exist.
 #   5. Warms the page cache (reads the whole corpus and the single file once).
@@ -35,6 +37,7 @@
 #                                         count,filter-event,filter-workspace,grep,cat,find
 #   BENCH_LITERAL (decoy-ws)             the rare fixed string of the grep group
 #   BENCH_NO_BUILD=1                      use the binaries already in target/release
+#   BENCH_INSTALL=1                       install missing peers first (see step 4)
 #   BENCH_REPORT=FILE                     also write the report to FILE
 #   CI_COUNT, CI_FILTER_EVENT, CI_FILTER_WS, CI_GREP, CI_CAT, CI_CAT_FULL, CI_FIND
 #                                         our command per group (defaults below)
@@ -159,6 +162,30 @@ fi
 ci_bins=(ci-find ci-cat ci-filter ci-agg ci-grep)
 
 # ---- 4. peers --------------------------------------------------------------------------------
+# BENCH_INSTALL=1: install what is missing, each from where the project's machines got it.
+install_peers() {
+    local debs=() sudo=
+    have hyperfine || debs+=(hyperfine)
+    have jq || debs+=(jq)
+    have rg || debs+=(ripgrep)
+    [ -x /usr/bin/time ] || debs+=(time)
+    if [ "${#debs[@]}" -gt 0 ]; then
+        [ "$(id -u)" -eq 0 ] || sudo=sudo
+        log "installing from Debian: ${debs[*]}"
+        { $sudo apt-get update -qq && $sudo apt-get install -y -qq "${debs[@]}"; } >&2 ||
+            log "apt-get install ${debs[*]} failed"
+    fi
+    if ! have jaq; then
+        log "installing jaq from crates.io"
+        cargo install --locked jaq >&2 || log "cargo install jaq failed"
+        export PATH=${CARGO_HOME:-$HOME/.cargo}/bin:$PATH
+    fi
+    if have python3 && ! python3 -c 'import duckdb' 2>/dev/null; then
+        log "installing duckdb from PyPI"
+        python3 -m pip install --user --quiet duckdb >&2 || log "pip install duckdb failed"
+    fi
+}
+if [ -n "${BENCH_INSTALL:-}" ]; then install_peers; fi
 have hyperfine || die "hyperfine is required: apt-get install hyperfine (or cargo install --locked hyperfine)"
 have_duckdb=
 if have python3 && python3 -c 'import duckdb' 2>/dev/null; then have_duckdb=1; fi
