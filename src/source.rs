@@ -35,8 +35,11 @@ use crate::record::{Capture, Event, RecordKind};
 const CHUNK: usize = 256 * 1024;
 /// Piped event lines are batched into units of about this size.
 const BATCH: usize = 512 * 1024;
-/// Units dealt to a worker at once (fewer when reading stdin would wait).
+/// Units dealt to a worker at once, at most (fewer when reading stdin would
+/// wait)…
 const DEAL: usize = 16;
+/// … and of at most about this many bytes together.
+const DEAL_BYTES: u64 = 1 << 20;
 /// A worker hands its output on after at most this many finished units.
 const MAX_ENDS: usize = 64;
 
@@ -191,41 +194,54 @@ struct Chunk {
     ends: Vec<usize>,
 }
 
-/// Deals units to the workers: each to the worker with the fewest bytes dealt
-/// so far, handed over [`DEAL`] at a time.
+/// Deals units to the workers in batches: a batch of consecutive units (up
+/// to [`DEAL`] of them and [`DEAL_BYTES`] together) goes to the worker with
+/// the fewest bytes dealt so far, a deterministic rule (the same input is
+/// split the same way every run, so merged aggregates do not change).
+///
+/// Only the batch being filled is held back, so every unit dealt before it
+/// is with a worker: the writer, waiting for the oldest unit not yet
+/// written, never waits for one held here while the dealer waits for a
+/// worker whose output the writer is not reading.
 struct Dealer {
     tx: Vec<Sender<Vec<Unit>>>,
     /// Tells the writer which worker has each unit (with several workers).
     order: Option<Sender<usize>>,
-    pending: Vec<Vec<Unit>>,
+    /// The batch being filled, its worker and its bytes.
+    batch: Vec<Unit>,
+    to: usize,
+    bytes: u64,
     load: Vec<u64>,
+    /// Units per batch at most (1 when following).
     deal: usize,
 }
 
 impl Dealer {
+    fn new(tx: Vec<Sender<Vec<Unit>>>, order: Option<Sender<usize>>, deal: usize) -> Dealer {
+        let load = vec![0; tx.len()];
+        Dealer { tx, order, batch: Vec::new(), to: 0, bytes: 0, load, deal }
+    }
+
     /// Deals a unit; false when the workers are gone.
     fn push(&mut self, unit: Unit) -> bool {
-        let w = (0..self.load.len()).min_by_key(|&i| self.load[i]).unwrap_or(0);
-        self.load[w] = self.load[w].saturating_add(unit.weight().max(1));
-        if self.order.as_ref().is_some_and(|o| o.send(w).is_err()) {
+        if self.batch.is_empty() {
+            self.to = (0..self.load.len()).min_by_key(|&i| self.load[i]).unwrap_or(0);
+        }
+        let weight = unit.weight().max(1);
+        self.load[self.to] = self.load[self.to].saturating_add(weight);
+        self.bytes = self.bytes.saturating_add(weight);
+        if self.order.as_ref().is_some_and(|o| o.send(self.to).is_err()) {
             return false;
         }
-        self.pending[w].push(unit);
-        self.pending[w].len() < self.deal || self.flush(w)
+        self.batch.push(unit);
+        (self.batch.len() < self.deal && self.bytes < DEAL_BYTES) || self.flush()
     }
 
-    fn flush(&mut self, w: usize) -> bool {
-        let units = std::mem::take(&mut self.pending[w]);
-        units.is_empty() || self.tx[w].send(units).is_ok()
-    }
-
-    /// Hands on every unit dealt so far.
-    fn flush_all(&mut self) -> bool {
-        (0..self.tx.len()).all(|w| self.flush(w))
-    }
-
-    fn has_pending(&self) -> bool {
-        self.pending.iter().any(|p| !p.is_empty())
+    /// Hands on the batch being filled.
+    fn flush(&mut self) -> bool {
+        self.bytes = 0;
+        let units = std::mem::take(&mut self.batch);
+        units.is_empty() || self.tx[self.to].send(units).is_ok()
     }
 }
 
@@ -265,13 +281,7 @@ where
         // line on at once instead of in batches.
         let batch = if follow { 1 } else { BATCH };
         let (order_tx, order_rx) = if n > 1 { Some(unbounded()).unzip() } else { (None, None) };
-        let dealer = Dealer {
-            pending: (0..n).map(|_| Vec::new()).collect(),
-            load: vec![0; n],
-            tx: work_tx,
-            order: order_tx,
-            deal: if follow { 1 } else { DEAL },
-        };
+        let dealer = Dealer::new(work_tx, order_tx, if follow { 1 } else { DEAL });
         s.spawn(move || produce(inputs, dealer, diag, batch));
         let written = write_ordered(&out_rx, order_rx, out, follow);
         if matches!(written, Err(Error::BrokenPipe)) || gone.load(Ordering::SeqCst) {
@@ -342,7 +352,7 @@ fn produce(inputs: &[Input], mut dealer: Dealer, diag: &Diag, batch: usize) {
                 captures_at(p, diag).into_iter().all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped())
             }
         };
-        if !go_on || !dealer.flush_all() {
+        if !go_on || !dealer.flush() {
             return;
         }
     }
@@ -438,7 +448,7 @@ fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize) -> bool {
     let has_event_key = |l: &[u8]| finder.find(&l[..l.len().min(256)]).is_some() || finder_rev.rfind(l).is_some();
     loop {
         // Reading may wait for the writer of stdin: hand on what was dealt.
-        if dealer.has_pending() && !lines.line_ready() && !dealer.flush_all() {
+        if !dealer.batch.is_empty() && !lines.line_ready() && !dealer.flush() {
             return false;
         }
         let line = match lines.next_line() {

@@ -351,3 +351,55 @@ fn output_order_holds_whatever_the_thread_count() {
     assert_eq!(grep[0], grep[1]);
     assert_eq!(grep[0].lines().count(), 24);
 }
+
+/// One large capture first, then many small ones with output of their own:
+/// the large one's worker is busy while the other fills its output and its
+/// queue. The output still comes, complete and in order (a dealer that held
+/// the large capture back while waiting to hand the other worker more work
+/// would wait for ever).
+#[test]
+fn a_large_capture_before_many_small_ones_does_not_stall() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "y".repeat(1000);
+    // 4 MB, then 600 captures of 5 KB: the second worker gets all of those
+    // (it has fewer bytes dealt), its output fills before they are dealt.
+    for i in 0..601 {
+        let d = dir.path().join(format!("-p/sessions/s{i:03}/context-intelligence"));
+        std::fs::create_dir_all(&d).unwrap();
+        let lines = if i == 0 { 4000 } else { 5 };
+        let body: String =
+            (0..lines).map(|n| format!("{{\"data\":{{\"n\":{n},\"text\":\"{text}\"}},\"event\":\"e\"}}\n")).collect();
+        std::fs::write(d.join("events.jsonl"), body).unwrap();
+    }
+    for input in ["root", "records"] {
+        let mut cmd = ci_command("ci-cat");
+        cmd.args(["--full", "-j2"]).stdout(Stdio::piped()).stderr(Stdio::null());
+        if input == "root" {
+            cmd.arg(dir.path()).stdin(Stdio::null());
+        } else {
+            let found = ci("ci-find").arg("--root").arg(dir.path()).run();
+            std::fs::write(dir.path().join("records"), found.stdout).unwrap();
+            cmd.stdin(std::fs::File::open(dir.path().join("records")).unwrap());
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut stdout, &mut out).map(|_| out)
+        });
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{input}: ci-cat stalled");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(0), "{input}");
+        let out = reader.join().unwrap().unwrap();
+        assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 4000 + 600 * 5, "{input}");
+    }
+}
