@@ -312,6 +312,20 @@ fn nested_tool_call_ids_do_not_break_the_budget() {
     assert_eq!(projected["data"], serde_json::json!({"tool_name": "t", "model": "m", "…": "[+1 members]"}));
 }
 
+/// Writes `n` captures `-p/sessions/s000…` under `root`, capture `i` with
+/// `lines(i)` lines of about 1 KB: event `e:<i>`, `data.n` the line's index.
+fn write_captures(root: &std::path::Path, n: usize, lines: impl Fn(usize) -> usize) {
+    let text = "x".repeat(1000);
+    for i in 0..n {
+        let dir = root.join(format!("-p/sessions/s{i:03}/context-intelligence"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let body: String = (0..lines(i))
+            .map(|k| format!("{{\"data\":{{\"n\":{k},\"text\":\"{text}\"}},\"event\":\"e:{i}\"}}\n"))
+            .collect();
+        std::fs::write(dir.join("events.jsonl"), body).unwrap();
+    }
+}
+
 /// Captures of very different sizes read by several workers: a worker hands
 /// several small captures on in one chunk and a large one (400 KB, past the
 /// 256 KiB chunk) in several, and captures are dealt by size, not in turn. The output
@@ -319,16 +333,7 @@ fn nested_tool_call_ids_do_not_break_the_budget() {
 #[test]
 fn output_order_holds_whatever_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
-    let text = "x".repeat(1000);
-    for i in 0..24 {
-        let d = dir.path().join(format!("-p/sessions/s{i:02}/context-intelligence"));
-        std::fs::create_dir_all(&d).unwrap();
-        let lines = [1, 40, 3, 400][i % 4];
-        let body: String = (0..lines)
-            .map(|n| format!("{{\"data\":{{\"n\":{n},\"text\":\"{text}\"}},\"event\":\"e:{i}\"}}\n"))
-            .collect();
-        std::fs::write(d.join("events.jsonl"), body).unwrap();
-    }
+    write_captures(dir.path(), 24, |i| [1, 40, 3, 400][i % 4]);
     let one = ci("ci-cat").args(["--full", "-j1"]).arg(dir.path()).run();
     assert_eq!(one.code, 0, "{}", one.stderr);
     // s00 first, each capture's lines in file order.
@@ -360,17 +365,9 @@ fn output_order_holds_whatever_the_thread_count() {
 #[test]
 fn a_large_capture_before_many_small_ones_does_not_stall() {
     let dir = tempfile::tempdir().unwrap();
-    let text = "y".repeat(1000);
     // 4 MB, then 600 captures of 5 KB: the second worker gets all of those
     // (it has fewer bytes dealt), its output fills before they are dealt.
-    for i in 0..601 {
-        let d = dir.path().join(format!("-p/sessions/s{i:03}/context-intelligence"));
-        std::fs::create_dir_all(&d).unwrap();
-        let lines = if i == 0 { 4000 } else { 5 };
-        let body: String =
-            (0..lines).map(|n| format!("{{\"data\":{{\"n\":{n},\"text\":\"{text}\"}},\"event\":\"e\"}}\n")).collect();
-        std::fs::write(d.join("events.jsonl"), body).unwrap();
-    }
+    write_captures(dir.path(), 601, |i| if i == 0 { 4000 } else { 5 });
     for input in ["root", "records"] {
         let mut cmd = ci_command("ci-cat");
         cmd.args(["--full", "-j2"]).stdout(Stdio::piped()).stderr(Stdio::null());
