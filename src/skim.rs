@@ -112,6 +112,13 @@ pub(crate) fn block_at<'a>(b: &'a [u8], at: usize, pad: &'a mut [u8; BLOCK]) -> 
 pub(crate) fn escaped(backslash: u64, prev_escaped: &mut u64) -> u64 {
     const EVEN: u64 = 0x5555_5555_5555_5555;
     let backslash = backslash & !*prev_escaped;
+    if backslash & (backslash << 1) == 0 {
+        // No two backslashes in a row (the common case: `\u`, `\n`): each
+        // escapes the character after it.
+        let escaped = (backslash << 1) | *prev_escaped;
+        *prev_escaped = backslash >> 63;
+        return escaped;
+    }
     let follows_escape = (backslash << 1) | *prev_escaped;
     let odd_starts = backslash & !EVEN & !follows_escape;
     let (on_even, overflow) = odd_starts.overflowing_add(backslash);
@@ -331,6 +338,28 @@ mod tests {
             }
             let end = end_by_serde(&s);
             prop_assert_eq!(skip_container(s.as_bytes(), 0), Ok(end));
+        }
+
+        /// The odd-run rule (with its fast path for lone backslashes) against
+        /// a walk of the block byte by byte, over chains of blocks: dense
+        /// masks give runs of every length, sparse ones lone backslashes.
+        #[test]
+        fn escaped_as_a_byte_walk(blocks in proptest::collection::vec((any::<u64>(), any::<u64>()), 1..8)) {
+            let (mut prev, mut pending) = (0u64, false);
+            for (a, b) in blocks {
+                let backslash = if b % 3 == 0 { a & b } else { a };
+                let mut want = 0u64;
+                for k in 0..64 {
+                    if pending {
+                        want |= 1 << k;
+                        pending = false;
+                    } else if backslash >> k & 1 == 1 {
+                        pending = true;
+                    }
+                }
+                prop_assert_eq!(escaped(backslash, &mut prev), want);
+                prop_assert_eq!(prev, u64::from(pending));
+            }
         }
 
         #[test]

@@ -135,7 +135,14 @@ unsafe fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, u
             // SAFETY: as for `plain` above.
             let e = unsafe { C::escapes(block) };
             let u = esc & e.u;
-            let hex = need_hex | (u << 1) | (u << 2) | (u << 3) | (u << 4);
+            // The four positions after each `u` must be hex digits: one
+            // multiplication spreads each bit over them (and the ones past
+            // this block into the high half). Bits of `u` 5 or more apart
+            // spread without carries; closer ones (`\u\u`) put the second
+            // backslash among the first's digits, a position the lower bit
+            // spreads to exactly (carries only go up): an error either way.
+            let spread = (u128::from(u) << 1) * 0b1111;
+            let hex = need_hex | spread as u64;
             // Past this check every `\u` of the string has its four digits
             // before the closing quote (a quote is not a hex digit).
             if hex & !e.hex != 0 {
@@ -158,7 +165,7 @@ unsafe fn skip_plain_with<C: Classify>(b: &[u8], from: usize) -> Result<usize, u
             if (low_in | (high << 6)) != low || (quotes != 0 && (high >> 58) != 0) {
                 return Err(clean);
             }
-            need_hex = (u >> 63) | (u >> 62) | (u >> 61) | (u >> 60);
+            need_hex = (spread >> 64) as u64;
             first_in = u >> 63;
             second_in = d >> 63;
             low_in = high >> 58;
@@ -501,7 +508,8 @@ mod tests {
     }
 
     /// Surrogate escapes at every offset to a block boundary, paired or
-    /// not: the same verdict and position as the scalar scanner.
+    /// not, and `\u` escapes cut short by the next one: the same verdict and
+    /// position as the scalar scanner.
     #[test]
     fn surrogates_at_every_offset_as_the_scalar_scanner() {
         let cases = [
@@ -515,6 +523,13 @@ mod tests {
             r"\ud83d\ud83d",
             r"\ud7ff\uD000",
             r"\ude80\ud83d",
+            // `\u` escapes closer than six bytes (the digit spread's carries).
+            r"\u\u0041",
+            r"\u0\u0041",
+            r"\u00\u0041",
+            r"\u004\u0041",
+            r"\u\\u0041",
+            r"\u0041\u0042\u",
         ];
         for pad in 0..=2 * BLOCK + 8 {
             for case in cases {
