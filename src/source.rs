@@ -8,13 +8,16 @@
 //! through with the provenance it carries.
 //!
 //! Work is split into units (one capture, or a batch of piped lines) dealt to
-//! worker threads, each to the worker with the fewest bytes dealt so far (a
-//! deterministic rule: the same input is split the same way every run), a
-//! few units at a time; each worker runs its own [`Visitor`], and the calling
-//! thread writes their output strictly in input order. A worker hands its
+//! worker threads in batches of consecutive units, each batch to the worker
+//! with the fewest bytes dealt so far (a deterministic rule: the same input
+//! is split the same way every run). Each worker runs its own
+//! [`Visitor`], and the calling thread writes their output strictly in input
+//! order, told by the dealer which worker has each unit. A worker hands its
 //! output on in chunks that may hold several units (or none finished), so
-//! units without output cost no hand-over. Channels are bounded, so memory
-//! stays bounded by the longest line and a few batches.
+//! units without output cost no hand-over. Work and output channels are
+//! bounded, so memory stays bounded by the longest line and a few batches;
+//! the writer's list of which worker has each unit grows only with the units
+//! those bounded channels can hold (a word each).
 
 use std::fs::File;
 use std::io::{self, IsTerminal};
@@ -332,7 +335,9 @@ fn write_ordered(
             };
             match chunk.ends.get(next) {
                 Some(&end) => {
-                    out.write(&chunk.buf[pos..end])?;
+                    if end > pos {
+                        out.write(&chunk.buf[pos..end])?;
+                    }
                     current[w] = Some((chunk, end, next + 1));
                     break;
                 }
@@ -748,7 +753,13 @@ impl<'d> Worker<'d> {
 
     /// Hands the output so far to the writer; false when it is gone.
     fn send(&mut self) -> bool {
-        let buf = std::mem::replace(&mut self.out, Vec::with_capacity(CHUNK * 2));
+        // Units without output (aggregations) hand on only their ends: the
+        // buffer stays for the next unit.
+        let buf = if self.out.is_empty() {
+            Vec::new()
+        } else {
+            std::mem::replace(&mut self.out, Vec::with_capacity(CHUNK * 2))
+        };
         let ends = std::mem::take(&mut self.ends);
         self.tx.send(Chunk { buf, ends }).is_ok()
     }
