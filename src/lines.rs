@@ -39,8 +39,6 @@ pub struct LineReader<R> {
     scanned: usize,
     eof: bool,
     number: u64,
-    /// A newline already found at this index by [`LineReader::line_ready`].
-    found: Option<usize>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -53,16 +51,7 @@ impl<R: Read> LineReader<R> {
     /// it still grows to hold the longest line). Tests and fuzzing use tiny
     /// capacities to exercise the moves and growth that big lines cause.
     pub fn with_capacity(rdr: R, capacity: usize) -> LineReader<R> {
-        LineReader {
-            rdr,
-            buf: vec![0; capacity.max(1)],
-            pos: 0,
-            end: 0,
-            scanned: 0,
-            eof: false,
-            number: 0,
-            found: None,
-        }
+        LineReader { rdr, buf: vec![0; capacity.max(1)], pos: 0, end: 0, scanned: 0, eof: false, number: 0 }
     }
 
     /// Starts over on a new reader, keeping the buffer.
@@ -73,7 +62,6 @@ impl<R: Read> LineReader<R> {
         self.scanned = 0;
         self.eof = false;
         self.number = 0;
-        self.found = None;
     }
 
     /// The number of the last line returned.
@@ -97,30 +85,16 @@ impl<R: Read> LineReader<R> {
     /// Whether [`LineReader::next_line`] can answer without reading: a
     /// complete line is buffered, or the input has ended. On a pipe a read
     /// may wait for the writer, so a consumer hands on what it holds first.
-    pub fn line_ready(&mut self) -> bool {
-        if self.eof || self.found.is_some() {
-            return true;
-        }
-        match memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
-            Some(k) => {
-                self.found = Some(self.scanned + k);
-                true
-            }
-            None => {
-                self.scanned = self.end;
-                false
-            }
-        }
+    pub fn line_ready(&self) -> bool {
+        self.eof || memchr::memchr(b'\n', &self.buf[self.scanned..self.end]).is_some()
     }
 
     /// The next line; at the end of input an unterminated tail is returned
     /// (`terminated: false`), or with `hold_tail` kept for the next call.
     fn next(&mut self, hold_tail: bool) -> io::Result<Option<Line<'_>>> {
         loop {
-            let found = self.found.take();
-            if let Some(nl) =
-                found.or_else(|| memchr::memchr(b'\n', &self.buf[self.scanned..self.end]).map(|k| self.scanned + k))
-            {
+            if let Some(k) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
+                let nl = self.scanned + k;
                 let start = self.pos;
                 self.pos = nl + 1;
                 self.scanned = self.pos;
@@ -227,6 +201,20 @@ mod tests {
             out.push((String::from_utf8_lossy(l.bytes).into_owned(), l.number, l.terminated));
         }
         out
+    }
+
+    #[test]
+    fn ready_when_a_whole_line_is_buffered_or_the_input_ended() {
+        // Reads of 5 bytes: "a\nbb\n" then "cc".
+        let mut r = LineReader::new(Trickle(b"a\nbb\ncc", 5));
+        assert!(!r.line_ready(), "nothing read yet");
+        assert_eq!(r.next_line().unwrap().unwrap().bytes, b"a");
+        assert!(r.line_ready(), "bb is buffered");
+        assert_eq!(r.next_line().unwrap().unwrap().bytes, b"bb");
+        assert!(!r.line_ready(), "cc is not read yet");
+        assert_eq!(r.next_line().unwrap().unwrap().bytes, b"cc");
+        assert!(r.line_ready(), "the input ended");
+        assert!(r.next_line().unwrap().is_none());
     }
 
     #[test]
