@@ -588,10 +588,11 @@ impl<'d> Worker<'d> {
                 }
             };
             for unit in units {
-                if self.diag.is_stopped() || crate::signal::stop_requested() {
-                    return;
-                }
-                if !self.unit(v, unit) || !self.finish_unit() {
+                let stop = self.diag.is_stopped() || crate::signal::stop_requested();
+                if stop || !self.unit(v, unit) || !self.finish_unit() {
+                    // What is held is whole records: hand it on (a no-op
+                    // when the writer is gone).
+                    self.hand_on();
                     return;
                 }
             }
