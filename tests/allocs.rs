@@ -91,6 +91,15 @@ fn main() {
         child(&case);
         return;
     }
+    // Behave as a test binary for `cargo test FILTER` and `-- --list`.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list") {
+        println!("allocs: test");
+        return;
+    }
+    if args.iter().any(|a| !a.starts_with('-') && !"allocs".contains(a.as_str())) {
+        return;
+    }
     let dir = tempfile::tempdir().expect("temporary directory");
     let small = dir.path().join("small");
     let large = dir.path().join("large");
