@@ -146,14 +146,19 @@ pub const DEMO_EVENTS: &[(&str, u64)] = &[
 
 /// Waits for a child to exit by itself and returns its exit code; the
 /// deadline (10 s) only keeps a bug from hanging the suite, it is not a
-/// measure of speed. Panics with "`what` did not happen" after it.
+/// measure of speed. After it the child is killed (so that it does not
+/// outlive the test) and this panics with "`what` did not happen".
 pub fn exits_within(child: &mut std::process::Child, what: &str) -> Option<i32> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
         if let Some(status) = child.try_wait().expect("child status") {
             return status.code();
         }
-        assert!(std::time::Instant::now() < deadline, "{what} did not happen");
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not happen");
+        }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
