@@ -30,7 +30,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use ci_tools::json::{decode_str, Index, Raw};
+use ci_tools::json::{decode_str, Index, Raw, Record};
 use ci_tools::search::tape;
 use ci_tools::search::walk::{self, Scope};
 use memchr::memmem::Finder;
@@ -247,6 +247,17 @@ fn each(lines: &[&[u8]], f: &mut dyn FnMut(&[u8], &mut Sum) -> bool) -> Sum {
     sum
 }
 
+/// Runs `f` on our scanner's record of each line, reusing the index.
+fn with_records(lines: &[&[u8]], idx: &mut Index, f: &mut dyn FnMut(&Record<'_>, &mut Sum)) -> Sum {
+    each(lines, &mut |line, sum| {
+        let Ok(rec) = idx.parse(line) else {
+            return false;
+        };
+        f(&rec, sum);
+        true
+    })
+}
+
 /// Copies `line` into `scratch` with simd-json's padding after it.
 fn padded(scratch: &mut Vec<u8>, line: &[u8]) {
     scratch.clear();
@@ -395,14 +406,10 @@ mod envelope {
             "envelope",
             "ours: Index::parse + get_str",
             Box::new(move |lines| {
-                each(lines, &mut |line, sum| {
-                    let Ok(rec) = idx.parse(line) else {
-                        return false;
-                    };
-                    sum.text(rec.get_str("event").as_deref());
-                    sum.text(rec.get_str("workspace").as_deref());
-                    sum.text(rec.get_str("timestamp").as_deref());
-                    true
+                with_records(lines, &mut idx, &mut |rec, sum| {
+                    for k in ["event", "workspace", "timestamp"] {
+                        sum.text(rec.get_str(k).as_deref());
+                    }
                 })
             }),
         );
@@ -702,12 +709,8 @@ mod session {
             "session",
             "ours: Index::parse + Raw::get",
             Box::new(move |lines| {
-                each(lines, &mut |line, sum| {
-                    let Ok(rec) = idx.parse(line) else {
-                        return false;
-                    };
-                    read(rec.get_str("event").as_deref(), rec.get("data"), sum);
-                    true
+                with_records(lines, &mut idx, &mut |rec, sum| {
+                    read(rec.get_str("event").as_deref(), rec.get("data"), sum)
                 })
             }),
         );
@@ -795,17 +798,13 @@ mod grep {
             "grep",
             "ours: parse + walk::strings + decode",
             Box::new(move |lines| {
-                each(lines, &mut |line, sum| {
-                    let Ok(rec) = idx.parse(line) else {
-                        return false;
-                    };
-                    walk::strings(&rec, &scope, true, &mut |s| {
+                with_records(lines, &mut idx, &mut |rec, sum| {
+                    walk::strings(rec, &scope, true, &mut |s| {
                         if let Some(text) = decode_str(s.raw) {
                             look(&f, &text, sum);
                         }
                         true
                     });
-                    true
                 })
             }),
         );
