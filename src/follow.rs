@@ -37,7 +37,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::lines::LineReader;
-use crate::record::Capture;
+use crate::session::Capture;
 
 use crate::signal::stop_requested;
 

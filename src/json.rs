@@ -18,6 +18,7 @@ use std::ops::Range;
 use memchr::memchr2;
 
 pub(crate) mod string;
+pub mod write;
 
 /// Deepest nesting accepted, counting the record itself. It is serde_json's
 /// recursion limit, so both parsers agree on every input.

@@ -2,8 +2,9 @@
 //!
 //! Five binaries (`ci-find`, `ci-cat`, `ci-filter`, `ci-agg`, `ci-grep`) share
 //! this library. Their stream holds two kinds of record ([`record`]): session
-//! records, printed by `ci-find`, and event records, one per capture line with
-//! a provenance key. Every tool that needs events expands session records into
+//! records ([`session`]), printed by `ci-find`, and event records, one per
+//! capture event with a provenance key. Each writer the toolkit reads is one
+//! module of [`format`], behind one interface; [`discover`] asks them all. Every tool that needs events expands session records into
 //! their capture's events through [`source`], which reads captures in parallel
 //! with a reusable line buffer ([`lines`]) and a validating scanner that indexes
 //! a line without building a DOM of its payload ([`json`]). Tools that select
@@ -27,14 +28,16 @@ pub mod cmd;
 pub mod diag;
 pub mod discover;
 pub mod error;
+pub mod files;
 pub mod follow;
-pub mod hooks;
+pub mod format;
 pub mod json;
 pub mod lines;
 pub mod output;
 pub mod predicate;
 pub mod record;
 pub mod search;
+pub mod session;
 pub mod signal;
 pub mod skim;
 pub mod source;

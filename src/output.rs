@@ -74,25 +74,12 @@ impl Drop for Output {
     }
 }
 
-/// Writes a JSON string literal (with quotes) for `s`.
-pub fn json_str(out: &mut Vec<u8>, s: &str) {
-    // Most strings (ids, paths, times) need no escape: copied as they are.
-    // serde_json escapes exactly `"`, `\\` and the control characters below 0x20.
-    // No early exit: the test over every byte vectorises, and these strings are short.
-    if s.bytes().fold(true, |plain, b| plain & (b >= 0x20) & (b != b'"') & (b != b'\\')) {
-        out.reserve(s.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
-        return;
-    }
-    // serde_json's escaping cannot fail when writing into a Vec.
-    let _ = serde_json::to_writer(&mut *out, s);
-}
+pub use crate::json::write::json_str;
 
 /// Writes the provenance object `{"session":ID,"path":FILE,"line":N}` (the
-/// value of the `ci` key) for a record read from a file.
-pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, line: u64) {
+/// value of the `ci` key) for a record read from a file, with `"part":K`
+/// after the line for an event that is one of several on its line.
+pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, line: u64, part: Option<u32>) {
     out.extend_from_slice(b"{\"session\":");
     match session {
         Some(s) => json_str(out, s),
@@ -101,7 +88,11 @@ pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, li
     out.extend_from_slice(b",\"path\":");
     json_str(out, path);
     // Writing into a Vec cannot fail.
-    let _ = write!(out, ",\"line\":{line}}}");
+    let _ = write!(out, ",\"line\":{line}");
+    if let Some(part) = part {
+        let _ = write!(out, ",\"part\":{part}");
+    }
+    out.push(b'}');
 }
 
 /// How event records are printed.
@@ -131,8 +122,8 @@ impl EventFormat {
             self.write_projection(ev, fields, &extra, out);
             return;
         }
-        if ev.is_hook() {
-            self.write_hook(ev, out);
+        if ev.derived() {
+            self.write_derived(ev, out);
             return;
         }
         let start = out.len();
@@ -171,21 +162,26 @@ impl EventFormat {
                 extra.push(b',');
             }
             extra.extend_from_slice(b"\"ci\":");
-            write_provenance(extra, ev.session().as_deref(), ev.source, ev.line);
+            write_provenance(extra, ev.session().as_deref(), ev.source, ev.line, ev.part);
         }
     }
 
-    /// A Claude Code hook line, normalised:
-    /// `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":LINE,"ci":{…}}`
-    /// with `data` the line unchanged (shrunk like any `data` over budget).
-    fn write_hook(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
+    /// A record derived from a writer's line (a Claude Code hook line),
+    /// normalised: `{"event":NAME,ORIGINAL_KEY:ITS_NAME,"workspace":W,"timestamp":TS|null,"data":DATA,"ci":{…}}`
+    /// (for a hook line `"hook":NAME` and `data` the line unchanged), `data`
+    /// shrunk like any `data` over budget.
+    fn write_derived(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
         let mut head = Vec::with_capacity(160);
         head.extend_from_slice(b"{\"event\":");
         json_str(&mut head, &ev.name());
-        head.extend_from_slice(b",\"hook\":");
-        match ev.hook() {
-            Some(h) => json_str(&mut head, &h),
-            None => head.extend_from_slice(b"null"),
+        if let Some((key, value)) = ev.original() {
+            head.extend_from_slice(b",\"");
+            head.extend_from_slice(key.as_bytes());
+            head.extend_from_slice(b"\":");
+            match value.and_then(|v| v.as_str()) {
+                Some(h) => json_str(&mut head, &h),
+                None => head.extend_from_slice(b"null"),
+            }
         }
         head.extend_from_slice(b",\"workspace\":");
         match ev.workspace() {
@@ -268,7 +264,7 @@ impl EventFormat {
         for path in fields {
             let value = match path.as_str() {
                 "workspace" => ev.workspace().map(|w| serde_json::Value::String(w.into_owned())),
-                "event" if ev.is_hook() => Some(serde_json::Value::String(ev.name().into_owned())),
+                "event" if ev.derived() => Some(serde_json::Value::String(ev.name().into_owned())),
                 _ => ev.path(path).and_then(|r| r.to_value()),
             };
             let value = value.unwrap_or(serde_json::Value::Null);

@@ -15,8 +15,8 @@
 
 use std::borrow::Cow;
 
-use crate::discover::SessionRecord;
-use crate::record::{Capture, Event};
+use crate::record::Event;
+use crate::session::{Capture, SessionRecord};
 use crate::time::Timestamp;
 
 pub mod expr;
@@ -145,8 +145,8 @@ impl SessionId {
         if id.is_empty() {
             return Err("--session needs a session id or a prefix of at least 8 characters".into());
         }
-        if crate::hooks::unsafe_name(id) {
-            return Err(format!("--session: {}", crate::hooks::unsafe_id_message(id)));
+        if crate::session::unsafe_name(id) {
+            return Err(format!("--session: {}", crate::session::unsafe_id_message(id)));
         }
         Ok(SessionId(id.to_owned()))
     }

@@ -8,133 +8,24 @@
 //! - A **session record** (printed by `ci-find`) describes one capture: an
 //!   object with `session` and `path` keys and no `event` key. Tools that need
 //!   events expand it into the capture's events.
+//!
+//! [`Event`] is the normalised view every tool reads: its envelope and its
+//! semantic fields come from the event's writer ([`crate::format`]), so no
+//! tool reads a writer's own key names.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
 
-use crate::discover::{slug_of, Format, SessionRecord};
-use crate::hooks;
+pub use crate::format::LineKind;
+use crate::format::{CallKey, Format, Usage};
 use crate::json::{Raw, Record};
+use crate::session::Capture;
 use crate::time::{self, Timestamp};
 
 /// The name of the provenance key added to event records.
 pub const PROVENANCE_KEY: &str = "ci";
 
-/// What a valid JSON line is, told apart by its top-level keys (formats.md §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecordKind {
-    /// A string `event` and an object `data`.
-    Event,
-    /// `session` and `path`, no `event`: a `ci-find` record.
-    Session,
-    /// A Claude Code hook line (`hook_event_name`).
-    Hook,
-    /// Another logger's line (`ts` + `schema`, the `amplifier.log` format).
-    OtherLog,
-    /// A Claude Code transcript line (`type` with `uuid`/`sessionId`/`message`).
-    Transcript,
-    /// Anything else.
-    Unknown,
-}
-
-impl RecordKind {
-    /// Classifies a validated record.
-    pub fn of(rec: &Record<'_>) -> RecordKind {
-        let has = |k: &str| rec.get(k).is_some();
-        let event_is_str = rec.get("event").is_some_and(|v| v.as_str().is_some());
-        if has("ts") && has("schema") {
-            RecordKind::OtherLog
-        } else if event_is_str && rec.get("data").is_some_and(|d| d.kind() == crate::json::Kind::Object) {
-            RecordKind::Event
-        } else if has("hook_event_name") {
-            RecordKind::Hook
-        } else if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
-            RecordKind::Session
-        } else if has("type") && (has("uuid") || has("sessionId") || has("message")) {
-            RecordKind::Transcript
-        } else {
-            RecordKind::Unknown
-        }
-    }
-
-    /// Why a record of this kind is not an event, for a `path:line: reason` report.
-    pub fn not_an_event(self) -> &'static str {
-        match self {
-            RecordKind::Event => "an event record",
-            RecordKind::Session => "a session record where an event was expected",
-            RecordKind::Hook => "a Claude Code hook line where an Amplifier event was expected",
-            RecordKind::OtherLog => "another logger's line (amplifier.log format), not an event",
-            RecordKind::Transcript => "a Claude Code transcript line, not an event",
-            RecordKind::Unknown => "not an event record (needs a string \"event\" and an object \"data\")",
-        }
-    }
-}
-
-/// One capture file to read, with what is known about its session.
-#[derive(Debug, Clone)]
-pub struct Capture {
-    /// The session id used in provenance.
-    pub session: String,
-    /// The events file.
-    pub path: PathBuf,
-    /// The path as shown in reports and provenance.
-    pub display: String,
-    /// Fills `workspace` on lines that have none (older writers): the session's
-    /// metadata workspace, else its project slug.
-    pub workspace: Option<String>,
-    /// The layout.
-    pub format: Format,
-    /// The session record, when the capture came from one or from discovery.
-    pub record: Option<SessionRecord>,
-    /// Claude hooks: the event files to read, in order (each with its own line
-    /// numbers); empty for an Amplifier capture (`path` is read).
-    pub files: Vec<PathBuf>,
-}
-
-impl Capture {
-    /// A capture described by a session record. For a Claude hooks session
-    /// the event files are the record's `files` that are event files
-    /// ([`hooks::is_event_file`]), in reading order, else those in the directory.
-    pub fn from_record(rec: SessionRecord) -> Capture {
-        let files = if rec.format == Format::ClaudeHooks {
-            let dir = PathBuf::from(&rec.path);
-            let mut names: Vec<String> = match &rec.files {
-                Some(f) => f.iter().filter(|n| hooks::is_event_file(n) && !hooks::unsafe_name(n)).cloned().collect(),
-                None => hooks::event_files(&dir),
-            };
-            hooks::sort_files(&mut names);
-            names.into_iter().map(|n| dir.join(n)).collect()
-        } else {
-            vec![]
-        };
-        Capture {
-            session: rec.session.clone(),
-            path: PathBuf::from(&rec.path),
-            display: rec.path.clone(),
-            workspace: rec.workspace.clone(),
-            format: rec.format,
-            record: Some(rec),
-            files,
-        }
-    }
-
-    /// Whether this is a Claude hooks session.
-    pub fn is_hooks(&self) -> bool {
-        self.format == Format::ClaudeHooks
-    }
-
-    /// Why a session record read from input must not be used: an unsafe
-    /// session id, or an unsafe name in its `files` (see [`hooks::unsafe_name`]).
-    pub fn unsafe_record(rec: &SessionRecord) -> Option<String> {
-        if hooks::unsafe_name(&rec.session) {
-            return Some(hooks::unsafe_id_message(&rec.session));
-        }
-        let files = rec.files.iter().flatten();
-        files.filter(|f| hooks::unsafe_name(f)).map(|f| format!("unsafe file name {f:?}")).next()
-    }
-}
-
-/// An event as a tool sees it: the validated line plus where it came from.
+/// An event as a tool sees it: the validated line plus where it came from,
+/// read through its writer.
 #[derive(Clone, Copy)]
 pub struct Event<'a> {
     /// The validated line.
@@ -146,60 +37,85 @@ pub struct Event<'a> {
     pub line: u64,
     /// The file name shown in reports (`-` for stdin).
     pub source: &'a str,
+    /// Which of the line's events this is, for a writer whose lines can
+    /// yield several (`None` otherwise).
+    pub part: Option<u32>,
+    /// The writer whose semantics apply.
+    format: &'static dyn Format,
+    /// Whether the event record is derived from the line (not the line itself).
+    derived: bool,
 }
 
 impl<'a> Event<'a> {
-    /// Whether this is a Claude Code hook line read from a hooks capture: its
-    /// envelope is then derived (name from `hook_event_name`, `data` = the line).
-    pub fn is_hook(&self) -> bool {
-        self.capture.is_some_and(Capture::is_hooks)
+    /// An event of a capture's line (`part` for writers whose lines can yield several).
+    pub fn read(rec: Record<'a>, capture: &'a Capture, line: u64, source: &'a str, part: Option<u32>) -> Event<'a> {
+        let format = capture.format.format();
+        Event { rec, capture: Some(capture), line, source, part, format, derived: format.derived() }
     }
 
-    /// The hook name (`hook_event_name`) of a hook line.
-    pub fn hook(&self) -> Option<Cow<'a, str>> {
-        if self.is_hook() {
-            self.rec.get_str("hook_event_name")
-        } else {
-            None
+    /// An event record read from a stream: its envelope is its own, its
+    /// semantics those of the writer it came from ([`crate::format::of_record`]).
+    pub fn piped(rec: Record<'a>, line: u64, source: &'a str) -> Event<'a> {
+        let format = crate::format::of_record(&rec).format();
+        Event { rec, capture: None, line, source, part: None, format, derived: false }
+    }
+
+    /// Whether the event record is derived from the line (a writer whose lines
+    /// are not event records, such as Claude hooks), rather than the line itself.
+    pub fn derived(&self) -> bool {
+        self.derived
+    }
+
+    fn part_index(&self) -> u32 {
+        self.part.unwrap_or(0)
+    }
+
+    /// The key that keeps the writer's own event name in a derived record
+    /// (`hook`), with its value.
+    pub fn original(&self) -> Option<(&'static str, Option<Raw<'a>>)> {
+        if !self.derived {
+            return None;
         }
+        let key = self.format.original_key()?;
+        Some((key, self.format.original(&self.rec, self.part_index())))
     }
 
-    /// The `event` name (for a hook line, the canonical Amplifier name).
+    /// The `event` name.
     pub fn name(&self) -> Cow<'a, str> {
-        match self.hook() {
-            Some(h) => hooks::canonical(&h),
-            None => self.rec.get_str("event").unwrap_or(Cow::Borrowed("")),
+        if self.derived {
+            return self.format.name(&self.rec, self.part_index());
         }
+        self.rec.get_str("event").unwrap_or(Cow::Borrowed(""))
     }
 
-    /// The raw `event` value (for a hook line, the canonical name when it is
-    /// one of the mapped hooks).
+    /// The raw `event` value, when it is a JSON string of the line (for a
+    /// derived record: when the name is a static one).
     pub fn name_raw(&self) -> Option<Raw<'a>> {
-        match self.hook() {
-            Some(h) => hooks::canonical_raw(&h),
-            None => self.rec.get("event"),
+        if self.derived {
+            return self.format.name_raw(&self.rec, self.part_index());
         }
+        self.rec.get("event")
     }
 
-    /// The `data` payload (for a hook line, the whole line).
+    /// The `data` payload.
     pub fn data(&self) -> Option<Raw<'a>> {
-        if self.is_hook() {
-            Some(Raw(self.rec.line().trim_ascii()))
-        } else {
-            self.rec.get("data")
+        if self.derived {
+            return self.format.data(&self.rec, self.part_index());
         }
+        self.rec.get("data")
     }
 
     /// The value at a path of the event record (`data.tool_input.file_path`,
-    /// `event`, `timestamp`, `hook`), through the normalised view for hook lines.
+    /// `event`, `timestamp`, the original-name key), through the normalised
+    /// view for derived records.
     pub fn path(&self, path: &crate::json::Path) -> Option<Raw<'a>> {
-        if !self.is_hook() {
+        if !self.derived {
             return self.rec.path(path);
         }
         match path.segments() {
             [k] if k == "event" => self.name_raw(),
-            [k] if k == "hook" => self.rec.get("hook_event_name"),
-            [k] if k == "timestamp" => self.rec.get("timestamp"),
+            [k] if k == "timestamp" => self.timestamp_raw(),
+            [k] if self.original().is_some_and(|(key, _)| key == k) => self.original().and_then(|(_, v)| v),
             [k, rest @ ..] if k == "data" => {
                 let mut v = self.data()?;
                 for seg in rest {
@@ -216,27 +132,29 @@ impl<'a> Event<'a> {
         self.rec.get(PROVENANCE_KEY)
     }
 
-    /// The workspace: the line's own, else the capture's fallback. For a hook
-    /// line: the slug of its `cwd` ([`slug_of`]), else the capture's.
+    /// The workspace: the one the line names, else the capture's fallback
+    /// (the session's metadata workspace, else its project slug).
     pub fn workspace(&self) -> Option<Cow<'a, str>> {
-        if self.is_hook() {
-            return match self.rec.get_str("cwd") {
-                Some(c) => Some(Cow::Owned(slug_of(&c))),
-                None => self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed),
-            };
-        }
-        match self.rec.get_str("workspace") {
-            Some(w) => Some(w),
-            None => self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed),
-        }
+        let own = if self.derived { self.format.workspace(&self.rec) } else { self.rec.get_str("workspace") };
+        own.or_else(|| self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed))
     }
 
-    /// Whether the line has no `workspace` of its own.
+    /// The workspace the line itself names (no fallback); for a derived
+    /// record, the one it is printed with.
+    pub fn line_workspace(&self) -> Option<Cow<'a, str>> {
+        if self.derived {
+            return self.workspace();
+        }
+        self.rec.get_str("workspace")
+    }
+
+    /// Whether the printed record needs a `workspace` added (the line has none).
     pub fn lacks_workspace(&self) -> bool {
-        self.is_hook() || self.rec.get("workspace").is_none()
+        self.derived || self.rec.get("workspace").is_none()
     }
 
-    /// The session id: the capture's, else the provenance key's, else `data.session_id`.
+    /// The session id: the capture's, else the provenance key's, else the one
+    /// the payload names.
     pub fn session(&self) -> Option<Cow<'a, str>> {
         if let Some(c) = self.capture {
             return Some(Cow::Borrowed(c.session.as_str()));
@@ -244,12 +162,20 @@ impl<'a> Event<'a> {
         self.provenance()
             .and_then(|p| p.get("session"))
             .and_then(|s| s.as_str())
-            .or_else(|| self.data().and_then(|d| d.get("session_id")).and_then(|s| s.as_str()))
+            .or_else(|| self.data().and_then(|d| self.format.session_id(d)))
     }
 
-    /// The `timestamp` as written.
+    /// The raw `timestamp` value.
+    pub fn timestamp_raw(&self) -> Option<Raw<'a>> {
+        if self.derived {
+            return self.format.timestamp(&self.rec);
+        }
+        self.rec.get("timestamp")
+    }
+
+    /// The `timestamp` as written (a string).
     pub fn timestamp_str(&self) -> Option<Cow<'a, str>> {
-        self.rec.get_str("timestamp")
+        self.timestamp_raw().and_then(|t| t.as_str())
     }
 
     /// Makes sure the whole line is valid JSON: a no-op for a validated line,
@@ -272,5 +198,67 @@ impl<'a> Event<'a> {
     /// The `timestamp`, parsed; `None` when missing, `""` or unparseable.
     pub fn timestamp(&self) -> Option<Timestamp> {
         self.timestamp_str().as_deref().and_then(time::parse_timestamp)
+    }
+
+    // --- semantic fields, read by the event's writer ---
+
+    /// The tool of a tool event.
+    pub fn tool_name(&self) -> Option<Raw<'a>> {
+        self.format.tool_name(self.data()?)
+    }
+
+    /// Which call a tool event belongs to.
+    pub fn call_key(&self) -> CallKey<'a> {
+        self.data().map_or(CallKey::Alone, |d| self.format.call_key(d))
+    }
+
+    /// Whether a call's end says it failed (`tool:error` events always fail).
+    pub fn failed(&self) -> bool {
+        self.data().is_some_and(|d| self.format.failed(d))
+    }
+
+    /// A call duration the writer recorded.
+    pub fn duration_ms(&self) -> Option<Raw<'a>> {
+        self.format.duration_ms(self.data()?)
+    }
+
+    /// The model the event names.
+    pub fn model(&self) -> Option<Raw<'a>> {
+        self.format.model(self.data()?)
+    }
+
+    /// A status the event carries.
+    pub fn status(&self) -> Option<Raw<'a>> {
+        self.format.status(self.data()?)
+    }
+
+    /// A token or cost figure, in the toolkit's names.
+    pub fn usage(&self, u: Usage) -> Option<Raw<'a>> {
+        self.format.usage(self.data()?, u)
+    }
+
+    /// The file a tool event reads or edits.
+    pub fn file_path(&self) -> Option<Cow<'a, str>> {
+        self.format.file_path(self.data()?)
+    }
+
+    /// The parent session the payload names.
+    pub fn parent_id(&self) -> Option<Cow<'a, str>> {
+        self.format.parent_id(self.data()?)
+    }
+
+    /// The parent a child's fork event names.
+    pub fn fork_parent(&self) -> Option<Cow<'a, str>> {
+        self.format.fork_parent(self.data()?)
+    }
+
+    /// The agent a child's fork event names.
+    pub fn fork_agent(&self) -> Option<Cow<'a, str>> {
+        self.format.fork_agent(self.data()?)
+    }
+
+    /// The child session a delegation event names.
+    pub fn child(&self) -> Option<Cow<'a, str>> {
+        self.format.child(self.data()?)
     }
 }

@@ -27,12 +27,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use crate::diag::Diag;
-use crate::discover::{self, SessionRecord};
+use crate::discover;
 use crate::error::{Error, Result};
+use crate::format::{self, Format, LineKind};
 use crate::json::Index;
 use crate::lines::LineReader;
 use crate::output::Output;
-use crate::record::{Capture, Event, RecordKind};
+use crate::record::Event;
+use crate::session::{self, Capture, SessionRecord};
 
 /// Output is handed to the writer in chunks of about this size.
 const CHUNK: usize = 256 * 1024;
@@ -373,65 +375,24 @@ pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
         }
     };
     if meta.is_file() {
-        return vec![capture_of_file(path, diag)];
+        return vec![discover::file_capture(path, diag)];
     }
-    // A session directory, or its context-intelligence folder.
-    let session_dir = if path.file_name().is_some_and(|n| n == "context-intelligence") {
-        path.parent().unwrap_or(path)
-    } else {
-        path
-    };
-    if session_dir.join("context-intelligence").join("events.jsonl").is_file() {
-        return discover::capture_at(session_dir, diag).map(Capture::from_record).into_iter().collect();
-    }
-    if !crate::hooks::event_files(path).is_empty() {
-        return crate::hooks::session_at(path, Some(diag)).map(Capture::from_record).into_iter().collect();
+    // A writer's session directory, else a root.
+    if let Some(rec) = discover::session_in(path, diag) {
+        return rec.map(format::capture).into_iter().collect();
     }
     match discover::discover(path, diag) {
         Ok(mut found) => {
             if found.is_empty() {
                 diag.error(&format_args!("looked in {}, found 0", path.display()));
             }
-            discover::sort_newest_first(&mut found);
-            found.into_iter().map(Capture::from_record).collect()
+            session::sort_newest_first(&mut found);
+            found.into_iter().map(format::capture).collect()
         }
         Err(e) => {
             diag.error(&e);
             vec![]
         }
-    }
-}
-
-/// A capture for a file named directly. In the Amplifier layout its session
-/// and metadata are found as for a session directory; any other file is its
-/// own session, named after the file stem.
-fn capture_of_file(path: &Path, diag: &Diag) -> Capture {
-    let in_layout = path.file_name().is_some_and(|n| n == "events.jsonl")
-        && path.parent().and_then(Path::file_name).is_some_and(|n| n == "context-intelligence");
-    if in_layout {
-        if let Some(rec) = path.parent().and_then(Path::parent).and_then(|dir| discover::capture_at(dir, diag)) {
-            let mut cap = Capture::from_record(rec);
-            cap.display = path.to_string_lossy().into_owned();
-            return cap;
-        }
-    }
-    let hook_file = path.file_name().and_then(|n| n.to_str()).is_some_and(crate::hooks::is_event_file);
-    if hook_file {
-        if let Some(rec) = path.parent().and_then(|dir| crate::hooks::session_at(dir, Some(diag))) {
-            let mut cap = Capture::from_record(rec);
-            cap.files = vec![path.to_path_buf()];
-            return cap;
-        }
-    }
-    let display = path.to_string_lossy().into_owned();
-    Capture {
-        session: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone()),
-        path: path.to_path_buf(),
-        display,
-        workspace: None,
-        format: discover::Format::Amplifier,
-        record: None,
-        files: vec![],
     }
 }
 
@@ -470,7 +431,7 @@ fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize) -> bool {
             None
         } else {
             match idx.parse(line.bytes) {
-                Ok(rec) if RecordKind::of(&rec) == RecordKind::Session => {
+                Ok(rec) if LineKind::of(&rec) == LineKind::Session => {
                     match serde_json::from_slice::<SessionRecord>(line.bytes) {
                         Ok(r) => Some(Ok(r)),
                         Err(e) => Some(Err(format!("invalid session record: {e}"))),
@@ -514,6 +475,28 @@ fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize) -> bool {
         }
     }
     batch.is_empty() || send(dealer, Unit::Piped { buf: batch, first, open_tail })
+}
+
+/// Visits the events of one line of a capture: one, or (for a writer whose
+/// lines can hold several) each part in turn.
+fn visit_line<V: Visitor>(
+    v: &mut V,
+    out: &mut Vec<u8>,
+    rec: crate::json::Record<'_>,
+    cap: &Capture,
+    line: u64,
+    source: &str,
+) -> Flow {
+    let fmt = cap.format.format();
+    if !fmt.multi_part() {
+        return v.event(&Event::read(rec, cap, line, source, None), out);
+    }
+    for part in 0..fmt.parts(&rec) {
+        if v.event(&Event::read(rec, cap, line, source, Some(part)), out) == Flow::Stop {
+            return Flow::Stop;
+        }
+    }
+    Flow::Continue
 }
 
 /// How reading one file of a capture ended.
@@ -605,7 +588,7 @@ impl<'d> Worker<'d> {
         match unit {
             Unit::Capture(cap) => self.capture(v, &cap),
             Unit::Session(rec, line) => match v.session(&rec, &line, &mut self.out) {
-                SessionFlow::Expand => self.capture(v, &Capture::from_record(*rec)),
+                SessionFlow::Expand => self.capture(v, &format::capture(*rec)),
                 SessionFlow::Handled => true,
             },
             Unit::Piped { buf, first, open_tail } => self.piped(v, &buf, first, open_tail),
@@ -765,20 +748,23 @@ impl<'d> Worker<'d> {
         self.tx.send(Chunk { buf, ends }).is_ok()
     }
 
-    /// Reads a capture: its events file, or (Claude hooks) each event file in
-    /// turn, each with its own line numbers and shown as its own path.
+    /// Reads a capture: each of its files in turn (in its writer's reading
+    /// order), each with its own line numbers and shown as its own path (the
+    /// capture's own path as the capture shows it).
     fn capture<V: Visitor>(&mut self, v: &mut V, cap: &Capture) -> bool {
         if !v.begin(cap, &mut self.out) {
             return true;
         }
-        let hooks = cap.is_hooks();
-        let files: Vec<(&Path, String)> = if hooks {
-            cap.files.iter().map(|f| (f.as_path(), f.to_string_lossy().into_owned())).collect()
-        } else {
-            vec![(cap.path.as_path(), cap.display.clone())]
-        };
-        if hooks && !self.follow {
-            if let Some(timed) = self.time_ordered(&files) {
+        let files: Vec<(&Path, String)> = cap
+            .files
+            .iter()
+            .map(|f| {
+                let display = if *f == cap.path { cap.display.clone() } else { f.to_string_lossy().into_owned() };
+                (f.as_path(), display)
+            })
+            .collect();
+        if cap.format.format().time_ordered() && !self.follow {
+            if let Some(timed) = self.time_ordered(cap.format.format(), &files) {
                 return self.visit_timed(v, cap, &files, timed);
             }
         }
@@ -826,7 +812,7 @@ impl<'d> Worker<'d> {
     /// event files whole, which is fine for hook sessions (kilobytes to a few
     /// megabytes); it returns `None` — use file order — as soon as a line
     /// has no usable timestamp, or when a file cannot be read.
-    fn time_ordered(&mut self, files: &[(&Path, String)]) -> Option<TimedSession> {
+    fn time_ordered(&mut self, fmt: &dyn Format, files: &[(&Path, String)]) -> Option<TimedSession> {
         let mut session = TimedSession { texts: Vec::with_capacity(files.len()), order: Vec::new() };
         for (fi, (path, _)) in files.iter().enumerate() {
             let text = std::fs::read(path).ok()?;
@@ -841,7 +827,7 @@ impl<'d> Worker<'d> {
                 // Damaged lines (unparseable, or valid JSON that is not a hook
                 // line) are reported when visited; they do not decide the order.
                 let Ok(rec) = self.idx.parse(bytes) else { continue };
-                if RecordKind::of(&rec) != RecordKind::Hook {
+                if fmt.accept(&rec).is_err() {
                     continue;
                 }
                 let ts = rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?;
@@ -861,6 +847,7 @@ impl<'d> Worker<'d> {
         files: &[(&Path, String)],
         mut timed: TimedSession,
     ) -> bool {
+        let fmt = cap.format.format();
         for (fi, text) in timed.texts.iter().enumerate() {
             if text.is_empty() {
                 continue;
@@ -871,12 +858,11 @@ impl<'d> Worker<'d> {
             for (li, bytes) in segments.iter().enumerate() {
                 let terminated = all_terminated || li + 1 < segments.len();
                 match self.idx.parse(bytes) {
-                    Ok(rec) if RecordKind::of(&rec) == RecordKind::Hook => {}
-                    Ok(_) => self.diag.bad_line(
-                        &files[fi].1,
-                        li as u64 + 1,
-                        &"not a Claude Code hook line (needs \"hook_event_name\")",
-                    ),
+                    Ok(rec) => {
+                        if let Err(reason) = fmt.accept(&rec) {
+                            self.diag.bad_line(&files[fi].1, li as u64 + 1, &reason);
+                        }
+                    }
                     Err(e) if !terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
                     Err(e) => self.diag.bad_line(&files[fi].1, li as u64 + 1, &e),
                 }
@@ -884,10 +870,9 @@ impl<'d> Worker<'d> {
         }
         timed.order.sort_by_key(|(ts, ..)| *ts);
         for (_, fi, line, range) in &timed.order {
-            // Only hook lines were put in `order` (`time_ordered`).
+            // Only event lines were put in `order` (`time_ordered`).
             let Ok(rec) = self.idx.parse(&timed.texts[*fi][range.clone()]) else { continue };
-            let ev = Event { rec, capture: Some(cap), line: *line, source: &files[*fi].1 };
-            if v.event(&ev, &mut self.out) == Flow::Stop {
+            if visit_line(v, &mut self.out, rec, cap, *line, &files[*fi].1) == Flow::Stop {
                 break;
             }
             if self.out.len() >= CHUNK && !self.send() {
@@ -907,7 +892,7 @@ impl<'d> Worker<'d> {
         follow: bool,
     ) -> Read {
         let lazy = v.lazy();
-        let event_kind = if cap.is_hooks() { RecordKind::Hook } else { RecordKind::Event };
+        let fmt = cap.format.format();
         loop {
             if crate::signal::stop_requested() {
                 // Following: finish here, the loop flushes. Else: interrupted.
@@ -935,19 +920,13 @@ impl<'d> Worker<'d> {
             }
             let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
             match parsed {
-                Ok(rec) => match RecordKind::of(&rec) {
-                    kind if kind == event_kind => {
-                        let ev = Event { rec, capture: Some(cap), line: line.number, source: display };
-                        if v.event(&ev, &mut self.out) == Flow::Stop {
+                Ok(rec) => match fmt.accept(&rec) {
+                    Ok(()) => {
+                        if visit_line(v, &mut self.out, rec, cap, line.number, display) == Flow::Stop {
                             return Read::Stopped;
                         }
                     }
-                    _ if event_kind == RecordKind::Hook => self.diag.bad_line(
-                        &display,
-                        line.number,
-                        &"not a Claude Code hook line (needs \"hook_event_name\")",
-                    ),
-                    kind => self.diag.bad_line(&display, line.number, &kind.not_an_event()),
+                    Err(reason) => self.diag.bad_line(&display, line.number, &reason),
                 },
                 Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
                 Err(e) => self.diag.bad_line(&display, line.number, &e),
@@ -982,10 +961,9 @@ impl<'d> Worker<'d> {
             }
             let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
             match parsed {
-                Ok(rec) => match RecordKind::of(&rec) {
-                    RecordKind::Event => {
-                        let ev = Event { rec, capture: None, line: number, source: "-" };
-                        v.event(&ev, &mut self.out);
+                Ok(rec) => match LineKind::of(&rec) {
+                    LineKind::Event => {
+                        v.event(&Event::piped(rec, number, "-"), &mut self.out);
                     }
                     kind => self.diag.bad_line(&"-", number, &kind.not_an_event()),
                 },

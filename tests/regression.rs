@@ -4,7 +4,7 @@
 
 use ci_tools::json::Index;
 use ci_tools::output::EventFormat;
-use ci_tools::record::{Event, RecordKind};
+use ci_tools::record::{Event, LineKind};
 use ci_tools::truncate::shrink_data;
 use serde_json::{json, Value};
 
@@ -21,8 +21,8 @@ fn serde_accepts(line: &[u8]) -> bool {
 fn print(line: &[u8], max_bytes: Option<usize>) -> String {
     let mut idx = Index::new();
     let rec = idx.parse(line).expect("a valid record");
-    assert_eq!(RecordKind::of(&rec), RecordKind::Event);
-    let ev = Event { rec, capture: None, line: 1, source: "-" };
+    assert_eq!(LineKind::of(&rec), LineKind::Event);
+    let ev = Event::piped(rec, 1, "-");
     let mut out = Vec::new();
     EventFormat { max_bytes, ..Default::default() }.write(&ev, &mut out);
     String::from_utf8(out).expect("UTF-8 output")

@@ -19,7 +19,7 @@
 
 use ci_tools::json::Index;
 use ci_tools::output::EventFormat;
-use ci_tools::record::{Event, RecordKind};
+use ci_tools::record::{Event, LineKind};
 use ci_tools::truncate::is_protected_key;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};
@@ -37,14 +37,14 @@ fuzz_target!(|bytes: &[u8]| {
     let Ok(rec) = idx.parse(line) else {
         return;
     };
-    if RecordKind::of(&rec) != RecordKind::Event {
+    if LineKind::of(&rec) != LineKind::Event {
         return;
     }
     let input: Map<String, Value> = match serde_json::from_slice(line) {
         Ok(Value::Object(m)) => m,
         other => panic!("scanner accepted what serde does not: {other:?}"),
     };
-    let ev = Event { rec, capture: None, line: 1, source: "-" };
+    let ev = Event::piped(rec, 1, "-");
 
     // --full
     let full = print(&ev, None);

@@ -62,7 +62,7 @@ fuzz_target!(|input: Input<'_>| {
         return;
     };
     let on_record = e.matches_record(&rec);
-    let ev = Event { rec, capture: None, line: 1, source: "-" };
+    let ev = Event::piped(rec, 1, "-");
     let on_event = e.matches_event(&ev);
 
     let variants = [

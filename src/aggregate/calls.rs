@@ -1,8 +1,13 @@
-//! Tool calls, paired by `tool_call_id`, and the `--tools` table built on them.
+//! Tool calls, paired by call id, and the `--tools` table built on them.
 //!
-//! A call is one `tool_call_id` (Claude hooks: `tool_use_id`) of one session,
-//! whatever events carry it:
+//! A call is one call id of one session (the writer's: Amplifier's
+//! `tool_call_id`, Claude hooks' `tool_use_id`; see
+//! [`crate::format::Format::call_key`]), whatever events carry it:
 //! `tool:pre`, `tool:post`, `tool:error` (never pre + post counted twice).
+//! Where a writer gives no id but a pairing key (Claude Code hooks before 2.1:
+//! the tool and its input), the pres and the ends of one session and key are
+//! paired in order (by timestamp, then file and line): calls = pairs, and a
+//! pre without an end is unfinished.
 //!
 //! - **error**: a `tool:error`, or a `tool:post` whose `result.success` is
 //!   `false`;
@@ -13,13 +18,15 @@
 //! writers), else the time from the `tool:pre` timestamp to the timestamp of
 //! the event that ended the call (`tool:post` or `tool:error`), in whole
 //! milliseconds. A call with
-//! neither has no latency. An event without `tool_call_id` cannot be paired
-//! and is a call of its own.
+//! neither has no latency. An event with neither id nor pairing key is a call
+//! of its own.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::format::CallKey;
 use crate::record::Event;
 use crate::time::{self, Timestamp};
 
@@ -117,23 +124,103 @@ pub fn is_tool_event(name: &str) -> bool {
 #[derive(Debug, Default)]
 pub struct Calls {
     map: HashMap<(String, String), Call>,
+    /// Events without a call id, by (session, pairing key): paired in order
+    /// when the calls are drained (so the order events arrive in, from
+    /// several threads, does not matter).
+    ordered: HashMap<(String, String), Ordered>,
 }
+
+/// The pres and the ends of one (session, pairing key), each with where it
+/// sits in the session: (timestamp, file, line).
+#[derive(Debug, Default)]
+struct Ordered {
+    pres: Vec<(Position, Call)>,
+    ends: Vec<(Position, Call)>,
+}
+
+type Position = (Option<Timestamp>, String, u64);
 
 impl Calls {
     /// Records a tool event (`name` is its event name); `keys` reads the
     /// `--tools --by` keys when the call is new or this is its pre.
     pub fn add(&mut self, ev: &Event<'_>, name: &str, session: &str, keys: impl FnOnce() -> Option<Vec<KeyVal>>) {
-        let data = ev.data();
-        // Amplifier's tool_call_id, or Claude Code's tool_use_id (hook captures).
-        let id_of = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str());
-        let id = match id_of("tool_call_id").or_else(|| id_of("tool_use_id")) {
-            Some(id) => id.into_owned(),
+        let id = match ev.call_key() {
+            CallKey::Id(id) => id.into_owned(),
+            CallKey::Ordered(key) => {
+                let mut call = Call::default();
+                call.add(ev, name, keys);
+                let position = position(ev);
+                let pairs = self.ordered.entry((session.to_owned(), key)).or_default();
+                let list = if name == "tool:pre" { &mut pairs.pres } else { &mut pairs.ends };
+                list.push((position, call));
+                return;
+            }
             // Unpairable: its own call, named after its line.
-            None => format!("\u{0}line:{}:{}", ev.source, ev.line),
+            CallKey::Alone => format!("\u{0}line:{}:{}", ev.source, ev.line),
         };
-        let call = self.map.entry((session.to_owned(), id)).or_default();
+        self.map.entry((session.to_owned(), id)).or_default().add(ev, name, keys);
+    }
+
+    /// Combines calls seen by another thread.
+    pub fn merge(&mut self, o: Calls) {
+        for (k, c) in o.map {
+            match self.map.get_mut(&k) {
+                Some(mine) => mine.merge(c),
+                None => {
+                    self.map.insert(k, c);
+                }
+            }
+        }
+        for (k, o) in o.ordered {
+            let mine = self.ordered.entry(k).or_default();
+            mine.pres.extend(o.pres);
+            mine.ends.extend(o.ends);
+        }
+    }
+
+    /// Takes every call out, ending the pairing.
+    pub fn drain(&mut self) -> impl Iterator<Item = Call> + '_ {
+        let paired = self.ordered.drain().flat_map(|(_, mut o)| {
+            o.pres.sort_by(|a, b| a.0.cmp(&b.0));
+            o.ends.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut ends = o.ends.into_iter().map(|(_, c)| c);
+            let mut calls: Vec<Call> = o
+                .pres
+                .into_iter()
+                .map(|(_, mut pre)| {
+                    if let Some(end) = ends.next() {
+                        pre.merge(end);
+                    }
+                    pre
+                })
+                .collect();
+            calls.extend(ends);
+            calls
+        });
+        self.map.drain().map(|(_, c)| c).chain(paired)
+    }
+
+    /// Whether no call is held.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty() && self.ordered.is_empty()
+    }
+}
+
+/// Where an event sits in its session, for pairing in order: its
+/// timestamp, then its file and line (the provenance's for piped records).
+fn position(ev: &Event<'_>) -> Position {
+    let prov = ev.provenance();
+    let path = prov.and_then(|p| p.get("path")).and_then(|p| p.as_str()).map_or(Cow::Borrowed(ev.source), |p| p);
+    let line = prov.and_then(|p| p.get("line")).and_then(|l| l.as_f64()).map_or(ev.line, |l| l as u64);
+    (ev.timestamp(), path.into_owned(), line)
+}
+
+impl Call {
+    /// Applies one tool event of this call.
+    fn add(&mut self, ev: &Event<'_>, name: &str, keys: impl FnOnce() -> Option<Vec<KeyVal>>) {
+        let call = self;
         if call.tool.is_none() {
-            call.tool = data.and_then(|d| d.get("tool_name")).and_then(|v| v.as_str()).map(|s| s.into_owned());
+            call.tool = ev.tool_name().and_then(|v| v.as_str()).map(|s| s.into_owned());
         }
         let is_pre = name == "tool:pre";
         if call.keys.is_none() || (is_pre && !call.keys_from_pre) {
@@ -154,12 +241,9 @@ impl Calls {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 };
-                let failed = name == "tool:error"
-                    || data.and_then(|d| d.get("result")).and_then(|r| r.get("success")).and_then(|s| s.as_bool())
-                        == Some(false);
-                call.failed |= failed;
+                call.failed |= name == "tool:error" || ev.failed();
                 if name == "tool:post" && call.duration_ms.is_none() {
-                    if let Some(d) = data.and_then(|d| d.get("duration_ms")) {
+                    if let Some(d) = ev.duration_ms() {
                         if let Numeric::Num(n) = Val::Raw(d).numeric() {
                             call.duration_ms = Some(n);
                         }
@@ -167,28 +251,6 @@ impl Calls {
                 }
             }
         }
-    }
-
-    /// Combines calls seen by another thread.
-    pub fn merge(&mut self, o: Calls) {
-        for (k, c) in o.map {
-            match self.map.get_mut(&k) {
-                Some(mine) => mine.merge(c),
-                None => {
-                    self.map.insert(k, c);
-                }
-            }
-        }
-    }
-
-    /// Takes every call out, ending the pairing.
-    pub fn drain(&mut self) -> impl Iterator<Item = Call> + '_ {
-        self.map.drain().map(|(_, c)| c)
-    }
-
-    /// Whether no call is held.
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
     }
 }
 

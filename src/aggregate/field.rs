@@ -29,52 +29,7 @@ use crate::time::{self, Bucket, TimeZone};
 
 use super::decimal::Decimal;
 
-/// Token and cost fields that read both generations of usage keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Usage {
-    /// `input_tokens` / `input` (gross: includes cache reads).
-    Input,
-    /// `output_tokens` / `output`.
-    Output,
-    /// `cache_read_tokens` / `cache_read`.
-    CacheRead,
-    /// `cache_write_tokens` / `cache_write`.
-    CacheWrite,
-    /// `cost_usd`.
-    Cost,
-}
-
-impl Usage {
-    /// Every usage field, in output order.
-    pub const ALL: [Usage; 5] = [Usage::Input, Usage::Output, Usage::CacheRead, Usage::CacheWrite, Usage::Cost];
-
-    /// The field's name (the current generation's key).
-    pub fn name(self) -> &'static str {
-        match self {
-            Usage::Input => "input_tokens",
-            Usage::Output => "output_tokens",
-            Usage::CacheRead => "cache_read_tokens",
-            Usage::CacheWrite => "cache_write_tokens",
-            Usage::Cost => "cost_usd",
-        }
-    }
-
-    /// The older generation's key, if any.
-    fn old_key(self) -> Option<&'static str> {
-        match self {
-            Usage::Input => Some("input"),
-            Usage::Output => Some("output"),
-            Usage::CacheRead => Some("cache_read"),
-            Usage::CacheWrite => Some("cache_write"),
-            Usage::Cost => None,
-        }
-    }
-
-    /// The value in a `usage` object, current key first.
-    pub fn read<'a>(self, usage: Raw<'a>) -> Option<Raw<'a>> {
-        usage.get(self.name()).or_else(|| self.old_key().and_then(|k| usage.get(k)))
-    }
-}
+pub use crate::format::Usage;
 
 /// Something read from each event: a group key or a metric's input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,20 +99,19 @@ impl Field {
 
     /// Reads the field from `ev`.
     pub fn value<'a>(&self, ev: &Event<'a>, cx: &mut Context) -> Val<'a> {
-        let data = || ev.data();
         let from = |v: Option<Raw<'a>>| v.map_or(Val::Missing, Val::Raw);
         match self {
             Field::Event => match ev.name_raw() {
                 Some(r) => Val::Raw(r),
-                None if ev.is_hook() => Val::Str(ev.name()),
+                None if ev.derived() => Val::Str(ev.name()),
                 None => Val::Missing,
             },
             Field::Workspace => ev.workspace().map_or(Val::Missing, Val::Str),
             Field::Session => ev.session().map_or(Val::Missing, Val::Str),
-            Field::Tool => from(data().and_then(|d| d.get("tool_name"))),
-            Field::Model => from(data().and_then(|d| d.get("model"))),
-            Field::Status => from(data().and_then(|d| d.get("status"))),
-            Field::Usage(u) => from(data().and_then(|d| d.get("usage")).and_then(|us| u.read(us))),
+            Field::Tool => from(ev.tool_name()),
+            Field::Model => from(ev.model()),
+            Field::Status => from(ev.status()),
+            Field::Usage(u) => from(ev.usage(*u)),
             Field::Path(p) => from(ev.path(p)),
             Field::Agent => cx.agent(ev).map_or(Val::Missing, |a| Val::Str(Cow::Owned(a))),
             Field::Time(b) => match ev.timestamp() {
@@ -383,7 +337,7 @@ impl Context {
         if let Some(known) = self.piped_agents.get(path.as_ref()) {
             return known.clone();
         }
-        let agent = crate::discover::agent_of(FsPath::new(path.as_ref()));
+        let agent = crate::discover::record_of_file(FsPath::new(path.as_ref())).and_then(|r| r.agent);
         self.piped_agents.insert(path.into_owned(), agent.clone());
         agent
     }

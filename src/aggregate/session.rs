@@ -31,20 +31,22 @@
 //!
 //! Time fields are null when the events carry no usable timestamp.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::discover::SessionRecord;
 use crate::record::Event;
+use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
 
 use super::calls::{self, millis, Call, Calls, Outcome};
-use super::field::{Numeric, Usage, Val};
+use super::field::{Numeric, Val};
 use super::groups::Row;
 use super::json_num;
 use super::stat::Sum;
+use crate::format::Usage;
 
 /// A turn boundary, by position in the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -97,36 +99,23 @@ impl SessionState {
             sum.last_event = Some(sum.last_event.map_or(t, |s: Timestamp| s.max(t)));
         }
         if self.first_workspace.is_none() {
-            self.first_workspace = if ev.is_hook() {
-                ev.workspace().map(|w| w.into_owned())
-            } else {
-                ev.rec.get_str("workspace").map(|w| w.into_owned())
-            };
+            self.first_workspace = ev.line_workspace().map(|w| w.into_owned());
         }
-        let data = ev.data();
-        let str_at = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str()).map(|s| s.into_owned());
-        // data.parent_id is the same on every line of a session: read it from
+        // The parent id is the same on every line of a session: read it from
         // the first line only, never scanning a huge payload for it again.
         if self.data_parent.is_none() && sum.events.values().sum::<u64>() == 1 {
-            self.data_parent = str_at("parent_id").filter(|p| !p.is_empty());
+            self.data_parent = ev.parent_id().filter(|p| !p.is_empty()).map(Cow::into_owned);
         }
         // Turn marks are ordered by the line in the capture (the provenance
         // line for piped records), never by arrival.
         let line = ev.provenance().and_then(|p| p.get("line")).and_then(|l| l.as_f64()).map_or(ev.line, |l| l as u64);
         match name.as_ref() {
             "session:fork" => {
-                self.fork_parent = self.fork_parent.take().or_else(|| str_at("parent"));
-                self.fork_agent = self.fork_agent.take().or_else(|| {
-                    data.and_then(|d| d.get("metadata"))
-                        .and_then(|m| m.get("agent_name"))
-                        .and_then(|a| a.as_str())
-                        .map(|s| s.into_owned())
-                });
+                self.fork_parent = self.fork_parent.take().or_else(|| ev.fork_parent().map(Cow::into_owned));
+                self.fork_agent = self.fork_agent.take().or_else(|| ev.fork_agent().map(Cow::into_owned));
             }
             n if calls::is_tool_event(n) => {
-                if let Some(d) = data {
-                    file_touched(d, sum);
-                }
+                file_touched(ev, sum);
                 let session = sum.session.clone();
                 self.calls.add(ev, n, &session, || None);
             }
@@ -136,37 +125,35 @@ impl SessionState {
                 self.marks.push((line, Mark::OrchestratorComplete, ts));
                 if self.outcome_line.is_none_or(|l| line >= l) {
                     self.outcome_line = Some(line);
-                    sum.outcome = str_at("status");
+                    sum.outcome = ev.status().and_then(|s| s.as_str()).map(Cow::into_owned);
                 }
             }
             // Claude hooks: the SessionStart line names the model.
             "session:start" => {
-                if let Some(m) = str_at("model") {
-                    sum.models.insert(m);
+                if let Some(m) = ev.model().and_then(|m| m.as_str()) {
+                    sum.models.insert(m.into_owned());
                 }
             }
             // Models from responses only: a request names the same model, and
             // its payload (the whole conversation) is not worth scanning.
             "llm:response" => {
-                if let Some(m) = str_at("model") {
-                    sum.models.insert(m);
+                if let Some(m) = ev.model().and_then(|m| m.as_str()) {
+                    sum.models.insert(m.into_owned());
                 }
-                if let Some(usage) = data.and_then(|d| d.get("usage")) {
-                    for (i, u) in Usage::ALL.iter().enumerate() {
-                        let Some(raw) = u.read(usage) else { continue };
-                        let Numeric::Num(n) = Val::Raw(raw).numeric() else {
-                            continue;
-                        };
-                        match u {
-                            Usage::Cost => sum.cost_usd.get_or_insert_with(Sum::default).add(n),
-                            _ => sum.tokens[i].add(n),
-                        }
+                for (i, u) in Usage::ALL.iter().enumerate() {
+                    let Some(raw) = ev.usage(*u) else { continue };
+                    let Numeric::Num(n) = Val::Raw(raw).numeric() else {
+                        continue;
+                    };
+                    match u {
+                        Usage::Cost => sum.cost_usd.get_or_insert_with(Sum::default).add(n),
+                        _ => sum.tokens[i].add(n),
                     }
                 }
             }
             "delegate:agent_spawned" | "delegate:agent_completed" => {
-                if let Some(child) = str_at("sub_session_id").filter(|c| !c.is_empty()) {
-                    sum.children.insert(child);
+                if let Some(child) = ev.child().filter(|c| !c.is_empty()) {
+                    sum.children.insert(child.into_owned());
                 }
             }
             _ => {}
@@ -238,8 +225,8 @@ pub const READ_TOOLS: [&str; 8] = ["Read", "NotebookRead", "Glob", "Grep", "LS",
 pub const EDIT_TOOLS: [&str; 6] = ["Edit", "MultiEdit", "Write", "NotebookEdit", "edit_file", "write_file"];
 
 /// Notes the file a tool event reads or edits.
-fn file_touched(data: crate::json::Raw<'_>, sum: &mut Summary) {
-    let Some(tool) = data.get("tool_name").and_then(|t| t.as_str()) else { return };
+fn file_touched(ev: &Event<'_>, sum: &mut Summary) {
+    let Some(tool) = ev.tool_name().and_then(|t| t.as_str()) else { return };
     let set = if READ_TOOLS.contains(&tool.as_ref()) {
         &mut sum.files_read
     } else if EDIT_TOOLS.contains(&tool.as_ref()) {
@@ -247,7 +234,7 @@ fn file_touched(data: crate::json::Raw<'_>, sum: &mut Summary) {
     } else {
         return;
     };
-    if let Some(f) = data.get("tool_input").and_then(|i| i.get("file_path")).and_then(|f| f.as_str()) {
+    if let Some(f) = ev.file_path() {
         if !set.contains(f.as_ref()) {
             set.insert(f.into_owned());
         }

@@ -4,8 +4,9 @@ use std::collections::HashMap;
 use std::path::Path as FsPath;
 
 use crate::diag::Diag;
-use crate::discover::{self, SessionRecord};
-use crate::record::{Capture, Event};
+use crate::discover;
+use crate::record::Event;
+use crate::session::{Capture, SessionRecord};
 use crate::source::{Flow, Visitor};
 
 use super::calls::{self, call_keys, Calls, Tools};
@@ -61,7 +62,7 @@ impl<'q> Aggregator<'q> {
             Some(p) => self
                 .records
                 .entry(p.to_string())
-                .or_insert_with(|| discover::record_of_events(FsPath::new(p.as_ref())))
+                .or_insert_with(|| discover::record_of_file(FsPath::new(p.as_ref())))
                 .as_ref(),
             None => None,
         };

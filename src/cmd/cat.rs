@@ -9,7 +9,8 @@ use crate::diag::Diag;
 use crate::error::{Error, Found, Result};
 use crate::json::Path;
 use crate::output::{EventFormat, Output};
-use crate::record::{Capture, Event};
+use crate::record::Event;
+use crate::session::Capture;
 use crate::source::{self, Flow, RunOpts, Visitor};
 
 const EXAMPLES: &str = "\

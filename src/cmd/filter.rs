@@ -6,11 +6,11 @@ use clap::Parser;
 
 use crate::cli::{Common, EventOutput, Tool};
 use crate::diag::Diag;
-use crate::discover::SessionRecord;
 use crate::error::{Error, Found, Result};
 use crate::output::{EventFormat, Output};
 use crate::predicate::{Glob, Selection, SessionId, Verdict, Where, PHANTOM_EVENTS};
-use crate::record::{Capture, Event};
+use crate::record::Event;
+use crate::session::{Capture, SessionRecord};
 use crate::source::{self, Flow, RunOpts, SessionFlow, Visitor};
 use crate::time::{self, BoundKind};
 

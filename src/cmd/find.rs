@@ -7,9 +7,10 @@ use clap::{Parser, ValueEnum};
 
 use crate::cli::{Common, Tool};
 use crate::diag::Diag;
-use crate::discover::{self, SessionRecord};
+use crate::discover;
 use crate::error::{Error, Found, Result};
 use crate::output::Output;
+use crate::session::{self, SessionRecord};
 use crate::time::{self, BoundKind, Timestamp};
 use crate::watch::Watch;
 
@@ -276,7 +277,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     let parent = match &args.parent {
-        Some(p) => Some(discover::select_session(&all, p)?[0].session.clone()),
+        Some(p) => Some(session::select_session(&all, p)?[0].session.clone()),
         None => None,
     };
     let filters = Filters {
@@ -301,7 +302,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let mut selected: Vec<SessionRecord> = match &args.session {
         // Following: the session may not exist yet, so no lookup error.
         Some(id) if args.follow => all.into_iter().filter(|r| id_matches(&r.session, id)).collect(),
-        Some(id) => discover::select_session(&all, id)?.into_iter().cloned().collect(),
+        Some(id) => session::select_session(&all, id)?.into_iter().cloned().collect(),
         None => all,
     };
     selected.retain(|r| filters.matches(r));
@@ -378,13 +379,9 @@ fn id_matches(session: &str, wanted: &str) -> bool {
     session == wanted || (wanted.chars().count() >= 8 && session.starts_with(wanted))
 }
 
-/// A `--project` value as a slug: values that look like paths are converted.
-/// The status that means "live" for a record's format.
+/// The status that means "live" for a record's writer.
 fn live_status(r: &SessionRecord) -> &'static str {
-    match r.format {
-        discover::Format::ClaudeHooks => "active",
-        discover::Format::Amplifier => "running",
-    }
+    r.format.format().live_status()
 }
 
 /// Non-blank lines of a file (0 when unreadable).
@@ -400,6 +397,7 @@ fn count_lines(path: &str) -> u64 {
     n
 }
 
+/// A `--project` value as a slug: values that look like paths are converted.
 fn as_slug(p: &str) -> String {
     let looks_like_path = p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
     if looks_like_path && !p.starts_with('-') {
@@ -407,7 +405,7 @@ fn as_slug(p: &str) -> String {
             (Some(rest), Ok(home)) => format!("{home}{rest}"),
             _ => p.to_owned(),
         };
-        discover::slug_of(expanded.trim_end_matches('/'))
+        session::slug_of(expanded.trim_end_matches('/'))
     } else {
         p.to_owned()
     }
@@ -415,7 +413,7 @@ fn as_slug(p: &str) -> String {
 
 fn sort(v: &mut [SessionRecord], key: SortKey) {
     match key {
-        SortKey::Start => discover::sort_newest_first(v),
+        SortKey::Start => session::sort_newest_first(v),
         SortKey::Last => v.sort_by_cached_key(|r| (std::cmp::Reverse(r.last()), r.session.clone())),
         SortKey::Id => v.sort_by(|a, b| a.session.cmp(&b.session).then_with(|| a.path.cmp(&b.path))),
         SortKey::Size => v.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.session.cmp(&b.session))),

@@ -7,16 +7,16 @@ use clap::{Parser, ValueEnum};
 
 use crate::cli::{Common, Tool};
 use crate::diag::Diag;
-use crate::discover::{Format as Layout, SessionRecord};
 use crate::error::{Error, Found, Result};
 use crate::json::{decode_str, Path};
 use crate::output::{json_str, Output};
 use crate::predicate::{Glob, Selection, SessionId, Verdict};
-use crate::record::{Capture, Event};
+use crate::record::Event;
 use crate::search::snippet::{escape_into, Snippet};
 use crate::search::tape;
 use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
+use crate::session::{Capture, SessionRecord, Writer};
 use crate::source::{self, Flow, Input, RunOpts, Visitor};
 
 const EXAMPLES: &str = "\
@@ -399,7 +399,7 @@ fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<
         }
         true
     };
-    if !ev.is_hook()
+    if !ev.derived()
         && tape::strings(ev.rec.line(), &cfg.scope, cfg.keys, &mut |s| search(s.path, s.key, s.text)).is_some()
     {
         return;
@@ -443,7 +443,7 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
     out.extend_from_slice(b",\"ci\":");
     match prov {
         Some(p) => out.extend_from_slice(p),
-        None => crate::output::write_provenance(out, Some(site.session), site.path, site.line),
+        None => crate::output::write_provenance(out, Some(site.session), site.path, site.line, ev.part),
     }
     out.extend_from_slice(b"}\n");
 }
@@ -525,7 +525,7 @@ fn session_record(cap: &Capture) -> SessionRecord {
     }
 }
 
-fn minimal_record(session: &str, path: &str, format: Layout, workspace: Option<String>) -> SessionRecord {
+fn minimal_record(session: &str, path: &str, format: Writer, workspace: Option<String>) -> SessionRecord {
     SessionRecord {
         workspace,
         bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
@@ -542,7 +542,7 @@ fn piped_session_record(session: &str, path: &str, diag: &Diag) -> SessionRecord
             return rec;
         }
     }
-    minimal_record(session, path, Layout::Amplifier, None)
+    minimal_record(session, path, Writer::Amplifier, None)
 }
 
 impl Args {

@@ -688,10 +688,14 @@ fn event_field<'a>(ev: &Event<'a>, p: &FieldPath) -> Val<'a> {
             "line" => Val::Int(i128::from(ev.line)),
             _ => Val::Missing,
         },
-        [e] if e == "event" && ev.is_hook() => Val::Str(ev.name()),
-        [h] if h == "hook" && ev.is_hook() => ev.hook().map(Val::Str).unwrap_or(Val::Missing),
-        [d, rest @ ..] if d == "data" && ev.is_hook() => {
-            // A hook line's `data` is the line itself.
+        segs if !ev.derived() => record_field(&ev.rec, segs),
+        // A derived record (e.g. a Claude hook line) through its normalised view.
+        [e] if e == "event" => Val::Str(ev.name()),
+        [t] if t == "timestamp" => ev.timestamp_raw().map_or(Val::Missing, Val::Raw),
+        [k] if ev.original().is_some_and(|(key, _)| key == k) => {
+            ev.original().and_then(|(_, v)| v?.as_str()).map_or(Val::Missing, Val::Str)
+        }
+        [d, rest @ ..] if d == "data" => {
             let mut v = match ev.data() {
                 Some(v) => v,
                 None => return Val::Missing,
@@ -704,8 +708,7 @@ fn event_field<'a>(ev: &Event<'a>, p: &FieldPath) -> Val<'a> {
             }
             Val::Raw(v)
         }
-        segs if ev.is_hook() && segs.first().is_some_and(|f| f != "timestamp") => Val::Missing,
-        segs => record_field(&ev.rec, segs),
+        _ => Val::Missing,
     }
 }
 

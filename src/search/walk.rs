@@ -65,16 +65,17 @@ pub fn strings<'a>(rec: &Record<'a>, scope: &Scope, keys: bool, f: &mut dyn FnMu
     true
 }
 
-/// As [`strings`], over an event's normalised view: a Claude Code hook line
-/// is walked as the `data` of its event record (`data.prompt`,
-/// `data.tool_response.output`), so paths and scopes mean the same in both formats.
+/// As [`strings`], over an event's normalised view: a derived record (a
+/// Claude Code hook line) is walked as the `data` of its event record
+/// (`data.prompt`, `data.tool_response.output`), so paths and scopes mean
+/// the same for every writer.
 pub fn event_strings<'a>(
     ev: &crate::record::Event<'a>,
     scope: &Scope,
     keys: bool,
     f: &mut dyn FnMut(Found<'_, 'a>) -> bool,
 ) -> bool {
-    if !ev.is_hook() {
+    if !ev.derived() {
         return strings(&ev.rec, scope, keys, f);
     }
     let Some(data) = ev.data() else { return true };

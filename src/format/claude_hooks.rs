@@ -1,6 +1,6 @@
 //! Claude Code hook captures in the medicine-wheel `_sessiondata` layout
 //! (formats.md §2): what a hooks root and a hooks session are, which files
-//! are events, the canonical event names, and safe session ids.
+//! are events, and the canonical event names.
 //!
 //! - A root is a hooks root when a direct subdirectory (not `data`, not
 //!   starting with `_` or `.`) holds a `_claude_*.jsonl` file; each such
@@ -17,11 +17,15 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use super::{str_at, CallKey, Format, LineKind, Usage};
 use crate::diag::Diag;
-use crate::discover::{slug_of, Format, SessionRecord};
-use crate::json::Index;
+use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
+use crate::json::{Index, Raw, Record};
 use crate::lines::LineReader;
-use crate::record::RecordKind;
+use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
 
 /// Env var naming the `_sessiondata` root.
@@ -48,6 +52,208 @@ pub const LIFECYCLE: [&str; 14] = [
     "AcceptedRedirection",
     "SessionEnd",
 ];
+
+/// The Claude Code hooks writer (medicine-wheel `_sessiondata`).
+pub struct ClaudeHooks;
+
+/// Why a line of a hooks capture is not an event.
+const NOT_A_HOOK_LINE: &str = "not a Claude Code hook line (needs \"hook_event_name\")";
+
+impl Format for ClaudeHooks {
+    fn writer(&self) -> Writer {
+        Writer::ClaudeHooks
+    }
+
+    /// `$SESSION_DATA_DIR` when set and non-empty (no default place).
+    fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
+        match std::env::var(ROOT_ENV) {
+            Ok(v) if !v.trim().is_empty() => vec![expand_tilde(v.trim())],
+            _ => vec![],
+        }
+    }
+
+    fn discover(&self, root: &Path, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+        Ok(discover(root, diag))
+    }
+
+    fn session_in(&self, dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
+        if event_files(dir).is_empty() {
+            return None;
+        }
+        Some(session_at(dir, Some(diag)))
+    }
+
+    /// A `_claude_*.jsonl` event file of a session directory: that session,
+    /// reading only this file.
+    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+        if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
+            return None;
+        }
+        let rec = file.parent().and_then(|dir| session_at(dir, Some(diag)))?;
+        let mut cap = super::capture(rec);
+        cap.files = vec![file.to_path_buf()];
+        Some(cap)
+    }
+
+    /// A directory becomes a session, reported once, when it holds a
+    /// `_claude_*.jsonl` event file.
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+        let mut found = vec![];
+        for dir in sorted_dirs(root) {
+            if !seen.contains(&dir)
+                && dir.file_name().and_then(|n| n.to_str()).is_some_and(is_session_dir_name)
+                && !event_files(&dir).is_empty()
+            {
+                found.extend(session_at(&dir, Some(diag)));
+                seen.insert(dir);
+            }
+        }
+        found
+    }
+
+    fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
+        PathBuf::from(&rec.path)
+    }
+
+    /// `active` (until a SessionEnd line: `ended`).
+    fn live_status(&self) -> &'static str {
+        "active"
+    }
+
+    /// The record's `files` that are event files ([`is_event_file`]), in
+    /// reading order, else those in the directory.
+    fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
+        let dir = PathBuf::from(&rec.path);
+        let mut names: Vec<String> = match &rec.files {
+            Some(f) => f.iter().filter(|n| is_event_file(n) && !unsafe_name(n)).cloned().collect(),
+            None => event_files(&dir),
+        };
+        sort_files(&mut names);
+        names.into_iter().map(|n| dir.join(n)).collect()
+    }
+
+    /// Native hook input has no timestamp (only synthetic events do): a
+    /// session is read in time order only when every line has one.
+    fn time_ordered(&self) -> bool {
+        true
+    }
+
+    fn claims(&self, rec: &Record<'_>) -> bool {
+        rec.get("hook_event_name").is_some()
+    }
+
+    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        if LineKind::of(rec) == LineKind::Writer(Writer::ClaudeHooks) {
+            Ok(())
+        } else {
+            Err(NOT_A_HOOK_LINE)
+        }
+    }
+
+    fn foreign_line(&self) -> &'static str {
+        "a Claude Code hook line where an Amplifier event was expected"
+    }
+
+    /// `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":LINE}`.
+    fn derived(&self) -> bool {
+        true
+    }
+
+    fn original_key(&self) -> Option<&'static str> {
+        Some("hook")
+    }
+
+    fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        rec.get("hook_event_name")
+    }
+
+    /// The canonical name when the hook is one of the mapped ones.
+    fn name_raw<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        match rec.get_str("hook_event_name") {
+            Some(h) => canonical_raw(&h),
+            None => rec.get("event"),
+        }
+    }
+
+    fn name<'a>(&self, rec: &Record<'a>, _part: u32) -> Cow<'a, str> {
+        match rec.get_str("hook_event_name") {
+            Some(h) => canonical(&h),
+            None => rec.get_str("event").unwrap_or(Cow::Borrowed("")),
+        }
+    }
+
+    /// The whole line: the raw hook input.
+    fn data<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        Some(Raw(rec.line().trim_ascii()))
+    }
+
+    /// The slug of the line's `cwd`.
+    fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>> {
+        rec.get_str("cwd").map(|c| Cow::Owned(slug_of(&c)))
+    }
+
+    /// Only synthetic events carry one.
+    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
+        rec.get("timestamp")
+    }
+
+    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("tool_name")
+    }
+
+    /// `tool_use_id`; an event without one is a call of its own.
+    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
+        str_at(data, "tool_use_id").map_or(CallKey::Alone, CallKey::Id)
+    }
+
+    /// Failures arrive as PostToolUseFailure (`tool:error`) only.
+    fn failed(&self, _data: Raw<'_>) -> bool {
+        false
+    }
+
+    fn duration_ms<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("duration_ms")
+    }
+
+    /// SessionStart's `model` (rarely present).
+    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("model")
+    }
+
+    fn status<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("status")
+    }
+
+    /// Hook input carries no token usage.
+    fn usage<'a>(&self, _data: Raw<'a>, _u: Usage) -> Option<Raw<'a>> {
+        None
+    }
+
+    /// `tool_input.file_path`.
+    fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        data.get("tool_input")?.get("file_path")?.as_str()
+    }
+
+    fn parent_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn fork_parent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn fork_agent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn child<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(data, "session_id")
+    }
+}
 
 /// The Amplifier event name of a hook (formats.md §2), as a JSON string
 /// literal; `None` for a hook with no Amplifier counterpart.
@@ -91,17 +297,6 @@ pub fn is_event_file(name: &str) -> bool {
 /// Whether a directory name under a root may be a session (not `data`, `_…` or `.…`).
 pub fn is_session_dir_name(name: &str) -> bool {
     name != "data" && !name.starts_with('_') && !name.starts_with('.')
-}
-
-/// Why a session id or file name taken from input must not be joined onto a
-/// root: it contains `/`, `\` or NUL, or is empty, `.` or `..`.
-pub fn unsafe_name(name: &str) -> bool {
-    name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0'])
-}
-
-/// The error for an unsafe id, as `unsafe session id "…"`.
-pub fn unsafe_id_message(id: &str) -> String {
-    format!("unsafe session id {id:?}")
 }
 
 /// Sorts event file names into reading order: [`LIFECYCLE`], then by name.
@@ -158,7 +353,7 @@ pub fn session_at(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let session = dir.file_name()?.to_string_lossy().into_owned();
     if dir.to_str().is_none() {
         if let Some(d) = diag {
-            d.error(&format_args!("{}: {}, skipped", dir.display(), crate::discover::NOT_UTF8));
+            d.error(&format_args!("{}: {}, skipped", dir.display(), NOT_UTF8));
         }
         return None;
     }
@@ -201,7 +396,7 @@ pub fn session_at(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
         transcript: Some(dir.join(TRANSCRIPT).is_file()),
         events: Some(s.events),
         tags: Some(tags),
-        ..SessionRecord::new(session, Format::ClaudeHooks, dir.to_string_lossy().into_owned())
+        ..SessionRecord::new(session, Writer::ClaudeHooks, dir.to_string_lossy().into_owned())
     })
 }
 
@@ -225,7 +420,7 @@ impl Scan {
         let mut idx = Index::new();
         while let Ok(Some(line)) = lines.next_line() {
             let Ok(rec) = idx.parse(line.bytes) else { continue };
-            if RecordKind::of(&rec) != RecordKind::Hook {
+            if LineKind::of(&rec) != LineKind::Writer(Writer::ClaudeHooks) {
                 continue;
             }
             self.events += 1;
@@ -270,8 +465,6 @@ mod tests {
     fn names_and_order() {
         assert_eq!(canonical("Stop"), "prompt:complete");
         assert_eq!(canonical("Weird"), "hook:Weird");
-        assert!(unsafe_name("..") && unsafe_name("a/b") && unsafe_name("a\\b") && unsafe_name("a\0"));
-        assert!(!unsafe_name("abc-1.2"));
         let mut f =
             vec!["_claude_Z.jsonl".to_string(), "_claude_Stop.jsonl".into(), "_claude_session_starts.jsonl".into()];
         sort_files(&mut f);

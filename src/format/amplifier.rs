@@ -1,0 +1,515 @@
+//! Amplifier's context-intelligence captures (formats.md §1).
+//!
+//! A capture is exactly
+//! `<root>/<project-slug>/sessions/<session-id>/context-intelligence/events.jsonl`:
+//! a fixed depth, never a recursive glob, so the decoys that sit next to real
+//! captures (the CLI's own `sessions/<id>/metadata.json`, another logger's
+//! `sessions/<id>/events.jsonl`, `transcript.jsonl`, backups, blobs, temp files,
+//! a `context-intelligence/` folder with only `metadata.json`) are never counted.
+//! Its sibling `metadata.json` gives the session record's fields.
+//!
+//! Each line is an event record as the toolkit prints it (`event`, `data`,
+//! `timestamp`, `workspace`), so the envelope is the line's own and the
+//! semantic fields are read from `data` under Amplifier's keys (token usage
+//! in both key generations).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{str_at, CallKey, Format, LineKind, Usage};
+use crate::diag::Diag;
+use crate::error::{Error, Result};
+use crate::files::{expand_tilde, read_dir_sorted, sorted_dirs, usable_file, NOT_UTF8};
+use crate::json::{Raw, Record};
+use crate::session::{Capture, SessionRecord, Writer};
+use crate::time::{self, Timestamp};
+
+/// Env var naming the Amplifier capture root.
+pub const ROOT_ENV: &str = "AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH";
+
+/// Largest `metadata.json` read (real ones are one short line).
+const MAX_METADATA: u64 = 1 << 20;
+
+/// The Amplifier writer.
+pub struct Amplifier;
+
+impl Format for Amplifier {
+    fn writer(&self) -> Writer {
+        Writer::Amplifier
+    }
+
+    /// The env var (whitespace trimmed, `~` expanded, a relative value
+    /// ignored with a warning), else `~/.amplifier/projects`.
+    fn default_roots(&self, diag: &Diag) -> Vec<PathBuf> {
+        vec![amplifier_root(diag)]
+    }
+
+    fn discover(&self, root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
+        discover(root, diag)
+    }
+
+    /// A session directory, or its `context-intelligence` folder.
+    fn session_in(&self, dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
+        let session_dir = if dir.file_name().is_some_and(|n| n == "context-intelligence") {
+            dir.parent().unwrap_or(dir)
+        } else {
+            dir
+        };
+        if session_dir.join("context-intelligence").join("events.jsonl").is_file() {
+            return Some(capture_in(session_dir, Some(diag)));
+        }
+        None
+    }
+
+    /// `…/context-intelligence/events.jsonl`: its session and metadata are
+    /// found as for a session directory.
+    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+        let in_layout = file.file_name().is_some_and(|n| n == "events.jsonl")
+            && file.parent().and_then(Path::file_name).is_some_and(|n| n == "context-intelligence");
+        if !in_layout {
+            return None;
+        }
+        let rec = file.parent().and_then(Path::parent).and_then(|dir| capture_in(dir, Some(diag)))?;
+        let mut cap = super::capture(rec);
+        cap.display = file.to_string_lossy().into_owned();
+        Some(cap)
+    }
+
+    fn record_of_file(&self, file: &Path) -> Option<SessionRecord> {
+        record_of_events(file)
+    }
+
+    /// A directory becomes a session, reported once, when its
+    /// `context-intelligence/events.jsonl` exists (a session whose
+    /// `metadata.json` is written first is announced when its `events.jsonl`
+    /// appears, with the metadata there by then).
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+        let mut found = vec![];
+        for dir in sorted_dirs(root) {
+            let sessions = dir.join("sessions");
+            if !sessions.is_dir() {
+                continue;
+            }
+            for session in sorted_dirs(&sessions) {
+                if seen.contains(&session) {
+                    continue;
+                }
+                let record = capture_in(&session, Some(diag));
+                let events = session.join("context-intelligence").join("events.jsonl");
+                // Nothing there yet: look again next round.
+                if record.is_some() || fs::symlink_metadata(&events).is_ok() {
+                    seen.insert(session);
+                }
+                found.extend(record);
+            }
+        }
+        found
+    }
+
+    /// `…/<id>` of `…/<id>/context-intelligence/events.jsonl`.
+    fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
+        let path = Path::new(&rec.path);
+        path.parent().and_then(Path::parent).unwrap_or(path).to_path_buf()
+    }
+
+    /// `running` (it flips to `completed` after the first turn).
+    fn live_status(&self) -> &'static str {
+        "running"
+    }
+
+    /// The one `events.jsonl`.
+    fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
+        vec![PathBuf::from(&rec.path)]
+    }
+
+    /// Amplifier lines are event records, not lines of another writer.
+    fn claims(&self, _rec: &Record<'_>) -> bool {
+        false
+    }
+
+    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        match LineKind::of(rec) {
+            LineKind::Event => Ok(()),
+            kind => Err(kind.not_an_event()),
+        }
+    }
+
+    fn foreign_line(&self) -> &'static str {
+        "an Amplifier event"
+    }
+
+    fn name_raw<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        rec.get("event")
+    }
+
+    fn name<'a>(&self, rec: &Record<'a>, _part: u32) -> Cow<'a, str> {
+        rec.get_str("event").unwrap_or(Cow::Borrowed(""))
+    }
+
+    fn data<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        rec.get("data")
+    }
+
+    fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>> {
+        rec.get_str("workspace")
+    }
+
+    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
+        rec.get("timestamp")
+    }
+
+    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("tool_name")
+    }
+
+    /// `tool_call_id`; an event without one is a call of its own.
+    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
+        str_at(data, "tool_call_id").map_or(CallKey::Alone, CallKey::Id)
+    }
+
+    /// `result.success` false.
+    fn failed(&self, data: Raw<'_>) -> bool {
+        data.get("result").and_then(|r| r.get("success")).and_then(|s| s.as_bool()) == Some(false)
+    }
+
+    /// Older writers' `duration_ms` on `tool:post`.
+    fn duration_ms<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("duration_ms")
+    }
+
+    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("model")
+    }
+
+    fn status<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("status")
+    }
+
+    /// `usage.<name>`, else the older generation's key (`input`, `output`,
+    /// `cache_read`, `cache_write`). `input_tokens` is gross: it includes
+    /// cache reads.
+    fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>> {
+        let usage = data.get("usage")?;
+        let old = match u {
+            Usage::Input => Some("input"),
+            Usage::Output => Some("output"),
+            Usage::CacheRead => Some("cache_read"),
+            Usage::CacheWrite => Some("cache_write"),
+            Usage::Cost => None,
+        };
+        usage.get(u.name()).or_else(|| old.and_then(|k| usage.get(k)))
+    }
+
+    fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        data.get("tool_input")?.get("file_path")?.as_str()
+    }
+
+    fn parent_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(data, "parent_id")
+    }
+
+    fn fork_parent<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(data, "parent")
+    }
+
+    fn fork_agent<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        data.get("metadata")?.get("agent_name")?.as_str()
+    }
+
+    fn child<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(data, "sub_session_id")
+    }
+
+    fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(data, "session_id")
+    }
+}
+
+fn amplifier_root(diag: &Diag) -> PathBuf {
+    if let Ok(v) = std::env::var(ROOT_ENV) {
+        let v = v.trim();
+        if !v.is_empty() {
+            let p = expand_tilde(v);
+            if p.is_absolute() {
+                return p;
+            }
+            diag.warn(&format_args!("{ROOT_ENV}={v:?} is relative and was ignored"));
+        }
+    }
+    expand_tilde("~/.amplifier/projects")
+}
+
+fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
+    let projects = read_dir_sorted(root).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::Msg(format!("root does not exist: {}", root.display())),
+        _ => Error::Io(root.to_path_buf(), e),
+    })?;
+    let mut dirs = vec![];
+    for project in projects {
+        let sessions_dir = project.join("sessions");
+        if !sessions_dir.is_dir() {
+            continue;
+        }
+        match read_dir_sorted(&sessions_dir) {
+            Ok(ids) => dirs.extend(ids),
+            Err(e) => diag.error(&format_args!("{}: {e}", sessions_dir.display())),
+        }
+    }
+    Ok(captures_in_parallel(&dirs, diag))
+}
+
+/// The captures of session directories, read on all cores (each costs a stat
+/// and a metadata read; a tree can hold 100,000), kept in the given order.
+/// The directories are handed out in small blocks, so a thread that is slowed
+/// down (a busy machine, a cold cache) does not leave the other waiting. Each
+/// record is written once into its slot of one allocation, which is then
+/// compacted in place (records are large: copying 100,000 of them into fresh
+/// memory costs more than reading their metadata).
+fn captures_in_parallel(dirs: &[PathBuf], diag: &Diag) -> Vec<SessionRecord> {
+    const BLOCK: usize = 256;
+    let capture = |dir: &PathBuf| capture_in(dir, Some(diag));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || dirs.len() < 256 {
+        return dirs.iter().filter_map(capture).collect();
+    }
+    let mut slots: Vec<Option<SessionRecord>> = Vec::new();
+    slots.resize_with(dirs.len(), || None);
+    let blocks = std::sync::Mutex::new(dirs.chunks(BLOCK).zip(slots.chunks_mut(BLOCK)));
+    let work = || loop {
+        // A poisoned lock means another worker panicked: stop taking blocks.
+        let Some((block, out)) = blocks.lock().ok().and_then(|mut b| b.next()) else { return };
+        for (dir, slot) in block.iter().zip(out) {
+            *slot = capture(dir);
+        }
+    };
+    std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads.min(dirs.len().div_ceil(BLOCK))).map(|_| s.spawn(work)).collect();
+        work();
+        // A worker only panics on a bug; its sessions are then missing, never silently:
+        // the join error is reported.
+        for h in helpers {
+            if h.join().is_err() {
+                diag.error(&"internal error: a discovery thread panicked");
+            }
+        }
+    });
+    // `filter_map` (unlike `flatten`) collects in place: no second allocation.
+    #[allow(clippy::filter_map_identity)]
+    slots.into_iter().filter_map(|r| r).collect()
+}
+
+/// The session record of the capture whose events file is `events`
+/// (`…/sessions/<id>/context-intelligence/events.jsonl`), without reporting
+/// missing or corrupt metadata: for tools that look a session up from the
+/// provenance of a piped event record.
+pub fn record_of_events(events: &Path) -> Option<SessionRecord> {
+    let ci = events.parent().filter(|d| d.file_name().is_some_and(|n| n == "context-intelligence"))?;
+    capture_in(ci.parent()?, None)
+}
+
+/// The agent of the session whose events file is `events` (see [`record_of_events`]).
+pub fn agent_of(events: &Path) -> Option<String> {
+    record_of_events(events)?.agent
+}
+
+fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
+    let mut events = PathBuf::with_capacity(dir.as_os_str().len() + 40);
+    events.push(dir);
+    events.push("context-intelligence/events.jsonl");
+    let meta = match usable_file(&events) {
+        Ok(meta) => meta,
+        Err(reason) => {
+            if let (Some(diag), Some(reason)) = (diag, reason) {
+                diag.error(&format_args!("{}: {reason}, skipped", events.display()));
+            }
+            return None;
+        }
+    };
+    let Some(events_str) = events.to_str() else {
+        if let Some(diag) = diag {
+            diag.error(&format_args!("{}: {NOT_UTF8}, skipped", dir.display()));
+        }
+        return None;
+    };
+    let session = dir.file_name()?.to_string_lossy().into_owned();
+    let project =
+        dir.parent().and_then(Path::parent).and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned());
+    let mut rec = SessionRecord {
+        project: project.clone(),
+        bytes: meta.len(),
+        mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
+        ..SessionRecord::new(session, Writer::Amplifier, events_str.to_owned())
+    };
+    let mut meta_path = events;
+    meta_path.set_file_name("metadata.json");
+    rec.metadata = Some(
+        match with_metadata(&meta_path, |m| apply_metadata(&mut rec, m)) {
+            Ok(true) => "ok",
+            Ok(false) => {
+                if let Some(diag) = diag {
+                    diag.warn(&format_args!("{}: missing", meta_path.display()));
+                }
+                "missing"
+            }
+            Err(reason) => {
+                if let Some(diag) = diag {
+                    diag.warn(&format_args!("{}: {reason}", meta_path.display()));
+                }
+                "corrupt"
+            }
+        }
+        .into(),
+    );
+    if rec.workspace.is_none() {
+        rec.workspace = project;
+    }
+    if rec.agent.is_none() && rec.parent.is_some() {
+        rec.agent = fork_agent(Path::new(&rec.path));
+    }
+    Some(rec)
+}
+
+thread_local! {
+    /// Per-thread scratch for reading metadata files: the bytes and the scanner's index.
+    static METADATA_SCRATCH: std::cell::RefCell<(Vec<u8>, crate::json::Index)> =
+        std::cell::RefCell::new((Vec::new(), crate::json::Index::new()));
+}
+
+/// Reads the metadata file `path` and hands its top-level object to `apply`.
+/// `Ok(false)`: no such file; `Err`: unreadable or not a JSON object, with the
+/// reason (serde_json's wording, as before this scanner was used here).
+///
+/// The file is read into a reused per-thread buffer and validated with the
+/// project's scanner ([`crate::json`], the grammar serde_json accepts): no
+/// DOM, no `fstat`. A read that returns less than the buffer holds and gives
+/// a valid object ends the reading (a regular file's read is short only at
+/// its end on local file systems); anything else is read to the end first.
+fn with_metadata(path: &Path, apply: impl FnOnce(&crate::json::Record)) -> std::result::Result<bool, String> {
+    let mut file = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e.to_string()),
+    };
+    METADATA_SCRATCH.with_borrow_mut(|(buf, idx)| {
+        if buf.is_empty() {
+            buf.resize(16 * 1024, 0);
+        }
+        let mut len = 0;
+        let mut checked_short = false;
+        loop {
+            if len == buf.len() {
+                if len as u64 >= MAX_METADATA {
+                    break; // read no further, as before: the parse reports it
+                }
+                buf.resize((len * 2).min(MAX_METADATA as usize), 0);
+            }
+            match file.read(&mut buf[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.to_string()),
+            }
+            if !checked_short && len < buf.len() {
+                checked_short = true;
+                if let Ok(rec) = idx.parse(&buf[..len]) {
+                    apply(&rec);
+                    return Ok(true);
+                }
+            }
+        }
+        let text = &buf[..len];
+        if let Ok(rec) = idx.parse(text) {
+            apply(&rec);
+            return Ok(true);
+        }
+        // Only damaged files get here: serde_json words the reason.
+        match serde_json::from_slice::<Value>(text) {
+            Ok(Value::Object(m)) => {
+                // The scanner refused what serde_json accepts: not expected (same
+                // grammar), but the object is still used, through its canonical text.
+                let canon = serde_json::to_vec(&m).map_err(|e| e.to_string())?;
+                let rec = idx.parse(&canon).map_err(|e| format!("invalid JSON: {e}"))?;
+                apply(&rec);
+                Ok(true)
+            }
+            Ok(_) => Err("not a JSON object".into()),
+            Err(e) => Err(format!("invalid JSON: {e}")),
+        }
+    })
+}
+
+/// Fills the record's metadata fields in one pass over the object's members
+/// (a later duplicate key wins, as with serde_json).
+fn apply_metadata(rec: &mut SessionRecord, m: &crate::json::Record) {
+    for (key, v) in m.members() {
+        let decoded;
+        let key = if key.contains(&b'\\') {
+            let Some(k) = crate::json::decode_str(key) else { continue };
+            decoded = k;
+            decoded.as_bytes()
+        } else {
+            key
+        };
+        let s = || v.as_str().map(std::borrow::Cow::into_owned);
+        let nonempty = || s().filter(|v| !v.is_empty());
+        match key {
+            b"workspace" => rec.workspace = s(),
+            b"parent_id" => rec.parent = nonempty(),
+            b"agent_name" => rec.agent = nonempty(),
+            b"status" => rec.status = s(),
+            b"started_at" => rec.started_at = nonempty(),
+            b"last_event_at" => rec.last_event_at = nonempty(),
+            b"ended_at" => rec.ended_at = nonempty(),
+            b"working_dir" => rec.working_dir = s(),
+            b"recipe_name" => rec.recipe = nonempty(),
+            b"recipe_step" => rec.recipe_step = Some(v).filter(|v| !v.is_null()).and_then(|v| v.to_value()),
+            b"parallel_group_id" => rec.parallel_group_id = nonempty(),
+            _ => {}
+        }
+    }
+}
+
+/// The agent name a child's first line (`session:fork`) carries.
+fn fork_agent(events: &Path) -> Option<String> {
+    let file = fs::File::open(events).ok()?;
+    // A small first buffer: the line is short (it grows for a long one).
+    let mut lines = crate::lines::LineReader::with_capacity(file.take(1 << 20), 4096);
+    let line = lines.next_line().ok()??;
+    let mut idx = crate::json::Index::new();
+    let rec = idx.parse(line.bytes).ok()?;
+    if rec.get_str("event")? != "session:fork" {
+        return None;
+    }
+    let agent = rec.get("data")?.get("metadata")?.get("agent_name")?.as_str()?;
+    Some(agent.into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_duplicates_and_escaped_keys_as_serde_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metadata.json");
+        let text = r#"{"status":"a","st\u0061tus":"b","parent_id":"","recipe_step":[1.50,{"k":null}],"agent_name":7}"#;
+        std::fs::write(&path, text).unwrap();
+        let mut rec = SessionRecord::new("s".into(), Writer::Amplifier, "p".into());
+        assert_eq!(with_metadata(&path, |m| apply_metadata(&mut rec, m)), Ok(true));
+        assert_eq!((rec.status.as_deref(), rec.parent.as_deref(), rec.agent.as_deref()), (Some("b"), None, None));
+        assert_eq!(rec.recipe_step, Some(serde_json::json!([1.5, {"k": null}])));
+        std::fs::write(&path, "[1]").unwrap();
+        assert_eq!(with_metadata(&path, |_| {}), Err("not a JSON object".into()));
+        std::fs::write(&path, "{\"a\":").unwrap();
+        assert_eq!(
+            with_metadata(&path, |_| {}),
+            Err("invalid JSON: EOF while parsing a value at line 1 column 5".into())
+        );
+        assert_eq!(with_metadata(&dir.path().join("none"), |_| {}), Ok(false));
+    }
+}

@@ -1,0 +1,338 @@
+//! The writers the toolkit reads, one module each, behind one interface.
+//!
+//! A writer is an agent framework's way of putting sessions on disk. Each
+//! module says only what differs between writers:
+//!
+//! - **discovery**: its default roots (and their environment variables), how
+//!   a session is recognised under a root (the marker rule), and the fields
+//!   of its session record;
+//! - **reading**: the files of a session in reading order, and whether
+//!   events come in file order or in time order;
+//! - **events**: which lines are its events, how many events a line yields
+//!   (a part index tells them apart in provenance when a line yields
+//!   several), and the envelope of each (event name, timestamp, workspace,
+//!   `data`);
+//! - **semantics**: the fields analytics, predicates and search need, read
+//!   once here in one set of names: tool name, call identity, failure,
+//!   duration, model, token usage ([`Usage`]), files touched, parent and
+//!   child links.
+//!
+//! Everything else (`aggregate`, `predicate`, `search`, `cmd`) reads events
+//! through [`crate::record::Event`], whose methods ask the event's writer.
+//!
+//! # Adding a writer
+//! 1. A module here implementing [`Format`] (discovery, reading, events,
+//!    semantics), with its own unit tests.
+//! 2. Its [`Writer`] variant in [`crate::session`] (the name session records
+//!    carry) and its line in the registry ([`Writer::format`], [`WRITERS`]).
+//! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
+//!    `fixtures/README.md`) and a generator in `tests/` for what fixtures
+//!    cannot show.
+//! 4. Integration tests of each tool on them (`ci-find`, `ci-cat`,
+//!    `ci-filter`, `ci-agg --sessions/--tools/--tokens`, `ci-grep`).
+
+pub mod amplifier;
+pub mod claude_hooks;
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::diag::Diag;
+use crate::error::Result;
+use crate::json::{Kind, Raw, Record};
+use crate::session::{Capture, SessionRecord, Writer};
+
+/// Every writer, in the order roots and sessions are listed.
+pub const WRITERS: [Writer; 2] = [Writer::Amplifier, Writer::ClaudeHooks];
+
+impl Writer {
+    /// The writer's module (the registry).
+    pub fn format(self) -> &'static dyn Format {
+        match self {
+            Writer::Amplifier => &amplifier::Amplifier,
+            Writer::ClaudeHooks => &claude_hooks::ClaudeHooks,
+        }
+    }
+}
+
+/// Token and cost fields, in the toolkit's one set of names. Each writer maps
+/// its own usage keys onto these ([`Format::usage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Usage {
+    /// `input_tokens`.
+    Input,
+    /// `output_tokens`.
+    Output,
+    /// `cache_read_tokens`.
+    CacheRead,
+    /// `cache_write_tokens`.
+    CacheWrite,
+    /// `cost_usd`.
+    Cost,
+}
+
+impl Usage {
+    /// Every usage field, in output order.
+    pub const ALL: [Usage; 5] = [Usage::Input, Usage::Output, Usage::CacheRead, Usage::CacheWrite, Usage::Cost];
+
+    /// The field's name in the toolkit's records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Usage::Input => "input_tokens",
+            Usage::Output => "output_tokens",
+            Usage::CacheRead => "cache_read_tokens",
+            Usage::CacheWrite => "cache_write_tokens",
+            Usage::Cost => "cost_usd",
+        }
+    }
+}
+
+/// How a tool event says which call it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallKey<'a> {
+    /// A call id shared by the call's pre and its end.
+    Id(Cow<'a, str>),
+    /// No id: pre and end are paired in order, per session and this key
+    /// (the tool name and its input, as written).
+    Ordered(String),
+    /// No id and no way to pair: the event is a call of its own.
+    Alone,
+}
+
+/// What a valid JSON line is, told apart by its top-level keys (formats.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// A string `event` and an object `data`: an Amplifier line, and the
+    /// shape of every event record the toolkit prints.
+    Event,
+    /// A line of another writer the toolkit reads (e.g. a hook payload).
+    Writer(Writer),
+    /// `session` and `path`, no `event`: a `ci-find` record.
+    Session,
+    /// Another logger's line (`ts` + `schema`, the `amplifier.log` format).
+    OtherLog,
+    /// A Claude Code transcript line (`type` with `uuid`/`sessionId`/`message`).
+    Transcript,
+    /// Anything else.
+    Unknown,
+}
+
+impl LineKind {
+    /// Classifies a validated record.
+    pub fn of(rec: &Record<'_>) -> LineKind {
+        let has = |k: &str| rec.get(k).is_some();
+        let event_is_str = rec.get("event").is_some_and(|v| v.as_str().is_some());
+        if has("ts") && has("schema") {
+            return LineKind::OtherLog;
+        }
+        if event_is_str && rec.get("data").is_some_and(|d| d.kind() == Kind::Object) {
+            return LineKind::Event;
+        }
+        if let Some(w) = WRITERS.into_iter().find(|w| w.format().claims(rec)) {
+            return LineKind::Writer(w);
+        }
+        if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
+            LineKind::Session
+        } else if has("type") && (has("uuid") || has("sessionId") || has("message")) {
+            LineKind::Transcript
+        } else {
+            LineKind::Unknown
+        }
+    }
+
+    /// Why a line of this kind is not an event record, for a `path:line: reason` report.
+    pub fn not_an_event(self) -> &'static str {
+        match self {
+            LineKind::Event => "an event record",
+            LineKind::Writer(w) => w.format().foreign_line(),
+            LineKind::Session => "a session record where an event was expected",
+            LineKind::OtherLog => "another logger's line (amplifier.log format), not an event",
+            LineKind::Transcript => "a Claude Code transcript line, not an event",
+            LineKind::Unknown => "not an event record (needs a string \"event\" and an object \"data\")",
+        }
+    }
+}
+
+/// The writer whose semantics apply to an event record read from a stream
+/// (already normalised by a ci-* tool): the one whose envelope key for the
+/// original event name it carries (`hook` for Claude hooks), else Amplifier,
+/// whose lines have the event-record shape.
+pub fn of_record(rec: &Record<'_>) -> Writer {
+    WRITERS
+        .into_iter()
+        .find(|w| w.format().original_key().is_some_and(|k| rec.get(k).is_some()))
+        .unwrap_or(Writer::Amplifier)
+}
+
+/// A capture described by a session record, with its files in reading order.
+pub fn capture(rec: SessionRecord) -> Capture {
+    let files = rec.format.format().files(&rec);
+    Capture {
+        session: rec.session.clone(),
+        path: PathBuf::from(&rec.path),
+        display: rec.path.clone(),
+        workspace: rec.workspace.clone(),
+        format: rec.format,
+        record: Some(rec),
+        files,
+    }
+}
+
+/// One writer: what differs between writers, and nothing else. See the
+/// module docs; [`amplifier::Amplifier`] is the reference.
+pub trait Format: Sync {
+    // --- discovery ---
+
+    /// The writer's id.
+    fn writer(&self) -> Writer;
+
+    /// The roots searched when none is given (from the writer's environment
+    /// variable, else its default place; none when it has no default).
+    fn default_roots(&self, diag: &Diag) -> Vec<PathBuf>;
+
+    /// Every session of this writer under `root`, in path order. An error
+    /// only when the root itself cannot be listed (and this writer is the
+    /// one that reports it: the first in [`WRITERS`]).
+    fn discover(&self, root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>>;
+
+    /// When `dir` (a path given as an argument) is one of this writer's
+    /// session directories: its record (`Some(None)` when it is one but is
+    /// unusable, reported). `None`: not this writer's.
+    fn session_in(&self, dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>>;
+
+    /// When `file` (named as an argument) sits in this writer's layout: its capture.
+    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture>;
+
+    /// The record of the session a file read from belongs to, without
+    /// reports (to look a piped event record's session up by its provenance path).
+    fn record_of_file(&self, _file: &Path) -> Option<SessionRecord> {
+        None
+    }
+
+    /// Sessions under `root` not in `seen` (their directories), for
+    /// `ci-find --follow`; a directory whose session is complete, or
+    /// unusable and reported, is added to `seen`.
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord>;
+
+    /// The directory a session lives in (what [`Format::fresh`] keys by).
+    fn session_dir(&self, rec: &SessionRecord) -> PathBuf;
+
+    /// The `status` that means the session is live.
+    fn live_status(&self) -> &'static str;
+
+    // --- reading ---
+
+    /// The files of a session, in reading order.
+    fn files(&self, rec: &SessionRecord) -> Vec<PathBuf>;
+
+    /// Whether a session's events are visited in time order when every one
+    /// of them has a timestamp (else file order, file by file).
+    fn time_ordered(&self) -> bool {
+        false
+    }
+
+    // --- events ---
+
+    /// Whether a line that is not an event record is one of this writer's
+    /// (formats.md §3).
+    fn claims(&self, rec: &Record<'_>) -> bool;
+
+    /// Whether a line of one of this writer's captures is an event, else why not.
+    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str>;
+
+    /// Why a line of this writer is not an event where another writer's was expected.
+    fn foreign_line(&self) -> &'static str;
+
+    /// Whether the event record is derived from the line (name, workspace,
+    /// `data` built from the writer's own keys) rather than the line itself.
+    fn derived(&self) -> bool {
+        false
+    }
+
+    /// For derived records: the key that keeps the writer's own event name
+    /// (`hook` for Claude hooks).
+    fn original_key(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// How many events a line yields (an accepted line yields at least one;
+    /// a writer that puts several blocks on one line yields one per block,
+    /// told apart by their part index `0..n`).
+    fn parts(&self, _rec: &Record<'_>) -> u32 {
+        1
+    }
+
+    /// Whether the writer's lines can yield several events (provenance then
+    /// carries the part index of each).
+    fn multi_part(&self) -> bool {
+        false
+    }
+
+    /// The writer's own event name of a line's part (the value of [`Format::original_key`]).
+    fn original<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        None
+    }
+
+    /// The event name of a line's part, as a raw JSON string when it is one.
+    fn name_raw<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>>;
+
+    /// The event name of a line's part.
+    fn name<'a>(&self, rec: &Record<'a>, part: u32) -> Cow<'a, str>;
+
+    /// The `data` of a line's part.
+    fn data<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>>;
+
+    /// The workspace the line itself names (`None`: fall back to the session's).
+    fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>>;
+
+    /// The line's timestamp as written.
+    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>>;
+
+    // --- semantics, read from an event's `data` (the line's, or a piped record's) ---
+
+    /// The tool a tool event is about.
+    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
+
+    /// Which call a tool event belongs to.
+    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a>;
+
+    /// Whether a tool event that ends a call says it failed (besides being
+    /// a `tool:error`).
+    fn failed(&self, data: Raw<'_>) -> bool;
+
+    /// A duration in milliseconds the writer recorded on a call's end.
+    fn duration_ms<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
+
+    /// The model an event names.
+    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
+
+    /// A status an event carries (`orchestrator:complete`: success/error/…).
+    fn status<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
+
+    /// A token or cost figure of a response.
+    fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>>;
+
+    /// The file a tool event reads or edits.
+    fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+
+    /// The parent session every event of a child names.
+    fn parent_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+
+    /// The parent session a child's first event (`session:fork`) names.
+    fn fork_parent<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+
+    /// The agent a child's first event (`session:fork`) names.
+    fn fork_agent<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+
+    /// The child session a delegation event names.
+    fn child<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+
+    /// The session id an event's payload names.
+    fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+}
+
+/// The string at `key` of an object.
+pub(crate) fn str_at<'a>(v: Raw<'a>, key: &str) -> Option<Cow<'a, str>> {
+    v.get(key)?.as_str()
+}

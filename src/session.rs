@@ -1,0 +1,432 @@
+//! The session model every writer and every tool shares: the session record
+//! `ci-find` prints, the writer a session comes from, the capture a tool
+//! reads, and the naming rules (project slugs, safe ids, session-id prefixes).
+//!
+//! Discovery ([`crate::discover`]) and the writers' modules ([`crate::format`])
+//! build these; nothing here knows any writer's on-disk layout.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::time::{self, Timestamp};
+
+/// The writer a session comes from (the `format` key of a session record).
+/// Each has its module in [`crate::format`], listed in its registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Writer {
+    /// Amplifier's context-intelligence `events.jsonl`.
+    Amplifier,
+    /// Claude Code hook captures in the medicine-wheel `_sessiondata` layout.
+    ClaudeHooks,
+}
+
+impl Writer {
+    /// The name in session records (`"amplifier"`, `"claude-hooks"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Writer::Amplifier => "amplifier",
+            Writer::ClaudeHooks => "claude-hooks",
+        }
+    }
+}
+
+/// One capture, as `ci-find` prints it: a JSON object with a `path` and a
+/// `session` key and no `event` key (that is how every tool tells a session
+/// record from an event record). Every key is always present, `null` when unknown.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SessionRecord {
+    /// The session id: the capture's directory name.
+    pub session: String,
+    /// The project folder (slug) the capture is under.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// `metadata.workspace`, else the project slug (the rule that also fills
+    /// the `workspace` of older event lines).
+    #[serde(default)]
+    pub workspace: Option<String>,
+    /// Parent session id for a child session (`metadata.parent_id`, `""` → null).
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// `metadata.agent_name`, else the fork line's `data.metadata.agent_name`.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// `metadata.status` (`running` flips to `completed` after the first turn:
+    /// use `last_event_at` for liveness).
+    #[serde(default)]
+    pub status: Option<String>,
+    /// `metadata.started_at`.
+    #[serde(default)]
+    pub started_at: Option<String>,
+    /// `metadata.last_event_at`.
+    #[serde(default)]
+    pub last_event_at: Option<String>,
+    /// `metadata.ended_at`.
+    #[serde(default)]
+    pub ended_at: Option<String>,
+    /// `metadata.working_dir`.
+    #[serde(default)]
+    pub working_dir: Option<String>,
+    /// `metadata.recipe_name`.
+    #[serde(default)]
+    pub recipe: Option<String>,
+    /// `metadata.recipe_step`, as written.
+    #[serde(default)]
+    pub recipe_step: Option<Value>,
+    /// `metadata.parallel_group_id`.
+    #[serde(default)]
+    pub parallel_group_id: Option<String>,
+    /// Which layout the capture uses.
+    pub format: Writer,
+    /// Path of the events file.
+    pub path: String,
+    /// Size of the events file in bytes.
+    #[serde(default)]
+    pub bytes: u64,
+    /// Modification time of the events file (RFC 3339, UTC).
+    #[serde(default)]
+    pub mtime: Option<String>,
+    /// `ok`, `missing` or `corrupt`.
+    #[serde(default)]
+    pub metadata: Option<String>,
+    /// Claude hooks: `model` of the first SessionStart line (null for Amplifier).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Claude hooks: the event files read, in reading order (null for Amplifier).
+    #[serde(default)]
+    pub files: Option<Vec<String>>,
+    /// Claude hooks: whether `_transcript_final.jsonl` exists (null for Amplifier).
+    #[serde(default)]
+    pub transcript: Option<bool>,
+    /// Claude hooks: valid event lines across the event files (null for Amplifier).
+    #[serde(default)]
+    pub events: Option<u64>,
+    /// Claude hooks: derived tags `source:S`, `permission:P`, `agent:T`, sorted
+    /// (null for Amplifier).
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+}
+
+impl SessionRecord {
+    /// A record that knows only its id, layout and path: every other field is
+    /// unknown (`null`, size 0). Discovery fills in what it finds.
+    pub fn new(session: String, format: Writer, path: String) -> SessionRecord {
+        SessionRecord {
+            session,
+            project: None,
+            workspace: None,
+            parent: None,
+            agent: None,
+            status: None,
+            started_at: None,
+            last_event_at: None,
+            ended_at: None,
+            working_dir: None,
+            recipe: None,
+            recipe_step: None,
+            parallel_group_id: None,
+            format,
+            path,
+            bytes: 0,
+            mtime: None,
+            metadata: None,
+            model: None,
+            files: None,
+            transcript: None,
+            events: None,
+            tags: None,
+        }
+    }
+
+    /// Writes the record as one JSON object (no newline): the bytes
+    /// `serde_json::to_writer` gives for it, without its per-field machinery
+    /// (ci-find prints 100,000 of these in one run).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        use crate::json::write::json_str;
+        use std::io::Write as _;
+        fn opt(out: &mut Vec<u8>, key: &str, v: &Option<String>) {
+            out.extend_from_slice(key.as_bytes());
+            match v {
+                Some(s) => json_str(out, s),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        fn list(out: &mut Vec<u8>, key: &str, v: &Option<Vec<String>>) {
+            out.extend_from_slice(key.as_bytes());
+            match v {
+                Some(items) => {
+                    out.push(b'[');
+                    for (i, s) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        json_str(out, s);
+                    }
+                    out.push(b']');
+                }
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        out.extend_from_slice(b"{\"session\":");
+        json_str(out, &self.session);
+        opt(out, ",\"project\":", &self.project);
+        opt(out, ",\"workspace\":", &self.workspace);
+        opt(out, ",\"parent\":", &self.parent);
+        opt(out, ",\"agent\":", &self.agent);
+        opt(out, ",\"status\":", &self.status);
+        opt(out, ",\"started_at\":", &self.started_at);
+        opt(out, ",\"last_event_at\":", &self.last_event_at);
+        opt(out, ",\"ended_at\":", &self.ended_at);
+        opt(out, ",\"working_dir\":", &self.working_dir);
+        opt(out, ",\"recipe\":", &self.recipe);
+        out.extend_from_slice(b",\"recipe_step\":");
+        match &self.recipe_step {
+            // Writing into a Vec cannot fail.
+            Some(v) => drop(serde_json::to_writer(&mut *out, v)),
+            None => out.extend_from_slice(b"null"),
+        }
+        opt(out, ",\"parallel_group_id\":", &self.parallel_group_id);
+        out.extend_from_slice(b",\"format\":");
+        json_str(out, self.format.name());
+        out.extend_from_slice(b",\"path\":");
+        json_str(out, &self.path);
+        out.extend_from_slice(b",\"bytes\":");
+        // Writing into a Vec cannot fail.
+        let _ = write!(out, "{}", self.bytes);
+        opt(out, ",\"mtime\":", &self.mtime);
+        opt(out, ",\"metadata\":", &self.metadata);
+        opt(out, ",\"model\":", &self.model);
+        list(out, ",\"files\":", &self.files);
+        out.extend_from_slice(match self.transcript {
+            Some(true) => b",\"transcript\":true",
+            Some(false) => b",\"transcript\":false",
+            None => b",\"transcript\":null",
+        });
+        out.extend_from_slice(b",\"events\":");
+        match self.events {
+            Some(n) => drop(write!(out, "{n}")),
+            None => out.extend_from_slice(b"null"),
+        }
+        list(out, ",\"tags\":", &self.tags);
+        out.push(b'}');
+    }
+
+    /// Start time, parsed.
+    pub fn start(&self) -> Option<Timestamp> {
+        self.started_at.as_deref().and_then(time::parse_timestamp)
+    }
+
+    /// Last known activity: `last_event_at`, else `ended_at`. The file's mtime
+    /// is not used: a copy or checkout changes it without any new event.
+    pub fn last(&self) -> Option<Timestamp> {
+        [&self.last_event_at, &self.ended_at].into_iter().find_map(|t| t.as_deref().and_then(time::parse_timestamp))
+    }
+
+    /// Whether this is a child session.
+    pub fn is_child(&self) -> bool {
+        self.parent.is_some()
+    }
+
+    /// Whether the session belongs to workspace `w`: its project folder
+    /// (`<root>/<w>/sessions`) or its `workspace` field is `w`.
+    pub fn in_workspace(&self, w: &str) -> bool {
+        self.project.as_deref() == Some(w) || self.workspace.as_deref() == Some(w)
+    }
+
+    /// The session's activity `[start, last]`: the start time (else the last
+    /// activity) to the last activity (else the start); `None` when neither is known.
+    pub fn active_range(&self) -> Option<(Timestamp, Timestamp)> {
+        let (start, last) = (self.start(), self.last());
+        Some((start.or(last)?, last.or(start)?))
+    }
+
+    /// Whether the session's activity overlaps `[since, until)`: its last
+    /// activity is at or after `since` and it started before `until`. A session
+    /// with no known time never matches a bound (and always matches no bound).
+    pub fn overlaps(&self, since: Option<Timestamp>, until: Option<Timestamp>) -> bool {
+        if since.is_none() && until.is_none() {
+            return true;
+        }
+        let Some((start, last)) = self.active_range() else { return false };
+        since.is_none_or(|s| last >= s) && until.is_none_or(|u| start < u)
+    }
+}
+
+/// The project slug Amplifier derives from a working directory: each `/` and
+/// `\` becomes `-`, `:` is dropped, a leading `-` is added; empty gives `default`.
+pub fn slug_of(dir: &str) -> String {
+    let s: String = dir.chars().filter(|&c| c != ':').map(|c| if c == '/' || c == '\\' { '-' } else { c }).collect();
+    if s.is_empty() {
+        "default".into()
+    } else if s.starts_with('-') {
+        s
+    } else {
+        format!("-{s}")
+    }
+}
+
+/// Why a session id or file name taken from input must not be joined onto a
+/// root: it contains `/`, `\` or NUL, or is empty, `.` or `..`.
+pub fn unsafe_name(name: &str) -> bool {
+    name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0'])
+}
+
+/// The error for an unsafe id, as `unsafe session id "…"`.
+pub fn unsafe_id_message(id: &str) -> String {
+    format!("unsafe session id {id:?}")
+}
+
+/// One session to read, with what is known about it. Built from a session
+/// record by [`crate::format::capture`], which asks the session's writer for
+/// its files in reading order.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// The session id used in provenance.
+    pub session: String,
+    /// The session record's path (the events file, or the session directory).
+    pub path: PathBuf,
+    /// The path as shown in reports and provenance.
+    pub display: String,
+    /// Fills `workspace` on lines that have none (older writers): the session's
+    /// metadata workspace, else its project slug.
+    pub workspace: Option<String>,
+    /// The writer.
+    pub format: Writer,
+    /// The session record, when the capture came from one or from discovery.
+    pub record: Option<SessionRecord>,
+    /// The files to read, in reading order, each with its own line numbers
+    /// (for a one-file writer, `path` itself).
+    pub files: Vec<PathBuf>,
+}
+
+impl Capture {
+    /// Why a session record read from input must not be used: an unsafe
+    /// session id, or an unsafe name in its `files` (see [`unsafe_name`]).
+    pub fn unsafe_record(rec: &SessionRecord) -> Option<String> {
+        if unsafe_name(&rec.session) {
+            return Some(unsafe_id_message(&rec.session));
+        }
+        let files = rec.files.iter().flatten();
+        files.filter(|f| unsafe_name(f)).map(|f| format!("unsafe file name {f:?}")).next()
+    }
+}
+
+/// Sorts newest first by start time (ties and unknown starts by id, then
+/// path; sessions with no start time come last).
+pub fn sort_newest_first(v: &mut [SessionRecord]) {
+    // Each start time is parsed once, not once per comparison; ties compare
+    // the records' strings in place (no copies).
+    let starts: Vec<Option<Timestamp>> = v.iter().map(SessionRecord::start).collect();
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let key = |i: usize| (starts[i].is_none(), std::cmp::Reverse(starts[i]));
+        key(a)
+            .cmp(&key(b))
+            .then_with(|| v[a].session.cmp(&v[b].session))
+            .then_with(|| v[a].path.cmp(&v[b].path))
+            .then(a.cmp(&b))
+    });
+    permute(v, order);
+}
+
+/// Reorders `v` so that position `i` holds the element that was at `order[i]`
+/// (`order` is a permutation of `0..v.len()`).
+fn permute<T>(v: &mut [T], mut order: Vec<usize>) {
+    for i in 0..v.len() {
+        // Follow the cycle starting at i, marking visited slots with their own index.
+        let mut cur = i;
+        while order[cur] != i {
+            let next = order[cur];
+            v.swap(cur, next);
+            order[cur] = cur;
+            cur = next;
+        }
+        order[cur] = cur;
+    }
+}
+
+/// Resolves a session id given in full or as a unique prefix of at least 8
+/// characters, as Amplifier does: an exact match wins; otherwise the prefix
+/// must select exactly one session. The same id in two projects is ambiguous.
+pub fn select_session<'a>(all: &'a [SessionRecord], wanted: &str) -> Result<Vec<&'a SessionRecord>> {
+    if unsafe_name(wanted) {
+        return Err(Error::Usage(format!("--session: {}", unsafe_id_message(wanted))));
+    }
+    let exact: Vec<_> = all.iter().filter(|r| r.session == wanted).collect();
+    let found = if !exact.is_empty() {
+        exact
+    } else if wanted.chars().count() >= 8 {
+        all.iter().filter(|r| r.session.starts_with(wanted)).collect()
+    } else {
+        return Err(Error::Usage(format!(
+            "session {wanted:?}: no exact match, and a prefix needs at least 8 characters"
+        )));
+    };
+    if found.len() > 1 {
+        let mut names: Vec<String> = found.iter().map(|r| format!("{} ({})", r.session, r.path)).collect();
+        names.sort();
+        return Err(Error::Msg(format!("session {wanted:?} is ambiguous; candidates:\n  {}", names.join("\n  "))));
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_json_is_serde_json() {
+        let mut full = SessionRecord::new("s\"1\u{1}é".into(), Writer::ClaudeHooks, "/p/a b\\c".into());
+        full.project = Some("-p".into());
+        full.recipe_step = Some(serde_json::json!({"b": [1.5, null], "a": "x"}));
+        full.bytes = 123;
+        full.files = Some(vec!["_claude_Stop.jsonl".into(), "x\ny".into()]);
+        full.transcript = Some(false);
+        full.events = Some(7);
+        full.tags = Some(vec![]);
+        let bare = SessionRecord::new("id".into(), Writer::Amplifier, "/p".into());
+        for r in [full, bare] {
+            let mut ours = vec![];
+            r.write_json(&mut ours);
+            assert_eq!(String::from_utf8(ours).unwrap(), serde_json::to_string(&r).unwrap());
+        }
+    }
+
+    #[test]
+    fn newest_first_with_ties_by_id_then_path() {
+        let rec = |id: &str, path: &str, start: Option<&str>| SessionRecord {
+            started_at: start.map(str::to_owned),
+            ..SessionRecord::new(id.into(), Writer::Amplifier, path.into())
+        };
+        let mut v = vec![
+            rec("b", "/2", None),
+            rec("c", "/1", Some("2026-01-01T00:00:00Z")),
+            rec("a", "/9", None),
+            rec("b", "/1", Some("2026-01-02T00:00:00+00:00")),
+            rec("a", "/3", Some("2026-01-01T00:00:00.000+00:00")),
+            rec("b", "/0", None),
+        ];
+        sort_newest_first(&mut v);
+        let got: Vec<(&str, &str)> = v.iter().map(|r| (r.session.as_str(), r.path.as_str())).collect();
+        assert_eq!(got, [("b", "/1"), ("a", "/3"), ("c", "/1"), ("a", "/9"), ("b", "/0"), ("b", "/2")]);
+    }
+
+    #[test]
+    fn unsafe_names() {
+        assert!(unsafe_name("..") && unsafe_name("a/b") && unsafe_name("a\\b") && unsafe_name("a\0"));
+        assert!(unsafe_name("") && unsafe_name("."));
+        assert!(!unsafe_name("abc-1.2"));
+    }
+
+    #[test]
+    fn slugs_follow_amplifier() {
+        assert_eq!(slug_of("/home/u/my-api"), "-home-u-my-api");
+        assert_eq!(slug_of("C:\\Users\\dev\\tools"), "-C-Users-dev-tools");
+        assert_eq!(slug_of("/"), "-");
+        assert_eq!(slug_of(""), "default");
+        assert_eq!(slug_of("rel/dir"), "-rel-dir");
+    }
+}
