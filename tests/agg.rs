@@ -594,6 +594,36 @@ fn tools_pairing_with_error_missing_post_and_missing_pre() {
     );
 }
 
+/// Above 1024 latencies a group's p50/p95 come from a t-digest, whose estimate
+/// depends on the order values go in: calls are handed to it in key order,
+/// so the same input gives the same answer every run (it came from a hash
+/// map's random order before).
+#[test]
+fn tools_percentiles_are_the_same_every_run() {
+    let mut lines = vec![];
+    for i in 0..3000u64 {
+        let id = format!("c{i:05}");
+        // Latencies spread over 1..=997 ms in a scrambled order.
+        let ms = 1 + (i * 7919) % 997;
+        let pre = format!("2026-03-01T10:{:02}:{:02}.000Z", i / 60 % 60, i % 60);
+        let post = format!("2026-03-01T10:{:02}:{:02}.{ms:03}Z", i / 60 % 60, i % 60);
+        lines.push(ev("tool:pre", &pre, json!({"tool_name": "bash", "tool_call_id": id})));
+        lines.push(ev(
+            "tool:post",
+            &post,
+            json!({"tool_name": "bash", "tool_call_id": id, "result": {"success": true}}),
+        ));
+    }
+    let root = root_with(&[("s1", lines)]);
+    let p = path_arg(root.path());
+    let first = agg(&["--tools", &p]);
+    assert_eq!(first.code, 0, "{first:?}");
+    assert!(first.stdout.contains("\"calls\":3000"), "{}", first.stdout);
+    for _ in 0..4 {
+        assert_eq!(agg(&["--tools", &p]).stdout, first.stdout);
+    }
+}
+
 #[test]
 fn tools_by_a_key() {
     let rows = demo(&["--tools", "--by", "workspace", "--top", "2"]);

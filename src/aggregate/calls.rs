@@ -178,9 +178,15 @@ impl Calls {
         }
     }
 
-    /// Takes every call out, ending the pairing.
-    pub fn drain(&mut self) -> impl Iterator<Item = Call> + '_ {
-        let paired = self.ordered.drain().flat_map(|(_, mut o)| {
+    /// Takes every call out, ending the pairing, in the order of their
+    /// keys (session, id), so that what is computed from them in turn (the
+    /// t-digest of latencies) is the same every run.
+    pub fn drain(&mut self) -> impl Iterator<Item = Call> {
+        let mut by_id: Vec<_> = self.map.drain().collect();
+        by_id.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut ordered: Vec<_> = self.ordered.drain().collect();
+        ordered.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let paired = ordered.into_iter().flat_map(|(_, mut o)| {
             o.pres.sort_by(|a, b| a.0.cmp(&b.0));
             o.ends.sort_by(|a, b| a.0.cmp(&b.0));
             let mut ends = o.ends.into_iter().map(|(_, c)| c);
@@ -197,7 +203,7 @@ impl Calls {
             calls.extend(ends);
             calls
         });
-        self.map.drain().map(|(_, c)| c).chain(paired)
+        by_id.into_iter().map(|(_, c)| c).chain(paired)
     }
 
     /// Whether no call is held.
