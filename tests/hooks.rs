@@ -469,3 +469,66 @@ fn time_order_only_when_every_event_has_a_timestamp() {
         ]
     );
 }
+
+/// A hook line as Claude Code 1.0.x/2.0.x writes it: no `tool_use_id`.
+fn old_hook(hook: &str, tool: &str, input: Value, extra: Value) -> String {
+    let mut v = json!({"session_id": "old-1", "transcript_path": "/t.jsonl", "cwd": "/home/u/p",
+        "hook_event_name": hook, "tool_name": tool, "tool_input": input});
+    if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+        o.extend(e.clone());
+    }
+    v.to_string()
+}
+
+/// Without `tool_use_id`, a PreToolUse and its PostToolUse (or
+/// PostToolUseFailure) are one call, paired in order per session, tool and
+/// input: calls = pres, unfinished = pres without an end. (A real 1.0.119
+/// session with 59 pres and 40 posts was reported as 99 calls, 59 unfinished.)
+#[test]
+fn calls_without_tool_use_id_pair_in_order() {
+    let root = tempfile::tempdir().unwrap();
+    let session = root.path().join("old-1");
+    std::fs::create_dir_all(&session).unwrap();
+    let ls = json!({"command": "ls"});
+    let read = json!({"file_path": "/home/u/p/a.rs"});
+    let pres = [
+        old_hook("PreToolUse", "Bash", ls.clone(), json!({})),
+        old_hook("PreToolUse", "Read", read.clone(), json!({})),
+        old_hook("PreToolUse", "Bash", ls.clone(), json!({})),
+        old_hook("PreToolUse", "Bash", json!({"command": "pwd"}), json!({})),
+        old_hook("PreToolUse", "Bash", ls.clone(), json!({})),
+    ];
+    let posts = [
+        old_hook("PostToolUse", "Bash", ls.clone(), json!({"tool_response": {"stdout": "a"}})),
+        old_hook("PostToolUse", "Read", read.clone(), json!({"tool_response": {}})),
+        old_hook("PostToolUse", "Bash", ls.clone(), json!({"tool_response": {"stdout": "a"}})),
+    ];
+    let failures = [old_hook("PostToolUseFailure", "Bash", json!({"command": "pwd"}), json!({"error": "boom"}))];
+    for (name, lines) in [
+        ("_claude_PreToolUse.jsonl", &pres[..]),
+        ("_claude_PostToolUse.jsonl", &posts[..]),
+        ("_claude_PostToolUseFailure.jsonl", &failures[..]),
+    ] {
+        std::fs::write(session.join(name), lines.join("\n") + "\n").unwrap();
+    }
+    let path = session.to_str().unwrap();
+    let tools = ci("ci-agg").args(["--tools", path]).run();
+    assert_eq!((tools.code, tools.stderr.as_str()), (0, ""), "{tools:?}");
+    // Bash: ls x3 (two ended), pwd x1 (failed) = 4 calls, 2 ok, 1 error, 1 unfinished.
+    assert_eq!(
+        tools.lines(),
+        [
+            r#"{"tool":"Bash","calls":4,"ok":2,"errors":1,"unfinished":1,"success_rate":0.6667,"p50_ms":null,"p95_ms":null,"max_ms":null}"#,
+            r#"{"tool":"Read","calls":1,"ok":1,"errors":0,"unfinished":0,"success_rate":1,"p50_ms":null,"p95_ms":null,"max_ms":null}"#,
+        ]
+    );
+    let sessions = ci("ci-agg").args(["--sessions", path]).run().json();
+    assert_eq!(
+        (sessions[0]["tool_calls"].clone(), sessions[0]["tool_errors"].clone()),
+        (json!({"Bash": 4, "Read": 1}), json!(1))
+    );
+    // The same through piped event records read by two threads.
+    let events = ci("ci-cat").arg(path).run().stdout;
+    let piped = ci("ci-agg").args(["--tools", "-j2"]).stdin(events).run();
+    assert_eq!(piped.lines(), tools.lines());
+}

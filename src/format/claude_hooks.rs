@@ -201,9 +201,22 @@ impl Format for ClaudeHooks {
         data.get("tool_name")
     }
 
-    /// `tool_use_id`; an event without one is a call of its own.
+    /// `tool_use_id` (Claude Code 2.1 on); before it, a PreToolUse and its
+    /// PostToolUse are paired in order per session, tool and `tool_input`.
     fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
-        str_at(data, "tool_use_id").map_or(CallKey::Alone, CallKey::Id)
+        if let Some(id) = str_at(data, "tool_use_id") {
+            return CallKey::Id(id);
+        }
+        match data.get("tool_name") {
+            Some(tool) => {
+                let input = data.get("tool_input").map_or(&b""[..], |i| i.bytes());
+                let mut key = String::from_utf8_lossy(tool.bytes()).into_owned();
+                key.push('\0');
+                key.push_str(&String::from_utf8_lossy(input));
+                CallKey::Ordered(key)
+            }
+            None => CallKey::Alone,
+        }
     }
 
     /// Failures arrive as PostToolUseFailure (`tool:error`) only.
