@@ -426,17 +426,15 @@ fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize) -> bool {
             }
         };
         // Event records are validated by the workers; only lines that cannot be
-        // events are parsed here to find session records.
+        // events are parsed here to find session records, each dealt as a unit
+        // of its own. This is routing only: a session record that a string
+        // `"event"` hides from this byte check is told apart by its top-level
+        // keys in the worker, and expanded there, in its place in the stream.
         let session = if has_event_key(line.bytes) {
             None
         } else {
             match idx.parse(line.bytes) {
-                Ok(rec) if LineKind::of(&rec) == LineKind::Session => {
-                    match serde_json::from_slice::<SessionRecord>(line.bytes) {
-                        Ok(r) => Some(Ok(r)),
-                        Err(e) => Some(Err(format!("invalid session record: {e}"))),
-                    }
-                }
+                Ok(rec) if LineKind::of(&rec) == LineKind::Session => Some(session_record(line.bytes)),
                 _ => None,
             }
         };
@@ -497,6 +495,11 @@ fn visit_line<V: Visitor>(
         }
     }
     Flow::Continue
+}
+
+/// A session record read from stdin, as a `SessionRecord`.
+fn session_record(line: &[u8]) -> std::result::Result<SessionRecord, String> {
+    serde_json::from_slice::<SessionRecord>(line).map_err(|e| format!("invalid session record: {e}"))
 }
 
 /// How reading one file of a capture ended.
@@ -587,11 +590,16 @@ impl<'d> Worker<'d> {
     fn unit<V: Visitor>(&mut self, v: &mut V, unit: Unit) -> bool {
         match unit {
             Unit::Capture(cap) => self.capture(v, &cap),
-            Unit::Session(rec, line) => match v.session(&rec, &line, &mut self.out) {
-                SessionFlow::Expand => self.capture(v, &format::capture(*rec)),
-                SessionFlow::Handled => true,
-            },
+            Unit::Session(rec, line) => self.session(v, *rec, &line),
             Unit::Piped { buf, first, open_tail } => self.piped(v, &buf, first, open_tail),
+        }
+    }
+
+    /// A session record from stdin: the visitor decides, else it is expanded.
+    fn session<V: Visitor>(&mut self, v: &mut V, rec: SessionRecord, line: &[u8]) -> bool {
+        match v.session(&rec, line, &mut self.out) {
+            SessionFlow::Expand => self.capture(v, &format::capture(rec)),
+            SessionFlow::Handled => true,
         }
     }
 
@@ -965,6 +973,17 @@ impl<'d> Worker<'d> {
                     LineKind::Event => {
                         v.event(&Event::piped(rec, number, "-"), &mut self.out);
                     }
+                    // One the producer's byte check took for an event record.
+                    LineKind::Session => match session_record(bytes) {
+                        Ok(r) => {
+                            if let Some(reason) = Capture::unsafe_record(&r) {
+                                self.diag.error(&format_args!("-:{number}: {reason}"));
+                            } else if !self.session(v, r, bytes) {
+                                return false;
+                            }
+                        }
+                        Err(reason) => self.diag.bad_line(&"-", number, &reason),
+                    },
                     kind => self.diag.bad_line(&"-", number, &kind.not_an_event()),
                 },
                 Err(e) if unfinished && e != crate::json::ParseError::Blank => self.diag.torn_tail(),

@@ -21,3 +21,4 @@ mod pipes;
 mod regression;
 mod signals;
 mod truncate_props;
+mod writers;

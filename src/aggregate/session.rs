@@ -160,6 +160,11 @@ impl SessionState {
         }
     }
 
+    /// Whether no event of the session was read.
+    pub fn is_empty(&self) -> bool {
+        self.summary.events.is_empty()
+    }
+
     /// Combines what another thread read of the same session (piped records).
     pub fn merge(&mut self, o: SessionState) {
         self.summary.merge(o.summary);

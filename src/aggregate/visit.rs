@@ -84,12 +84,7 @@ impl Visitor for Aggregator<'_> {
     fn event(&mut self, ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
         let q = self.q;
         if q.needs_agent() && ev.capture.is_some() && self.cx.capture_agent.is_none() && ev.name() == "session:fork" {
-            self.cx.capture_agent = ev
-                .data()
-                .and_then(|d| d.get("metadata"))
-                .and_then(|m| m.get("agent_name"))
-                .and_then(|a| a.as_str())
-                .map(|a| a.into_owned());
+            self.cx.capture_agent = ev.fork_agent().map(|a| a.into_owned());
         }
         match q.preset {
             Preset::Group | Preset::Tokens => {
@@ -116,12 +111,19 @@ impl Visitor for Aggregator<'_> {
         Flow::Continue
     }
 
-    fn end(&mut self, _cap: &Capture, _out: &mut Vec<u8>) {
+    fn end(&mut self, cap: &Capture, _out: &mut Vec<u8>) {
         self.cx.capture_agent = None;
         if let Answer::Tools(t) = &mut self.answer {
             t.add_calls(self.q, self.calls.drain());
         }
         if let Some(s) = self.current.take() {
+            // A file named on its own (no session record: not in any writer's
+            // layout) is a session only when it held events of a known writer;
+            // a discovered capture is one even while it is empty.
+            if cap.record.is_none() && s.is_empty() {
+                self.diag.error(&format_args!("{}: no events of a known writer", cap.display));
+                return;
+            }
             self.answer.add_session(s.finish());
         }
     }

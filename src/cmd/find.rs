@@ -51,7 +51,8 @@ OUTPUT:
   One session record per line (JSON): session, project, workspace, parent, agent,
   status, started_at, last_event_at, ended_at, working_dir, recipe, recipe_step,
   parallel_group_id, format, path, bytes, mtime, metadata, model, files, transcript,
-  events, tags (the last five null for Amplifier captures). Every key is always
+  events, tags (the last five null for Amplifier captures; Amplifier's model is set
+  when --model read the capture). Every key is always
   present (null when unknown). A session record has `session` and `path` and no
   `event` key; every ci-* tool expands it into the capture's events.
 
@@ -148,8 +149,10 @@ pub struct Args {
     /// Only captures whose events.jsonl has at least this size (K/M/G suffixes).
     #[arg(long, value_name = "SIZE", value_parser = crate::cli::parse_size)]
     pub min_bytes: Option<u64>,
-    /// Only sessions of this model (Claude hooks: the first SessionStart's
-    /// model; Amplifier records have none and never match). Repeatable (OR).
+    /// Only sessions of this model. Claude hooks: the first SessionStart's
+    /// `model`. Amplifier: any `llm:response` event's `data.model` (the
+    /// capture is read only when this flag is given; the record's `model`
+    /// is then the first one). Repeatable (OR).
     #[arg(long, value_name = "MODEL")]
     pub model: Vec<String>,
     /// Only sessions with at least N events (Claude hooks: the record's
@@ -221,7 +224,10 @@ struct Filters {
 }
 
 impl Filters {
-    fn matches(&self, r: &SessionRecord) -> bool {
+    /// Whether `r` passes; the checks that read a capture (`--model` for
+    /// a writer whose record names no model, `--min-events`/`--max-events`)
+    /// come last, and what they read is kept in the record (`model`).
+    fn matches(&self, r: &mut SessionRecord) -> bool {
         let any = |list: &[String], v: Option<&str>| list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v));
         (self.workspaces.is_empty() || self.workspaces.iter().any(|w| r.in_workspace(w)))
             && (self.projects.is_empty() || self.projects.iter().any(|p| r.project.as_deref() == Some(p)))
@@ -232,11 +238,26 @@ impl Filters {
             && (!self.roots || !r.is_child())
             && (!self.children || r.is_child())
             && self.min_bytes.is_none_or(|m| r.bytes >= m)
-            && any(&self.models, r.model.as_deref())
             && (!self.active || r.status.as_deref() == Some(live_status(r)))
             && self.tags.iter().all(|t| r.tags.iter().flatten().any(|x| x == t))
             && self.in_time(r)
+            && self.model_ok(r)
             && self.event_count_ok(r)
+    }
+
+    /// `--model`: any model the session names ([`crate::format::Format::models`]).
+    fn model_ok(&self, r: &mut SessionRecord) -> bool {
+        if self.models.is_empty() {
+            return true;
+        }
+        let named = match r.format.format().models(r) {
+            Some(read) => {
+                r.model = read.first().cloned();
+                read
+            }
+            None => r.model.iter().cloned().collect(),
+        };
+        named.iter().any(|m| self.models.contains(m))
     }
 
     /// A session overlaps [since, until) when its last activity is at or after
@@ -246,7 +267,7 @@ impl Filters {
         if self.min_events.is_none() && self.max_events.is_none() {
             return true;
         }
-        let n = r.events.unwrap_or_else(|| count_lines(&r.path));
+        let n = r.format.format().event_count(r);
         self.min_events.is_none_or(|m| n >= m) && self.max_events.is_none_or(|m| n <= m)
     }
 
@@ -305,7 +326,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         Some(id) => session::select_session(&all, id)?.into_iter().cloned().collect(),
         None => all,
     };
-    selected.retain(|r| filters.matches(r));
+    selected.retain_mut(|r| filters.matches(r));
     sort(&mut selected, args.sort);
     if args.reverse {
         selected.reverse();
@@ -363,7 +384,7 @@ fn follow(mut watch: Watch, filters: &Filters, args: &Args, diag: &Diag, out: &m
             std::thread::sleep(crate::watch::INTERVAL / 10);
         }
         let mut fresh = watch.fresh(diag);
-        fresh.retain(|r| filters.matches(r) && args.session.as_deref().is_none_or(|id| id_matches(&r.session, id)));
+        fresh.retain_mut(|r| args.session.as_deref().is_none_or(|id| id_matches(&r.session, id)) && filters.matches(r));
         sort(&mut fresh, args.sort);
         if args.reverse {
             fresh.reverse();
@@ -382,19 +403,6 @@ fn id_matches(session: &str, wanted: &str) -> bool {
 /// The status that means "live" for a record's writer.
 fn live_status(r: &SessionRecord) -> &'static str {
     r.format.format().live_status()
-}
-
-/// Non-blank lines of a file (0 when unreadable).
-fn count_lines(path: &str) -> u64 {
-    let Ok(f) = std::fs::File::open(path) else { return 0 };
-    let mut lines = crate::lines::LineReader::new(f);
-    let mut n = 0;
-    while let Ok(Some(l)) = lines.next_line() {
-        if !l.bytes.trim_ascii().is_empty() {
-            n += 1;
-        }
-    }
-    n
 }
 
 /// A `--project` value as a slug: values that look like paths are converted.

@@ -117,6 +117,25 @@ impl Format for Amplifier {
         path.parent().and_then(Path::parent).unwrap_or(path).to_path_buf()
     }
 
+    /// Non-blank lines of `events.jsonl` (0 when unreadable).
+    fn event_count(&self, rec: &SessionRecord) -> u64 {
+        let Ok(f) = fs::File::open(&rec.path) else { return 0 };
+        let mut lines = crate::lines::LineReader::new(f);
+        let mut n = 0;
+        while let Ok(Some(l)) = lines.next_line() {
+            if !l.bytes.trim_ascii().is_empty() {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Metadata names no model: the distinct `data.model` of the capture's
+    /// `llm:response` events, in order of appearance.
+    fn models(&self, rec: &SessionRecord) -> Option<Vec<String>> {
+        Some(response_models(Path::new(&rec.path)))
+    }
+
     /// `running` (it flips to `completed` after the first turn).
     fn live_status(&self) -> &'static str {
         "running"
@@ -472,6 +491,34 @@ fn apply_metadata(rec: &mut SessionRecord, m: &crate::json::Record) {
             _ => {}
         }
     }
+}
+
+/// The distinct models of the `llm:response` lines of `events` (bad lines
+/// and an unreadable file give nothing: ci-cat reports those).
+fn response_models(events: &Path) -> Vec<String> {
+    let mut models: Vec<String> = vec![];
+    let Ok(file) = fs::File::open(events) else { return models };
+    let mut lines = crate::lines::LineReader::new(file);
+    let mut idx = crate::json::Index::new();
+    let marker = memchr::memmem::Finder::new(b"llm:response");
+    while let Ok(Some(line)) = lines.next_line() {
+        // Only lines that can be responses are parsed (`llm:request` lines
+        // are the megabyte ones).
+        if marker.find(line.bytes).is_none() {
+            continue;
+        }
+        let Ok(rec) = idx.skim(line.bytes) else { continue };
+        if rec.get_str("event").as_deref() != Some("llm:response") {
+            continue;
+        }
+        let model = rec.get("data").and_then(|d| d.get("model")).and_then(|m| m.as_str());
+        if let Some(m) = model {
+            if !models.iter().any(|x| *x == m) {
+                models.push(m.into_owned());
+            }
+        }
+    }
+    models
 }
 
 /// The agent name a child's first line (`session:fork`) carries.

@@ -115,6 +115,11 @@ impl Format for ClaudeHooks {
         PathBuf::from(&rec.path)
     }
 
+    /// The record's `events` (valid hook lines, counted at discovery).
+    fn event_count(&self, rec: &SessionRecord) -> u64 {
+        rec.events.unwrap_or(0)
+    }
+
     /// `active` (until a SessionEnd line: `ended`).
     fn live_status(&self) -> &'static str {
         "active"

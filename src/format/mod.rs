@@ -218,6 +218,17 @@ pub trait Format: Sync {
     /// The directory a session lives in (what [`Format::fresh`] keys by).
     fn session_dir(&self, rec: &SessionRecord) -> PathBuf;
 
+    /// The events a session holds, for `--min-events`/`--max-events` (may
+    /// read the capture).
+    fn event_count(&self, rec: &SessionRecord) -> u64;
+
+    /// The models a session names, read from its capture when its record
+    /// cannot say (`None`: the record's `model` is all there is). Read only
+    /// when asked (`ci-find --model`).
+    fn models(&self, _rec: &SessionRecord) -> Option<Vec<String>> {
+        None
+    }
+
     /// The `status` that means the session is live.
     fn live_status(&self) -> &'static str;
 
