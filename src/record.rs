@@ -237,6 +237,11 @@ impl<'a> Event<'a> {
         self.format.usage(self.data()?, u)
     }
 
+    /// Every token and cost figure, in [`Usage::ALL`] order.
+    pub fn tokens(&self) -> [Option<Raw<'a>>; 5] {
+        self.data().map_or([None; 5], |d| self.format.tokens(d))
+    }
+
     /// The file a tool event reads or edits.
     pub fn file_path(&self) -> Option<Cow<'a, str>> {
         self.format.file_path(self.data()?)

@@ -140,8 +140,8 @@ impl SessionState {
                 if let Some(m) = ev.model().and_then(|m| m.as_str()) {
                     sum.models.insert(m.into_owned());
                 }
-                for (i, u) in Usage::ALL.iter().enumerate() {
-                    let Some(raw) = ev.usage(*u) else { continue };
+                for (i, (u, raw)) in Usage::ALL.iter().zip(ev.tokens()).enumerate() {
+                    let Some(raw) = raw else { continue };
                     let Numeric::Num(n) = Val::Raw(raw).numeric() else {
                         continue;
                     };

@@ -212,16 +212,14 @@ impl Format for Amplifier {
     /// `usage.<name>`, else the older generation's key (`input`, `output`,
     /// `cache_read`, `cache_write`). `input_tokens` is gross: it includes
     /// cache reads.
+    fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
+        let Some(usage) = data.get("usage") else { return [None; 5] };
+        Usage::ALL.map(|u| usage.get(u.name()).or_else(|| old_usage_key(u).and_then(|k| usage.get(k))))
+    }
+
     fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>> {
         let usage = data.get("usage")?;
-        let old = match u {
-            Usage::Input => Some("input"),
-            Usage::Output => Some("output"),
-            Usage::CacheRead => Some("cache_read"),
-            Usage::CacheWrite => Some("cache_write"),
-            Usage::Cost => None,
-        };
-        usage.get(u.name()).or_else(|| old.and_then(|k| usage.get(k)))
+        usage.get(u.name()).or_else(|| old_usage_key(u).and_then(|k| usage.get(k)))
     }
 
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
@@ -490,6 +488,17 @@ fn apply_metadata(rec: &mut SessionRecord, m: &crate::json::Record) {
             b"parallel_group_id" => rec.parallel_group_id = nonempty(),
             _ => {}
         }
+    }
+}
+
+/// The older generation's usage key of a figure.
+fn old_usage_key(u: Usage) -> Option<&'static str> {
+    match u {
+        Usage::Input => Some("input"),
+        Usage::Output => Some("output"),
+        Usage::CacheRead => Some("cache_read"),
+        Usage::CacheWrite => Some("cache_write"),
+        Usage::Cost => None,
     }
 }
 

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{str_at, CallKey, Format, LineKind, Usage};
+use super::{str_at, CallKey, Format, LineKind};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
 use crate::json::{Index, Raw, Record};
@@ -243,8 +243,8 @@ impl Format for ClaudeHooks {
     }
 
     /// Hook input carries no token usage.
-    fn usage<'a>(&self, _data: Raw<'a>, _u: Usage) -> Option<Raw<'a>> {
-        None
+    fn tokens<'a>(&self, _data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
+        [None; 5]
     }
 
     /// `tool_input.file_path`.

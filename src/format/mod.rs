@@ -321,8 +321,14 @@ pub trait Format: Sync {
     /// A status an event carries (`orchestrator:complete`: success/error/…).
     fn status<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
 
-    /// A token or cost figure of a response.
-    fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>>;
+    /// Every token and cost figure of a response, in [`Usage::ALL`] order
+    /// (the usage object is looked up once: it can sit behind a megabyte `raw`).
+    fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5];
+
+    /// One token or cost figure of a response.
+    fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>> {
+        self.tokens(data)[u as usize]
+    }
 
     /// The file a tool event reads or edits.
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
@@ -346,4 +352,16 @@ pub trait Format: Sync {
 /// The string at `key` of an object.
 pub(crate) fn str_at<'a>(v: Raw<'a>, key: &str) -> Option<Cow<'a, str>> {
     v.get(key)?.as_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_order_is_the_index_of_tokens() {
+        for (i, u) in Usage::ALL.into_iter().enumerate() {
+            assert_eq!(u as usize, i, "{u:?}");
+        }
+    }
 }
