@@ -237,6 +237,27 @@ impl<'a> Event<'a> {
         self.format.usage(self.data()?, u)
     }
 
+    /// The identity of a response its writer may write more than once
+    /// ([`Format::message_key`]).
+    pub fn message_key(&self) -> Option<String> {
+        self.format.message_key(self.data()?)
+    }
+
+    /// Whether a turn's response time ends at its first reply
+    /// ([`Format::reply_ends_turn`]).
+    pub fn reply_ends_turn(&self) -> bool {
+        self.format.reply_ends_turn()
+    }
+
+    /// Where the event's line is: its file and line (the provenance's for a
+    /// record read from a stream).
+    pub fn origin(&self) -> (Cow<'a, str>, u64) {
+        let prov = self.provenance();
+        let path = prov.and_then(|p| p.get("path")).and_then(|p| p.as_str()).unwrap_or(Cow::Borrowed(self.source));
+        let line = prov.and_then(|p| p.get("line")).and_then(|l| l.as_f64()).map_or(self.line, |l| l as u64);
+        (path, line)
+    }
+
     /// Every token and cost figure, in [`Usage::ALL`] order.
     pub fn tokens(&self) -> [Option<Raw<'a>>; 5] {
         self.data().map_or([None; 5], |d| self.format.tokens(d))

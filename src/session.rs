@@ -22,6 +22,8 @@ pub enum Writer {
     Amplifier,
     /// Claude Code hook captures in the medicine-wheel `_sessiondata` layout.
     ClaudeHooks,
+    /// Claude Code's own transcripts (`~/.claude/projects`).
+    ClaudeTranscript,
 }
 
 impl Writer {
@@ -30,6 +32,7 @@ impl Writer {
         match self {
             Writer::Amplifier => "amplifier",
             Writer::ClaudeHooks => "claude-hooks",
+            Writer::ClaudeTranscript => "claude-transcript",
         }
     }
 }

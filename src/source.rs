@@ -477,9 +477,11 @@ fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize) -> bool {
 
 /// Visits the events of one line of a capture: one, or (for a writer whose
 /// lines can hold several) each part in turn.
+#[allow(clippy::too_many_arguments)]
 fn visit_line<V: Visitor>(
     v: &mut V,
     out: &mut Vec<u8>,
+    lines: &mut LineState,
     rec: crate::json::Record<'_>,
     cap: &Capture,
     line: u64,
@@ -489,12 +491,22 @@ fn visit_line<V: Visitor>(
     if !fmt.multi_part() {
         return v.event(&Event::read(rec, cap, line, source, None), out);
     }
-    for part in 0..fmt.parts(&rec) {
+    lines.parts.clear();
+    fmt.parts(&rec, &mut lines.state, &mut lines.parts);
+    for &part in &lines.parts {
         if v.event(&Event::read(rec, cap, line, source, Some(part)), out) == Flow::Stop {
             return Flow::Stop;
         }
     }
     Flow::Continue
+}
+
+/// A worker's state of the capture being read, for writers whose lines
+/// yield several events.
+#[derive(Default)]
+struct LineState {
+    state: format::ReadState,
+    parts: Vec<u32>,
 }
 
 /// A session record read from stdin, as a `SessionRecord`.
@@ -534,6 +546,8 @@ struct Worker<'d> {
     followed: Vec<crate::follow::Followed>,
     /// Follow mode: set when stdout's reader went away while idle.
     gone: &'d AtomicBool,
+    /// What the writer remembers of the capture being read.
+    parts: LineState,
 }
 
 impl<'d> Worker<'d> {
@@ -548,6 +562,7 @@ impl<'d> Worker<'d> {
             follow: false,
             followed: Vec::new(),
             gone,
+            parts: LineState::default(),
         }
     }
 
@@ -763,6 +778,9 @@ impl<'d> Worker<'d> {
         if !v.begin(cap, &mut self.out) {
             return true;
         }
+        if !self.follow {
+            self.parts.state.clear();
+        }
         let files: Vec<(&Path, String)> = cap
             .files
             .iter()
@@ -880,7 +898,7 @@ impl<'d> Worker<'d> {
         for (_, fi, line, range) in &timed.order {
             // Only event lines were put in `order` (`time_ordered`).
             let Ok(rec) = self.idx.parse(&timed.texts[*fi][range.clone()]) else { continue };
-            if visit_line(v, &mut self.out, rec, cap, *line, &files[*fi].1) == Flow::Stop {
+            if visit_line(v, &mut self.out, &mut self.parts, rec, cap, *line, &files[*fi].1) == Flow::Stop {
                 break;
             }
             if self.out.len() >= CHUNK && !self.send() {
@@ -930,7 +948,7 @@ impl<'d> Worker<'d> {
             match parsed {
                 Ok(rec) => match fmt.accept(&rec) {
                     Ok(()) => {
-                        if visit_line(v, &mut self.out, rec, cap, line.number, display) == Flow::Stop {
+                        if visit_line(v, &mut self.out, &mut self.parts, rec, cap, line.number, display) == Flow::Stop {
                             return Read::Stopped;
                         }
                     }

@@ -21,7 +21,6 @@
 //! neither has no latency. An event with neither id nor pairing key is a call
 //! of its own.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -213,11 +212,9 @@ impl Calls {
 }
 
 /// Where an event sits in its session, for pairing in order: its
-/// timestamp, then its file and line (the provenance's for piped records).
+/// timestamp, then its file and line.
 fn position(ev: &Event<'_>) -> Position {
-    let prov = ev.provenance();
-    let path = prov.and_then(|p| p.get("path")).and_then(|p| p.as_str()).map_or(Cow::Borrowed(ev.source), |p| p);
-    let line = prov.and_then(|p| p.get("line")).and_then(|l| l.as_f64()).map_or(ev.line, |l| l as u64);
+    let (path, line) = ev.origin();
     (ev.timestamp(), path.into_owned(), line)
 }
 

@@ -8,6 +8,7 @@ use crate::record::Event;
 
 use super::field::{Context, KeyVal, Val};
 use super::query::{Layout, Query};
+use super::responses::Responses;
 use super::stat::{Out, Stat};
 
 /// One output record before printing, with what it is sorted by.
@@ -81,6 +82,9 @@ impl Group {
 pub struct Groups {
     /// Every group seen.
     pub map: HashMap<Vec<KeyVal>, Group>,
+    /// `--tokens`: responses a writer writes more than once, held until the
+    /// run ends and then counted once each ([`super::responses`]).
+    pub responses: Responses,
 }
 
 impl Groups {
@@ -124,6 +128,7 @@ impl Groups {
         for (k, g) in o.map {
             self.merge_group(k, g);
         }
+        self.responses.merge(o.responses);
     }
 
     /// Values that metrics could not read as numbers, per metric field.
@@ -139,6 +144,7 @@ impl Groups {
     /// The output rows (unsorted). A query without keys always has its one
     /// row, with a count of 0 when nothing was read.
     pub fn rows(mut self, q: &Query) -> Vec<Row> {
+        std::mem::take(&mut self.responses).fold_into(q, &mut self);
         if q.keys.is_empty() && self.map.is_empty() {
             self.map.insert(vec![], Group::new(q));
         }

@@ -28,6 +28,7 @@ pub mod field;
 pub mod groups;
 pub mod partial;
 pub mod query;
+pub mod responses;
 pub mod session;
 pub mod stat;
 mod visit;

@@ -9,6 +9,7 @@
 //! {"kind":"group","key":["llm:response"],"count":8,"stats":[{"n":8,"sum":"0.0861","min":"0.0007","max":"0.0311","q":{"v":[…]}}]}
 //! {"kind":"tools","key":["bash"],"calls":5,"ok":4,"errors":1,"unfinished":0,"latency":{…}}
 //! {"kind":"session","session":"a7c3…","project":"-home-user-my-api",…}
+//! {"kind":"response","message":"msg_01…\u0000req_01…","key":["2025-09-03","claude-sonnet-4"],"usage":[4,512,0,1200,null],"best":[1716.0,"…/s.jsonl",12]}
 //! {"kind":"skipped","bad_lines":4,"unfinished_lines":1}
 //! ```
 //!
@@ -42,6 +43,7 @@ use super::calls::ToolGroup;
 use super::field::KeyVal;
 use super::groups::Group;
 use super::query::{Query, QuerySpec};
+use super::responses::WireResponse;
 use super::session::Summary;
 use super::stat::Stat;
 use super::Answer;
@@ -100,6 +102,9 @@ pub enum Line {
     },
     /// A `--sessions` session.
     Session(Box<Summary>),
+    /// A `--tokens` response written more than once, held by its identity
+    /// so that shards that both saw it count it once ([`super::responses`]).
+    Response(Box<WireResponse>),
     /// What the partial run skipped (reported on its stderr).
     Skipped {
         /// Bad lines reported and skipped.
@@ -123,6 +128,7 @@ pub fn encode(q: &Query, answer: Answer, skipped: (u64, u64)) -> Vec<Line> {
     }
     match answer {
         Answer::Groups(groups) => {
+            lines.extend(groups.responses.to_wire().into_iter().map(|r| Line::Response(Box::new(r))));
             let mut all: Vec<_> = groups.map.into_iter().collect();
             all.sort_by(|a, b| a.0.cmp(&b.0));
             for (key, g) in all {
@@ -157,7 +163,10 @@ pub fn encode(q: &Query, answer: Answer, skipped: (u64, u64)) -> Vec<Line> {
             }
         }
         Answer::Sessions(sessions) => {
-            for s in sessions.into_values() {
+            // Responses held by identity are settled within the shard.
+            let mut all: Vec<Summary> = sessions.into_values().collect();
+            super::session::settle(&mut all);
+            for s in all {
                 lines.extend(s.split(PIPE_BUF - 64).into_iter().map(|s| Line::Session(Box::new(s))));
             }
         }
@@ -259,6 +268,11 @@ impl Merger {
             }
             (Line::Session(s), a @ Answer::Sessions(_)) => {
                 a.add_session(*s);
+                Ok(())
+            }
+            (Line::Response(r), Answer::Groups(groups)) => {
+                let (message, held) = r.into_held(q.keys.len())?;
+                groups.responses.merge_one(message, held);
                 Ok(())
             }
             _ => Err(format!("a line of another kind than the header's query ({})", q.spec.preset)),

@@ -32,7 +32,7 @@
 //! Time fields are null when the events carry no usable timestamp.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -45,6 +45,7 @@ use super::calls::{self, millis, Call, Calls, Outcome};
 use super::field::{Numeric, Val};
 use super::groups::Row;
 use super::json_num;
+use super::responses::{Held, Responses};
 use super::stat::Sum;
 use crate::format::Usage;
 
@@ -54,6 +55,8 @@ enum Mark {
     Submit,
     PromptComplete,
     OrchestratorComplete,
+    /// A response, for writers whose turn ends at its first reply.
+    Response,
 }
 
 /// The identity of a session: its id and project folder (the same id under
@@ -84,6 +87,7 @@ impl SessionState {
             s.summary.parent = r.parent.clone();
             s.summary.agent = r.agent.clone();
             s.summary.status = r.status.clone();
+            s.summary.subagents = r.format.format().subagents(r);
         }
         s
     }
@@ -120,6 +124,22 @@ impl SessionState {
                 self.calls.add(ev, n, &session, || None);
             }
             "prompt:submit" => self.marks.push((line, Mark::Submit, ts)),
+            // A response written more than once (one line per content block,
+            // copied history): held by its identity, counted once ([`settle`]).
+            "llm:response" | "llm:content" if ev.message_key().is_some() => {
+                if let Some(m) = ev.model().and_then(|m| m.as_str()) {
+                    if !sum.models.contains(m.as_ref()) {
+                        sum.models.insert(m.into_owned());
+                    }
+                }
+                if name == "llm:response" && ev.reply_ends_turn() {
+                    sum.reply_ends_turn = true;
+                    self.marks.push((line, Mark::Response, ts));
+                }
+                if let Some(key) = ev.message_key() {
+                    sum.responses.add_copy(ev, key);
+                }
+            }
             "prompt:complete" => self.marks.push((line, Mark::PromptComplete, ts)),
             "orchestrator:complete" => {
                 self.marks.push((line, Mark::OrchestratorComplete, ts));
@@ -193,7 +213,13 @@ impl SessionState {
                 s.tool_errors += 1;
             }
         }
-        self.marks.sort_by_key(|m| (m.0, m.1));
+        if s.reply_ends_turn {
+            // A session of several files (subagents): line numbers are per
+            // file, so turns are ordered by time.
+            self.marks.sort_by_key(|m| (m.2, m.0, m.1));
+        } else {
+            self.marks.sort_by_key(|m| (m.0, m.1));
+        }
         let mut open: Option<Option<Timestamp>> = None;
         let mut reply: Option<Timestamp> = None;
         for (_, mark, ts) in self.marks {
@@ -211,6 +237,11 @@ impl SessionState {
                     }
                 }
                 Mark::OrchestratorComplete => {
+                    if let Some(start) = open.take() {
+                        close(start, ts, &mut s);
+                    }
+                }
+                Mark::Response => {
                     if let Some(start) = open.take() {
                         close(start, ts, &mut s);
                     }
@@ -320,6 +351,55 @@ pub struct Summary {
     /// Files edited (`tool_input.file_path` of edit tools).
     #[serde(default)]
     pub files_edited: BTreeSet<String>,
+    /// Subagent transcripts of the session (beside `delegate:agent_spawned` events).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub subagents: u64,
+    /// Whether a turn ends at its first reply (then messages are prompts + responses).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reply_ends_turn: bool,
+    /// Responses written more than once, held by identity until [`settle`]
+    /// counts each once in `tokens` (never on the wire: settled first).
+    #[serde(skip)]
+    pub responses: Responses,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Counts every held response once: across the sessions of a run, a
+/// response copied into several (a resumed session's history) belongs to the
+/// one holding its best copy (the largest token total, then the first by
+/// path and line, as ccusage gives it to the first file); its figures are the
+/// largest among all copies.
+pub fn settle(summaries: &mut [Summary]) {
+    let mut owner: HashMap<String, (usize, Held)> = HashMap::new();
+    for (i, s) in summaries.iter_mut().enumerate() {
+        for (key, held) in std::mem::take(&mut s.responses).into_map() {
+            match owner.get_mut(&key) {
+                Some((at, mine)) => {
+                    if mine.prefers(&held) {
+                        *at = i;
+                    }
+                    mine.merge(held);
+                }
+                None => {
+                    owner.insert(key, (i, held));
+                }
+            }
+        }
+    }
+    for (i, held) in owner.into_values() {
+        let s = &mut summaries[i];
+        for (sum, n) in s.tokens.iter_mut().zip(held.usage) {
+            if let Some(n) = n {
+                sum.add(n);
+            }
+        }
+        if let Some(c) = held.usage[4] {
+            s.cost_usd.get_or_insert_with(Sum::default).add(c);
+        }
+    }
 }
 
 impl Summary {
@@ -380,6 +460,9 @@ impl Summary {
         self.children.extend(o.children);
         self.files_read.extend(o.files_read);
         self.files_edited.extend(o.files_edited);
+        self.subagents = self.subagents.max(o.subagents);
+        self.reply_ends_turn |= o.reply_ends_turn;
+        self.responses.merge(o.responses);
     }
 
     /// Splits into pieces whose JSON stays under about `limit` bytes (for
@@ -450,7 +533,8 @@ impl Summary {
         rec.insert("tool_calls".into(), self.tool_calls.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect());
         rec.insert("tool_errors".into(), self.tool_errors.into());
         rec.insert("turns".into(), n("prompt:submit").into());
-        rec.insert("messages".into(), n("prompt:submit").saturating_add(n("prompt:complete")).into());
+        let replies = if self.reply_ends_turn { n("llm:response") } else { n("prompt:complete") };
+        rec.insert("messages".into(), n("prompt:submit").saturating_add(replies).into());
         rec.insert("avg_response_ms".into(), self.response_ms.mean(self.responses_timed).map_or(Value::Null, json_num));
         let tokens: Map<String, Value> = ["input", "output", "cache_read", "cache_write"]
             .iter()
@@ -463,7 +547,7 @@ impl Summary {
         rec.insert("compactions".into(), n("context:compaction").into());
         let children: BTreeSet<&String> = self.children.iter().chain(more_children).collect();
         rec.insert("children".into(), children.into_iter().cloned().map(Value::String).collect());
-        rec.insert("subagents".into(), n("delegate:agent_spawned").into());
+        rec.insert("subagents".into(), n("delegate:agent_spawned").saturating_add(self.subagents).into());
         rec.insert("files_read".into(), self.files_read.iter().cloned().map(Value::String).collect());
         rec.insert("files_edited".into(), self.files_edited.iter().cloned().map(Value::String).collect());
         Row { count: 0, key: vec![], record: rec }
@@ -480,7 +564,8 @@ fn min_opt(a: Option<Timestamp>, b: Option<Timestamp>, min: bool) -> Option<Time
 /// Output records of finished sessions: newest first by `started` (sessions
 /// without timestamps last), then by id and project; children completed from
 /// the `parent` of the others.
-pub fn rows(summaries: Vec<Summary>) -> Vec<Row> {
+pub fn rows(mut summaries: Vec<Summary>) -> Vec<Row> {
+    settle(&mut summaries);
     let mut kids: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for s in &summaries {
         if let Some(p) = &s.parent {

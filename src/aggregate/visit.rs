@@ -89,7 +89,17 @@ impl Visitor for Aggregator<'_> {
         match q.preset {
             Preset::Group | Preset::Tokens => {
                 if let Answer::Groups(g) = &mut self.answer {
-                    if g.add(q, ev, &mut self.cx) {
+                    // A response its writer writes more than once is held by
+                    // its identity and counted once at the end.
+                    let held = (q.preset == Preset::Tokens)
+                        .then(|| ev.name())
+                        .filter(|n| n == "llm:response" || n == "llm:content")
+                        .and_then(|_| ev.message_key());
+                    let untimed = match held {
+                        Some(message) => g.responses.add(q, ev, &mut self.cx, message),
+                        None => g.add(q, ev, &mut self.cx),
+                    };
+                    if untimed {
                         self.diag.untimed();
                     }
                 }

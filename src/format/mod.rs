@@ -33,6 +33,7 @@
 
 pub mod amplifier;
 pub mod claude_hooks;
+pub mod claude_transcript;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -44,7 +45,7 @@ use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
 
 /// Every writer, in the order roots and sessions are listed.
-pub const WRITERS: [Writer; 2] = [Writer::Amplifier, Writer::ClaudeHooks];
+pub const WRITERS: [Writer; 3] = [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript];
 
 impl Writer {
     /// The writer's module (the registry).
@@ -52,6 +53,7 @@ impl Writer {
         match self {
             Writer::Amplifier => &amplifier::Amplifier,
             Writer::ClaudeHooks => &claude_hooks::ClaudeHooks,
+            Writer::ClaudeTranscript => &claude_transcript::ClaudeTranscript,
         }
     }
 }
@@ -112,8 +114,6 @@ pub enum LineKind {
     Session,
     /// Another logger's line (`ts` + `schema`, the `amplifier.log` format).
     OtherLog,
-    /// A Claude Code transcript line (`type` with `uuid`/`sessionId`/`message`).
-    Transcript,
     /// Anything else.
     Unknown,
 }
@@ -134,8 +134,6 @@ impl LineKind {
         }
         if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
             LineKind::Session
-        } else if has("type") && (has("uuid") || has("sessionId") || has("message")) {
-            LineKind::Transcript
         } else {
             LineKind::Unknown
         }
@@ -148,7 +146,6 @@ impl LineKind {
             LineKind::Writer(w) => w.format().foreign_line(),
             LineKind::Session => "a session record where an event was expected",
             LineKind::OtherLog => "another logger's line (amplifier.log format), not an event",
-            LineKind::Transcript => "a Claude Code transcript line, not an event",
             LineKind::Unknown => "not an event record (needs a string \"event\" and an object \"data\")",
         }
     }
@@ -267,11 +264,13 @@ pub trait Format: Sync {
         None
     }
 
-    /// How many events a line yields (an accepted line yields at least one;
-    /// a writer that puts several blocks on one line yields one per block,
-    /// told apart by their part index `0..n`).
-    fn parts(&self, _rec: &Record<'_>) -> u32 {
-        1
+    /// The events a line yields, as part indices into `out` (for a writer
+    /// whose lines can yield several, [`Format::multi_part`]): what each index
+    /// means is the writer's, stateless ([`Format::name`] of a part); which
+    /// of them a line yields may depend on what the capture held before
+    /// (`state`: e.g. whether a message was already written).
+    fn parts(&self, _rec: &Record<'_>, _state: &mut ReadState, out: &mut Vec<u32>) {
+        out.push(0);
     }
 
     /// Whether the writer's lines can yield several events (provenance then
@@ -325,6 +324,26 @@ pub trait Format: Sync {
     /// (the usage object is looked up once: it can sit behind a megabyte `raw`).
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5];
 
+    /// What identifies a response written several times (Claude Code writes
+    /// one line per content block, each repeating the usage): token counts
+    /// keep one copy per key, the largest of each figure. `None`: every
+    /// response counts.
+    fn message_key(&self, _data: Raw<'_>) -> Option<String> {
+        None
+    }
+
+    /// Whether a turn's response time ends at its first `llm:response` (else
+    /// at its `orchestrator:complete`, or its last `prompt:complete`), and
+    /// its messages are prompts + responses (else prompts + completions).
+    fn reply_ends_turn(&self) -> bool {
+        false
+    }
+
+    /// Subagent sessions a session record knows of (beside delegation events).
+    fn subagents(&self, _rec: &SessionRecord) -> u64 {
+        0
+    }
+
     /// One token or cost figure of a response.
     fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>> {
         self.tokens(data)[u as usize]
@@ -347,6 +366,28 @@ pub trait Format: Sync {
 
     /// The session id an event's payload names.
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+}
+
+/// What a writer remembers while one capture is read ([`Format::parts`]).
+#[derive(Debug, Default)]
+pub struct ReadState {
+    seen: HashSet<Box<[u8]>>,
+}
+
+impl ReadState {
+    /// Whether `key` is seen for the first time (it is remembered).
+    pub fn first_sight(&mut self, key: &[u8]) -> bool {
+        if self.seen.contains(key) {
+            return false;
+        }
+        self.seen.insert(key.into());
+        true
+    }
+
+    /// Forgets everything (a new capture).
+    pub fn clear(&mut self) {
+        self.seen.clear();
+    }
 }
 
 /// The string at `key` of an object.

@@ -1,0 +1,641 @@
+//! Claude Code's own transcripts (formats.md §5):
+//! `<config>/projects/<project-folder>/<session-id>.jsonl`.
+//!
+//! - **Roots**: every directory of `$CLAUDE_CONFIG_DIR` (a comma-separated
+//!   list, as ccusage reads it), else `~/.config/claude` and `~/.claude`
+//!   (each only when it has a `projects` folder). A root is searched when it
+//!   has a `projects` folder (or is itself a folder named `projects`).
+//! - **Sessions**: each `<session-id>.jsonl` directly in a project folder.
+//!   Subagent transcripts (`<session-id>/subagents/agent-*.jsonl`) are part
+//!   of their session: read after the main file, each with its own line
+//!   numbers; the record's `files` lists their names.
+//! - **Events**: one line can yield several, told apart by a part index in
+//!   provenance (`ci.part`). Part 0 is the line's own event: a user prompt
+//!   (text that is not a tool result, a meta line or a compact summary) is
+//!   `prompt:submit`; an assistant message is `llm:response` on the first line
+//!   written for it (in this capture), and each later line of the same message
+//!   (one per content block, repeating its usage) is `llm:content`; other
+//!   lines go by their own names (`context:compaction` for a compact
+//!   boundary, `system:<subtype>`, `progress:<type>`, `transcript:<type>`).
+//!   Part 2 + k is the line's k-th content block when it is a `tool_use`
+//!   (`tool:pre`) or a `tool_result` (`tool:post`, `tool:error` when
+//!   `is_error`). The `data` of a block event is the block; of the line's own
+//!   event, the whole line. The record keeps the line's `type` as `transcript`.
+//! - **Semantics**: call ids are the `tool_use` id; a response's model is
+//!   `message.model` (`<synthetic>` lines are not model output:
+//!   `transcript:synthetic`); usage maps `input_tokens` → `input_tokens`,
+//!   `output_tokens`, `cache_read_input_tokens` → `cache_read_tokens`, and
+//!   `cache_creation_input_tokens` (the 5-minute and 1-hour writes together)
+//!   → `cache_write_tokens`.
+//!   Claude's `input_tokens` excludes cache reads (Amplifier's includes them).
+//!   A message is identified by `message.id` and `requestId`
+//!   ([`Format::message_key`]): token counts keep one copy per message.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use super::{str_at, CallKey, Format, LineKind, ReadState};
+use crate::diag::Diag;
+use crate::files::{expand_tilde, read_dir_sorted, usable_file, NOT_UTF8};
+use crate::json::{Index, Kind, Raw, Record};
+use crate::session::{unsafe_name, Capture, SessionRecord, Writer};
+use crate::time::{self, Timestamp};
+
+/// Env var naming the Claude config directories (comma-separated).
+pub const ROOT_ENV: &str = "CLAUDE_CONFIG_DIR";
+
+/// The Claude Code transcripts writer.
+pub struct ClaudeTranscript;
+
+/// Part index of an assistant line that continues a message already seen.
+const CONTENT: u32 = 1;
+/// Part index of a line's first content block.
+const BLOCKS: u32 = 2;
+
+/// Why a line of a transcript is not one of its events.
+const NOT_A_TRANSCRIPT_LINE: &str =
+    "not a Claude Code transcript line (needs a string \"type\" or a \"message\" object)";
+
+/// The folder Claude Code names a project after: its working directory with
+/// every character other than an ASCII letter, digit or `-` replaced by `-`
+/// (`/home/u/my.app` → `-home-u-my-app`).
+pub fn project_folder(cwd: &str) -> String {
+    cwd.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).collect()
+}
+
+/// The `projects` folder of a root, when it has one.
+fn projects_dir(root: &Path) -> Option<PathBuf> {
+    let p = root.join("projects");
+    if p.is_dir() {
+        return Some(p);
+    }
+    (root.file_name().is_some_and(|n| n == "projects") && root.is_dir()).then(|| root.to_path_buf())
+}
+
+impl Format for ClaudeTranscript {
+    fn writer(&self) -> Writer {
+        Writer::ClaudeTranscript
+    }
+
+    /// `$CLAUDE_CONFIG_DIR` (comma-separated, each trimmed and `~`-expanded;
+    /// a missing one is an error like any root), else `~/.config/claude` and
+    /// `~/.claude` when they hold a `projects` folder.
+    fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
+        if let Ok(v) = std::env::var(ROOT_ENV) {
+            let list: Vec<PathBuf> = v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(expand_tilde).collect();
+            if !list.is_empty() {
+                return list;
+            }
+        }
+        ["~/.config/claude", "~/.claude"]
+            .into_iter()
+            .map(expand_tilde)
+            .filter(|r| r.join("projects").is_dir())
+            .collect()
+    }
+
+    /// The sessions of every project folder of the root's `projects`; a
+    /// project folder itself given as the root: its sessions.
+    fn discover(&self, root: &Path, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+        let Some(projects) = projects_dir(root) else {
+            let files = read_dir_sorted(root).unwrap_or_default();
+            let sessions = files.iter().filter(|f| is_transcript_name(f) && first_line_is_transcript(f));
+            return Ok(sessions.filter_map(|f| session_of(f, Some(diag))).collect());
+        };
+        let mut out = vec![];
+        for folder in read_dir_sorted(&projects).unwrap_or_default() {
+            if !folder.is_dir() {
+                continue;
+            }
+            for file in read_dir_sorted(&folder).unwrap_or_default() {
+                if is_transcript_name(&file) {
+                    out.extend(session_of(&file, Some(diag)));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// A project folder given as an argument is not one session: it is read
+    /// as a root would be (see [`crate::discover::session_in`]); nothing here.
+    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
+        None
+    }
+
+    /// A `<session-id>.jsonl` whose lines are transcript lines, anywhere: that
+    /// session (its subagents too, when they sit beside it).
+    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+        if !is_transcript_name(file) || !first_line_is_transcript(file) {
+            return None;
+        }
+        let rec = session_of(file, Some(diag))?;
+        Some(super::capture(rec))
+    }
+
+    fn record_of_file(&self, file: &Path) -> Option<SessionRecord> {
+        if !is_transcript_name(file) {
+            return None;
+        }
+        // A subagent file: its session's main file.
+        let main = match file.parent() {
+            Some(sub) if sub.file_name().is_some_and(|n| n == "subagents") => {
+                let dir = sub.parent()?;
+                dir.parent()?.join(format!("{}.jsonl", dir.file_name()?.to_str()?))
+            }
+            _ => file.to_path_buf(),
+        };
+        session_of(&main, None)
+    }
+
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+        let Some(projects) = projects_dir(root) else { return vec![] };
+        let mut found = vec![];
+        for folder in read_dir_sorted(&projects).unwrap_or_default() {
+            for file in read_dir_sorted(&folder).unwrap_or_default() {
+                if is_transcript_name(&file) && !seen.contains(&file) {
+                    found.extend(session_of(&file, Some(diag)));
+                    seen.insert(file);
+                }
+            }
+        }
+        found
+    }
+
+    /// The main file identifies a session.
+    fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
+        PathBuf::from(&rec.path)
+    }
+
+    /// Transcripts have no status.
+    fn live_status(&self) -> &'static str {
+        "active"
+    }
+
+    /// Non-blank lines of the session's files.
+    fn event_count(&self, rec: &SessionRecord) -> u64 {
+        self.files(rec).iter().map(|f| count_lines(f)).sum()
+    }
+
+    /// The main file, then each subagent transcript named in `files`.
+    fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
+        let main = PathBuf::from(&rec.path);
+        let mut files = vec![main.clone()];
+        if let (Some(names), Some(stem)) = (&rec.files, main.file_stem()) {
+            let sub = main.with_file_name(stem).join("subagents");
+            files.extend(
+                names.iter().filter(|n| !unsafe_name(n) && n.ends_with(".jsonl")).map(|n| sub.join(n.as_str())),
+            );
+        }
+        files
+    }
+
+    /// A string `type` with `uuid`, `sessionId` or `message`; or, without a
+    /// `type` (as older writers and ccusage's fixtures have it), a `message`
+    /// object with a `sessionId`.
+    fn claims(&self, rec: &Record<'_>) -> bool {
+        let has = |k: &str| rec.get(k).is_some();
+        let typed = rec.get("type").is_some_and(|t| t.kind() == Kind::String);
+        let message = rec.get("message").is_some_and(|m| m.kind() == Kind::Object);
+        (typed && (has("uuid") || has("sessionId") || message)) || (message && has("sessionId"))
+    }
+
+    /// A transcript line, or any line with a string `type` (summary and
+    /// snapshot lines carry no `uuid` or `sessionId`).
+    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        match LineKind::of(rec) {
+            LineKind::Writer(Writer::ClaudeTranscript) => Ok(()),
+            LineKind::Unknown | LineKind::Session if rec.get("type").is_some_and(|t| t.kind() == Kind::String) => {
+                Ok(())
+            }
+            _ => Err(NOT_A_TRANSCRIPT_LINE),
+        }
+    }
+
+    fn foreign_line(&self) -> &'static str {
+        "a Claude Code transcript line, not an event"
+    }
+
+    fn derived(&self) -> bool {
+        true
+    }
+
+    fn multi_part(&self) -> bool {
+        true
+    }
+
+    fn parts(&self, rec: &Record<'_>, state: &mut ReadState, out: &mut Vec<u32>) {
+        let kind = line_type(rec);
+        let message = rec.get("message");
+        let content = message.and_then(|m| m.get("content")).filter(|c| c.kind() == Kind::Array);
+        match kind.as_deref() {
+            Some("assistant") => {
+                let key = message_key_of(rec.get("message"), rec.get("requestId"));
+                match key {
+                    Some(k) if !state.first_sight(k.as_bytes()) => out.push(CONTENT),
+                    _ => out.push(0),
+                }
+            }
+            Some("user") => {
+                // Only tool results: no event of its own.
+                let only_results = content.is_some_and(|c| {
+                    let mut items = c.items().peekable();
+                    items.peek().is_some() && items.all(|b| block_type(b).as_deref() == Some("tool_result"))
+                });
+                if !only_results {
+                    out.push(0);
+                }
+            }
+            _ => out.push(0),
+        }
+        if let Some(c) = content {
+            for (k, block) in c.items().enumerate() {
+                if matches!(block_type(block).as_deref(), Some("tool_use" | "tool_result")) {
+                    out.push(BLOCKS + k as u32);
+                }
+            }
+        }
+    }
+
+    fn original_key(&self) -> Option<&'static str> {
+        Some("transcript")
+    }
+
+    fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        rec.get("type")
+    }
+
+    fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        None
+    }
+
+    fn name<'a>(&self, rec: &Record<'a>, part: u32) -> Cow<'a, str> {
+        if part >= BLOCKS {
+            let block = block_at(rec, part);
+            return Cow::Borrowed(match block.and_then(block_type).as_deref() {
+                Some("tool_use") => "tool:pre",
+                Some("tool_result")
+                    if block.and_then(|b| b.get("is_error")).and_then(|e| e.as_bool()) == Some(true) =>
+                {
+                    "tool:error"
+                }
+                Some("tool_result") => "tool:post",
+                _ => "transcript:block",
+            });
+        }
+        let message = rec.get("message");
+        let flag = |k: &str| rec.get(k).and_then(|v| v.as_bool()) == Some(true);
+        match line_type(rec).as_deref() {
+            Some("assistant") if message.and_then(|m| str_at(m, "model")).as_deref() == Some("<synthetic>") => {
+                Cow::Borrowed("transcript:synthetic")
+            }
+            Some("assistant") if part == CONTENT => Cow::Borrowed("llm:content"),
+            Some("assistant") => Cow::Borrowed("llm:response"),
+            Some("user") if flag("isCompactSummary") => Cow::Borrowed("transcript:compact_summary"),
+            Some("user") if flag("isMeta") => Cow::Borrowed("transcript:meta"),
+            Some("user") if flag("isSidechain") && message.is_some_and(has_prompt_text) => {
+                Cow::Borrowed("subagent:prompt")
+            }
+            Some("user") if message.is_some_and(has_prompt_text) => Cow::Borrowed("prompt:submit"),
+            Some("user") => Cow::Borrowed("transcript:user"),
+            Some("system") => match rec.get_str("subtype") {
+                Some(s) if s == "compact_boundary" => Cow::Borrowed("context:compaction"),
+                Some(s) => Cow::Owned(format!("system:{s}")),
+                None => Cow::Borrowed("system"),
+            },
+            Some("progress") => match rec.get("data").and_then(|d| str_at(d, "type")) {
+                Some(t) => Cow::Owned(format!("progress:{t}")),
+                None => Cow::Borrowed("progress"),
+            },
+            Some(t) => Cow::Owned(format!("transcript:{t}")),
+            None => Cow::Borrowed("transcript:unknown"),
+        }
+    }
+
+    fn data<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
+        if part >= BLOCKS {
+            return block_at(rec, part);
+        }
+        Some(Raw(rec.line().trim_ascii()))
+    }
+
+    /// Claude Code's folder name of the line's `cwd`.
+    fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>> {
+        rec.get_str("cwd").map(|c| Cow::Owned(project_folder(&c)))
+    }
+
+    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
+        rec.get("timestamp")
+    }
+
+    /// A `tool_use` block's `name`.
+    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        (block_type(data).as_deref() == Some("tool_use")).then(|| data.get("name")).flatten()
+    }
+
+    /// The `tool_use` block's `id`, which its `tool_result` names as `tool_use_id`.
+    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
+        let id = match block_type(data).as_deref() {
+            Some("tool_use") => str_at(data, "id"),
+            Some("tool_result") => str_at(data, "tool_use_id"),
+            _ => None,
+        };
+        id.map_or(CallKey::Alone, CallKey::Id)
+    }
+
+    /// `tool_result.is_error`.
+    fn failed(&self, data: Raw<'_>) -> bool {
+        data.get("is_error").and_then(|e| e.as_bool()) == Some(true)
+    }
+
+    fn duration_ms<'a>(&self, _data: Raw<'a>) -> Option<Raw<'a>> {
+        None
+    }
+
+    /// `message.model` (not `<synthetic>`).
+    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        let m = data.get("message")?.get("model")?;
+        (m.as_str().as_deref() != Some("<synthetic>")).then_some(m)
+    }
+
+    fn status<'a>(&self, _data: Raw<'a>) -> Option<Raw<'a>> {
+        None
+    }
+
+    /// `message.usage` in the toolkit's names (see the module docs).
+    fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
+        let Some(usage) = data.get("message").and_then(|m| m.get("usage")) else { return [None; 5] };
+        let write = usage.get("cache_creation_input_tokens");
+        [usage.get("input_tokens"), usage.get("output_tokens"), usage.get("cache_read_input_tokens"), write, None]
+    }
+
+    fn message_key(&self, data: Raw<'_>) -> Option<String> {
+        message_key_of(data.get("message"), data.get("requestId"))
+    }
+
+    /// A `tool_use` block's `input.file_path` (`notebook_path` for notebooks).
+    fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        let input = data.get("input")?;
+        str_at(input, "file_path").or_else(|| str_at(input, "notebook_path"))
+    }
+
+    fn parent_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn fork_parent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn fork_agent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn child<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(data, "sessionId")
+    }
+
+    /// The subagent transcripts beside the session (`files`).
+    fn subagents(&self, rec: &SessionRecord) -> u64 {
+        rec.files.as_ref().map_or(0, |f| f.len() as u64)
+    }
+
+    /// A turn's response time runs from the prompt to the first assistant reply.
+    fn reply_ends_turn(&self) -> bool {
+        true
+    }
+}
+
+/// A line's `type`, else its message's `role`.
+fn line_type<'a>(rec: &Record<'a>) -> Option<Cow<'a, str>> {
+    rec.get_str("type").or_else(|| rec.get("message").and_then(|m| str_at(m, "role")))
+}
+
+/// `message.id` + `requestId` (or the id alone without a request id).
+fn message_key_of(message: Option<Raw<'_>>, request: Option<Raw<'_>>) -> Option<String> {
+    let id = str_at(message?, "id")?;
+    Some(match request.and_then(|r| r.as_str()) {
+        Some(r) => format!("{id}\u{0}{r}"),
+        None => id.into_owned(),
+    })
+}
+
+/// A content block's `type`.
+fn block_type<'a>(block: Raw<'a>) -> Option<Cow<'a, str>> {
+    str_at(block, "type")
+}
+
+/// The content block of a block part.
+fn block_at<'a>(rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
+    let content = rec.get("message")?.get("content")?;
+    content.items().nth((part - BLOCKS) as usize)
+}
+
+/// Whether a user message holds prompt text: string content, or a text
+/// (or image) block beside no tool result.
+fn has_prompt_text(message: Raw<'_>) -> bool {
+    let Some(content) = message.get("content") else { return false };
+    match content.kind() {
+        Kind::String => true,
+        Kind::Array => content.items().any(|b| matches!(block_type(b).as_deref(), Some("text" | "image"))),
+        _ => false,
+    }
+}
+
+/// `<something>.jsonl`, a file.
+fn is_transcript_name(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "jsonl") && path.is_file()
+}
+
+/// Whether the first non-blank line of `file` is a transcript line.
+fn first_line_is_transcript(file: &Path) -> bool {
+    let Ok(f) = fs::File::open(file) else { return false };
+    let mut lines = crate::lines::LineReader::with_capacity(f.take(1 << 20), 4096);
+    let mut idx = Index::new();
+    while let Ok(Some(line)) = lines.next_line() {
+        if line.bytes.trim_ascii().is_empty() {
+            continue;
+        }
+        return idx.parse(line.bytes).is_ok_and(|r| LineKind::of(&r) == LineKind::Writer(Writer::ClaudeTranscript));
+    }
+    false
+}
+
+/// Non-blank lines of a file (0 when unreadable).
+fn count_lines(path: &Path) -> u64 {
+    let Ok(f) = fs::File::open(path) else { return 0 };
+    let mut lines = crate::lines::LineReader::new(f);
+    let mut n = 0;
+    while let Ok(Some(l)) = lines.next_line() {
+        if !l.bytes.trim_ascii().is_empty() {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// How much of a transcript's head and tail discovery reads.
+const PEEK: u64 = 64 * 1024;
+
+/// The session record of a transcript file: id = the file stem, project = its
+/// folder, `working_dir` = the first `cwd`, `started_at`/`last_event_at` =
+/// the first and last timestamps (read from the file's first and last 64 KiB),
+/// `model` = the first assistant model in the head, `files` = its subagent
+/// transcripts' names.
+fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
+    let meta = match usable_file(file) {
+        Ok(m) => m,
+        Err(reason) => {
+            if let (Some(d), Some(r)) = (diag, reason) {
+                d.error(&format_args!("{}: {r}, skipped", file.display()));
+            }
+            return None;
+        }
+    };
+    let Some(path) = file.to_str() else {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {NOT_UTF8}, skipped", file.display()));
+        }
+        return None;
+    };
+    let session = file.file_stem()?.to_string_lossy().into_owned();
+    if unsafe_name(&session) {
+        return None;
+    }
+    let project = file.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+    let mut rec = SessionRecord {
+        project: project.clone(),
+        workspace: project,
+        bytes: meta.len(),
+        mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
+        ..SessionRecord::new(session.clone(), Writer::ClaudeTranscript, path.to_owned())
+    };
+    let mut head = Peek::default();
+    if let Ok(mut f) = fs::File::open(file) {
+        let mut buf = Vec::new();
+        let _ = (&mut f).take(PEEK).read_to_end(&mut buf);
+        head.scan(&buf, true);
+        if meta.len() > PEEK {
+            let mut tail = Vec::new();
+            if f.seek(SeekFrom::Start(meta.len() - PEEK)).is_ok() && f.take(PEEK).read_to_end(&mut tail).is_ok() {
+                // The first line of the tail is cut: skip it.
+                let from = memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1);
+                head.scan(&tail[from..], false);
+            }
+        }
+    }
+    rec.working_dir = head.cwd;
+    rec.started_at = head.first.map(time::format_timestamp);
+    rec.last_event_at = head.last.map(time::format_timestamp);
+    rec.model = head.model;
+    let sub = file.with_file_name(&session).join("subagents");
+    let mut names: Vec<String> = read_dir_sorted(&sub)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| is_transcript_name(p))
+        .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_owned))
+        .collect();
+    names.sort();
+    for n in &names {
+        if let Ok(m) = fs::metadata(sub.join(n)) {
+            rec.bytes += m.len();
+        }
+    }
+    rec.files = Some(names);
+    Some(rec)
+}
+
+/// What discovery reads off a transcript's head and tail.
+#[derive(Default)]
+struct Peek {
+    cwd: Option<String>,
+    model: Option<String>,
+    first: Option<Timestamp>,
+    last: Option<Timestamp>,
+}
+
+impl Peek {
+    fn scan(&mut self, bytes: &[u8], head: bool) {
+        let mut idx = Index::new();
+        for line in bytes.split(|&b| b == b'\n') {
+            let Ok(rec) = idx.parse(line) else { continue };
+            if let Some(t) = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp) {
+                self.first = Some(self.first.map_or(t, |f| f.min(t)));
+                self.last = Some(self.last.map_or(t, |l| l.max(t)));
+            }
+            if !head {
+                continue;
+            }
+            if self.cwd.is_none() {
+                self.cwd = rec.get_str("cwd").map(Cow::into_owned);
+            }
+            if self.model.is_none() && line_type(&rec).as_deref() == Some("assistant") {
+                self.model = rec
+                    .get("message")
+                    .and_then(|m| str_at(m, "model"))
+                    .filter(|m| m != "<synthetic>")
+                    .map(Cow::into_owned);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(line: &str) -> Vec<(u32, String)> {
+        let mut idx = Index::new();
+        let rec = idx.parse(line.as_bytes()).unwrap();
+        let mut state = ReadState::default();
+        let mut parts = vec![];
+        ClaudeTranscript.parts(&rec, &mut state, &mut parts);
+        parts.into_iter().map(|p| (p, ClaudeTranscript.name(&rec, p).into_owned())).collect()
+    }
+
+    #[test]
+    fn folder_rule() {
+        assert_eq!(project_folder("/home/u/my.app_x"), "-home-u-my-app-x");
+        assert_eq!(project_folder("/srv/a-b"), "-srv-a-b");
+    }
+
+    #[test]
+    fn a_line_yields_its_events() {
+        let prompt = r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(events(prompt), [(0, "prompt:submit".to_string())]);
+        let results = r#"{"type":"user","sessionId":"s","message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"a","content":"ok"},
+            {"type":"tool_result","tool_use_id":"b","content":"no","is_error":true}]}}"#
+            .replace('\n', "");
+        assert_eq!(events(&results), [(2, "tool:post".to_string()), (3, "tool:error".to_string())]);
+        let call =
+            r#"{"type":"assistant","sessionId":"s","requestId":"r","message":{"id":"m","model":"claude-x","content":[
+            {"type":"text","text":"t"},{"type":"tool_use","id":"a","name":"Read","input":{}}]}}"#
+                .replace('\n', "");
+        assert_eq!(events(&call), [(0, "llm:response".to_string()), (3, "tool:pre".to_string())]);
+        let meta = r#"{"type":"user","isMeta":true,"sessionId":"s","message":{"role":"user","content":"x"}}"#;
+        assert_eq!(events(meta), [(0, "transcript:meta".to_string())]);
+        let boundary = r#"{"type":"system","subtype":"compact_boundary","sessionId":"s"}"#;
+        assert_eq!(events(boundary), [(0, "context:compaction".to_string())]);
+        assert_eq!(events(r#"{"type":"summary","summary":"x"}"#), [(0, "transcript:summary".to_string())]);
+    }
+
+    #[test]
+    fn later_lines_of_a_message_continue_it() {
+        let line = r#"{"type":"assistant","sessionId":"s","requestId":"r","message":{"id":"m","model":"c","content":[{"type":"text","text":"t"}]}}"#;
+        let mut idx = Index::new();
+        let rec = idx.parse(line.as_bytes()).unwrap();
+        let mut state = ReadState::default();
+        let (mut a, mut b) = (vec![], vec![]);
+        ClaudeTranscript.parts(&rec, &mut state, &mut a);
+        ClaudeTranscript.parts(&rec, &mut state, &mut b);
+        assert_eq!((a, b), (vec![0], vec![CONTENT]));
+        assert_eq!(ClaudeTranscript.name(&rec, CONTENT), "llm:content");
+    }
+}
