@@ -51,6 +51,8 @@ pub fn ci_command(bin: &str) -> std::process::Command {
     cmd.current_dir(root())
         .env_remove("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH")
         .env_remove("SESSION_DATA_DIR")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
         .env_remove("CI_MAX_BYTES")
         .env_remove("NO_COLOR")
         .env("TZ", "UTC")
