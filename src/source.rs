@@ -119,6 +119,29 @@ pub trait Visitor: Send {
     /// `begin`/`end`; a capture whose session record arrives later still gets
     /// its own first pass (`begin`, `event`…, `end`) before it is followed.
     fn following(&mut self) {}
+
+    /// Whether the visitor reads a session's companion file (a hooks
+    /// session's transcript copy, [`crate::format::Format::companion`]) after
+    /// its events, through [`Visitor::companion_event`].
+    fn companions(&self) -> bool {
+        false
+    }
+
+    /// Called for each event of a session's companion file, after the
+    /// session's own events and before `end`.
+    fn companion_event(&mut self, _ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
+        Flow::Continue
+    }
+}
+
+/// A visitor seen through its companion-file side: events go to
+/// [`Visitor::companion_event`].
+struct Companion<'v, V>(&'v mut V);
+
+impl<V: Visitor> Visitor for Companion<'_, V> {
+    fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
+        self.0.companion_event(ev, out)
+    }
 }
 
 /// One input named on the command line.
@@ -827,8 +850,41 @@ impl<'d> Worker<'d> {
                 Read::Gone => return false,
             }
         }
+        self.companion(v, cap);
         v.end(cap, &mut self.out);
         true
+    }
+
+    /// Reads a session's companion file for a visitor that wants it
+    /// ([`Visitor::companions`]), as a capture of the companion's writer.
+    fn companion<V: Visitor>(&mut self, v: &mut V, cap: &Capture) {
+        if !v.companions() || self.follow {
+            return;
+        }
+        let Some((path, writer)) = cap.record.as_ref().and_then(|r| cap.format.format().companion(r)) else {
+            return;
+        };
+        let display = path.to_string_lossy().into_owned();
+        let side = Capture {
+            session: cap.session.clone(),
+            path: path.clone(),
+            display: display.clone(),
+            workspace: cap.workspace.clone(),
+            format: writer,
+            record: None,
+            files: vec![path.clone()],
+        };
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.diag.error(&format_args!("{display}: {e}"));
+                return;
+            }
+        };
+        let mut lines = LineReader::new(file);
+        self.parts.state.clear();
+        let mut side_v = Companion(v);
+        let _ = self.capture_lines(&mut side_v, &side, &display, &mut lines, false);
     }
 
     /// Claude hook sessions are read file by file in lifecycle order, except
@@ -905,6 +961,7 @@ impl<'d> Worker<'d> {
                 return false;
             }
         }
+        self.companion(v, cap);
         v.end(cap, &mut self.out);
         true
     }

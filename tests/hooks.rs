@@ -274,6 +274,8 @@ fn sessions_analytics_hand_checked() {
     // toolu_03 failed (PostToolUseFailure). Stop lines 2, counted once each (the
     // AssistantResponse copy is not read). Only the synthetic events carry a
     // timestamp: 10:05:00 and 10:20:00.500 -> 900500 ms; no turn is timed.
+    // Hook input carries no usage and the transcript copy (hand-made) has
+    // none either: tokens are unknown, null (not 0).
     let s1 = json!({
         "session": S1, "project": "-home-dev-webapp", "workspace": "-home-dev-webapp",
         "parent": null, "agent": null, "status": "ended", "outcome": null,
@@ -286,7 +288,7 @@ fn sessions_analytics_hand_checked() {
         },
         "tool_calls": {"Bash": 1, "Edit": 1, "Read": 1, "Write": 1},
         "tool_errors": 1, "turns": 2, "messages": 4, "avg_response_ms": null,
-        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+        "tokens": null,
         "cost_usd": null, "models": ["claude-sonnet-4-5"], "compactions": 1, "children": [],
         "subagents": 1,
         "files_read": ["/home/dev/webapp/auth.py"],
@@ -300,7 +302,7 @@ fn sessions_analytics_hand_checked() {
         "events": {"prompt:complete": 1, "prompt:submit": 1, "session:start": 1, "tool:post": 2, "tool:pre": 2},
         "tool_calls": {"Grep": 1, "Read": 1},
         "tool_errors": 0, "turns": 1, "messages": 2, "avg_response_ms": null,
-        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+        "tokens": null,
         "cost_usd": null, "models": ["claude-opus-4-1"], "compactions": 0, "children": [],
         "subagents": 0,
         "files_read": ["/home/dev/cli-tool/src/parser.rs"],
@@ -532,4 +534,49 @@ fn calls_without_tool_use_id_pair_in_order() {
     let events = ci("ci-cat").arg(path).run().stdout;
     let piped = ci("ci-agg").args(["--tools", "-j2"]).stdin(events).run();
     assert_eq!(piped.lines(), tools.lines());
+}
+
+/// A hooks session whose folder holds `_transcript_final.jsonl`: its record's
+/// time and model, `ci-find --since/--model`, and the `--sessions`/`--tokens`
+/// figures come from the copy (the numbers are ccusage's for that transcript,
+/// fixtures/README.md); the event stream stays the hook events.
+#[test]
+fn transcript_copy_gives_time_model_and_tokens() {
+    const ROOT: &str = "fixtures/sessiondata-transcript";
+    let find = ci("ci-find").args(["--root", ROOT]).run();
+    assert_eq!((find.code, find.stderr.as_str()), (0, ""));
+    let rec = &find.json()[0];
+    assert_eq!(
+        (&rec["started_at"], &rec["last_event_at"], &rec["model"], &rec["transcript"]),
+        (
+            &json!("2025-09-03T00:47:19.293Z"),
+            &json!("2025-09-03T00:47:52.264Z"),
+            &json!("claude-sonnet-4-20250514"),
+            &json!(true)
+        )
+    );
+    let count = |args: &[&str]| ci("ci-find").args(["--root", ROOT]).args(args).run().json().len();
+    assert_eq!(count(&["--since", "2025-09-03", "--until", "2025-09-04"]), 1);
+    assert_eq!(count(&["--since", "2025-09-04"]), 0);
+    assert_eq!(count(&["--model", "claude-sonnet-4-20250514"]), 1);
+    let s = ci("ci-agg").args(["--sessions", ROOT]).run().json();
+    assert_eq!(
+        (&s[0]["started"], &s[0]["duration_ms"], &s[0]["tokens"], &s[0]["models"], &s[0]["events"]),
+        (
+            &json!("2025-09-03T00:47:19.293Z"),
+            &json!(32971),
+            &json!({"input": 93, "output": 953, "cache_read": 103219, "cache_write": 12698}),
+            &json!(["claude-sonnet-4-20250514"]),
+            &json!({"prompt:complete": 1, "prompt:submit": 1, "session:start": 1})
+        )
+    );
+    let tokens = ci("ci-agg").args(["--tokens", "--by", "day", ROOT]).run();
+    assert_eq!(
+        tokens.lines(),
+        [
+            r#"{"day":"2025-09-03","tz":"UTC","model":"claude-sonnet-4-20250514","responses":7,"input_tokens":93,"output_tokens":953,"cache_read_tokens":103219,"cache_write_tokens":12698,"cost_usd":null}"#
+        ]
+    );
+    let events: Vec<Value> = ci("ci-cat").arg(ROOT).run().json().iter().map(|e| e["event"].clone()).collect();
+    assert_eq!(events, [json!("session:start"), json!("prompt:submit"), json!("prompt:complete")]);
 }

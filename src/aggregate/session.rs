@@ -88,6 +88,7 @@ impl SessionState {
             s.summary.agent = r.agent.clone();
             s.summary.status = r.status.clone();
             s.summary.subagents = r.format.format().subagents(r);
+            s.summary.tokens_unknown = !r.format.format().carries_usage();
         }
         s
     }
@@ -183,6 +184,31 @@ impl SessionState {
     /// Whether no event of the session was read.
     pub fn is_empty(&self) -> bool {
         self.summary.events.is_empty()
+    }
+
+    /// Reads one event of the session's companion file (a hooks session's
+    /// transcript copy): its time and its responses' models and tokens.
+    pub fn companion(&mut self, ev: &Event<'_>) {
+        let sum = &mut self.summary;
+        if let Some(t) = ev.timestamp() {
+            sum.started = Some(sum.started.map_or(t, |s: Timestamp| s.min(t)));
+            sum.last_event = Some(sum.last_event.map_or(t, |s: Timestamp| s.max(t)));
+        }
+        let name = ev.name();
+        if name != "llm:response" && name != "llm:content" {
+            return;
+        }
+        if let Some(m) = ev.model().and_then(|m| m.as_str()) {
+            if !sum.models.contains(m.as_ref()) {
+                sum.models.insert(m.into_owned());
+            }
+        }
+        if ev.tokens().iter().any(Option::is_some) {
+            sum.tokens_unknown = false;
+        }
+        if let Some(key) = ev.message_key() {
+            sum.responses.add_copy(ev, key);
+        }
     }
 
     /// Combines what another thread read of the same session (piped records).
@@ -354,6 +380,10 @@ pub struct Summary {
     /// Subagent transcripts of the session (beside `delegate:agent_spawned` events).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub subagents: u64,
+    /// Whether the session's tokens are unknown (a writer whose events carry
+    /// no usage, and no companion file read): printed as null, not 0.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tokens_unknown: bool,
     /// Whether a turn ends at its first reply (then messages are prompts + responses).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reply_ends_turn: bool,
@@ -461,6 +491,7 @@ impl Summary {
         self.files_read.extend(o.files_read);
         self.files_edited.extend(o.files_edited);
         self.subagents = self.subagents.max(o.subagents);
+        self.tokens_unknown &= o.tokens_unknown;
         self.reply_ends_turn |= o.reply_ends_turn;
         self.responses.merge(o.responses);
     }
@@ -541,7 +572,7 @@ impl Summary {
             .zip(&self.tokens)
             .map(|(k, v)| ((*k).to_owned(), json_num(v.value())))
             .collect();
-        rec.insert("tokens".into(), Value::Object(tokens));
+        rec.insert("tokens".into(), if self.tokens_unknown { Value::Null } else { Value::Object(tokens) });
         rec.insert("cost_usd".into(), self.cost_usd.map_or(Value::Null, |c| json_num(c.value())));
         rec.insert("models".into(), self.models.iter().cloned().map(Value::String).collect());
         rec.insert("compactions".into(), n("context:compaction").into());

@@ -121,6 +121,21 @@ impl Visitor for Aggregator<'_> {
         Flow::Continue
     }
 
+    /// `--sessions` and `--tokens` read a hooks session's transcript copy
+    /// for its time, models and tokens.
+    fn companions(&self) -> bool {
+        matches!(self.q.preset, Preset::Sessions | Preset::Tokens)
+    }
+
+    fn companion_event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
+        match (&mut self.current, self.q.preset) {
+            (Some(s), Preset::Sessions) => s.companion(ev),
+            (_, Preset::Tokens) => return self.event(ev, out),
+            _ => {}
+        }
+        Flow::Continue
+    }
+
     fn end(&mut self, cap: &Capture, _out: &mut Vec<u8>) {
         self.cx.capture_agent = None;
         if let Answer::Tools(t) = &mut self.answer {

@@ -137,6 +137,17 @@ impl Format for ClaudeHooks {
         names.into_iter().map(|n| dir.join(n)).collect()
     }
 
+    /// `_transcript_final.jsonl`, read as a Claude Code transcript.
+    fn companion(&self, rec: &SessionRecord) -> Option<(PathBuf, Writer)> {
+        let copy = Path::new(&rec.path).join(TRANSCRIPT);
+        crate::files::usable_file(&copy).is_ok().then_some((copy, Writer::ClaudeTranscript))
+    }
+
+    /// Hook input carries no token usage (the transcript copy does).
+    fn carries_usage(&self) -> bool {
+        false
+    }
+
     /// Native hook input has no timestamp (only synthetic events do): a
     /// session is read in time order only when every line has one.
     fn time_ordered(&self) -> bool {
@@ -400,18 +411,31 @@ pub fn session_at(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let mut tags: Vec<String> = s.tags.into_iter().collect();
     tags.sort();
     let slug = s.cwd.as_deref().map(slug_of);
+    // The transcript copy has what native hook input lacks: time and model.
+    let copy = dir.join(TRANSCRIPT);
+    let copy_len = crate::files::usable_file(&copy).ok().map(|m| m.len());
+    let (mut first, mut last, mut model) = (s.first, s.last, s.model);
+    if let Some(len) = copy_len {
+        let t = super::claude_transcript::peek(&copy, len);
+        first = match (first, t.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        last = last.max(t.last);
+        model = t.model.or(model);
+    }
     Some(SessionRecord {
         project: slug.clone(),
         workspace: slug,
         status: Some(if s.ended { "ended" } else { "active" }.into()),
-        started_at: s.first.map(time::format_timestamp),
-        last_event_at: s.last.map(time::format_timestamp),
+        started_at: first.map(time::format_timestamp),
+        last_event_at: last.map(time::format_timestamp),
         working_dir: s.cwd,
         bytes,
         mtime: mtime.map(time::format_timestamp),
-        model: s.model,
+        model,
         files: Some(files),
-        transcript: Some(dir.join(TRANSCRIPT).is_file()),
+        transcript: Some(copy_len.is_some()),
         events: Some(s.events),
         tags: Some(tags),
         ..SessionRecord::new(session, Writer::ClaudeHooks, dir.to_string_lossy().into_owned())

@@ -516,20 +516,7 @@ fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         ..SessionRecord::new(session.clone(), Writer::ClaudeTranscript, path.to_owned())
     };
-    let mut head = Peek::default();
-    if let Ok(mut f) = fs::File::open(file) {
-        let mut buf = Vec::new();
-        let _ = (&mut f).take(PEEK).read_to_end(&mut buf);
-        head.scan(&buf, true);
-        if meta.len() > PEEK {
-            let mut tail = Vec::new();
-            if f.seek(SeekFrom::Start(meta.len() - PEEK)).is_ok() && f.take(PEEK).read_to_end(&mut tail).is_ok() {
-                // The first line of the tail is cut: skip it.
-                let from = memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1);
-                head.scan(&tail[from..], false);
-            }
-        }
-    }
+    let head = peek(file, meta.len());
     rec.working_dir = head.cwd;
     rec.started_at = head.first.map(time::format_timestamp);
     rec.last_event_at = head.last.map(time::format_timestamp);
@@ -551,13 +538,37 @@ fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     Some(rec)
 }
 
-/// What discovery reads off a transcript's head and tail.
-#[derive(Default)]
-struct Peek {
-    cwd: Option<String>,
-    model: Option<String>,
-    first: Option<Timestamp>,
-    last: Option<Timestamp>,
+/// What discovery reads off a transcript's head and tail ([`peek`]).
+#[derive(Debug, Default)]
+pub struct Peek {
+    /// The first `cwd`.
+    pub cwd: Option<String>,
+    /// The first assistant model (not `<synthetic>`).
+    pub model: Option<String>,
+    /// The earliest timestamp seen.
+    pub first: Option<Timestamp>,
+    /// The latest timestamp seen.
+    pub last: Option<Timestamp>,
+}
+
+/// Reads the first and last 64 KiB of a transcript of `len` bytes (also a
+/// hooks session's `_transcript_final.jsonl` copy).
+pub fn peek(file: &Path, len: u64) -> Peek {
+    let mut head = Peek::default();
+    if let Ok(mut f) = fs::File::open(file) {
+        let mut buf = Vec::new();
+        let _ = (&mut f).take(PEEK).read_to_end(&mut buf);
+        head.scan(&buf, true);
+        if len > PEEK {
+            let mut tail = Vec::new();
+            if f.seek(SeekFrom::Start(len - PEEK)).is_ok() && f.take(PEEK).read_to_end(&mut tail).is_ok() {
+                // The first line of the tail is cut: skip it.
+                let from = memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1);
+                head.scan(&tail[from..], false);
+            }
+        }
+    }
+    head
 }
 
 impl Peek {

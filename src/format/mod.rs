@@ -240,6 +240,20 @@ pub trait Format: Sync {
         false
     }
 
+    /// A file of another writer that holds what this session's own files
+    /// lack (a hooks session's transcript copy: its time, model and token
+    /// usage). Analytics read it beside the session's events ([`crate::source::Visitor::companion_event`]);
+    /// the event stream does not.
+    fn companion(&self, _rec: &SessionRecord) -> Option<(PathBuf, Writer)> {
+        None
+    }
+
+    /// Whether the writer's own events carry token usage (else a session's
+    /// tokens are unknown, null, unless a companion file gives them).
+    fn carries_usage(&self) -> bool {
+        true
+    }
+
     // --- events ---
 
     /// Whether a line that is not an event record is one of this writer's
