@@ -224,6 +224,9 @@ impl<'a> Event<'a> {
 
     /// The model the event names.
     pub fn model(&self) -> Option<Raw<'a>> {
+        if self.derived {
+            return self.format.line_model(&self.rec, self.part_index());
+        }
         self.format.model(self.data()?)
     }
 
@@ -234,12 +237,18 @@ impl<'a> Event<'a> {
 
     /// A token or cost figure, in the toolkit's names.
     pub fn usage(&self, u: Usage) -> Option<Raw<'a>> {
+        if self.derived {
+            return self.tokens()[u as usize];
+        }
         self.format.usage(self.data()?, u)
     }
 
     /// The identity of a response its writer may write more than once
     /// ([`Format::message_key`]).
     pub fn message_key(&self) -> Option<String> {
+        if self.derived {
+            return self.format.line_message_key(&self.rec, self.part_index());
+        }
         self.format.message_key(self.data()?)
     }
 
@@ -260,6 +269,9 @@ impl<'a> Event<'a> {
 
     /// Every token and cost figure, in [`Usage::ALL`] order.
     pub fn tokens(&self) -> [Option<Raw<'a>>; 5] {
+        if self.derived {
+            return self.format.line_tokens(&self.rec, self.part_index());
+        }
         self.data().map_or([None; 5], |d| self.format.tokens(d))
     }
 

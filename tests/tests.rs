@@ -20,5 +20,7 @@ mod pipeline;
 mod pipes;
 mod regression;
 mod signals;
+mod transcriptgen;
+mod transcripts;
 mod truncate_props;
 mod writers;

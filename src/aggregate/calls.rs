@@ -48,7 +48,7 @@ pub enum Outcome {
 }
 
 /// What is known about one call so far.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Call {
     /// `data.tool_name`.
     pub tool: Option<String>,
@@ -64,6 +64,9 @@ pub struct Call {
     /// A `tool:error` or a failed `tool:post` was seen.
     pub failed: bool,
     duration_ms: Option<Num>,
+    /// Where its first event is (file, line): which session of a run owns a
+    /// call copied into several ([`crate::aggregate::session::settle`]).
+    pub first: Option<(String, u64)>,
 }
 
 impl Call {
@@ -85,6 +88,10 @@ impl Call {
         };
         self.failed |= o.failed;
         self.duration_ms = self.duration_ms.or(o.duration_ms);
+        self.first = match (self.first.take(), o.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 
     /// How it ended.
@@ -205,6 +212,17 @@ impl Calls {
         by_id.into_iter().map(|(_, c)| c).chain(paired)
     }
 
+    /// Takes every call out with its id (`None`: paired in order or alone),
+    /// in the order of [`Calls::drain`].
+    pub fn drain_with_ids(&mut self) -> Vec<(Option<String>, Call)> {
+        let mut by_id: Vec<_> = self.map.drain().collect();
+        by_id.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut out: Vec<(Option<String>, Call)> =
+            by_id.into_iter().map(|((_, id), c)| (Some(id).filter(|i| !i.starts_with('\u{0}')), c)).collect();
+        out.extend(self.drain().map(|c| (None, c)));
+        out
+    }
+
     /// Whether no call is held.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty() && self.ordered.is_empty()
@@ -222,6 +240,10 @@ impl Call {
     /// Applies one tool event of this call.
     fn add(&mut self, ev: &Event<'_>, name: &str, keys: impl FnOnce() -> Option<Vec<KeyVal>>) {
         let call = self;
+        let (path, line) = ev.origin();
+        if call.first.as_ref().is_none_or(|(p, l)| (path.as_ref(), line) < (p.as_str(), *l)) {
+            call.first = Some((path.into_owned(), line));
+        }
         if call.tool.is_none() {
             call.tool = ev.tool_name().and_then(|v| v.as_str()).map(|s| s.into_owned());
         }

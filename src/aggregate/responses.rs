@@ -41,18 +41,27 @@ impl Held {
     /// Whether `o` is the better copy (a larger total, or the same total
     /// earlier by path and line).
     pub fn prefers(&self, o: &Held) -> bool {
-        o.best.0 > self.best.0
-            || (o.best.0 == self.best.0 && (o.best.1.as_str(), o.best.2) < (self.best.1.as_str(), self.best.2))
+        self.beaten_by(o.best.0, &o.best.1, o.best.2)
     }
 
-    /// Combines two copies' states: the figures' maxima, the better copy's keys.
-    pub fn merge(&mut self, o: Held) {
-        for (a, b) in self.usage.iter_mut().zip(o.usage) {
-            *a = match (*a, b) {
+    /// Whether a copy with this total, path and line is better than the best held.
+    fn beaten_by(&self, total: f64, path: &str, line: u64) -> bool {
+        total > self.best.0 || (total == self.best.0 && (path, line) < (self.best.1.as_str(), self.best.2))
+    }
+
+    /// Keeps the largest of each figure.
+    fn max_figures(&mut self, usage: &[Option<Num>; 5]) {
+        for (a, b) in self.usage.iter_mut().zip(usage) {
+            *a = match (*a, *b) {
                 (Some(x), Some(y)) => Some(if y.total_cmp(x).is_gt() { y } else { x }),
                 (x, y) => x.or(y),
             };
         }
+    }
+
+    /// Combines two copies' states: the figures' maxima, the better copy's keys.
+    pub fn merge(&mut self, o: Held) {
+        self.max_figures(&o.usage);
         if self.prefers(&o) {
             self.key = o.key;
             self.best = o.best;
@@ -68,19 +77,24 @@ pub struct Responses {
 
 impl Responses {
     /// Adds one copy of the response `message` (its key); returns true when
-    /// a time key had no usable timestamp.
-    pub fn add(&mut self, q: &Query, ev: &Event<'_>, cx: &mut Context, message: String) -> bool {
-        let mut untimed = false;
-        let key: Vec<KeyVal> = q
-            .keys
-            .iter()
-            .map(|f| {
-                let v = f.value(ev, cx);
-                untimed |= f.is_time() && matches!(v, Val::Missing);
-                v.key()
-            })
-            .collect();
-        self.merge_one(message, held_copy(ev, key));
+    /// a time key had no usable timestamp. A copy that is not better than
+    /// the one held costs no allocation (only its figures are compared).
+    pub fn add(&mut self, q: &Query, ev: &Event<'_>, cx: &mut Context, message: &str) -> bool {
+        let (usage, total) = figures(ev);
+        if let Some(held) = self.map.get_mut(message) {
+            held.max_figures(&usage);
+            let (path, line) = ev.origin();
+            if !held.beaten_by(total, &path, line) {
+                return false;
+            }
+            let (key, untimed) = group_key(q, ev, cx);
+            held.key = key;
+            held.best = (total, path.into_owned(), line);
+            return untimed;
+        }
+        let (key, untimed) = group_key(q, ev, cx);
+        let (path, line) = ev.origin();
+        self.map.insert(message.to_owned(), Held { key, usage, best: (total, path.into_owned(), line) });
         untimed
     }
 
@@ -148,13 +162,34 @@ impl Responses {
     }
 }
 
-/// One copy of a response, with its group keys.
-fn held_copy(ev: &Event<'_>, key: Vec<KeyVal>) -> Held {
+/// A copy's figures and its token total.
+fn figures(ev: &Event<'_>) -> ([Option<Num>; 5], f64) {
     let usage = ev.tokens().map(|raw| match raw.map(|r| Val::Raw(r).numeric()) {
         Some(Numeric::Num(n)) => Some(n),
         _ => None,
     });
     let total = usage[..4].iter().flatten().map(|n| n.to_f64()).sum();
+    (usage, total)
+}
+
+/// The group keys of a copy, and whether a time key had no usable timestamp.
+fn group_key(q: &Query, ev: &Event<'_>, cx: &mut Context) -> (Vec<KeyVal>, bool) {
+    let mut untimed = false;
+    let key = q
+        .keys
+        .iter()
+        .map(|f| {
+            let v = f.value(ev, cx);
+            untimed |= f.is_time() && matches!(v, Val::Missing);
+            v.key()
+        })
+        .collect();
+    (key, untimed)
+}
+
+/// One copy of a response, with its group keys.
+fn held_copy(ev: &Event<'_>, key: Vec<KeyVal>) -> Held {
+    let (usage, total) = figures(ev);
     let (path, line) = ev.origin();
     Held { key, usage, best: (total, path.into_owned(), line) }
 }

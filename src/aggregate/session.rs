@@ -231,8 +231,15 @@ impl SessionState {
         s.parent = s.parent.or(self.fork_parent).or(self.data_parent);
         s.agent = s.agent.or(self.fork_agent);
         s.workspace = s.workspace.or(self.first_workspace);
-        let finished: Vec<Call> = self.calls.drain().collect();
-        for call in finished {
+        let finished: Vec<(Option<String>, Call)> = self.calls.drain_with_ids();
+        for (id, call) in finished {
+            // A writer that copies history between sessions (resumed Claude
+            // Code sessions copy tool_use ids too): its calls are settled
+            // across the run, each counted in the session of its first line.
+            if let (true, Some(id)) = (s.reply_ends_turn, id) {
+                s.calls_held.insert(id, call);
+                continue;
+            }
             let tool = call.tool.clone().unwrap_or_else(|| "null".into());
             *s.tool_calls.entry(tool).or_insert(0) += 1;
             if call.outcome() == Outcome::Error {
@@ -387,6 +394,10 @@ pub struct Summary {
     /// Whether a turn ends at its first reply (then messages are prompts + responses).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reply_ends_turn: bool,
+    /// Calls by id of a writer that copies history between sessions, held
+    /// until [`settle`] counts each in one session (never on the wire).
+    #[serde(skip)]
+    pub calls_held: BTreeMap<String, Call>,
     /// Responses written more than once, held by identity until [`settle`]
     /// counts each once in `tokens` (never on the wire: settled first).
     #[serde(skip)]
@@ -403,6 +414,31 @@ fn is_zero(n: &u64) -> bool {
 /// path and line, as ccusage gives it to the first file); its figures are the
 /// largest among all copies.
 pub fn settle(summaries: &mut [Summary]) {
+    // Calls: the session holding the call's first line (by path, then line).
+    let mut calls: HashMap<String, (usize, Call)> = HashMap::new();
+    for (i, s) in summaries.iter_mut().enumerate() {
+        for (id, call) in std::mem::take(&mut s.calls_held) {
+            match calls.get_mut(&id) {
+                Some((at, mine)) => {
+                    if call.first < mine.first && call.first.is_some() || mine.first.is_none() {
+                        *at = i;
+                    }
+                    mine.merge(call);
+                }
+                None => {
+                    calls.insert(id, (i, call));
+                }
+            }
+        }
+    }
+    for (i, call) in calls.into_values() {
+        let s = &mut summaries[i];
+        let tool = call.tool.clone().unwrap_or_else(|| "null".into());
+        *s.tool_calls.entry(tool).or_insert(0) += 1;
+        if call.outcome() == Outcome::Error {
+            s.tool_errors += 1;
+        }
+    }
     let mut owner: HashMap<String, (usize, Held)> = HashMap::new();
     for (i, s) in summaries.iter_mut().enumerate() {
         for (key, held) in std::mem::take(&mut s.responses).into_map() {
@@ -494,6 +530,14 @@ impl Summary {
         self.tokens_unknown &= o.tokens_unknown;
         self.reply_ends_turn |= o.reply_ends_turn;
         self.responses.merge(o.responses);
+        for (id, c) in o.calls_held {
+            match self.calls_held.get_mut(&id) {
+                Some(mine) => mine.merge(c),
+                None => {
+                    self.calls_held.insert(id, c);
+                }
+            }
+        }
     }
 
     /// Splits into pieces whose JSON stays under about `limit` bytes (for

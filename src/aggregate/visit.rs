@@ -96,7 +96,7 @@ impl Visitor for Aggregator<'_> {
                         .filter(|n| n == "llm:response" || n == "llm:content")
                         .and_then(|_| ev.message_key());
                     let untimed = match held {
-                        Some(message) => g.responses.add(q, ev, &mut self.cx, message),
+                        Some(message) => g.responses.add(q, ev, &mut self.cx, &message),
                         None => g.add(q, ev, &mut self.cx),
                     };
                     if untimed {

@@ -232,9 +232,10 @@ impl Format for ClaudeTranscript {
         let content = message.and_then(|m| m.get("content")).filter(|c| c.kind() == Kind::Array);
         match kind.as_deref() {
             Some("assistant") => {
-                let key = message_key_of(rec.get("message"), rec.get("requestId"));
-                match key {
-                    Some(k) if !state.first_sight(k.as_bytes()) => out.push(CONTENT),
+                let id = message.and_then(|m| m.get("id")).filter(|i| i.kind() == Kind::String);
+                let request = rec.get("requestId").map_or(&b""[..], |r| r.bytes());
+                match id {
+                    Some(id) if !state.first_sight(&[id.bytes(), request]) => out.push(CONTENT),
                     _ => out.push(0),
                 }
             }
@@ -366,9 +367,29 @@ impl Format for ClaudeTranscript {
 
     /// `message.usage` in the toolkit's names (see the module docs).
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
-        let Some(usage) = data.get("message").and_then(|m| m.get("usage")) else { return [None; 5] };
-        let write = usage.get("cache_creation_input_tokens");
-        [usage.get("input_tokens"), usage.get("output_tokens"), usage.get("cache_read_input_tokens"), write, None]
+        data.get("message").map_or([None; 5], message_tokens)
+    }
+
+    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32) -> [Option<Raw<'a>>; 5] {
+        if part >= BLOCKS {
+            return [None; 5];
+        }
+        rec.get("message").map_or([None; 5], message_tokens)
+    }
+
+    fn line_model<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
+        if part >= BLOCKS {
+            return None;
+        }
+        let m = rec.get("message")?.get("model")?;
+        (m.as_str().as_deref() != Some("<synthetic>")).then_some(m)
+    }
+
+    fn line_message_key(&self, rec: &Record<'_>, part: u32) -> Option<String> {
+        if part >= BLOCKS {
+            return None;
+        }
+        message_key_of(rec.get("message"), rec.get("requestId"))
     }
 
     fn message_key(&self, data: Raw<'_>) -> Option<String> {
@@ -412,6 +433,20 @@ impl Format for ClaudeTranscript {
     }
 }
 
+/// A message's usage in the toolkit's names, one pass over `usage`.
+fn message_tokens(message: Raw<'_>) -> [Option<Raw<'_>>; 5] {
+    let Some(usage) = message.get("usage") else { return [None; 5] };
+    let mut out = [None; 5];
+    for (key, v) in usage.members() {
+        const KEYS: [&str; 4] =
+            ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
+        if let Some(slot) = KEYS.iter().position(|k| crate::json::key_eq(key, k)) {
+            out[slot] = Some(v);
+        }
+    }
+    out
+}
+
 /// A line's `type`, else its message's `role`.
 fn line_type<'a>(rec: &Record<'a>) -> Option<Cow<'a, str>> {
     rec.get_str("type").or_else(|| rec.get("message").and_then(|m| str_at(m, "role")))
@@ -453,16 +488,29 @@ fn is_transcript_name(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "jsonl") && path.is_file()
 }
 
-/// Whether the first non-blank line of `file` is a transcript line.
+/// Whether `file` reads as a transcript: among its first lines (up to 20,
+/// within 1 MiB) one is a transcript line and none is another writer's or an
+/// event record (a real transcript may start with `summary` lines, which
+/// carry only `type`, `summary` and `leafUuid`).
 fn first_line_is_transcript(file: &Path) -> bool {
     let Ok(f) = fs::File::open(file) else { return false };
     let mut lines = crate::lines::LineReader::with_capacity(f.take(1 << 20), 4096);
     let mut idx = Index::new();
+    let mut seen = 0;
     while let Ok(Some(line)) = lines.next_line() {
         if line.bytes.trim_ascii().is_empty() {
             continue;
         }
-        return idx.parse(line.bytes).is_ok_and(|r| LineKind::of(&r) == LineKind::Writer(Writer::ClaudeTranscript));
+        let Ok(rec) = idx.parse(line.bytes) else { return false };
+        match LineKind::of(&rec) {
+            LineKind::Writer(Writer::ClaudeTranscript) => return true,
+            LineKind::Unknown if rec.get("type").is_some_and(|t| t.kind() == Kind::String) => {}
+            _ => return false,
+        }
+        seen += 1;
+        if seen == 20 {
+            break;
+        }
     }
     false
 }
@@ -480,13 +528,13 @@ fn count_lines(path: &Path) -> u64 {
     n
 }
 
-/// How much of a transcript's head and tail discovery reads.
-const PEEK: u64 = 64 * 1024;
+/// The most of a transcript's head and tail discovery reads.
+const PEEK: u64 = 1024 * 1024;
 
 /// The session record of a transcript file: id = the file stem, project = its
 /// folder, `working_dir` = the first `cwd`, `started_at`/`last_event_at` =
-/// the first and last timestamps (read from the file's first and last 64 KiB),
-/// `model` = the first assistant model in the head, `files` = its subagent
+/// the first and last timestamps (read from the file's first and last lines,
+/// [`peek`]), `model` = the first assistant model, `files` = its subagent
 /// transcripts' names.
 fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let meta = match usable_file(file) {
@@ -551,49 +599,79 @@ pub struct Peek {
     pub last: Option<Timestamp>,
 }
 
-/// Reads the first and last 64 KiB of a transcript of `len` bytes (also a
-/// hooks session's `_transcript_final.jsonl` copy).
+/// Reads a transcript's head and tail (also a hooks session's
+/// `_transcript_final.jsonl` copy): the first `cwd` and model from the
+/// first lines; the earliest and latest timestamps of the lines read at the
+/// head and at the tail. A window
+/// starts at 16 KiB and grows to 1 MiB while it holds no complete line
+/// with what is looked for (lines can be long).
 pub fn peek(file: &Path, len: u64) -> Peek {
-    let mut head = Peek::default();
-    if let Ok(mut f) = fs::File::open(file) {
-        let mut buf = Vec::new();
-        let _ = (&mut f).take(PEEK).read_to_end(&mut buf);
-        head.scan(&buf, true);
-        if len > PEEK {
-            let mut tail = Vec::new();
-            if f.seek(SeekFrom::Start(len - PEEK)).is_ok() && f.take(PEEK).read_to_end(&mut tail).is_ok() {
-                // The first line of the tail is cut: skip it.
-                let from = memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1);
-                head.scan(&tail[from..], false);
-            }
+    let mut p = Peek::default();
+    let Ok(mut f) = fs::File::open(file) else { return p };
+    let mut idx = Index::new();
+    let mut buf = Vec::new();
+    let mut window = 16 * 1024;
+    loop {
+        buf.clear();
+        if f.seek(SeekFrom::Start(0)).is_err() || (&mut f).take(window).read_to_end(&mut buf).is_err() {
+            return p;
         }
-    }
-    head
-}
-
-impl Peek {
-    fn scan(&mut self, bytes: &[u8], head: bool) {
-        let mut idx = Index::new();
-        for line in bytes.split(|&b| b == b'\n') {
+        let whole = buf.len() as u64 >= len;
+        let complete = if whole { &buf[..] } else { &buf[..memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)] };
+        p = Peek::default();
+        for line in complete.split(|&b| b == b'\n') {
             let Ok(rec) = idx.parse(line) else { continue };
             if let Some(t) = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp) {
-                self.first = Some(self.first.map_or(t, |f| f.min(t)));
-                self.last = Some(self.last.map_or(t, |l| l.max(t)));
+                p.first = Some(p.first.map_or(t, |f| f.min(t)));
+                p.last = Some(p.last.map_or(t, |l| l.max(t)));
             }
-            if !head {
-                continue;
+            if p.cwd.is_none() {
+                p.cwd = rec.get_str("cwd").map(Cow::into_owned);
             }
-            if self.cwd.is_none() {
-                self.cwd = rec.get_str("cwd").map(Cow::into_owned);
-            }
-            if self.model.is_none() && line_type(&rec).as_deref() == Some("assistant") {
-                self.model = rec
+            if p.model.is_none() && line_type(&rec).as_deref() == Some("assistant") {
+                p.model = rec
                     .get("message")
                     .and_then(|m| str_at(m, "model"))
                     .filter(|m| m != "<synthetic>")
                     .map(Cow::into_owned);
             }
         }
+        if whole {
+            return p;
+        }
+        if (p.first.is_some() && p.cwd.is_some()) || window >= PEEK {
+            break;
+        }
+        window *= 4;
+    }
+    // The tail: its complete lines, for the last timestamp (the earliest and
+    // latest of every line read count: lines are not always in time order).
+    let mut window = 16 * 1024u64;
+    loop {
+        let from = len.saturating_sub(window);
+        buf.clear();
+        if f.seek(SeekFrom::Start(from)).is_err() || (&mut f).take(window).read_to_end(&mut buf).is_err() {
+            return p;
+        }
+        // The first line of a window that does not start the file is cut.
+        let start = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
+        let (lo, hi) = buf[start..]
+            .split(|&b| b == b'\n')
+            .filter_map(|line| {
+                idx.parse(line).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
+            })
+            .fold((None, None), |(lo, hi): (Option<Timestamp>, Option<Timestamp>), t| {
+                (Some(lo.map_or(t, |l| l.min(t))), Some(hi.map_or(t, |h| h.max(t))))
+            });
+        if hi.is_some() || from == 0 || window >= PEEK {
+            p.first = match (p.first, lo) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            p.last = p.last.max(hi);
+            return p;
+        }
+        window *= 4;
     }
 }
 

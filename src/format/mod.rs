@@ -313,6 +313,24 @@ pub trait Format: Sync {
     /// The line's timestamp as written.
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>>;
 
+    // --- the hot semantics read off an indexed line (defaults: through `data`) ---
+
+    /// [`Format::tokens`] of a line's part read from a capture (a writer whose
+    /// `data` is the whole line reads its top-level keys through the index).
+    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32) -> [Option<Raw<'a>>; 5] {
+        self.data(rec, part).map_or([None; 5], |d| self.tokens(d))
+    }
+
+    /// [`Format::model`] of a line's part read from a capture.
+    fn line_model<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
+        self.model(self.data(rec, part)?)
+    }
+
+    /// [`Format::message_key`] of a line's part read from a capture.
+    fn line_message_key(&self, rec: &Record<'_>, part: u32) -> Option<String> {
+        self.message_key(self.data(rec, part)?)
+    }
+
     // --- semantics, read from an event's `data` (the line's, or a piped record's) ---
 
     /// The tool a tool event is about.
@@ -385,17 +403,23 @@ pub trait Format: Sync {
 /// What a writer remembers while one capture is read ([`Format::parts`]).
 #[derive(Debug, Default)]
 pub struct ReadState {
-    seen: HashSet<Box<[u8]>>,
+    /// 64-bit hashes of the keys seen (a collision among a capture's
+    /// messages, about 1 in 10^10 for 100,000 of them, would only name one
+    /// line `llm:content` instead of `llm:response`; counts never use it).
+    seen: HashSet<u64>,
 }
 
 impl ReadState {
-    /// Whether `key` is seen for the first time (it is remembered).
-    pub fn first_sight(&mut self, key: &[u8]) -> bool {
-        if self.seen.contains(key) {
-            return false;
+    /// Whether the key made of `parts` is seen for the first time (it is remembered).
+    pub fn first_sight(&mut self, parts: &[&[u8]]) -> bool {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h =
+            std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().build_hasher();
+        for p in parts {
+            h.write(p);
+            h.write_u8(0xff);
         }
-        self.seen.insert(key.into());
-        true
+        self.seen.insert(h.finish())
     }
 
     /// Forgets everything (a new capture).

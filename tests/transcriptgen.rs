@@ -1,0 +1,1010 @@
+//! A small deterministic generator of Claude Code transcript trees
+//! (`<root>/projects/<project-folder>/<session-id>.jsonl`, formats.md §5), for
+//! the token and session tests. Test-only: it lives in the integration-test
+//! crate and is never part of the shipped binaries.
+//!
+//! [`generate`] writes `sessions` sessions spread over several UTC days and
+//! returns what a correct reader must find ([`Expected`]), computed here from
+//! what was written, never read back from a tool. The files hold every line
+//! shape the real transcripts have and a reader must tell apart:
+//!
+//! - user prompts with string content and with block content (text, image);
+//!   `isMeta` user lines and compact summaries (`isCompactSummary`), which are
+//!   not prompts; `tool_result` blocks in user lines (some `is_error: true`),
+//!   the `Task` ones with a `toolUseResult.usage` object (a user line holding
+//!   the bytes `"usage":{`, which is not a response);
+//! - assistant messages written one line per content block (thinking, text,
+//!   tool_use), every line repeating `message.id`, `requestId` and the usage,
+//!   the copies differing only in `output_tokens`: the largest counts, and it
+//!   is not always on the last line; sometimes a line is written twice;
+//! - `<synthetic>` assistant lines (no `requestId`, zero usage: not model output);
+//! - `system` lines (`turn_duration`, `api_error`, `compact_boundary`),
+//!   `summary` and `file-history-snapshot` lines (no `sessionId`, no top-level
+//!   `timestamp`);
+//! - subagent transcripts at `<folder>/<session-id>/subagents/agent-<id>.jsonl`
+//!   (every line carries the parent's `sessionId`, `isSidechain: true` and
+//!   `agentId`), one per `Task` tool call, written between the call and its
+//!   result;
+//! - resumed sessions (session 1, 5, 9, … continues the one before it): a new
+//!   file whose first lines are the earlier session's good lines again (same
+//!   `uuid`, `message.id`, `requestId`, `timestamp`, usage; only `sessionId` is
+//!   the new one), then new turns. The copies are not new usage;
+//! - damaged lines mid-file (a record cut mid-JSON, two records glued on one
+//!   line, text that is not JSON, invalid UTF-8), always followed by a good
+//!   line, and torn last lines (a record cut mid-JSON, no final newline).
+//!
+//! Timestamps are RFC 3339 UTC with milliseconds and `Z`. Models are never
+//! `speed: "fast"`, every real message has a `requestId`, and no message's
+//! copies straddle a UTC midnight, so a message's day and model do not depend
+//! on which copy a reader keeps, and the max of each field is ccusage's copy
+//! with the largest total. A resumed session's file name sorts
+//! after its original's, so a reader that keeps the first copy in path order
+//! (ccusage) gives the copies to the original session, as [`Expected`] does.
+//!
+//! ccusage differs from [`Expected`] in one visible place only: its session
+//! report dedupes a copy without `requestId` (the `<synthetic>` lines) only
+//! between lines with the same `sessionId`, so a resumed file's copied
+//! `<synthetic>` lines (zero usage) move that session's `firstActivity` back
+//! into the copied history; the token sums are the same. ccusage's first/last
+//! activity are over usage lines; `Counts` timestamps are over all lines.
+//!
+//! Checked against ccusage's own counting (a recount of its rule, and the
+//! ccusage 20.0.24 binary) when the generator was written; see
+//! `fixtures/README.md`, "Claude Code transcripts".
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+/// xorshift64*: tiny, seeded, good enough to pick shapes (as in faultgen).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// A number in `lo..=hi`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// The four token counts of Claude's `usage`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Tokens {
+    /// `input_tokens`.
+    pub input: u64,
+    /// `output_tokens`.
+    pub output: u64,
+    /// `cache_creation_input_tokens` (our `cache_write_tokens`; in these files
+    /// always equal to `cache_creation.ephemeral_5m + ephemeral_1h` when that
+    /// object is present).
+    pub cache_creation: u64,
+    /// `cache_read_input_tokens` (our `cache_read_tokens`).
+    pub cache_read: u64,
+}
+
+impl Tokens {
+    pub fn add(&mut self, o: &Tokens) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_creation += o.cache_creation;
+        self.cache_read += o.cache_read;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_creation + self.cache_read
+    }
+}
+
+/// What one transcript file (or the copied part of one) holds, counted over
+/// its good lines only (damaged lines and torn tails never count).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// `type: "user"` lines that are prompts: not `isMeta`, not
+    /// `isCompactSummary`, content a string or blocks without `tool_result`.
+    /// In a subagent file, the task prompt that starts it.
+    pub prompts: u64,
+    /// Distinct `message.id`s of assistant lines, `<synthetic>` excluded.
+    pub assistant_messages: u64,
+    /// `<synthetic>` assistant lines.
+    pub synthetic_messages: u64,
+    /// Distinct `tool_use` ids by tool name (`Task` included).
+    pub tool_calls: BTreeMap<String, u64>,
+    /// `tool_result` blocks with `is_error: true`.
+    pub tool_errors: u64,
+    /// Earliest and latest top-level `timestamp` of any line (RFC 3339, ms,
+    /// `Z`: these compare as strings).
+    pub first_timestamp: Option<String>,
+    pub last_timestamp: Option<String>,
+    /// Token sums of the messages counted in `assistant_messages` (one
+    /// message = the max of each field over its copies).
+    pub tokens: Tokens,
+}
+
+impl Counts {
+    pub fn tool_call_total(&self) -> u64 {
+        self.tool_calls.values().sum()
+    }
+
+    fn seen(&mut self, ts: &str) {
+        if self.first_timestamp.as_deref().is_none_or(|f| ts < f) {
+            self.first_timestamp = Some(ts.to_owned());
+        }
+        if self.last_timestamp.as_deref().is_none_or(|l| ts > l) {
+            self.last_timestamp = Some(ts.to_owned());
+        }
+    }
+}
+
+/// One subagent transcript.
+#[derive(Debug, Clone)]
+pub struct Subagent {
+    /// The `agentId` (the file is `agent-<agent_id>.jsonl`).
+    pub agent_id: String,
+    pub path: PathBuf,
+    /// The `Task` tool_use id in the parent that started it.
+    pub task_id: String,
+    pub counts: Counts,
+}
+
+/// One session: a main file and its subagent files.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub id: String,
+    /// The project folder (`-home-dev-webapp`).
+    pub project: String,
+    /// The working directory recorded as `cwd` (`/home/dev/webapp`).
+    pub cwd: String,
+    /// The main file, `<root>/projects/<project>/<id>.jsonl`.
+    pub path: PathBuf,
+    /// The session whose history this file starts with, if it is a resume.
+    pub resumed_from: Option<String>,
+    /// How many lines at the top of the file are that copied history.
+    pub copied_lines: u64,
+    /// What the copied lines hold (as the original counted them); all zero
+    /// unless resumed. A per-file view of the session is `counts + copied`.
+    pub copied: Counts,
+    /// The session's own lines of the main file (the copied history excluded).
+    pub counts: Counts,
+    pub subagents: Vec<Subagent>,
+    /// `counts.tokens` plus every subagent's tokens (= `Expected::by_session`).
+    pub tokens: Tokens,
+}
+
+/// Everything the generator knows about the tree it wrote.
+#[derive(Debug, Clone, Default)]
+pub struct Expected {
+    /// Per (UTC day `YYYY-MM-DD`, model): token sums over distinct
+    /// (`message.id`, `requestId`), each the max of each field over its
+    /// copies; `<synthetic>` excluded; subagent messages included; resumed
+    /// copies counted once.
+    pub by_day_model: BTreeMap<(String, String), Tokens>,
+    /// Per session id: the same sums over the session's own messages and its
+    /// subagents' (copied history belongs to the original session).
+    pub by_session: BTreeMap<String, Tokens>,
+    /// In generation order.
+    pub sessions: Vec<Session>,
+    /// Every damaged line, (path, 1-based physical line), sorted. Each is
+    /// followed by a newline and a good line.
+    pub damaged: Vec<(PathBuf, u64)>,
+    /// Files ending in a torn line (cut mid-JSON, no final newline), sorted.
+    pub torn_tails: Vec<PathBuf>,
+    /// Every file written, sorted.
+    pub files: Vec<PathBuf>,
+}
+
+impl Expected {
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        self.sessions.iter().find(|s| s.id == id)
+    }
+
+    /// Per UTC day: the sums over all models.
+    pub fn by_day(&self) -> BTreeMap<String, Tokens> {
+        let mut m: BTreeMap<String, Tokens> = BTreeMap::new();
+        for ((day, _), t) in &self.by_day_model {
+            m.entry(day.clone()).or_default().add(t);
+        }
+        m
+    }
+
+    pub fn total(&self) -> Tokens {
+        let mut t = Tokens::default();
+        for v in self.by_day_model.values() {
+            t.add(v);
+        }
+        t
+    }
+
+    /// Responses (distinct message ids, `<synthetic>` excluded) in the whole
+    /// tree, subagents included, copied history once.
+    pub fn responses(&self) -> u64 {
+        self.sessions
+            .iter()
+            .map(|s| s.counts.assistant_messages + s.subagents.iter().map(|a| a.counts.assistant_messages).sum::<u64>())
+            .sum()
+    }
+}
+
+/// Working directories; the folder is Claude Code's rule (every character
+/// other than an ASCII letter or digit becomes `-`).
+pub const CWDS: [&str; 4] = ["/home/dev/webapp", "/srv/build/data.pipeline", "/Users/ana/my_app", "/home/dev/cli tool"];
+
+pub const MODELS: [&str; 4] =
+    ["claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514", "claude-haiku-4-5-20251001"];
+
+const SUBAGENT_MODEL: &str = "claude-haiku-4-5-20251001";
+
+const VERSIONS: [&str; 3] = ["1.0.98", "2.0.14", "2.0.37"];
+
+const BRANCHES: [&str; 3] = ["main", "", "feature/tokens"];
+
+const TOOLS: [&str; 7] = ["Bash", "Read", "Edit", "Grep", "Glob", "Write", "TodoWrite"];
+
+const SUB_TOOLS: [&str; 4] = ["Read", "Grep", "Glob", "Bash"];
+
+const WORDS: [&str; 16] = [
+    "fix",
+    "the",
+    "login",
+    "bug",
+    "café",
+    "日本語",
+    "tests",
+    "🚀",
+    "\"quoted\"",
+    "back\\slash",
+    "line\nbreak",
+    "tab\there",
+    "deploy",
+    "parser",
+    "données",
+    "README",
+];
+
+const META_TEXT: &str = "Caveat: The messages below were generated by the user while running local commands. \
+DO NOT respond to these messages or otherwise consider them in your response unless the user explicitly asks you to.";
+
+const COMPACT_TEXT: &str = "This session is being continued from a previous conversation that ran out of context. \
+The conversation is summarized below:\nAnalysis: the user asked to fix the parser; tests were added.";
+
+const B62: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The project folder Claude Code uses for a working directory.
+pub fn project_folder(cwd: &str) -> String {
+    cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for Unix milliseconds.
+pub fn rfc3339_ms(ms: i64) -> String {
+    let (y, m, d) = civil_from_days(ms.div_euclid(DAY_MS));
+    let r = ms.rem_euclid(DAY_MS);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z", r / 3_600_000, r / 60_000 % 60, r / 1000 % 60, r % 1000)
+}
+
+/// The UTC day `YYYY-MM-DD` of Unix milliseconds.
+pub fn utc_day(ms: i64) -> String {
+    rfc3339_ms(ms)[..10].to_owned()
+}
+
+/// The calling context of the lines being written.
+#[derive(Clone)]
+struct Ctx {
+    sid: String,
+    cwd: String,
+    version: &'static str,
+    branch: &'static str,
+    /// `Some(agentId)` in a subagent file.
+    agent: Option<String>,
+}
+
+/// One file being built.
+struct File {
+    path: PathBuf,
+    /// Physical lines, without their newline.
+    lines: Vec<Vec<u8>>,
+    /// The good lines as values, in order (what a resume copies).
+    good: Vec<Value>,
+    last_uuid: Option<String>,
+}
+
+/// A file, its context and what its lines hold.
+struct Sink {
+    ctx: Ctx,
+    file: File,
+    counts: Counts,
+}
+
+impl Sink {
+    fn new(ctx: Ctx, path: PathBuf) -> Sink {
+        Sink { ctx, file: File { path, lines: vec![], good: vec![], last_uuid: None }, counts: Counts::default() }
+    }
+
+    /// Appends a good line; `ts` is its top-level timestamp, if any.
+    fn push(&mut self, v: Value, ts: Option<&str>) {
+        if let Some(ts) = ts {
+            self.counts.seen(ts);
+        }
+        self.file.lines.push(serde_json::to_vec(&v).expect("serialise"));
+        self.file.good.push(v);
+    }
+}
+
+/// A message's facts, keyed by (message.id, requestId).
+struct Msg {
+    model: String,
+    day: String,
+    tokens: Tokens,
+}
+
+struct Gen<'r> {
+    rng: &'r mut Rng,
+    /// Unix milliseconds of the last line written.
+    clock: i64,
+    used: BTreeSet<String>,
+    messages: BTreeMap<(String, String), Msg>,
+}
+
+impl Gen<'_> {
+    fn unique(&mut self, make: &mut dyn FnMut(&mut Rng) -> String) -> String {
+        loop {
+            let s = make(self.rng);
+            if self.used.insert(s.clone()) {
+                return s;
+            }
+        }
+    }
+
+    fn b62(&mut self, prefix: &str, n: usize) -> String {
+        self.unique(&mut |r: &mut Rng| {
+            let mut s = prefix.to_owned();
+            for _ in 0..n {
+                s.push(B62[r.below(B62.len())] as char);
+            }
+            s
+        })
+    }
+
+    fn uuid(&mut self) -> String {
+        self.unique(&mut |r: &mut Rng| {
+            let (a, b) = (r.next(), r.next());
+            format!(
+                "{:08x}-{:04x}-4{:03x}-{:x}{:03x}-{:012x}",
+                a >> 32,
+                (a >> 16) & 0xffff,
+                a & 0xfff,
+                8 + (b >> 62),
+                (b >> 48) & 0xfff,
+                b & 0xffff_ffff_ffff
+            )
+        })
+    }
+
+    fn words(&mut self, n: usize) -> String {
+        (0..n).map(|_| *self.rng.pick(&WORDS)).collect::<Vec<_>>().join(" ")
+    }
+
+    /// Advances the clock by `lo..=hi` ms and returns the new time.
+    fn tick(&mut self, lo: u64, hi: u64) -> i64 {
+        self.clock += self.rng.range(lo, hi) as i64;
+        self.clock
+    }
+
+    /// Makes sure the next `span` ms stay on one UTC day (moves past midnight).
+    fn same_day(&mut self, span: i64) {
+        let day = self.clock.div_euclid(DAY_MS);
+        if (self.clock + span).div_euclid(DAY_MS) != day {
+            self.clock = (day + 1) * DAY_MS + self.rng.range(200, 5000) as i64;
+        }
+    }
+
+    /// The envelope every conversation line starts with, in Claude Code's key
+    /// order; `type` goes after it (user, system) or after `requestId` (assistant).
+    fn envelope(&mut self, s: &mut Sink, uuid: &str) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("parentUuid".into(), s.file.last_uuid.as_ref().map_or(Value::Null, |u| json!(u)));
+        m.insert("isSidechain".into(), json!(s.ctx.agent.is_some()));
+        m.insert("userType".into(), json!("external"));
+        m.insert("cwd".into(), json!(s.ctx.cwd));
+        m.insert("sessionId".into(), json!(s.ctx.sid));
+        m.insert("version".into(), json!(s.ctx.version));
+        m.insert("gitBranch".into(), json!(s.ctx.branch));
+        if let Some(a) = &s.ctx.agent {
+            m.insert("agentId".into(), json!(a));
+        }
+        s.file.last_uuid = Some(uuid.to_owned());
+        m
+    }
+
+    fn finish(&mut self, s: &mut Sink, mut m: Map<String, Value>, uuid: String, ts: i64) {
+        let ts = rfc3339_ms(ts);
+        m.insert("uuid".into(), json!(uuid));
+        m.insert("timestamp".into(), json!(ts));
+        s.push(Value::Object(m), Some(&ts));
+    }
+
+    fn user_line(&mut self, s: &mut Sink, content: Value, extra: &[(&str, Value)]) {
+        let ts = self.tick(300, 90_000);
+        let uuid = self.uuid();
+        let mut m = self.envelope(s, &uuid);
+        m.insert("type".into(), json!("user"));
+        m.insert("message".into(), json!({"role": "user", "content": content}));
+        for (k, v) in extra {
+            m.insert((*k).into(), v.clone());
+        }
+        self.finish(s, m, uuid, ts);
+    }
+
+    fn prompt(&mut self, s: &mut Sink) {
+        let text = format!("please {}", self.words(5));
+        let content = match self.rng.below(3) {
+            0 => json!(text),
+            1 => json!([{"type": "text", "text": text}]),
+            _ => json!([{"type": "text", "text": text},
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]),
+        };
+        self.user_line(s, content, &[]);
+        s.counts.prompts += 1;
+    }
+
+    fn meta(&mut self, s: &mut Sink) {
+        let content = if self.rng.chance(50) { json!(META_TEXT) } else { json!([{"type": "text", "text": META_TEXT}]) };
+        self.user_line(s, content, &[("isMeta", json!(true))]);
+    }
+
+    fn snapshot(&mut self, s: &mut Sink) {
+        let id = self.uuid();
+        let ts = rfc3339_ms(self.clock);
+        let v = json!({"type": "file-history-snapshot", "messageId": id,
+                       "snapshot": {"messageId": id, "trackedFileBackups": {}, "timestamp": ts},
+                       "isSnapshotUpdate": false});
+        s.push(v, None);
+    }
+
+    fn summary(&mut self, s: &mut Sink) {
+        let leaf = self.uuid();
+        let text = format!("Session about {}", self.words(3));
+        s.push(json!({"type": "summary", "summary": text, "leafUuid": leaf}), None);
+    }
+
+    fn system(&mut self, s: &mut Sink, subtype: &str) {
+        let ts = self.tick(5, 2000);
+        let uuid = self.uuid();
+        let mut m = self.envelope(s, &uuid);
+        m.insert("type".into(), json!("system"));
+        m.insert("subtype".into(), json!(subtype));
+        match subtype {
+            "turn_duration" => {
+                m.insert("durationMs".into(), json!(self.rng.range(800, 400_000)));
+                m.insert("isMeta".into(), json!(false));
+            }
+            "api_error" => {
+                m.insert("level".into(), json!("error"));
+                m.insert(
+                    "error".into(),
+                    json!({"status": 529, "headers": {}, "requestID": null,
+                           "error": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}}),
+                );
+                m.insert("retryInMs".into(), json!(self.rng.range(500, 8000)));
+                m.insert("retryAttempt".into(), json!(1));
+                m.insert("maxRetries".into(), json!(10));
+            }
+            _ => {
+                // compact_boundary: starts a new chain; the old one is the logical parent.
+                let prev = m.insert("parentUuid".into(), Value::Null).unwrap_or(Value::Null);
+                m.insert("logicalParentUuid".into(), prev);
+                m.insert("content".into(), json!("Conversation compacted"));
+                m.insert("isMeta".into(), json!(false));
+                m.insert("level".into(), json!("info"));
+                m.insert(
+                    "compactMetadata".into(),
+                    json!({"trigger": "auto", "preTokens": self.rng.range(100_000, 160_000)}),
+                );
+            }
+        }
+        self.finish(s, m, uuid, ts);
+    }
+
+    fn compact(&mut self, s: &mut Sink) {
+        self.system(s, "compact_boundary");
+        self.user_line(
+            s,
+            json!(COMPACT_TEXT),
+            &[("isCompactSummary", json!(true)), ("isVisibleInTranscriptOnly", json!(true))],
+        );
+    }
+
+    fn synthetic(&mut self, s: &mut Sink) {
+        let ts = self.tick(10, 3000);
+        let uuid = self.uuid();
+        let id = self.uuid();
+        let mut m = self.envelope(s, &uuid);
+        m.insert("type".into(), json!("assistant"));
+        m.insert(
+            "message".into(),
+            json!({"id": id, "container": null, "model": "<synthetic>", "role": "assistant",
+                   "stop_reason": "stop_sequence", "stop_sequence": "", "type": "message",
+                   "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0,
+                             "cache_read_input_tokens": 0, "server_tool_use": {"web_search_requests": 0},
+                             "service_tier": null,
+                             "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}},
+                   "content": [{"type": "text", "text": "No response requested."}]}),
+        );
+        m.insert("isApiErrorMessage".into(), json!(false));
+        self.finish(s, m, uuid, ts);
+        s.counts.synthetic_messages += 1;
+    }
+
+    fn tool_input(&mut self, name: &str, cwd: &str) -> Value {
+        match name {
+            "Bash" => json!({"command": format!("cargo test {}", self.words(1)), "description": "Run the tests"}),
+            "Read" => json!({"file_path": format!("{cwd}/src/main.rs")}),
+            "Edit" => {
+                json!({"file_path": format!("{cwd}/src/lib.rs"), "old_string": self.words(2), "new_string": self.words(2)})
+            }
+            "Grep" => json!({"pattern": "fn parse", "path": cwd}),
+            "Glob" => json!({"pattern": "**/*.rs"}),
+            "Write" => json!({"file_path": format!("{cwd}/NOTES.md"), "content": self.words(6)}),
+            "TodoWrite" => json!({"todos": [{"content": self.words(3), "status": "pending", "activeForm": "Working"}]}),
+            _ => json!({"description": "Explore the code", "prompt": format!("Find {}", self.words(4)),
+                        "subagent_type": "general-purpose"}),
+        }
+    }
+
+    /// One API response: its content blocks, one line each, then the facts.
+    /// Returns the tool calls (id, name) it made.
+    fn response(&mut self, s: &mut Sink, model: &str, tools: &[&str], text: bool) -> Vec<(String, String)> {
+        let id = self.b62("msg_01", 22);
+        let req = self.b62("req_011C", 18);
+        let input = self.rng.range(1, 40);
+        let cache_creation = if self.rng.chance(70) { self.rng.range(0, 6000) } else { 0 };
+        let cache_read = if self.rng.chance(85) { self.rng.range(1000, 90_000) } else { 0 };
+        let with_cache_object = self.rng.chance(80);
+        let mut blocks: Vec<Value> = vec![];
+        if self.rng.chance(30) {
+            let thought = format!("Thinking about {}", self.words(4));
+            let sig = self.b62("", 40);
+            blocks.push(json!({"type": "thinking", "thinking": thought, "signature": sig}));
+        }
+        if text || tools.is_empty() || self.rng.chance(50) {
+            blocks.push(json!({"type": "text", "text": format!("I'll {}", self.words(6))}));
+        }
+        let mut calls = vec![];
+        for name in tools {
+            let tid = self.b62("toolu_01", 22);
+            let input = self.tool_input(name, &s.ctx.cwd.clone());
+            blocks.push(json!({"type": "tool_use", "id": tid, "name": name, "input": input}));
+            calls.push((tid, (*name).to_owned()));
+        }
+        // Streamed copies: small output counts first, the final one largest;
+        // sometimes the largest is not on the last line.
+        let k = blocks.len();
+        let fin = self.rng.range(40, 2500);
+        let mut outs: Vec<u64> = (0..k - 1).map(|_| self.rng.range(1, 30)).collect();
+        outs.sort_unstable();
+        outs.push(fin);
+        if k >= 2 && self.rng.chance(25) {
+            outs.swap(k - 1, k - 2);
+        }
+        let twice = if self.rng.chance(12) { Some(self.rng.below(k)) } else { None };
+        self.same_day(i64::try_from(k + 2).unwrap_or(8) * 2600);
+        let mut day = String::new();
+        for (j, block) in blocks.iter().enumerate() {
+            let last = j + 1 == k;
+            let stop = if !last {
+                Value::Null
+            } else if tools.is_empty() {
+                json!("end_turn")
+            } else {
+                json!("tool_use")
+            };
+            let mut usage = Map::new();
+            usage.insert("input_tokens".into(), json!(input));
+            usage.insert("cache_creation_input_tokens".into(), json!(cache_creation));
+            usage.insert("cache_read_input_tokens".into(), json!(cache_read));
+            if with_cache_object {
+                let h1 = if cache_creation > 0 && self.rng.chance(30) { cache_creation / 3 } else { 0 };
+                usage.insert(
+                    "cache_creation".into(),
+                    json!({"ephemeral_5m_input_tokens": cache_creation - h1, "ephemeral_1h_input_tokens": h1}),
+                );
+            }
+            usage.insert("output_tokens".into(), json!(outs[j]));
+            usage.insert("service_tier".into(), json!("standard"));
+            let copies = if twice == Some(j) { 2 } else { 1 };
+            for _ in 0..copies {
+                let ts = self.tick(40, 2500);
+                if day.is_empty() {
+                    day = utc_day(ts);
+                }
+                debug_assert_eq!(day, utc_day(ts), "a message straddles midnight");
+                let uuid = self.uuid();
+                let mut m = self.envelope(s, &uuid);
+                m.insert(
+                    "message".into(),
+                    json!({"id": id, "type": "message", "role": "assistant", "model": model,
+                           "content": [block], "stop_reason": stop, "stop_sequence": null,
+                           "usage": Value::Object(usage.clone())}),
+                );
+                m.insert("requestId".into(), json!(req));
+                m.insert("type".into(), json!("assistant"));
+                self.finish(s, m, uuid, ts);
+            }
+        }
+        let tokens = Tokens { input, output: outs.iter().copied().max().unwrap_or(0), cache_creation, cache_read };
+        s.counts.assistant_messages += 1;
+        s.counts.tokens.add(&tokens);
+        for (_, name) in &calls {
+            *s.counts.tool_calls.entry(name.clone()).or_insert(0) += 1;
+        }
+        let old = self.messages.insert((id, req), Msg { model: model.to_owned(), day, tokens });
+        assert!(old.is_none(), "message ids are unique");
+        calls
+    }
+
+    /// The `tool_result` line for one call.
+    fn tool_result(&mut self, s: &mut Sink, tid: &str, name: &str, sub: Option<&Subagent>) {
+        let error = sub.is_none() && self.rng.chance(15);
+        let text =
+            if error { format!("Error: {} failed: {}", name, self.words(3)) } else { format!("ok: {}", self.words(4)) };
+        let mut block = Map::new();
+        block.insert("tool_use_id".into(), json!(tid));
+        block.insert("type".into(), json!("tool_result"));
+        if sub.is_some() || self.rng.chance(30) {
+            block.insert("content".into(), json!([{"type": "text", "text": text}]));
+        } else {
+            block.insert("content".into(), json!(text));
+        }
+        if error || self.rng.chance(40) {
+            block.insert("is_error".into(), json!(error));
+        }
+        let result = match (error, sub) {
+            (true, _) => json!(text),
+            (false, Some(a)) => json!({
+                "status": "completed", "agentId": a.agent_id, "content": [{"type": "text", "text": text}],
+                "totalDurationMs": self.rng.range(2000, 90_000), "totalTokens": a.counts.tokens.total(),
+                "totalToolUseCount": a.counts.tool_call_total(),
+                "usage": {"input_tokens": 7, "cache_creation_input_tokens": 501, "cache_read_input_tokens": 12_935,
+                          "output_tokens": 308, "service_tier": "standard"}}),
+            (false, None) if name == "Bash" => {
+                json!({"stdout": text, "stderr": "", "interrupted": false, "isImage": false})
+            }
+            (false, None) => json!({"type": "text", "content": text}),
+        };
+        self.user_line(s, json!([Value::Object(block)]), &[("toolUseResult", result)]);
+        if error {
+            s.counts.tool_errors += 1;
+        }
+    }
+
+    /// A subagent transcript for the `Task` call `tid`, written now.
+    fn subagent(&mut self, parent: &Ctx, root: &Path, project: &str, tid: &str) -> (Subagent, File) {
+        let agent_id = self.unique(&mut |r: &mut Rng| format!("{:08x}", r.next() >> 32));
+        let path = root
+            .join("projects")
+            .join(project)
+            .join(&parent.sid)
+            .join("subagents")
+            .join(format!("agent-{agent_id}.jsonl"));
+        let ctx = Ctx { agent: Some(agent_id.clone()), ..parent.clone() };
+        let mut s = Sink::new(ctx, path);
+        let task = format!("Find {}", self.words(4));
+        self.user_line(&mut s, json!(task), &[]);
+        s.counts.prompts += 1;
+        let model = if self.rng.chance(70) { SUBAGENT_MODEL } else { MODELS[0] };
+        for _ in 0..self.rng.range(1, 3) {
+            let n = self.rng.below(3);
+            let tools: Vec<&str> = (0..n).map(|_| *self.rng.pick(&SUB_TOOLS)).collect();
+            let calls = self.response(&mut s, model, &tools, false);
+            for (id, name) in calls {
+                self.tool_result(&mut s, &id, &name, None);
+            }
+        }
+        self.response(&mut s, model, &[], true);
+        let sub = Subagent { agent_id, path: s.file.path.clone(), task_id: tid.to_owned(), counts: s.counts };
+        (sub, s.file)
+    }
+
+    /// One user turn: prompt, responses and tool results, the closing lines.
+    fn turn(&mut self, s: &mut Sink, t: &mut TurnCtx<'_>) {
+        if self.rng.chance(25) {
+            self.meta(s);
+        }
+        self.snapshot(s);
+        self.prompt(s);
+        let steps = self.rng.range(if t.force_task { 2 } else { 1 }, 3);
+        for step in 0..steps {
+            if self.rng.chance(8) {
+                self.system(s, "api_error");
+            }
+            let mut tools: Vec<&str> = vec![];
+            if step + 1 < steps {
+                for _ in 0..self.rng.range(1, 2) {
+                    tools.push(*self.rng.pick(&TOOLS));
+                }
+                if std::mem::take(&mut t.force_task) || self.rng.chance(12) {
+                    tools.push("Task");
+                }
+            }
+            let model = if self.rng.chance(85) { t.model } else { *self.rng.pick(&MODELS) };
+            let calls = self.response(s, model, &tools, false);
+            for (id, name) in calls {
+                if name == "Task" {
+                    let (sub, file) = self.subagent(&s.ctx, t.root, t.project, &id);
+                    self.tick(500, 4000);
+                    self.tool_result(s, &id, &name, Some(&sub));
+                    t.subagents.push((sub, file));
+                } else {
+                    self.tool_result(s, &id, &name, None);
+                }
+            }
+        }
+        if std::mem::take(&mut t.force_synthetic) || self.rng.chance(10) {
+            self.synthetic(s);
+        }
+        self.system(s, "turn_duration");
+    }
+
+    /// A torn last line (a new prompt or response, never counted) and the
+    /// damaged lines mid-file; writes the file. Returns (damaged line numbers, torn).
+    fn write(&mut self, mut file: File, damage: usize, torn: bool) -> (Vec<u64>, bool) {
+        let n_good = file.lines.len();
+        let mut bad: Vec<(usize, Vec<u8>)> = vec![];
+        for k in 0..damage {
+            if n_good < 2 {
+                break;
+            }
+            // Insert before good line `at` (1..n_good): a good line always follows.
+            let at = 1 + self.rng.below(n_good - 1);
+            let near = file.lines[at].clone();
+            let line = match (k + self.rng.below(4)) % 4 {
+                0 => cut(&near, self.rng),
+                1 => [near.as_slice(), file.lines[at - 1].as_slice()].concat(),
+                2 => b"not json: {\"type\":\"user\",\"message\":".to_vec(),
+                _ => {
+                    let mut b = near.clone();
+                    let at = find(&b, b"\":\"").map_or(b.len() / 2, |i| i + 3);
+                    b.insert(at, 0xFF);
+                    b
+                }
+            };
+            bad.push((at, line));
+        }
+        bad.sort_by_key(|(at, _)| *at);
+        let mut out: Vec<Vec<u8>> = Vec::with_capacity(n_good + bad.len());
+        let mut numbers = vec![];
+        let mut next_bad = bad.into_iter().peekable();
+        for (i, line) in file.lines.drain(..).enumerate() {
+            while next_bad.peek().is_some_and(|(at, _)| *at == i) {
+                out.push(next_bad.next().expect("peeked").1);
+                numbers.push(out.len() as u64);
+            }
+            out.push(line);
+        }
+        let mut bytes = out.join(&b'\n');
+        bytes.push(b'\n');
+        if torn {
+            let tail = if let Some(last) = file.good.iter().rev().find(|v| v["type"] == "assistant") {
+                let mut v = last.clone();
+                v["message"]["id"] = json!(self.b62("msg_01", 22));
+                v["requestId"] = json!(self.b62("req_011C", 18));
+                v["uuid"] = json!(self.uuid());
+                serde_json::to_vec(&v).expect("serialise")
+            } else {
+                br#"{"type":"user","message":{"role":"user","content":"unfinished prompt"}}"#.to_vec()
+            };
+            bytes.extend_from_slice(&cut(&tail, self.rng));
+        }
+        if let Some(dir) = file.path.parent() {
+            std::fs::create_dir_all(dir).expect("mkdir");
+        }
+        std::fs::write(&file.path, bytes).expect("write transcript");
+        (numbers, torn)
+    }
+}
+
+struct TurnCtx<'a> {
+    root: &'a Path,
+    project: &'a str,
+    model: &'static str,
+    force_task: bool,
+    force_synthetic: bool,
+    subagents: Vec<(Subagent, File)>,
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A proper prefix of a JSON object (so never valid JSON), cut on a character
+/// boundary somewhere in its second half.
+fn cut(line: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let text = std::str::from_utf8(line).expect("generated lines are UTF-8");
+    let mut at = line.len() / 2 + rng.below((line.len() / 2).max(1));
+    at = at.min(line.len() - 1);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    line[..at].to_vec()
+}
+
+/// Writes `sessions` sessions under `root` (`root/projects/...`) and returns
+/// what they hold. The same `(sessions, seed)` always writes the same bytes.
+/// Session 0 always has a subagent, a `<synthetic>` line, damaged lines and a
+/// torn tail; session 1 (and 5, 9, …) resumes the session before it.
+pub fn generate(root: &Path, sessions: usize, seed: u64) -> Expected {
+    let mut rng = Rng::new(seed);
+    let base = days_from_civil(2025, 6, 1) * DAY_MS;
+    let mut g = Gen { rng: &mut rng, clock: base, used: BTreeSet::new(), messages: BTreeMap::new() };
+    let mut exp = Expected::default();
+    // The previous session: (id, cwd, good lines, counts, last clock).
+    let mut prev: Option<(String, String, Vec<Value>, Counts, i64)> = None;
+    for i in 0..sessions {
+        let resume = i % 4 == 1 && prev.is_some();
+        let (sid, cwd, resumed_from, history, copied) = if resume {
+            let (pid, pcwd, lines, counts, end) = prev.take().expect("checked");
+            // A later file name than the original's, so path order meets the original first.
+            let sid = loop {
+                let id = g.uuid();
+                if id > pid {
+                    break id;
+                }
+            };
+            g.clock = end + g.rng.range(600_000, 30 * 3_600_000) as i64;
+            (sid, pcwd, Some(pid), lines, counts)
+        } else {
+            let sid = g.uuid();
+            let cwd = (*g.rng.pick(&CWDS)).to_owned();
+            // Start on one of six days; now and then just before midnight.
+            let day = base + g.rng.range(0, 5) as i64 * DAY_MS;
+            let at =
+                if g.rng.chance(25) { 23 * 3_600_000 + 50 * 60_000 } else { g.rng.range(6, 21) as i64 * 3_600_000 };
+            g.clock = day + at + g.rng.range(0, 600_000) as i64;
+            (sid, cwd, None, vec![], Counts::default())
+        };
+        let project = project_folder(&cwd);
+        let path = root.join("projects").join(&project).join(format!("{sid}.jsonl"));
+        let ctx = Ctx {
+            sid: sid.clone(),
+            cwd: cwd.clone(),
+            version: VERSIONS[g.rng.below(VERSIONS.len())],
+            branch: BRANCHES[g.rng.below(BRANCHES.len())],
+            agent: None,
+        };
+        let mut s = Sink::new(ctx, path.clone());
+        let copied_lines = history.len() as u64;
+        for mut v in history {
+            if let Some(o) = v.as_object_mut() {
+                if o.contains_key("sessionId") {
+                    o.insert("sessionId".into(), json!(sid));
+                }
+                if let Some(u) = o.get("uuid").and_then(Value::as_str) {
+                    s.file.last_uuid = Some(u.to_owned());
+                }
+            }
+            // Copied lines do not count for this session.
+            s.file.lines.push(serde_json::to_vec(&v).expect("serialise"));
+            s.file.good.push(v);
+        }
+        if !resume && g.rng.chance(30) {
+            g.summary(&mut s);
+        }
+        let mut t = TurnCtx {
+            root,
+            project: &project,
+            model: MODELS[g.rng.below(3)],
+            force_task: i == 0,
+            force_synthetic: i == 0,
+            subagents: vec![],
+        };
+        let turns = g.rng.range(2, 4);
+        for k in 0..turns {
+            g.tick(5_000, 1_800_000);
+            g.turn(&mut s, &mut t);
+            if k + 1 < turns && g.rng.chance(15) {
+                g.compact(&mut s);
+            }
+        }
+        let end = g.clock;
+        let good = s.file.good.clone();
+        let counts = s.counts.clone();
+        let damage = if i == 0 {
+            2
+        } else if g.rng.chance(40) {
+            g.rng.range(1, 2) as usize
+        } else {
+            0
+        };
+        let torn = i % 3 == 0 || g.rng.chance(20);
+        let (bad, torn) = g.write(s.file, damage, torn);
+        exp.damaged.extend(bad.into_iter().map(|n| (path.clone(), n)));
+        if torn {
+            exp.torn_tails.push(path.clone());
+        }
+        exp.files.push(path.clone());
+        let mut subagents = vec![];
+        let mut tokens = counts.tokens;
+        for (sub, file) in t.subagents {
+            let damage = if g.rng.chance(20) { 1 } else { 0 };
+            let torn = g.rng.chance(20);
+            let (bad, torn) = g.write(file, damage, torn);
+            exp.damaged.extend(bad.into_iter().map(|n| (sub.path.clone(), n)));
+            if torn {
+                exp.torn_tails.push(sub.path.clone());
+            }
+            exp.files.push(sub.path.clone());
+            tokens.add(&sub.counts.tokens);
+            subagents.push(sub);
+        }
+        exp.by_session.insert(sid.clone(), tokens);
+        exp.sessions.push(Session {
+            id: sid.clone(),
+            project,
+            cwd: cwd.clone(),
+            path,
+            resumed_from,
+            copied_lines,
+            copied,
+            counts: counts.clone(),
+            subagents,
+            tokens,
+        });
+        prev = Some((sid, cwd, good, counts, end));
+    }
+    for m in g.messages.values() {
+        exp.by_day_model.entry((m.day.clone(), m.model.clone())).or_default().add(&m.tokens);
+    }
+    exp.damaged.sort();
+    exp.torn_tails.sort();
+    exp.files.sort();
+    exp
+}
