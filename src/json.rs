@@ -437,7 +437,11 @@ pub fn key_eq(raw: &[u8], key: &str) -> bool {
     // no search for a backslash in every key compared).
     if raw == key.as_bytes() {
         true
-    } else if raw.len() <= key.len() || !raw.contains(&b'\\') {
+    } else if raw.len() <= key.len() || key.as_bytes().first().is_some_and(|&k| raw[0] != k && raw[0] != b'\\') {
+        // An escaped key that decodes to `key` starts with `key`'s first byte
+        // or with an escape.
+        false
+    } else if !raw.contains(&b'\\') {
         false
     } else {
         decode_str(raw).is_some_and(|k| k == key)

@@ -26,7 +26,7 @@ pub const PROVENANCE_KEY: &str = "ci";
 
 /// An event as a tool sees it: the validated line plus where it came from,
 /// read through its writer.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Event<'a> {
     /// The validated line.
     pub rec: Record<'a>,
@@ -44,20 +44,41 @@ pub struct Event<'a> {
     format: &'static dyn Format,
     /// Whether the event record is derived from the line (not the line itself).
     derived: bool,
+    /// A derived event's name and `data`, read once when the event is made
+    /// (a block event's `data` sits behind the blocks before it).
+    derived_name: Cow<'a, str>,
+    derived_data: Option<Raw<'a>>,
 }
 
 impl<'a> Event<'a> {
     /// An event of a capture's line (`part` for writers whose lines can yield several).
     pub fn read(rec: Record<'a>, capture: &'a Capture, line: u64, source: &'a str, part: Option<u32>) -> Event<'a> {
         let format = capture.format.format();
-        Event { rec, capture: Some(capture), line, source, part, format, derived: format.derived() }
+        let derived = format.derived();
+        let (derived_name, derived_data) = if derived {
+            let p = part.unwrap_or(0);
+            (format.name(&rec, p), format.data(&rec, p))
+        } else {
+            (Cow::Borrowed(""), None)
+        };
+        Event { rec, capture: Some(capture), line, source, part, format, derived, derived_name, derived_data }
     }
 
     /// An event record read from a stream: its envelope is its own, its
     /// semantics those of the writer it came from ([`crate::format::of_record`]).
     pub fn piped(rec: Record<'a>, line: u64, source: &'a str) -> Event<'a> {
         let format = crate::format::of_record(&rec).format();
-        Event { rec, capture: None, line, source, part: None, format, derived: false }
+        Event {
+            rec,
+            capture: None,
+            line,
+            source,
+            part: None,
+            format,
+            derived: false,
+            derived_name: Cow::Borrowed(""),
+            derived_data: None,
+        }
     }
 
     /// Whether the event record is derived from the line (a writer whose lines
@@ -83,7 +104,7 @@ impl<'a> Event<'a> {
     /// The `event` name.
     pub fn name(&self) -> Cow<'a, str> {
         if self.derived {
-            return self.format.name(&self.rec, self.part_index());
+            return self.derived_name.clone();
         }
         self.rec.get_str("event").unwrap_or(Cow::Borrowed(""))
     }
@@ -100,7 +121,7 @@ impl<'a> Event<'a> {
     /// The `data` payload.
     pub fn data(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.data(&self.rec, self.part_index());
+            return self.derived_data;
         }
         self.rec.get("data")
     }
