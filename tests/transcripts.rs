@@ -789,14 +789,14 @@ fn cat_gives_each_block_its_part_index() {
 }
 
 #[test]
-fn cat_raw_prints_a_line_once_per_event() {
+fn cat_raw_prints_a_line_once() {
     // Line 3 yields one event, line 4 two (llm:content and tool:pre), line 5
-    // one (tool:post): --raw prints the exact bytes of the line for each event.
+    // one (tool:post): --raw prints the exact bytes of each line once.
     let run = ci("ci-cat").args([SMALL, "--lines", "3-5", "--raw"]).run();
     assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
     let file = std::fs::read_to_string(root().join(SMALL)).unwrap();
     let l: Vec<&str> = file.lines().collect();
-    let want = [l[2], l[3], l[3], l[4]].iter().map(|x| format!("{x}\n")).collect::<String>();
+    let want = [l[2], l[3], l[4]].iter().map(|x| format!("{x}\n")).collect::<String>();
     assert_eq!(run.stdout, want);
 }
 

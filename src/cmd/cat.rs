@@ -133,6 +133,9 @@ struct Cat<'a> {
     /// Follow mode, polling: lines read by polling come outside `begin` and
     /// `end`, and --tail applies only to each capture's first pass.
     polling: bool,
+    /// `--raw`: the line (file, number) last printed, so that a line that
+    /// yields several events is printed once.
+    last_raw: Option<(usize, u64)>,
 }
 
 impl Visitor for Cat<'_> {
@@ -140,6 +143,7 @@ impl Visitor for Cat<'_> {
         self.count = 0;
         self.ring.clear();
         self.in_capture = true;
+        self.last_raw = None;
         true
     }
 
@@ -156,6 +160,13 @@ impl Visitor for Cat<'_> {
             if ev.capture.is_none() && (ev.line < a || ev.line > b) {
                 return Flow::Continue;
             }
+        }
+        if self.format.raw && ev.part.is_some() {
+            let at = (ev.source.as_ptr() as usize, ev.line);
+            if self.last_raw == Some(at) {
+                return Flow::Continue;
+            }
+            self.last_raw = Some(at);
         }
         self.count += 1;
         if let Some(k) = self.tail.filter(|_| self.in_capture || !self.polling) {
@@ -208,6 +219,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         ring: VecDeque::new(),
         in_capture: false,
         polling: false,
+        last_raw: None,
     })?;
     Ok(Found::Some)
 }
