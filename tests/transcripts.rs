@@ -980,3 +980,26 @@ fn a_transcript_starting_with_a_summary_line_is_read_when_named() {
         )
     );
 }
+
+/// `ci-find --project` takes a working directory, converted by Claude Code's
+/// folder rule (every character but ASCII letters, digits and `-` becomes
+/// `-`), as well as the folder name itself.
+#[test]
+fn find_project_by_working_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = generate(dir.path(), 6, 3);
+    let root = dir.path().to_str().unwrap();
+    for s in &exp.sessions {
+        let folder: String =
+            s.cwd.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).collect();
+        assert_eq!(folder, s.project, "the generator names folders by the same rule");
+        let want: BTreeSet<String> =
+            exp.sessions.iter().filter(|o| o.project == s.project).map(|o| o.id.clone()).collect();
+        for value in [s.cwd.as_str(), s.project.as_str()] {
+            let run = ci("ci-find").args(["--root", root, "--project", value]).run();
+            let got: BTreeSet<String> =
+                run.json().iter().map(|r| r["session"].as_str().unwrap_or("").to_owned()).collect();
+            assert_eq!(got, want, "--project {value}");
+        }
+    }
+}

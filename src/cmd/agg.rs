@@ -81,14 +81,27 @@ PRESETS:
       distinct tool_use_id, Stop is prompt:complete (the AssistantResponse copy is
       never read), errors are PostToolUseFailure, models the SessionStart model;
       hook lines carry no time, so duration and avg_response_ms are null unless
-      synthetic events have timestamps.
+      synthetic events have timestamps; when the session folder holds
+      _transcript_final.jsonl, its start, end, models and tokens come from that
+      copy, else tokens are null (unknown, not 0).
+      Claude Code transcripts: calls are distinct tool_use ids, messages are
+      prompts + responses (distinct messages), avg_response_ms runs from a
+      prompt to the first reply, subagents counts the session's subagent
+      transcripts; a response written on several lines, or copied into a
+      resumed session, counts once (in the session of its first file), as do
+      its tool calls.
   --tools     per tool: calls (distinct tool_call_id), ok, errors (tool:error or
       result.success false), unfinished (no post/error), success_rate
       (ok/(ok+errors)), p50_ms, p95_ms, max_ms (duration_ms when written, else
       pre→post/error timestamps). Takes --by.
   --tokens    llm:response usage per model (and --by keys): responses,
       input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-      cost_usd (null when no response had a cost).
+      cost_usd (null when no response had a cost). Claude Code transcripts:
+      one response per message.id + requestId across the whole run (and
+      across --partial shards): each figure the largest among its copies,
+      day/model of the copy with the largest total (as ccusage); input_tokens
+      there excludes cache reads (Amplifier's includes them). Memory: one
+      entry per distinct message (about 200 bytes).
 
 FAN-OUT (partial state, then one merge):
   ci-find --paths -0 | xargs -0 -n 200 -P 2 sh -c 'ci-agg --partial --by event \"$@\"' _ | ci-agg --merge

@@ -29,12 +29,24 @@ EXAMPLES:
 ROOTS:
   --root (repeatable) wins; else $AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed,
   ~ expanded, ignored with a warning when relative) or ~/.amplifier/projects, plus
-  $SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error).
+  $SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error),
+  plus each directory of $CLAUDE_CONFIG_DIR (comma-separated), else ~/.config/claude
+  and ~/.claude when they hold a projects folder (Claude Code transcripts).
   A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl.
   The format is detected per root: a root is a Claude hooks root (medicine-wheel
   _sessiondata) when a direct subdirectory (not `data`, not starting with `_` or `.`)
   holds a _claude_*.jsonl file; each such subdirectory is a session. A _sessiondata
   folder inside an Amplifier root is not searched: name it with a second --root.
+
+CLAUDE CODE TRANSCRIPTS:
+  A root with a projects folder (or a folder named projects, or one project
+  folder) holds projects/<folder>/<session-id>.jsonl; each is a session, format
+  claude-transcript: project/workspace = the folder, working_dir = the first cwd,
+  started_at/last_event_at = earliest/latest timestamp of its first and last
+  lines, model = the first assistant model, files = its subagent transcripts
+  (<session-id>/subagents/agent-*.jsonl, read as part of the session).
+  --project also takes a working directory (Claude Code's folder rule: every
+  character but letters, digits and - becomes -).
 
 CLAUDE HOOK SESSIONS:
   format claude-hooks; path = the session directory; workspace/project = slug of the
@@ -230,7 +242,7 @@ impl Filters {
     fn matches(&self, r: &mut SessionRecord) -> bool {
         let any = |list: &[String], v: Option<&str>| list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v));
         (self.workspaces.is_empty() || self.workspaces.iter().any(|w| r.in_workspace(w)))
-            && (self.projects.is_empty() || self.projects.iter().any(|p| r.project.as_deref() == Some(p)))
+            && (self.projects.is_empty() || self.projects.iter().any(|p| in_project(r, p)))
             && any(&self.statuses, r.status.as_deref())
             && any(&self.agents, r.agent.as_deref())
             && any(&self.recipes, r.recipe.as_deref())
@@ -303,7 +315,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     };
     let filters = Filters {
         workspaces: args.workspace.clone(),
-        projects: args.project.iter().map(|p| as_slug(p)).collect(),
+        projects: args.project.clone(),
         statuses: args.status.clone(),
         agents: args.agent.clone(),
         recipes: args.recipe.clone(),
@@ -405,18 +417,23 @@ fn live_status(r: &SessionRecord) -> &'static str {
     r.format.format().live_status()
 }
 
-/// A `--project` value as a slug: values that look like paths are converted.
-fn as_slug(p: &str) -> String {
-    let looks_like_path = p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
-    if looks_like_path && !p.starts_with('-') {
-        let expanded = match (p.strip_prefix('~'), std::env::var("HOME")) {
-            (Some(rest), Ok(home)) => format!("{home}{rest}"),
-            _ => p.to_owned(),
-        };
-        session::slug_of(expanded.trim_end_matches('/'))
-    } else {
-        p.to_owned()
+/// Whether a record is of project `p`: its folder name, or (for a value
+/// that looks like a path) the folder its writer names that working
+/// directory after ([`crate::format::Format::project_folder`]).
+fn in_project(r: &SessionRecord, p: &str) -> bool {
+    if r.project.as_deref() == Some(p) {
+        return true;
     }
+    let looks_like_path = p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
+    if !looks_like_path || p.starts_with('-') {
+        return false;
+    }
+    let expanded = match (p.strip_prefix('~'), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}{rest}"),
+        _ => p.to_owned(),
+    };
+    let dir = expanded.trim_end_matches('/');
+    r.project.as_deref() == Some(r.format.format().project_folder(dir).as_str())
 }
 
 fn sort(v: &mut [SessionRecord], key: SortKey) {

@@ -169,6 +169,11 @@ impl Format for ClaudeTranscript {
         PathBuf::from(&rec.path)
     }
 
+    /// Claude Code's folder rule ([`project_folder`]).
+    fn project_folder(&self, dir: &str) -> String {
+        project_folder(dir)
+    }
+
     /// Transcripts have no status.
     fn live_status(&self) -> &'static str {
         "active"

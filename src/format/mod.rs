@@ -226,6 +226,12 @@ pub trait Format: Sync {
         None
     }
 
+    /// The project folder the writer names a working directory after
+    /// (Amplifier's slug rule by default).
+    fn project_folder(&self, dir: &str) -> String {
+        crate::session::slug_of(dir)
+    }
+
     /// The `status` that means the session is live.
     fn live_status(&self) -> &'static str;
 
