@@ -107,6 +107,15 @@ pub trait Visitor: Send {
         true
     }
 
+    /// Called with the raw bytes of each complete line of a capture that
+    /// passed [`Visitor::precheck`]; `false`: the line is still parsed and
+    /// checked (damage is reported as always) but yields no event. For
+    /// pre-checks that prove a line's events irrelevant without giving up
+    /// the report of a damaged line (`ci-agg --tokens`).
+    fn needs_events(&mut self, _raw: &[u8]) -> bool {
+        true
+    }
+
     /// Called for each valid event record.
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow;
 
@@ -127,6 +136,9 @@ pub trait Visitor: Send {
         false
     }
 
+    /// Called before a session's companion file is read (its capture).
+    fn companion_begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) {}
+
     /// Called for each event of a session's companion file, after the
     /// session's own events and before `end`.
     fn companion_event(&mut self, _ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
@@ -141,6 +153,15 @@ struct Companion<'v, V>(&'v mut V);
 impl<V: Visitor> Visitor for Companion<'_, V> {
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         self.0.companion_event(ev, out)
+    }
+
+    fn begin(&mut self, cap: &Capture, out: &mut Vec<u8>) -> bool {
+        self.0.companion_begin(cap, out);
+        true
+    }
+
+    fn needs_events(&mut self, raw: &[u8]) -> bool {
+        self.0.needs_events(raw)
     }
 }
 
@@ -884,6 +905,7 @@ impl<'d> Worker<'d> {
         let mut lines = LineReader::new(file);
         self.parts.state.clear();
         let mut side_v = Companion(v);
+        side_v.begin(&side, &mut self.out);
         let _ = self.capture_lines(&mut side_v, &side, &display, &mut lines, false);
     }
 
@@ -1001,9 +1023,11 @@ impl<'d> Worker<'d> {
             if line.terminated && !v.precheck(line.bytes) {
                 continue;
             }
+            let wanted = !line.terminated || v.needs_events(line.bytes);
             let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
             match parsed {
                 Ok(rec) => match fmt.accept(&rec) {
+                    Ok(()) if !wanted => {}
                     Ok(()) => {
                         if visit_line(v, &mut self.out, &mut self.parts, rec, cap, line.number, display) == Flow::Stop {
                             return Read::Stopped;

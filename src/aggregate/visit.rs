@@ -37,6 +37,9 @@ pub struct Aggregator<'q> {
     piped: HashMap<SessionKey, SessionState>,
     /// Session records of piped records, by provenance path.
     records: HashMap<String, Option<SessionRecord>>,
+    /// `--tokens` over a capture whose writer names the bytes every usage
+    /// line holds: lines without them (nor a `\u` escape) yield no event.
+    usage_bytes: Option<memchr::memmem::Finder<'static>>,
 }
 
 impl<'q> Aggregator<'q> {
@@ -52,7 +55,16 @@ impl<'q> Aggregator<'q> {
             current: None,
             piped: HashMap::new(),
             records: HashMap::new(),
+            usage_bytes: None,
         }
+    }
+
+    /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Format::usage_bytes`]).
+    fn usage_finder(&self, cap: &Capture) -> Option<memchr::memmem::Finder<'static>> {
+        if self.q.preset != Preset::Tokens {
+            return None;
+        }
+        cap.format.format().usage_bytes().map(memchr::memmem::Finder::new)
     }
 
     fn piped_session(&mut self, ev: &Event<'_>) -> &mut SessionState {
@@ -73,7 +85,19 @@ impl<'q> Aggregator<'q> {
 }
 
 impl Visitor for Aggregator<'_> {
+    fn needs_events(&mut self, raw: &[u8]) -> bool {
+        match &self.usage_bytes {
+            Some(f) => f.find(raw).is_some() || memchr::memmem::find(raw, b"\\u").is_some(),
+            None => true,
+        }
+    }
+
+    fn companion_begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) {
+        self.usage_bytes = self.usage_finder(cap);
+    }
+
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
+        self.usage_bytes = self.usage_finder(cap);
         self.cx.capture_agent = cap.record.as_ref().and_then(|r| r.agent.clone());
         if self.q.preset == Preset::Sessions {
             self.current = Some(SessionState::new(&cap.session, cap.record.as_ref()));

@@ -427,6 +427,12 @@ impl Format for ClaudeTranscript {
         str_at(data, "sessionId")
     }
 
+    /// `"usage"`: a response's usage object (a response line without one
+    /// carries no token figure).
+    fn usage_bytes(&self) -> Option<&'static [u8]> {
+        Some(b"\"usage\"")
+    }
+
     /// The subagent transcripts beside the session (`files`).
     fn subagents(&self, rec: &SessionRecord) -> u64 {
         rec.files.as_ref().map_or(0, |f| f.len() as u64)

@@ -382,6 +382,14 @@ pub trait Format: Sync {
         0
     }
 
+    /// Bytes every line that carries token usage holds (unless it spells
+    /// its keys with `\u` escapes): lines without them can be passed over by
+    /// a tokens count ([`crate::source::Visitor::needs_events`]). `None`: no
+    /// such shortcut.
+    fn usage_bytes(&self) -> Option<&'static [u8]> {
+        None
+    }
+
     /// One token or cost figure of a response.
     fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>> {
         self.tokens(data)[u as usize]
