@@ -64,3 +64,9 @@ pub fn file_capture(path: &Path, diag: &Diag) -> Capture {
 pub fn record_of_file(path: &Path) -> Option<SessionRecord> {
     WRITERS.into_iter().find_map(|w| w.format().record_of_file(path))
 }
+
+/// The project folder a capture file's path names, by the first writer whose
+/// layout it fits (no file is read).
+pub fn project_of_path(path: &str) -> Option<String> {
+    WRITERS.into_iter().find_map(|w| w.format().project_of_path(path))
+}

@@ -281,7 +281,7 @@ impl Selection {
             }
         }
         if !self.tools.is_empty() {
-            let tool = ev.data().and_then(|d| d.get("tool_name")).and_then(|t| t.as_str());
+            let tool = ev.tool_name().and_then(|t| t.as_str());
             if !tool.is_some_and(|t| self.tools.iter().any(|g| g.matches(&t))) {
                 return Verdict::NoMatch;
             }
@@ -337,31 +337,23 @@ fn one_of(list: &[String], v: Option<&str>) -> bool {
 }
 
 /// The project folder of an event's session: from its capture, else from the
-/// provenance path `…/<project>/sessions/<id>/context-intelligence/events.jsonl`.
+/// provenance path, as its writer lays captures out ([`crate::discover::project_of_path`]).
 fn project_of<'a>(ev: &Event<'a>) -> Option<Cow<'a, str>> {
     if let Some(c) = ev.capture {
         return c.record.as_ref().and_then(|r| r.project.as_deref()).map(Cow::Borrowed);
     }
     let path = ev.provenance()?.get("path")?.as_str()?;
-    let parts: Vec<&str> = path.split(['/', '\\']).collect();
-    match parts.as_slice() {
-        [.., project, "sessions", _, "context-intelligence", "events.jsonl"] => Some(Cow::Owned((*project).to_owned())),
-        _ => None,
-    }
+    crate::discover::project_of_path(&path).map(Cow::Owned)
 }
 
 /// `tool:error`, `provider:error`, `orchestrator:complete` with status
-/// `error`, and `tool:post` whose `result.success` is `false`.
+/// `error`, and a `tool:post` that says it failed (Amplifier: `result.success`
+/// is `false`).
 fn is_error(name: &str, ev: &Event<'_>) -> bool {
     match name {
         "tool:error" | "provider:error" => true,
-        "orchestrator:complete" => {
-            ev.data().and_then(|d| d.get("status")).and_then(|s| s.as_str()).is_some_and(|s| s == "error")
-        }
-        "tool:post" => {
-            ev.data().and_then(|d| d.get("result")).and_then(|r| r.get("success")).and_then(|s| s.as_bool())
-                == Some(false)
-        }
+        "orchestrator:complete" => ev.status().and_then(|s| s.as_str()).is_some_and(|s| s == "error"),
+        "tool:post" => ev.failed(),
         _ => false,
     }
 }

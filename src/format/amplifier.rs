@@ -111,6 +111,15 @@ impl Format for Amplifier {
         found
     }
 
+    /// `…/<project>/sessions/<id>/context-intelligence/events.jsonl`.
+    fn project_of_path(&self, path: &str) -> Option<String> {
+        let parts: Vec<&str> = path.split(['/', '\\']).collect();
+        match parts.as_slice() {
+            [.., project, "sessions", _, "context-intelligence", "events.jsonl"] => Some((*project).to_owned()),
+            _ => None,
+        }
+    }
+
     /// `…/<id>` of `…/<id>/context-intelligence/events.jsonl`.
     fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
         let path = Path::new(&rec.path);

@@ -164,6 +164,19 @@ impl Format for ClaudeTranscript {
         found
     }
 
+    /// `…/projects/<folder>/<id>.jsonl` and its `<id>/subagents/agent-*.jsonl`.
+    fn project_of_path(&self, path: &str) -> Option<String> {
+        let parts: Vec<&str> = path.split('/').collect();
+        match parts.as_slice() {
+            [.., "projects", folder, _, "subagents", file] | [.., "projects", folder, file]
+                if file.ends_with(".jsonl") =>
+            {
+                Some((*folder).to_owned())
+            }
+            _ => None,
+        }
+    }
+
     /// The main file identifies a session.
     fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
         PathBuf::from(&rec.path)

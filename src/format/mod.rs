@@ -212,6 +212,12 @@ pub trait Format: Sync {
     /// unusable and reported, is added to `seen`.
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord>;
 
+    /// The project folder a path of one of this writer's files names, when
+    /// the path fits the layout (no file is read).
+    fn project_of_path(&self, _path: &str) -> Option<String> {
+        None
+    }
+
     /// The directory a session lives in (what [`Format::fresh`] keys by).
     fn session_dir(&self, rec: &SessionRecord) -> PathBuf;
 
