@@ -34,7 +34,8 @@
 #   CORPUS_DIR, CORPUS_ALL, BENCH_CACHE, GEN_CORPUS, BENCH_SIZE, BENCH_SEED   where the data is
 #   BENCH_RUNS (3), BENCH_WARMUP (1)     hyperfine repetitions
 #   BENCH_GROUPS                          comma list of groups to run (default all):
-#                                         count,filter-event,filter-workspace,grep,cat,find
+#                                         count,filter-event,filter-workspace,grep,cat,find,tokens
+#   BENCH_CLAUDE, CCUSAGE                 the tokens group: a Claude config dir, the ccusage binary
 #   BENCH_LITERAL (decoy-ws)             the rare fixed string of the grep group
 #   BENCH_NO_BUILD=1                      use the binaries already in target/release
 #   BENCH_INSTALL=1                       install missing peers first (see step 4)
@@ -255,6 +256,7 @@ missing_reason() { # NEEDS COMMAND -> prints why the row cannot run, or nothing
         case $need in
             duckdb) [ -n "$have_duckdb" ] || { echo "duckdb not installed (pip install duckdb)"; return; } ;;
             jaq) have jaq || { echo "jaq not installed (cargo install --locked jaq)"; return; } ;;
+            ccusage) [ -x "${CCUSAGE:-}" ] || { echo "CCUSAGE is not an executable (npm install ccusage@20.0.24 @ccusage/ccusage-linux-x64@20.0.24)"; return; } ;;
             rg) have rg || { echo "rg not installed (apt-get install ripgrep)"; return; } ;;
             *) have "$need" || { echo "$need not installed (apt-get install $need)"; return; } ;;
         esac
@@ -413,6 +415,21 @@ row ci-find "" "" "reads metadata.json of each capture; newest first" "$CI_FIND"
 row find "" "ref" "paths only, no metadata" \
     'find "$R" -mindepth 5 -maxdepth 5 -type f -path "*/sessions/*/context-intelligence/events.jsonl"'
 run_group
+
+# -- Claude Code tokens per day and model (issue 14) --------------------------------------------
+# Needs a transcript tree: BENCH_CLAUDE=DIR (a Claude config dir, e.g. the `claude` folder that
+# `gen-corpus X --claude-transcripts 28000` writes) and, for the peer row, CCUSAGE=the ccusage
+# binary (npm ccusage@20.0.24 + @ccusage/ccusage-linux-x64, bin/ccusage). Skipped without them.
+if [ -n "${BENCH_CLAUDE:-}" ]; then
+    export C=$BENCH_CLAUDE CCUSAGE=${CCUSAGE:-}
+    group tokens "Claude Code tokens per day and model (transcripts)" ""
+    row ci-agg "" "" "discovery + every transcript; one usage per message" 'ci-agg --tokens --by day "$C"'
+    row "ccusage daily" ccusage "" "ccusage 20 --offline --json, HOME empty, TZ=UTC" \
+        'HOME=$(mktemp -d) CLAUDE_CONFIG_DIR="$C" TZ=UTC "$CCUSAGE" daily --offline --json'
+    row cat "" "ref,empty-ok" "the reading limit (every .jsonl)" \
+        'find "$C" -name "*.jsonl" -print0 | xargs -0 cat > /dev/null'
+    run_group
+fi
 
 # ---- 7. report -------------------------------------------------------------------------------
 [ -s "$work/groups.tsv" ] || die "no group selected (BENCH_GROUPS=${BENCH_GROUPS:-})"
