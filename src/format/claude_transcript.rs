@@ -105,18 +105,14 @@ impl Format for ClaudeTranscript {
             let sessions = files.iter().filter(|f| is_transcript_name(f) && first_line_is_transcript(f));
             return Ok(sessions.filter_map(|f| session_of(f, Some(diag))).collect());
         };
-        let mut out = vec![];
+        let mut files = vec![];
         for folder in read_dir_sorted(&projects).unwrap_or_default() {
             if !folder.is_dir() {
                 continue;
             }
-            for file in read_dir_sorted(&folder).unwrap_or_default() {
-                if is_transcript_name(&file) {
-                    out.extend(session_of(&file, Some(diag)));
-                }
-            }
+            files.extend(read_dir_sorted(&folder).unwrap_or_default().into_iter().filter(|f| is_transcript_name(f)));
         }
-        Ok(out)
+        Ok(sessions_in_parallel(&files, diag))
     }
 
     /// A project folder given as an argument is not one session: it is read
@@ -554,6 +550,31 @@ fn count_lines(path: &Path) -> u64 {
 
 /// The most of a transcript's head and tail discovery reads.
 const PEEK: u64 = 1024 * 1024;
+
+/// The session records of transcript files, read on all cores (each costs
+/// two small reads; a tree holds tens of thousands), in the given order.
+fn sessions_in_parallel(files: &[PathBuf], diag: &Diag) -> Vec<SessionRecord> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || files.len() < 256 {
+        return files.iter().filter_map(|f| session_of(f, Some(diag))).collect();
+    }
+    let per = files.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = files
+            .chunks(per)
+            .map(|chunk| s.spawn(move || chunk.iter().filter_map(|f| session_of(f, Some(diag))).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::with_capacity(files.len());
+        for p in parts {
+            match p.join() {
+                Ok(v) => out.extend(v),
+                // Only a bug panics; its sessions are then missing, never silently.
+                Err(_) => diag.error(&"internal error: a discovery thread panicked"),
+            }
+        }
+        out
+    })
+}
 
 /// The session record of a transcript file: id = the file stem, project = its
 /// folder, `working_dir` = the first `cwd`, `started_at`/`last_event_at` =
