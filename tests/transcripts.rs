@@ -1005,3 +1005,46 @@ fn find_project_by_working_directory() {
         }
     }
 }
+
+/// Hostile files in a transcript tree: a FIFO and a dangling link named
+/// `*.jsonl` beside a session, a FIFO among its subagents. Each is reported
+/// (`path: reason, skipped`, exit 2) and never opened (a FIFO would hang the
+/// tool); the good session is read.
+#[test]
+fn fifos_and_dangling_links_are_reported_not_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("projects").join("-p");
+    std::fs::create_dir_all(folder.join("s1").join("subagents")).unwrap();
+    let line = r#"{"type":"user","sessionId":"s1","cwd":"/p","timestamp":"2026-03-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#;
+    std::fs::write(folder.join("s1.jsonl"), format!("{line}\n")).unwrap();
+    let fifo = folder.join("f.jsonl");
+    let sub_fifo = folder.join("s1").join("subagents").join("agent-x.jsonl");
+    for f in [&fifo, &sub_fifo] {
+        assert!(std::process::Command::new("mkfifo").arg(f).status().unwrap().success());
+    }
+    std::os::unix::fs::symlink(folder.join("gone"), folder.join("d.jsonl")).unwrap();
+    let root = dir.path().to_str().unwrap();
+    let mut child = crate::util::ci_command("ci-agg")
+        .args(["--sessions", root])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let code = crate::util::exits_within(&mut child, "ci-agg over FIFOs");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code, Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for (path, reason) in [
+        (&sub_fifo, "not a regular file"),
+        (&folder.join("d.jsonl"), "dangling symbolic link"),
+        (&fifo, "not a regular file"),
+    ] {
+        let want = format!("ci-agg: {}: {reason}, skipped", path.display());
+        assert!(stderr.contains(&want), "missing {want:?} in {stderr}");
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let recs: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(recs.len(), 1);
+    assert_eq!((&recs[0]["session"], &recs[0]["turns"]), (&Value::from("s1"), &Value::from(1)));
+}

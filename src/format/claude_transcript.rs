@@ -503,9 +503,10 @@ fn has_prompt_text(message: Raw<'_>) -> bool {
     }
 }
 
-/// `<something>.jsonl`, a file.
+/// `<something>.jsonl` (what it is, a regular file or a FIFO, device or
+/// dangling link to report, is checked when it is read: [`session_of`]).
 fn is_transcript_name(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "jsonl") && path.is_file()
+    path.extension().is_some_and(|e| e == "jsonl")
 }
 
 /// Whether `file` reads as a transcript: among its first lines (up to 20,
@@ -513,6 +514,10 @@ fn is_transcript_name(path: &Path) -> bool {
 /// event record (a real transcript may start with `summary` lines, which
 /// carry only `type`, `summary` and `leafUuid`).
 fn first_line_is_transcript(file: &Path) -> bool {
+    // Never open what is not a regular file (a FIFO would block).
+    if usable_file(file).is_err() {
+        return false;
+    }
     let Ok(f) = fs::File::open(file) else { return false };
     let mut lines = crate::lines::LineReader::with_capacity(f.take(1 << 20), 4096);
     let mut idx = Index::new();
@@ -615,20 +620,29 @@ fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     rec.last_event_at = head.last.map(time::format_timestamp);
     rec.model = head.model;
     let sub = file.with_file_name(&session).join("subagents");
-    let mut names: Vec<String> = read_dir_sorted(&sub)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| is_transcript_name(p))
-        .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_owned))
-        .collect();
-    names.sort();
-    for n in &names {
-        if let Ok(m) = fs::metadata(sub.join(n)) {
-            rec.bytes += m.len();
+    // Subagent transcripts: regular files only (a FIFO, device or dangling
+    // link is reported, never opened), with UTF-8 names.
+    let mut names: Vec<String> = vec![];
+    for p in read_dir_sorted(&sub).unwrap_or_default().into_iter().filter(|p| is_transcript_name(p)) {
+        match (usable_file(&p), p.file_name().and_then(|n| n.to_str())) {
+            (Ok(m), Some(name)) => {
+                rec.bytes += m.len();
+                names.push(name.to_owned());
+            }
+            (Ok(_), None) => report(diag, &p, NOT_UTF8),
+            (Err(Some(reason)), _) => report(diag, &p, &reason),
+            (Err(None), _) => {}
         }
     }
     rec.files = Some(names);
     Some(rec)
+}
+
+/// Reports a file that is skipped (`path: reason, skipped`).
+fn report(diag: Option<&Diag>, path: &Path, reason: &str) {
+    if let Some(d) = diag {
+        d.error(&format_args!("{}: {reason}, skipped", path.display()));
+    }
 }
 
 /// What discovery reads off a transcript's head and tail ([`peek`]).
@@ -731,6 +745,92 @@ mod tests {
         let mut parts = vec![];
         ClaudeTranscript.parts(&rec, &mut state, &mut parts);
         parts.into_iter().map(|p| (p, ClaudeTranscript.name(&rec, p).into_owned())).collect()
+    }
+
+    /// JSON values built from the transcript's own vocabulary (keys and
+    /// strings), nested, with values of every kind in every place.
+    fn shaped() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        use serde_json::Value;
+        let words = prop::sample::select(vec![
+            "type",
+            "message",
+            "content",
+            "id",
+            "name",
+            "input",
+            "tool_use",
+            "tool_result",
+            "tool_use_id",
+            "is_error",
+            "usage",
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+            "model",
+            "<synthetic>",
+            "assistant",
+            "user",
+            "system",
+            "progress",
+            "subtype",
+            "compact_boundary",
+            "requestId",
+            "sessionId",
+            "uuid",
+            "isMeta",
+            "isSidechain",
+            "isCompactSummary",
+            "text",
+            "image",
+            "data",
+            "timestamp",
+            "cwd",
+            "file_path",
+            "role",
+        ]);
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            words.clone().prop_map(|w| Value::String(w.into())),
+            Just(Value::String("2026-03-01T00:00:00.000Z".into())),
+        ];
+        leaf.prop_recursive(5, 64, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((words.clone(), inner), 0..8)
+                    .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// No line, however shaped, makes the writer panic, and every part it
+        /// yields has a name; a line it accepts yields at least one event
+        /// unless it is a user line of tool results only.
+        #[test]
+        fn any_line_is_read_without_panic(v in shaped()) {
+            let line = serde_json::to_vec(&v).unwrap();
+            let mut idx = Index::new();
+            let Ok(rec) = idx.parse(&line) else { return Ok(()) };
+            let t = ClaudeTranscript;
+            let _ = t.claims(&rec);
+            let _ = t.accept(&rec);
+            let mut state = ReadState::default();
+            let mut parts = vec![];
+            t.parts(&rec, &mut state, &mut parts);
+            for &p in &parts {
+                proptest::prop_assert!(!t.name(&rec, p).is_empty());
+                let _ = (t.name_raw(&rec, p), t.original(&rec, p), t.workspace(&rec), t.timestamp(&rec));
+                let _ = (t.line_tokens(&rec, p), t.line_model(&rec, p), t.line_message_key(&rec, p));
+                if let Some(d) = t.data(&rec, p) {
+                    let _ = (t.tool_name(d), t.call_key(d), t.failed(d), t.model(d), t.tokens(d));
+                    let _ = (t.file_path(d), t.session_id(d), t.message_key(d));
+                }
+            }
+        }
     }
 
     #[test]
