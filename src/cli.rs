@@ -37,10 +37,21 @@ pub struct Common {
     pub generate: Option<Generate>,
 }
 
+/// The most worker threads a tool starts (`-j` above it is capped, with a
+/// warning: each thread holds buffers, and thousands only cost start-up time).
+pub const MAX_THREADS: usize = 256;
+
 impl Common {
-    /// The worker count to use.
-    pub fn threads(&self) -> usize {
-        self.threads.unwrap_or_else(crate::source::default_threads).max(1)
+    /// The worker count to use: `-j` (at least 1, at most [`MAX_THREADS`]), else all cores.
+    pub fn threads(&self, diag: &crate::diag::Diag) -> usize {
+        match self.threads {
+            Some(n) if n > MAX_THREADS => {
+                diag.warn(&format_args!("-j {n} is more than {MAX_THREADS}: using {MAX_THREADS}"));
+                MAX_THREADS
+            }
+            Some(n) => n.max(1),
+            None => crate::source::default_threads().clamp(1, MAX_THREADS),
+        }
     }
 }
 

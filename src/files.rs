@@ -21,6 +21,9 @@ pub fn usable_file(path: &Path) -> std::result::Result<fs::Metadata, Option<Stri
     match fs::metadata(path) {
         Ok(m) if m.is_file() => Ok(m),
         Ok(_) => Err(Some("not a regular file".into())),
+        // A component that is a file (a stray `.DS_Store` where a session
+        // directory is expected): nothing there, as for a missing path.
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Err(None),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => match fs::symlink_metadata(path) {
             Ok(_) => Err(Some("dangling symbolic link".into())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(None),

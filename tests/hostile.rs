@@ -453,3 +453,42 @@ fn symlinked_hook_event_files_are_not_followed() {
     assert_eq!(run.json().iter().map(|v| v["hook"].clone()).collect::<Vec<_>>(), ["UserPromptSubmit"]);
     assert_eq!((run.stderr.as_str(), run.code), ("", 0));
 }
+
+/// A stray file where session directories are expected (`sessions/.DS_Store`)
+/// is ignored like a dangling link there, not reported as an error that makes
+/// every tool exit 2 (issue 18, item 16).
+#[test]
+fn stray_files_in_a_sessions_folder_are_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let ci_dir = dir.path().join("-p/sessions/s1/context-intelligence");
+    std::fs::create_dir_all(&ci_dir).unwrap();
+    std::fs::write(
+        ci_dir.join("events.jsonl"),
+        "{\"event\":\"prompt:submit\",\"data\":{},\"timestamp\":\"\",\"workspace\":\"w\"}\n",
+    )
+    .unwrap();
+    std::fs::write(ci_dir.join("metadata.json"), "{\"session_id\":\"s1\",\"workspace\":\"w\"}").unwrap();
+    std::fs::write(dir.path().join("-p/sessions/.DS_Store"), b"\0\0\0\x01Bud1").unwrap();
+    symlink(dir.path().join("nowhere"), dir.path().join("-p/sessions/dangling")).unwrap();
+    let run = ci("ci-find").arg("--root").arg(dir.path()).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    assert_eq!(run.json().iter().map(|r| r["session"].clone()).collect::<Vec<_>>(), ["s1"]);
+    let run = ci("ci-agg").args(["--by", "event"]).arg(dir.path()).run();
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str(), run.code),
+        ("{\"event\":\"prompt:submit\",\"count\":1}\n", "", 0)
+    );
+}
+
+/// `-j` is capped at 256 threads with a warning: a huge value panicked
+/// (capacity overflow) or aborted on a 64 GB allocation, 100,000 spent 20 s
+/// starting threads (issue 18, item 13).
+#[test]
+fn huge_thread_counts_are_capped() {
+    for n in ["18446744073709551615", "4294967296", "100000"] {
+        let run = ci("ci-agg").args(["-j", n, "--by", "event", "fixtures/sessiondata-timed"]).run();
+        assert_eq!(run.code, 0, "-j {n}: {run:?}");
+        assert_eq!(run.stderr, format!("ci-agg: warning: -j {n} is more than 256: using 256\n"));
+        assert!(run.stdout.contains("\"event\":\"prompt:submit\""));
+    }
+}

@@ -347,7 +347,7 @@ fn plural(n: u64) -> &'static str {
 /// Reads the inputs and aggregates them.
 fn aggregate(q: &Query, args: &Args, diag: &Diag) -> Result<Answer> {
     let inputs = source::inputs_from_args(&args.paths, diag);
-    let opts = RunOpts { threads: args.common.threads(), follow: false };
+    let opts = RunOpts { threads: args.common.threads(diag), follow: false };
     let mut out = Output::stdout();
     let visitors = source::run(&inputs, &opts, diag, &mut out, || Aggregator::new(q, diag))?;
     Ok(combine(q, visitors))

@@ -620,7 +620,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     let inputs: Vec<Input> = source::inputs_from_args(&paths, diag);
-    let opts = RunOpts { threads: args.common.threads(), follow: args.follow };
+    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow };
     let visitors = source::run(&inputs, &opts, diag, &mut out, || Grep {
         cfg: &cfg,
         count: 0,
