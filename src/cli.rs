@@ -26,7 +26,7 @@ pub enum Generate {
 /// Flags every tool has.
 #[derive(Debug, Clone, Args)]
 pub struct Common {
-    /// Worker threads [default: all cores].
+    /// Worker threads [default: all cores; at most 256].
     #[arg(short = 'j', long, value_name = "N", global = true)]
     pub threads: Option<usize>,
     /// Treat any bad input line as an error (exit code 2).
