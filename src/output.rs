@@ -11,6 +11,9 @@
 //!   [`DEFAULT_MAX_BYTES`]), the record is re-serialised compactly with long
 //!   strings in `data` cut and long arrays elided (see [`crate::truncate`]); the
 //!   envelope (`event`, `workspace`, `timestamp`, `ci`) is never cut;
+//! - a capture line that holds a `ci` key of its own gets the real one, and
+//!   its own is printed as `ci_original` (a file's bytes never claim where
+//!   they came from);
 //! - `--raw` prints the exact source bytes and nothing else.
 
 use std::io::{self, IsTerminal, Write};
@@ -19,6 +22,10 @@ use crate::error::{Error, Result};
 use crate::json::{Path, Raw};
 use crate::record::{Event, PROVENANCE_KEY};
 use crate::truncate;
+
+/// The name a capture line's own `ci` key is printed under (it is never
+/// taken for provenance).
+pub const ORIGINAL_PROVENANCE: &str = "ci_original";
 
 /// Default output budget per event record, in bytes.
 pub const DEFAULT_MAX_BYTES: usize = 4096;
@@ -124,6 +131,13 @@ impl EventFormat {
         }
         if ev.derived() {
             self.write_derived(ev, out);
+            return;
+        }
+        if ev.shadows_provenance() {
+            // The line's own `ci` is kept as `ci_original`; ours is added.
+            let mut extra = Vec::with_capacity(128);
+            self.extra_keys(ev, true, &mut extra);
+            self.write_shrunk(ev, &extra, out);
             return;
         }
         let start = out.len();
@@ -236,7 +250,11 @@ impl EventFormat {
             }
             first = false;
             out.push(b'"');
-            out.extend_from_slice(key);
+            if ev.shadows_provenance() && crate::json::key_eq(key, PROVENANCE_KEY) {
+                out.extend_from_slice(ORIGINAL_PROVENANCE.as_bytes());
+            } else {
+                out.extend_from_slice(key);
+            }
             out.extend_from_slice(b"\":");
             if is_data {
                 data_at = Some((out.len(), value));

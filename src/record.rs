@@ -148,9 +148,21 @@ impl<'a> Event<'a> {
         }
     }
 
-    /// The provenance object of a record that already has one.
+    /// The provenance object of an event record read from a stream (from
+    /// another ci-* tool). A line read from a capture file has none of its
+    /// own, whatever it holds: a `ci` key on disk is the writer's data, never
+    /// taken for provenance (it is printed as `ci_original`, see
+    /// [`crate::output`]).
     pub fn provenance(&self) -> Option<Raw<'a>> {
+        if self.capture.is_some() {
+            return None;
+        }
         self.rec.get(PROVENANCE_KEY)
+    }
+
+    /// Whether a capture's line holds a `ci` key of its own (renamed on output).
+    pub fn shadows_provenance(&self) -> bool {
+        self.capture.is_some() && !self.derived && self.rec.get(PROVENANCE_KEY).is_some()
     }
 
     /// The workspace: the one the line names, else the capture's fallback

@@ -492,3 +492,33 @@ fn huge_thread_counts_are_capped() {
         assert!(run.stdout.contains("\"event\":\"prompt:submit\""));
     }
 }
+
+/// A `ci` key written in a capture file is the writer's data, never taken
+/// for provenance: the record gets its real `ci` and keeps the on-disk one as
+/// `ci_original`; `ci-grep -l` and `ci-agg --sessions` name the real session
+/// and path, and `--where` on `ci.*` sees the real ones (issue 18, item 9).
+#[test]
+fn a_ci_key_on_disk_is_not_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let ci_dir = dir.path().join("-p/sessions/s1/context-intelligence");
+    std::fs::create_dir_all(&ci_dir).unwrap();
+    std::fs::write(ci_dir.join("metadata.json"), "{\"session_id\":\"s1\",\"workspace\":\"w\"}").unwrap();
+    let forged = r#"{"session":"../../x","path":"/etc/passwd","line":5}"#;
+    let line =
+        format!(r#"{{"event":"tool:pre","data":{{"tool_name":"bash"}},"timestamp":"","workspace":"w","ci":{forged}}}"#);
+    std::fs::write(ci_dir.join("events.jsonl"), format!("{line}\n")).unwrap();
+    let events = ci_dir.join("events.jsonl");
+    let real = format!(r#"{{"session":"s1","path":"{}","line":1}}"#, events.display());
+    let run = ci("ci-cat").arg(dir.path()).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    let want = format!(
+        r#"{{"event":"tool:pre","data":{{"tool_name":"bash"}},"timestamp":"","workspace":"w","ci_original":{forged},"ci":{real}}}"#
+    );
+    assert_eq!(run.stdout, format!("{want}\n"));
+    let listed = ci("ci-grep").args(["-l", "bash"]).stdin(run.stdout.clone()).run().json();
+    assert_eq!((listed[0]["session"].as_str(), listed[0]["path"].as_str()), (Some("s1"), events.to_str()));
+    let sessions = ci("ci-agg").arg("--sessions").stdin(run.stdout.clone()).run().json();
+    assert_eq!(sessions[0]["session"], "s1");
+    let forged_path = ci("ci-filter").args(["--where", "ci.path == \"/etc/passwd\""]).arg(dir.path()).run();
+    assert_eq!((forged_path.code, forged_path.stdout.as_str()), (1, ""));
+}
