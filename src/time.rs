@@ -113,7 +113,21 @@ pub fn parse_timestamp(s: &str) -> Option<Timestamp> {
     if s.is_empty() {
         return None;
     }
-    s.parse().ok()
+    s.parse().ok().or_else(|| parse_long_fraction(s))
+}
+
+/// A timestamp with more than 9 fractional digits (valid RFC 3339, beyond
+/// nanoseconds): the digits past the ninth are dropped (truncated toward the
+/// earlier instant), then it is parsed as usual.
+fn parse_long_fraction(s: &str) -> Option<Timestamp> {
+    let t = s.find(['T', 't', ' '])?;
+    let dot = t + s[t..].find(['.', ','])?;
+    let digits = s[dot + 1..].bytes().take_while(u8::is_ascii_digit).count();
+    if digits <= 9 {
+        return None;
+    }
+    let cut = format!("{}{}", &s[..dot + 10], &s[dot + 1 + digits..]);
+    cut.parse().ok()
 }
 
 /// Renders a timestamp for output: RFC 3339 in UTC with `Z` and the minimum
@@ -453,6 +467,17 @@ fn format_year(year: i16) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fractions_beyond_nanoseconds_are_truncated() {
+        let nine = parse_timestamp("2026-03-01T10:00:00.123456789Z").unwrap();
+        assert_eq!(parse_timestamp("2026-03-01T10:00:00.1234567891Z"), Some(nine));
+        assert_eq!(parse_timestamp("2026-03-01T10:00:00.123456789999999+00:00"), Some(nine));
+        let offset = parse_timestamp("2026-03-01T12:00:00.123456789+02:00").unwrap();
+        assert_eq!(parse_timestamp("2026-03-01T12:00:00.12345678900000000001+02:00"), Some(offset));
+        assert_eq!(parse_timestamp("2026-03-01T10:00:00.1234567891"), None, "no offset: still refused");
+        assert_eq!(parse_timestamp("not a time.1234567891Z"), None);
+    }
     use proptest::prelude::*;
 
     fn ts(s: &str) -> Timestamp {
@@ -504,7 +529,8 @@ mod tests {
             ("2026-02-29T08:22:00Z", None),
             ("2026-13-01T08:22:00Z", None),
             ("2026-03-01T25:00:00Z", None),
-            ("2026-03-01T08:22:00.1234567890Z", None),
+            // More than 9 fractional digits: the rest is dropped (issue 18, item 7).
+            ("2026-03-01T08:22:00.1234567890Z", Some("2026-03-01T08:22:00.123456789Z")),
             ("2026-03-01T08:22:00+99:00", None),
             ("garbage", None),
             ("null", None),
