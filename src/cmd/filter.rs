@@ -62,15 +62,15 @@ WHERE EXPRESSIONS:
 
 TIME:
   --since is inclusive, --until exclusive (since <= t < until). Values: an
-  RFC 3339 timestamp with any number of fractional digits (past 9 dropped) and Z or an offset (an absolute
-  instant), a date-time without offset or a date (read in --tz, default UTC; a
-  date means its first instant for --since and the first instant of the next
-  day for --until, so --since D --until D is the whole day D), a relative age
-  (90s, 30m, 2h, 7d, 2w, 1h30m: now minus that), or now. Event timestamps are
-  parsed (any fraction length, digits past the ninth dropped; Z or offset) and compared as instants, never as
-  strings. A record whose timestamp is \"\", missing or unparseable never matches
-  a time bound (so --invert prints it); such records are counted in the
-  summary line on stderr.
+  RFC 3339 timestamp (any number of fractional digits, those past the ninth
+  dropped; Z or an offset: an absolute instant), a date-time without offset or
+  a date (read in --tz, default UTC; a date means its first instant for
+  --since and the first instant of the next day for --until, so --since D
+  --until D is the whole day D), a relative age (90s, 30m, 2h, 7d, 2w, 1h30m:
+  now minus that), or now. Event timestamps are parsed the same way and
+  compared as instants, never as strings. A record whose timestamp is \"\",
+  missing or unparseable never matches a time bound (so --invert prints it);
+  such records are counted in the summary line on stderr.
 
 SESSION RECORDS:
   A session record (from ci-find) on stdin stays a session record, printed
