@@ -95,7 +95,7 @@ impl<R: Read> LineReader<R> {
         loop {
             if let Some(k) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
                 let nl = self.scanned + k;
-                let start = self.pos;
+                let start = self.first_line_start(self.pos, nl);
                 self.pos = nl + 1;
                 self.scanned = self.pos;
                 self.number += 1;
@@ -111,12 +111,23 @@ impl<R: Read> LineReader<R> {
                 if self.pos == self.end {
                     return Ok(None);
                 }
-                let start = self.pos;
+                let start = self.first_line_start(self.pos, self.end);
                 self.pos = self.end;
                 self.number += 1;
                 return Ok(Some(Line { bytes: &self.buf[start..self.end], number: self.number, terminated: false }));
             }
             self.fill()?;
+        }
+    }
+
+    /// Where the line `start..end` begins: past a UTF-8 byte-order mark when
+    /// it is the input's first line (some editors write one; jq skips it too).
+    fn first_line_start(&self, start: usize, end: usize) -> usize {
+        const BOM: &[u8] = b"\xEF\xBB\xBF";
+        if self.number == 0 && self.buf[start..end].starts_with(BOM) {
+            start + BOM.len()
+        } else {
+            start
         }
     }
 
@@ -201,6 +212,20 @@ mod tests {
             out.push((String::from_utf8_lossy(l.bytes).into_owned(), l.number, l.terminated));
         }
         out
+    }
+
+    /// A UTF-8 byte-order mark before the first line is not part of it
+    /// (issue 18, item 19); one anywhere else is data. Every read size.
+    #[test]
+    fn a_byte_order_mark_before_the_first_line_is_skipped() {
+        for step in [1, 2, 3, 4, 64] {
+            assert_eq!(
+                collect(b"\xEF\xBB\xBF{\"a\":1}\n\xEF\xBB\xBFx\n", step, 8),
+                [("{\"a\":1}".to_string(), 1, true), ("\u{feff}x".to_string(), 2, true)],
+                "step {step}"
+            );
+            assert_eq!(collect(b"\xEF\xBB\xBF{}", step, 8), [("{}".to_string(), 1, false)], "step {step}");
+        }
     }
 
     #[test]

@@ -522,3 +522,18 @@ fn a_ci_key_on_disk_is_not_provenance() {
     let forged_path = ci("ci-filter").args(["--where", "ci.path == \"/etc/passwd\""]).arg(dir.path()).run();
     assert_eq!((forged_path.code, forged_path.stdout.as_str()), (1, ""));
 }
+
+/// A UTF-8 byte-order mark at the start of a capture is skipped (as jq
+/// does), not reported as a bad first line (issue 18, item 19).
+#[test]
+fn a_byte_order_mark_is_not_a_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bom.jsonl");
+    let line = r#"{"event":"prompt:submit","data":{},"timestamp":"","workspace":"w"}"#;
+    std::fs::write(&file, format!("\u{feff}{line}\n{line}\n")).unwrap();
+    let run = ci("ci-agg").args(["--by", "event", "--strict"]).arg(&file).run();
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str(), run.code),
+        ("{\"event\":\"prompt:submit\",\"count\":2}\n", "", 0)
+    );
+}
