@@ -105,13 +105,28 @@ pub fn completions(mut cmd: clap::Command, kind: Generate) -> Vec<u8> {
 
 /// The body of every binary: parse, handle `--generate`, run, map to an exit code.
 pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Found>) -> ExitCode {
-    let args = T::parse();
     let cmd = T::command();
     let prog: &'static str = Box::leak(cmd.get_name().to_owned().into_boxed_str());
+    let args = match T::try_parse() {
+        Ok(args) => args,
+        // --help, --version (exit 0) and usage errors (exit 2), printed by
+        // clap; output that cannot be written (a full disk) is an error.
+        Err(e) => {
+            let code = e.exit_code();
+            let printed = e.print().and_then(|()| std::io::stdout().flush());
+            return match printed {
+                Err(err) if code == 0 => output_failed(prog, &err),
+                _ => ExitCode::from(u8::try_from(code).unwrap_or(2)),
+            };
+        }
+    };
     if let Some(kind) = args.common().generate {
         let bytes = completions(cmd, kind);
-        let _ = std::io::stdout().write_all(&bytes);
-        return ExitCode::SUCCESS;
+        let mut out = std::io::stdout();
+        return match out.write_all(&bytes).and_then(|()| out.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => output_failed(prog, &err),
+        };
     }
     crate::signal::install();
     let diag = Diag::new(prog, args.common().strict);
@@ -124,6 +139,16 @@ pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Found>) -> ExitCode {
         return ExitCode::from(crate::signal::status(diag.failed()));
     }
     exit_code(prog, result, diag.failed())
+}
+
+/// Help, version or generated text that could not be written: reported,
+/// exit 2 (a closed pipe is a quiet 0, as for every output).
+fn output_failed(prog: &str, err: &std::io::Error) -> ExitCode {
+    if err.kind() == std::io::ErrorKind::BrokenPipe {
+        return ExitCode::SUCCESS;
+    }
+    crate::diag::eprint(format_args!("{prog}: stdout: {err}"));
+    ExitCode::from(2)
 }
 
 /// Parses `--lines N` or `--lines A-B` (1-based, inclusive, as `sed -n`).

@@ -537,3 +537,24 @@ fn a_byte_order_mark_is_not_a_bad_line() {
         ("{\"event\":\"prompt:submit\",\"count\":2}\n", "", 0)
     );
 }
+
+/// `--help`, `--version` and `--generate man` that cannot be written (a
+/// full device) exit 2 with the reason, as normal output does; they exit
+/// 0 as before when written (issue 18, item 17).
+#[test]
+fn help_and_generated_text_to_a_full_device_is_an_error() {
+    for args in [&["--help"][..], &["--version"][..], &["--generate", "man"][..]] {
+        for bin in ["ci-find", "ci-cat", "ci-filter", "ci-agg", "ci-grep"] {
+            let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+            let out = crate::util::ci_command(bin).args(args).stdout(full).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{bin} {args:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                format!("{bin}: stdout: No space left on device (os error 28)\n"),
+                "{bin} {args:?}"
+            );
+            let ok = crate::util::ci_command(bin).args(args).output().unwrap();
+            assert_eq!((ok.status.code(), ok.stderr.is_empty(), ok.stdout.is_empty()), (Some(0), true, false));
+        }
+    }
+}
