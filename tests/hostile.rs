@@ -558,3 +558,42 @@ fn help_and_generated_text_to_a_full_device_is_an_error() {
         }
     }
 }
+
+/// A FIFO `metadata.json` blocked every tool when it was opened (issue 18,
+/// item 11): it is opened without waiting, reported as not a regular file
+/// (a warning, as for corrupt metadata), and the capture is read.
+#[test]
+fn a_fifo_metadata_file_does_not_hang_any_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let ci_dir = dir.path().join("-p/sessions/s1/context-intelligence");
+    std::fs::create_dir_all(&ci_dir).unwrap();
+    std::fs::write(
+        ci_dir.join("events.jsonl"),
+        "{\"event\":\"prompt:submit\",\"data\":{\"prompt\":\"hi\"},\"timestamp\":\"\",\"workspace\":\"w\"}\n",
+    )
+    .unwrap();
+    let meta = ci_dir.join("metadata.json");
+    assert!(std::process::Command::new("mkfifo").arg(&meta).status().unwrap().success());
+    let warning = |bin: &str| format!("{bin}: warning: {}: not a regular file\n", meta.display());
+    for args in [
+        &["ci-find", "--root"][..],
+        &["ci-cat"][..],
+        &["ci-agg", "--by", "event"][..],
+        &["ci-grep", "hi"][..],
+        &["ci-filter", "--event", "prompt:submit"][..],
+    ] {
+        let mut child = crate::util::ci_command(args[0])
+            .args(&args[1..])
+            .arg(dir.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let code = crate::util::exits_within(&mut child, "a tool over a FIFO metadata.json");
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(code, Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), warning(args[0]), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+}
