@@ -2,6 +2,7 @@
 //! (never open a FIFO or a device), sorted directory listings, `~` expansion.
 
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Why a session whose path is not UTF-8 is skipped: session records carry
@@ -57,5 +58,34 @@ pub fn expand_tilde(s: &str) -> PathBuf {
             PathBuf::from(home).join(rest.trim_start_matches('/'))
         }
         _ => PathBuf::from(s),
+    }
+}
+
+/// Opens `path` for reading without waiting: a FIFO opens at once (and reads
+/// as empty with no writer) instead of blocking the tool. Reading a regular
+/// file is unaffected.
+pub fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+        fs::OpenOptions::new().read(true).custom_flags(nonblock).open(path)
+    }
+    #[cfg(not(unix))]
+    {
+        fs::File::open(path)
+    }
+}
+
+/// Opens a file to read events from: a regular file only (a FIFO, device or
+/// directory named by a piped session record or a rotated followed file is
+/// never read: it could block or never end), checked on the open handle,
+/// with no extra path lookup.
+pub fn open_regular(path: &Path) -> io::Result<fs::File> {
+    let file = open_nonblocking(path)?;
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file, skipped"))
     }
 }

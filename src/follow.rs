@@ -107,11 +107,16 @@ impl Followed {
         let Ok(open_meta) = handle.metadata() else { return Change::Same };
         if let Ok(path_meta) = std::fs::metadata(&self.path) {
             if file_id(&path_meta) != file_id(&open_meta) {
-                return File::open(&self.path).map(Change::Replaced).unwrap_or(Change::Same);
+                // Rotated to something that is not a regular file (a FIFO, a
+                // link to a device): never switched to; the old file is read on.
+                let reopened = crate::files::open_regular(&self.path);
+                return reopened.map(Change::Replaced).unwrap_or(Change::Same);
             }
         }
         match handle.stream_position() {
-            Ok(read) if open_meta.len() < read => File::open(&self.path).map(Change::Truncated).unwrap_or(Change::Same),
+            Ok(read) if open_meta.len() < read => {
+                crate::files::open_regular(&self.path).map(Change::Truncated).unwrap_or(Change::Same)
+            }
             _ => Change::Same,
         }
     }

@@ -839,7 +839,7 @@ impl<'d> Worker<'d> {
             }
         }
         for (path, display) in &files {
-            let file = match File::open(path) {
+            let file = match crate::files::open_regular(path) {
                 Ok(f) => f,
                 Err(e) => {
                     self.diag.error(&format_args!("{display}: {e}"));
@@ -895,7 +895,7 @@ impl<'d> Worker<'d> {
             record: None,
             files: vec![path.clone()],
         };
-        let file = match File::open(&path) {
+        let file = match crate::files::open_regular(&path) {
             Ok(f) => f,
             Err(e) => {
                 self.diag.error(&format_args!("{display}: {e}"));
@@ -919,7 +919,9 @@ impl<'d> Worker<'d> {
     fn time_ordered(&mut self, fmt: &dyn Format, files: &[(&Path, String)]) -> Option<TimedSession> {
         let mut session = TimedSession { texts: Vec::with_capacity(files.len()), order: Vec::new() };
         for (fi, (path, _)) in files.iter().enumerate() {
-            let text = std::fs::read(path).ok()?;
+            let mut text = Vec::new();
+            // Not a regular file (or unreadable): file order, which reports it.
+            std::io::Read::read_to_end(&mut crate::files::open_regular(path).ok()?, &mut text).ok()?;
             let mut start = 0;
             for (li, end) in memchr::memchr_iter(b'\n', &text).chain(std::iter::once(text.len())).enumerate() {
                 let bytes = &text[start..end];

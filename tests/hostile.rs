@@ -597,3 +597,32 @@ fn a_fifo_metadata_file_does_not_hang_any_tool() {
         assert!(!out.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// A device or FIFO named by a piped session record is never read: `/dev/zero`
+/// made ci-cat grow to gigabytes, a FIFO hung it (issue 18, item 12). Each is
+/// reported (`path: not a regular file, skipped`, exit 2) at once.
+#[test]
+fn device_and_fifo_paths_in_piped_records_are_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.jsonl");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for path in [std::path::Path::new("/dev/zero"), fifo.as_path()] {
+        let record = format!("{{\"session\":\"s1\",\"path\":{:?},\"format\":\"amplifier\"}}\n", path.to_str().unwrap());
+        for args in [&["ci-cat"][..], &["ci-agg", "--by", "event"][..], &["ci-grep", "x"][..]] {
+            let mut child = crate::util::ci_command(args[0])
+                .args(&args[1..])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(record.as_bytes()).unwrap();
+            let code = crate::util::exits_within(&mut child, "a tool over a device or FIFO path");
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(code, Some(2), "{args:?} {path:?}");
+            let want = format!("{}: {}: not a regular file, skipped\n", args[0], path.display());
+            assert!(String::from_utf8_lossy(&out.stderr).starts_with(&want), "{args:?}: {:?}", out.stderr);
+        }
+    }
+}

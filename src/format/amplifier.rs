@@ -416,7 +416,7 @@ thread_local! {
 /// a valid object ends the reading (a regular file's read is short only at
 /// its end on local file systems); anything else is read to the end first.
 fn with_metadata(path: &Path, apply: impl FnOnce(&crate::json::Record)) -> std::result::Result<bool, String> {
-    let mut file = match open_nonblocking(path) {
+    let mut file = match crate::files::open_nonblocking(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e.to_string()),
@@ -428,22 +428,6 @@ fn with_metadata(path: &Path, apply: impl FnOnce(&crate::json::Record)) -> std::
         return Err("not a regular file".into());
     }
     result
-}
-
-/// Opens `path` for reading without waiting: a FIFO opens at once (and
-/// reads as empty with no writer) instead of blocking the tool, with no
-/// extra `stat` for the regular files every session has.
-fn open_nonblocking(path: &Path) -> std::io::Result<fs::File> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
-        fs::OpenOptions::new().read(true).custom_flags(nonblock).open(path)
-    }
-    #[cfg(not(unix))]
-    {
-        fs::File::open(path)
-    }
 }
 
 /// Reads an opened metadata file (see [`with_metadata`]).
