@@ -717,6 +717,10 @@ fn merge_reports_bad_input() {
     let run = ci("ci-agg").arg("--merge").stdin(format!("{partial}{other}")).run();
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("different queries"), "{}", run.stderr);
+    // Nothing is printed for them (issue 18, item 3: event names came out as
+    // tools), in either order.
+    assert_eq!(run.stdout, "");
+    assert_eq!(ci("ci-agg").arg("--merge").stdin(format!("{other}{partial}")).run().stdout, "");
     // Nothing to merge.
     let run = ci("ci-agg").arg("--merge").stdin("").run();
     assert_eq!((run.code, run.stdout.as_str()), (1, ""));

@@ -203,6 +203,8 @@ pub struct Merger {
     query: Option<Query>,
     answer: Option<Answer>,
     skipped: (u64, u64),
+    /// A header named another query or format: no merge can be right.
+    incompatible: bool,
 }
 
 impl Merger {
@@ -223,14 +225,18 @@ impl Merger {
         }
         if let Line::Header { format, version, query } = line {
             if format != FORMAT || version != VERSION {
+                self.incompatible = true;
                 return Err(format!("partial format {format:?} version {version} is not {FORMAT:?} version {VERSION}"));
             }
             return match &self.query {
-                Some(q) if q.spec != query => Err(format!(
-                    "partial streams of different queries cannot be merged: {} vs {}",
-                    serde_json::to_string(&q.spec).unwrap_or_default(),
-                    serde_json::to_string(&query).unwrap_or_default()
-                )),
+                Some(q) if q.spec != query => Err({
+                    self.incompatible = true;
+                    format!(
+                        "partial streams of different queries cannot be merged: {} vs {}",
+                        serde_json::to_string(&q.spec).unwrap_or_default(),
+                        serde_json::to_string(&query).unwrap_or_default()
+                    )
+                }),
                 Some(_) => Ok(()),
                 None => {
                     // Buckets were labelled by the partial runs; the zone is only named.
@@ -277,6 +283,12 @@ impl Merger {
             }
             _ => Err(format!("a line of another kind than the header's query ({})", q.spec.preset)),
         }
+    }
+
+    /// Whether streams of different queries (or formats) were given: then
+    /// nothing is printed (the answer would mix them).
+    pub fn incompatible(&self) -> bool {
+        self.incompatible
     }
 
     /// Bad lines and unfinished last lines the partial runs skipped.

@@ -280,6 +280,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let (q, answer) = if args.merge {
         match merge_inputs(&args.paths, diag)? {
             Some(qa) => qa,
+            None if diag.failed() => return Ok(Found::None),
             None => {
                 diag.warn(&"no partial state on input (expected the output of ci-agg --partial)");
                 return Ok(Found::None);
@@ -390,5 +391,10 @@ fn merge_inputs(paths: &[PathBuf], diag: &Diag) -> Result<Option<(Query, Answer)
     }
     let (bad, unfinished) = merger.skipped();
     diag.add_skipped(bad, unfinished);
+    if merger.incompatible() {
+        // Reported line by line above (exit 2); a merge of different queries
+        // would print one query's keys under another's names.
+        return Ok(None);
+    }
     Ok(merger.finish())
 }
