@@ -626,3 +626,37 @@ fn device_and_fifo_paths_in_piped_records_are_not_read() {
         }
     }
 }
+
+/// `ci-find --tree` shows sessions whose parents form a cycle (they were
+/// dropped: 3 of 6 shown), marks the cycle, and caps the indentation of a
+/// deep chain (a 20,000-deep one printed 600 MB) (issue 18, item 14).
+#[test]
+fn tree_shows_parent_cycles_and_caps_deep_chains() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = |id: &str, parent: &str| {
+        let ci_dir = dir.path().join("-p/sessions").join(id).join("context-intelligence");
+        std::fs::create_dir_all(&ci_dir).unwrap();
+        std::fs::write(ci_dir.join("events.jsonl"), "").unwrap();
+        let meta = format!(r#"{{"session_id":"{id}","workspace":"w","parent_id":"{parent}","status":"completed"}}"#);
+        std::fs::write(ci_dir.join("metadata.json"), meta).unwrap();
+    };
+    session("root-1", "");
+    session("cyc-a", "cyc-c");
+    session("cyc-b", "cyc-a");
+    session("cyc-c", "cyc-b");
+    let depth = 300;
+    for i in 0..depth {
+        session(&format!("deep-{i:04}"), &if i == 0 { "root-1".to_owned() } else { format!("deep-{:04}", i - 1) });
+    }
+    let run = ci("ci-find").arg("--root").arg(dir.path()).arg("--tree").run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let lines = run.lines();
+    for id in ["root-1", "cyc-a", "cyc-b", "cyc-c", "deep-0000", "deep-0299"] {
+        assert_eq!(lines.iter().filter(|l| l.contains(&format!("{id}  "))).count(), 1, "{id} once: {lines:?}");
+    }
+    assert_eq!(lines.iter().filter(|l| l.contains("(parent cycle) cyc-")).count(), 1);
+    assert_eq!(lines.iter().filter(|l| l.contains("↺ cyc-")).count(), 1);
+    assert_eq!(lines.len(), 4 + depth + 1);
+    let widest = lines.iter().map(|l| l.chars().take_while(|c| !c.is_ascii_alphanumeric() && *c != '(').count()).max();
+    assert!(widest.unwrap_or(0) <= 3 * 64 + 3, "indentation capped: {widest:?}");
+}
