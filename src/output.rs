@@ -280,6 +280,11 @@ impl EventFormat {
     fn write_projection(&self, ev: &Event<'_>, fields: &[Path], extra: &[u8], out: &mut Vec<u8>) {
         let mut obj = serde_json::Map::new();
         for path in fields {
+            // The provenance object is always appended whole: `ci` or a path
+            // into it is not projected a second time (a duplicate key).
+            if path.segments().first().is_some_and(|k| k == PROVENANCE_KEY) {
+                continue;
+            }
             let value = match path.as_str() {
                 "workspace" => ev.workspace().map(|w| serde_json::Value::String(w.into_owned())),
                 "event" if ev.derived() => Some(serde_json::Value::String(ev.name().into_owned())),

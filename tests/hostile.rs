@@ -660,3 +660,18 @@ fn tree_shows_parent_cycles_and_caps_deep_chains() {
     let widest = lines.iter().map(|l| l.chars().take_while(|c| !c.is_ascii_alphanumeric() && *c != '(').count()).max();
     assert!(widest.unwrap_or(0) <= 3 * 64 + 3, "indentation capped: {widest:?}");
 }
+
+/// `--fields ci` (or a path into it) printed the key twice, once null; the
+/// provenance object is appended whole, once (issue 18, item 18, first part).
+#[test]
+fn fields_naming_ci_give_one_ci_key() {
+    for fields in ["ci,event", "ci.line", "event,ci.path,ci"] {
+        let run = ci("ci-cat").args(["--fields", fields, "fixtures/sessiondata-timed"]).run();
+        assert_eq!(run.code, 0, "{fields}");
+        for line in run.lines() {
+            assert_eq!(line.matches("\"ci\":").count(), 1, "{fields}: {line}");
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(v["ci"]["line"].is_u64(), "{fields}: {line}");
+        }
+    }
+}
