@@ -42,6 +42,11 @@ impl Rng {
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
+    /// A number in `lo..=hi`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+
     /// A number in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize

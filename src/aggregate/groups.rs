@@ -53,6 +53,22 @@ pub fn key_record(q: &Query, key: &[KeyVal]) -> Map<String, Value> {
     rec
 }
 
+/// The values of `q`'s keys for `ev`, and whether a time key had no usable
+/// timestamp.
+pub fn group_key(q: &Query, ev: &Event<'_>, cx: &mut Context) -> (Vec<KeyVal>, bool) {
+    let mut untimed = false;
+    let key = q
+        .keys
+        .iter()
+        .map(|f| {
+            let v = f.value(ev, cx);
+            untimed |= f.is_time() && matches!(v, Val::Missing);
+            v.key()
+        })
+        .collect();
+    (key, untimed)
+}
+
 /// The state of one group.
 #[derive(Debug, Clone, Default)]
 pub struct Group {
@@ -95,16 +111,7 @@ impl Groups {
                 return false;
             }
         }
-        let mut untimed = false;
-        let key: Vec<KeyVal> = q
-            .keys
-            .iter()
-            .map(|f| {
-                let v = f.value(ev, cx);
-                untimed |= f.is_time() && matches!(v, Val::Missing);
-                v.key()
-            })
-            .collect();
+        let (key, untimed) = group_key(q, ev, cx);
         let group = self.map.entry(key).or_insert_with(|| Group::new(q));
         group.count += 1;
         for (m, s) in q.measures.iter().zip(group.stats.iter_mut()) {

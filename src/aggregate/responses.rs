@@ -22,7 +22,7 @@ use crate::format::Usage;
 use crate::record::Event;
 
 use super::field::{Context, KeyVal, Num, Numeric, Val};
-use super::groups::{Group, Groups};
+use super::groups::{group_key, Group, Groups};
 use super::query::Query;
 use super::stat::{num_from_wire, num_wire};
 
@@ -170,21 +170,6 @@ fn figures(ev: &Event<'_>) -> ([Option<Num>; 5], f64) {
     });
     let total = usage[..4].iter().flatten().map(|n| n.to_f64()).sum();
     (usage, total)
-}
-
-/// The group keys of a copy, and whether a time key had no usable timestamp.
-fn group_key(q: &Query, ev: &Event<'_>, cx: &mut Context) -> (Vec<KeyVal>, bool) {
-    let mut untimed = false;
-    let key = q
-        .keys
-        .iter()
-        .map(|f| {
-            let v = f.value(ev, cx);
-            untimed |= f.is_time() && matches!(v, Val::Missing);
-            v.key()
-        })
-        .collect();
-    (key, untimed)
 }
 
 /// One copy of a response, with its group keys.

@@ -128,15 +128,7 @@ impl Format for Amplifier {
 
     /// Non-blank lines of `events.jsonl` (0 when unreadable).
     fn event_count(&self, rec: &SessionRecord) -> u64 {
-        let Ok(f) = fs::File::open(&rec.path) else { return 0 };
-        let mut lines = crate::lines::LineReader::new(f);
-        let mut n = 0;
-        while let Ok(Some(l)) = lines.next_line() {
-            if !l.bytes.trim_ascii().is_empty() {
-                n += 1;
-            }
-        }
-        n
+        crate::files::count_lines(Path::new(&rec.path))
     }
 
     /// Metadata names no model: the distinct `data.model` of the capture's
@@ -223,12 +215,12 @@ impl Format for Amplifier {
     /// cache reads.
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
         let Some(usage) = data.get("usage") else { return [None; 5] };
-        Usage::ALL.map(|u| usage.get(u.name()).or_else(|| old_usage_key(u).and_then(|k| usage.get(k))))
+        Usage::ALL.map(|u| figure(usage, u))
     }
 
+    /// One figure without reading the other four (a `--sum` of one).
     fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>> {
-        let usage = data.get("usage")?;
-        usage.get(u.name()).or_else(|| old_usage_key(u).and_then(|k| usage.get(k)))
+        figure(data.get("usage")?, u)
     }
 
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
@@ -286,47 +278,8 @@ fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
             Err(e) => diag.error(&format_args!("{}: {e}", sessions_dir.display())),
         }
     }
-    Ok(captures_in_parallel(&dirs, diag))
-}
-
-/// The captures of session directories, read on all cores (each costs a stat
-/// and a metadata read; a tree can hold 100,000), kept in the given order.
-/// The directories are handed out in small blocks, so a thread that is slowed
-/// down (a busy machine, a cold cache) does not leave the other waiting. Each
-/// record is written once into its slot of one allocation, which is then
-/// compacted in place (records are large: copying 100,000 of them into fresh
-/// memory costs more than reading their metadata).
-fn captures_in_parallel(dirs: &[PathBuf], diag: &Diag) -> Vec<SessionRecord> {
-    const BLOCK: usize = 256;
-    let capture = |dir: &PathBuf| capture_in(dir, Some(diag));
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || dirs.len() < 256 {
-        return dirs.iter().filter_map(capture).collect();
-    }
-    let mut slots: Vec<Option<SessionRecord>> = Vec::new();
-    slots.resize_with(dirs.len(), || None);
-    let blocks = std::sync::Mutex::new(dirs.chunks(BLOCK).zip(slots.chunks_mut(BLOCK)));
-    let work = || loop {
-        // A poisoned lock means another worker panicked: stop taking blocks.
-        let Some((block, out)) = blocks.lock().ok().and_then(|mut b| b.next()) else { return };
-        for (dir, slot) in block.iter().zip(out) {
-            *slot = capture(dir);
-        }
-    };
-    std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads.min(dirs.len().div_ceil(BLOCK))).map(|_| s.spawn(work)).collect();
-        work();
-        // A worker only panics on a bug; its sessions are then missing, never silently:
-        // the join error is reported.
-        for h in helpers {
-            if h.join().is_err() {
-                diag.error(&"internal error: a discovery thread panicked");
-            }
-        }
-    });
-    // `filter_map` (unlike `flatten`) collects in place: no second allocation.
-    #[allow(clippy::filter_map_identity)]
-    slots.into_iter().filter_map(|r| r).collect()
+    // Each costs a stat and a metadata read; a tree can hold 100,000.
+    Ok(crate::files::in_parallel(&dirs, |dir| capture_in(dir, Some(diag)), diag))
 }
 
 /// The session record of the capture whose events file is `events`
@@ -511,15 +464,17 @@ fn apply_metadata(rec: &mut SessionRecord, m: &crate::json::Record) {
     }
 }
 
-/// The older generation's usage key of a figure.
-fn old_usage_key(u: Usage) -> Option<&'static str> {
-    match u {
+/// A figure of a `usage` object: its current key, else the older
+/// generation's (`input`, `output`, `cache_read`, `cache_write`).
+fn figure(usage: Raw<'_>, u: Usage) -> Option<Raw<'_>> {
+    let old = match u {
         Usage::Input => Some("input"),
         Usage::Output => Some("output"),
         Usage::CacheRead => Some("cache_read"),
         Usage::CacheWrite => Some("cache_write"),
         Usage::Cost => None,
-    }
+    };
+    usage.get(u.name()).or_else(|| old.and_then(|k| usage.get(k)))
 }
 
 /// The distinct models of the `llm:response` lines of `events` (bad lines

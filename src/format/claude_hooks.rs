@@ -263,22 +263,6 @@ impl Format for ClaudeHooks {
         data.get("tool_input")?.get("file_path")?.as_str()
     }
 
-    fn parent_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
-        None
-    }
-
-    fn fork_parent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
-        None
-    }
-
-    fn fork_agent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
-        None
-    }
-
-    fn child<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
-        None
-    }
-
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         str_at(data, "session_id")
     }
@@ -350,11 +334,6 @@ pub fn event_files(dir: &Path) -> Vec<String> {
     };
     sort_files(&mut files);
     files
-}
-
-/// Whether `root` is a hooks root (see the module docs).
-pub fn is_root(root: &Path) -> bool {
-    session_dirs(root).next().is_some()
 }
 
 /// Session directories of a hooks root, unsorted.

@@ -112,7 +112,7 @@ impl Format for ClaudeTranscript {
             }
             files.extend(read_dir_sorted(&folder).unwrap_or_default().into_iter().filter(|f| is_transcript_name(f)));
         }
-        Ok(sessions_in_parallel(&files, diag))
+        Ok(crate::files::in_parallel(&files, |f| session_of(f, Some(diag)), diag))
     }
 
     /// A project folder given as an argument is not one session: it is read
@@ -190,7 +190,7 @@ impl Format for ClaudeTranscript {
 
     /// Non-blank lines of the session's files.
     fn event_count(&self, rec: &SessionRecord) -> u64 {
-        self.files(rec).iter().map(|f| count_lines(f)).sum()
+        self.files(rec).iter().map(|f| crate::files::count_lines(f)).sum()
     }
 
     /// The main file, then each subagent transcript named in `files`.
@@ -365,18 +365,10 @@ impl Format for ClaudeTranscript {
         data.get("is_error").and_then(|e| e.as_bool()) == Some(true)
     }
 
-    fn duration_ms<'a>(&self, _data: Raw<'a>) -> Option<Raw<'a>> {
-        None
-    }
-
     /// `message.model` (not `<synthetic>`).
     fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
         let m = data.get("message")?.get("model")?;
         (m.as_str().as_deref() != Some("<synthetic>")).then_some(m)
-    }
-
-    fn status<'a>(&self, _data: Raw<'a>) -> Option<Raw<'a>> {
-        None
     }
 
     /// `message.usage` in the toolkit's names (see the module docs).
@@ -414,22 +406,6 @@ impl Format for ClaudeTranscript {
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         let input = data.get("input")?;
         str_at(input, "file_path").or_else(|| str_at(input, "notebook_path"))
-    }
-
-    fn parent_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
-        None
-    }
-
-    fn fork_parent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
-        None
-    }
-
-    fn fork_agent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
-        None
-    }
-
-    fn child<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
-        None
     }
 
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
@@ -540,46 +516,8 @@ fn first_line_is_transcript(file: &Path) -> bool {
     false
 }
 
-/// Non-blank lines of a file (0 when unreadable).
-fn count_lines(path: &Path) -> u64 {
-    let Ok(f) = fs::File::open(path) else { return 0 };
-    let mut lines = crate::lines::LineReader::new(f);
-    let mut n = 0;
-    while let Ok(Some(l)) = lines.next_line() {
-        if !l.bytes.trim_ascii().is_empty() {
-            n += 1;
-        }
-    }
-    n
-}
-
 /// The most of a transcript's head and tail discovery reads.
 const PEEK: u64 = 1024 * 1024;
-
-/// The session records of transcript files, read on all cores (each costs
-/// two small reads; a tree holds tens of thousands), in the given order.
-fn sessions_in_parallel(files: &[PathBuf], diag: &Diag) -> Vec<SessionRecord> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || files.len() < 256 {
-        return files.iter().filter_map(|f| session_of(f, Some(diag))).collect();
-    }
-    let per = files.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = files
-            .chunks(per)
-            .map(|chunk| s.spawn(move || chunk.iter().filter_map(|f| session_of(f, Some(diag))).collect::<Vec<_>>()))
-            .collect();
-        let mut out = Vec::with_capacity(files.len());
-        for p in parts {
-            match p.join() {
-                Ok(v) => out.extend(v),
-                // Only a bug panics; its sessions are then missing, never silently.
-                Err(_) => diag.error(&"internal error: a discovery thread panicked"),
-            }
-        }
-        out
-    })
-}
 
 /// The session record of a transcript file: id = the file stem, project = its
 /// folder, `working_dir` = the first `cwd`, `started_at`/`last_event_at` =

@@ -356,13 +356,17 @@ pub trait Format: Sync {
     fn failed(&self, data: Raw<'_>) -> bool;
 
     /// A duration in milliseconds the writer recorded on a call's end.
-    fn duration_ms<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
+    fn duration_ms<'a>(&self, _data: Raw<'a>) -> Option<Raw<'a>> {
+        None
+    }
 
     /// The model an event names.
     fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
 
     /// A status an event carries (`orchestrator:complete`: success/error/…).
-    fn status<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
+    fn status<'a>(&self, _data: Raw<'a>) -> Option<Raw<'a>> {
+        None
+    }
 
     /// Every token and cost figure of a response, in [`Usage::ALL`] order
     /// (the usage object is looked up once: it can sit behind a megabyte `raw`).
@@ -404,17 +408,26 @@ pub trait Format: Sync {
     /// The file a tool event reads or edits.
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
 
-    /// The parent session every event of a child names.
-    fn parent_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+    /// The parent session every event of a child names (none: the writer
+    /// has no parent links in its events).
+    fn parent_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
 
     /// The parent session a child's first event (`session:fork`) names.
-    fn fork_parent<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+    fn fork_parent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
 
     /// The agent a child's first event (`session:fork`) names.
-    fn fork_agent<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+    fn fork_agent<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
 
     /// The child session a delegation event names.
-    fn child<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+    fn child<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
 
     /// The session id an event's payload names.
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
