@@ -285,6 +285,12 @@ impl<'a> Event<'a> {
         self.format.message_key(self.data()?)
     }
 
+    /// Whether the event's writer copies history into other sessions
+    /// ([`Format::copies_history`]).
+    pub fn copies_history(&self) -> bool {
+        self.format.copies_history()
+    }
+
     /// Whether a turn's response time ends at its first reply
     /// ([`Format::reply_ends_turn`]).
     pub fn reply_ends_turn(&self) -> bool {

@@ -240,9 +240,13 @@ impl Call {
     /// Applies one tool event of this call.
     fn add(&mut self, ev: &Event<'_>, name: &str, keys: impl FnOnce() -> Option<Vec<KeyVal>>) {
         let call = self;
-        let (path, line) = ev.origin();
-        if call.first.as_ref().is_none_or(|(p, l)| (path.as_ref(), line) < (p.as_str(), *l)) {
-            call.first = Some((path.into_owned(), line));
+        // Only a writer that copies history between sessions needs to know
+        // where a call was first written (no allocation per call otherwise).
+        if ev.copies_history() {
+            let (path, line) = ev.origin();
+            if call.first.as_ref().is_none_or(|(p, l)| (path.as_ref(), line) < (p.as_str(), *l)) {
+                call.first = Some((path.into_owned(), line));
+            }
         }
         if call.tool.is_none() {
             call.tool = ev.tool_name().and_then(|v| v.as_str()).map(|s| s.into_owned());

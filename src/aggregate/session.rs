@@ -74,6 +74,9 @@ pub struct SessionState {
     calls: Calls,
     marks: Vec<(u64, Mark, Option<Timestamp>)>,
     outcome_line: Option<u64>,
+    /// The session's writer copies history into other sessions (its calls
+    /// are settled across the run, [`settle`]).
+    copies_history: bool,
 }
 
 impl SessionState {
@@ -120,6 +123,7 @@ impl SessionState {
                 self.fork_agent = self.fork_agent.take().or_else(|| ev.fork_agent().map(Cow::into_owned));
             }
             n if calls::is_tool_event(n) => {
+                self.copies_history |= ev.copies_history();
                 file_touched(ev, sum);
                 let session = sum.session.clone();
                 self.calls.add(ev, n, &session, || None);
@@ -219,6 +223,7 @@ impl SessionState {
         self.fork_agent = self.fork_agent.take().or(o.fork_agent);
         self.first_workspace = self.first_workspace.take().or(o.first_workspace);
         self.calls.merge(o.calls);
+        self.copies_history |= o.copies_history;
         self.marks.extend(o.marks);
         if o.outcome_line.is_some_and(|l| self.outcome_line.is_none_or(|m| l >= m)) {
             self.outcome_line = o.outcome_line;
@@ -236,7 +241,7 @@ impl SessionState {
             // A writer that copies history between sessions (resumed Claude
             // Code sessions copy tool_use ids too): its calls are settled
             // across the run, each counted in the session of its first line.
-            if let (true, Some(id)) = (s.reply_ends_turn, id) {
+            if let (true, Some(id)) = (self.copies_history, id) {
                 s.calls_held.insert(id, call);
                 continue;
             }
@@ -420,7 +425,11 @@ pub fn settle(summaries: &mut [Summary]) {
         for (id, call) in std::mem::take(&mut s.calls_held) {
             match calls.get_mut(&id) {
                 Some((at, mine)) => {
-                    if call.first < mine.first && call.first.is_some() || mine.first.is_none() {
+                    let earlier = match (&call.first, &mine.first) {
+                        (Some(a), Some(b)) => a < b,
+                        (a, b) => a.is_some() && b.is_none(),
+                    };
+                    if earlier {
                         *at = i;
                     }
                     mine.merge(call);

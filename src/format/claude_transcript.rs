@@ -423,6 +423,11 @@ impl Format for ClaudeTranscript {
         rec.files.as_ref().map_or(0, |f| f.len() as u64)
     }
 
+    /// A resumed session's file starts with the earlier session's lines.
+    fn copies_history(&self) -> bool {
+        true
+    }
+
     /// A turn's response time runs from the prompt to the first assistant reply.
     fn reply_ends_turn(&self) -> bool {
         true

@@ -380,6 +380,13 @@ pub trait Format: Sync {
         None
     }
 
+    /// Whether the writer copies earlier history (responses, tool calls)
+    /// into another session's files (Claude Code's resumed sessions): a run
+    /// then counts each once, in the session of its first line.
+    fn copies_history(&self) -> bool {
+        false
+    }
+
     /// Whether a turn's response time ends at its first `llm:response` (else
     /// at its `orchestrator:complete`, or its last `prompt:complete`), and
     /// its messages are prompts + responses (else prompts + completions).
