@@ -34,6 +34,21 @@ pub fn usable_file(path: &Path) -> std::result::Result<fs::Metadata, Option<Stri
     }
 }
 
+/// [`usable_file`] for discovery: the metadata of a capture file, or `None`
+/// when nothing is there or (reported as `path: reason, skipped` when a
+/// `diag` is given) something unusable is.
+pub fn usable_or_reported(path: &Path, diag: Option<&crate::diag::Diag>) -> Option<fs::Metadata> {
+    match usable_file(path) {
+        Ok(m) => Some(m),
+        Err(reason) => {
+            if let (Some(d), Some(r)) = (diag, reason) {
+                d.error(&format_args!("{}: {r}, skipped", path.display()));
+            }
+            None
+        }
+    }
+}
+
 /// The entries of `dir`, sorted. All share the parent `dir`, so comparing the
 /// whole paths as bytes gives the order of `Path`'s component-wise comparison
 /// at a fraction of its cost (a sessions folder can hold thousands of entries).

@@ -24,7 +24,7 @@ use serde_json::Value;
 use super::{str_at, CallKey, Format, LineKind, Usage};
 use crate::diag::Diag;
 use crate::error::{Error, Result};
-use crate::files::{expand_tilde, read_dir_sorted, sorted_dirs, usable_file, NOT_UTF8};
+use crate::files::{expand_tilde, read_dir_sorted, sorted_dirs, NOT_UTF8};
 use crate::json::{Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
@@ -300,15 +300,7 @@ fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let mut events = PathBuf::with_capacity(dir.as_os_str().len() + 40);
     events.push(dir);
     events.push("context-intelligence/events.jsonl");
-    let meta = match usable_file(&events) {
-        Ok(meta) => meta,
-        Err(reason) => {
-            if let (Some(diag), Some(reason)) = (diag, reason) {
-                diag.error(&format_args!("{}: {reason}, skipped", events.display()));
-            }
-            return None;
-        }
-    };
+    let meta = crate::files::usable_or_reported(&events, diag)?;
     let Some(events_str) = events.to_str() else {
         if let Some(diag) = diag {
             diag.error(&format_args!("{}: {NOT_UTF8}, skipped", dir.display()));

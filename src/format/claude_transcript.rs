@@ -530,15 +530,7 @@ const PEEK: u64 = 1024 * 1024;
 /// [`peek`]), `model` = the first assistant model, `files` = its subagent
 /// transcripts' names.
 fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
-    let meta = match usable_file(file) {
-        Ok(m) => m,
-        Err(reason) => {
-            if let (Some(d), Some(r)) = (diag, reason) {
-                d.error(&format_args!("{}: {r}, skipped", file.display()));
-            }
-            return None;
-        }
-    };
+    let meta = crate::files::usable_or_reported(file, diag)?;
     let Some(path) = file.to_str() else {
         if let Some(d) = diag {
             d.error(&format_args!("{}: {NOT_UTF8}, skipped", file.display()));
@@ -567,25 +559,21 @@ fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     // link is reported, never opened), with UTF-8 names.
     let mut names: Vec<String> = vec![];
     for p in read_dir_sorted(&sub).unwrap_or_default().into_iter().filter(|p| is_transcript_name(p)) {
-        match (usable_file(&p), p.file_name().and_then(|n| n.to_str())) {
-            (Ok(m), Some(name)) => {
+        let Some(m) = crate::files::usable_or_reported(&p, diag) else { continue };
+        match p.file_name().and_then(|n| n.to_str()) {
+            Some(name) => {
                 rec.bytes += m.len();
                 names.push(name.to_owned());
             }
-            (Ok(_), None) => report(diag, &p, NOT_UTF8),
-            (Err(Some(reason)), _) => report(diag, &p, &reason),
-            (Err(None), _) => {}
+            None => {
+                if let Some(d) = diag {
+                    d.error(&format_args!("{}: {NOT_UTF8}, skipped", p.display()));
+                }
+            }
         }
     }
     rec.files = Some(names);
     Some(rec)
-}
-
-/// Reports a file that is skipped (`path: reason, skipped`).
-fn report(diag: Option<&Diag>, path: &Path, reason: &str) {
-    if let Some(d) = diag {
-        d.error(&format_args!("{}: {reason}, skipped", path.display()));
-    }
 }
 
 /// What discovery reads off a transcript's head and tail ([`peek`]).
