@@ -279,10 +279,17 @@ impl<'a> Event<'a> {
     /// The identity of a response its writer may write more than once
     /// ([`Format::message_key`]).
     pub fn message_key(&self) -> Option<String> {
+        let mut key = String::new();
+        self.message_key_into(&mut key).then_some(key)
+    }
+
+    /// [`Event::message_key`] into a reused buffer (no allocation per line);
+    /// `false` when the event has none.
+    pub fn message_key_into(&self, out: &mut String) -> bool {
         if self.derived {
-            return self.format.line_message_key(&self.rec, self.part_index());
+            return self.format.line_message_key(&self.rec, self.part_index(), out);
         }
-        self.format.message_key(self.data()?)
+        self.data().is_some_and(|d| self.format.message_key(d, out))
     }
 
     /// Whether the event's writer copies history into other sessions

@@ -131,7 +131,7 @@ impl SessionState {
             "prompt:submit" => self.marks.push((line, Mark::Submit, ts)),
             // A response written more than once (one line per content block,
             // copied history): held by its identity, counted once ([`settle`]).
-            "llm:response" | "llm:content" if ev.message_key().is_some() => {
+            "llm:response" | "llm:content" if ev.copies_history() => {
                 if let Some(m) = ev.model().and_then(|m| m.as_str()) {
                     if !sum.models.contains(m.as_ref()) {
                         sum.models.insert(m.into_owned());
@@ -141,8 +141,9 @@ impl SessionState {
                     sum.reply_ends_turn = true;
                     self.marks.push((line, Mark::Response, ts));
                 }
-                if let Some(key) = ev.message_key() {
-                    sum.responses.add_copy(ev, key);
+                match ev.message_key() {
+                    Some(key) => sum.responses.add_copy(ev, key),
+                    None => add_tokens(ev, sum),
                 }
             }
             "prompt:complete" => self.marks.push((line, Mark::PromptComplete, ts)),
@@ -165,16 +166,7 @@ impl SessionState {
                 if let Some(m) = ev.model().and_then(|m| m.as_str()) {
                     sum.models.insert(m.into_owned());
                 }
-                for (i, (u, raw)) in Usage::ALL.iter().zip(ev.tokens()).enumerate() {
-                    let Some(raw) = raw else { continue };
-                    let Numeric::Num(n) = Val::Raw(raw).numeric() else {
-                        continue;
-                    };
-                    match u {
-                        Usage::Cost => sum.cost_usd.get_or_insert_with(Sum::default).add(n),
-                        _ => sum.tokens[i].add(n),
-                    }
-                }
+                add_tokens(ev, sum);
             }
             "delegate:agent_spawned" | "delegate:agent_completed" => {
                 if let Some(child) = ev.child().filter(|c| !c.is_empty()) {
@@ -297,6 +289,20 @@ impl SessionState {
 pub const READ_TOOLS: [&str; 8] = ["Read", "NotebookRead", "Glob", "Grep", "LS", "read_file", "glob", "grep"];
 /// Tools whose `tool_input.file_path` is a file edited.
 pub const EDIT_TOOLS: [&str; 6] = ["Edit", "MultiEdit", "Write", "NotebookEdit", "edit_file", "write_file"];
+
+/// Adds a response's token and cost figures to the session's sums.
+fn add_tokens(ev: &Event<'_>, sum: &mut Summary) {
+    for (i, (u, raw)) in Usage::ALL.iter().zip(ev.tokens()).enumerate() {
+        let Some(raw) = raw else { continue };
+        let Numeric::Num(n) = Val::Raw(raw).numeric() else {
+            continue;
+        };
+        match u {
+            Usage::Cost => sum.cost_usd.get_or_insert_with(Sum::default).add(n),
+            _ => sum.tokens[i].add(n),
+        }
+    }
+}
 
 /// Notes the file a tool event reads or edits.
 fn file_touched(ev: &Event<'_>, sum: &mut Summary) {

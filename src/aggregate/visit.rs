@@ -40,6 +40,8 @@ pub struct Aggregator<'q> {
     /// `--tokens` over a capture whose writer names the bytes every usage
     /// line holds: lines without them (nor a `\u` escape) yield no event.
     usage_bytes: Option<memchr::memmem::Finder<'static>>,
+    /// The message key of the current response (a buffer reused per line).
+    key: String,
 }
 
 impl<'q> Aggregator<'q> {
@@ -56,6 +58,7 @@ impl<'q> Aggregator<'q> {
             piped: HashMap::new(),
             records: HashMap::new(),
             usage_bytes: None,
+            key: String::new(),
         }
     }
 
@@ -115,14 +118,11 @@ impl Visitor for Aggregator<'_> {
                 if let Answer::Groups(g) = &mut self.answer {
                     // A response its writer writes more than once is held by
                     // its identity and counted once at the end.
-                    let held = (q.preset == Preset::Tokens)
-                        .then(|| ev.name())
-                        .filter(|n| n == "llm:response" || n == "llm:content")
-                        .and_then(|_| ev.message_key());
-                    let untimed = match held {
-                        Some(message) => g.responses.add(q, ev, &mut self.cx, &message),
-                        None => g.add(q, ev, &mut self.cx),
-                    };
+                    let held = q.preset == Preset::Tokens
+                        && matches!(ev.name().as_ref(), "llm:response" | "llm:content")
+                        && ev.message_key_into(&mut self.key);
+                    let untimed =
+                        if held { g.responses.add(q, ev, &mut self.cx, &self.key) } else { g.add(q, ev, &mut self.cx) };
                     if untimed {
                         self.diag.untimed();
                     }

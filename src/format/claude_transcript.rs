@@ -391,15 +391,12 @@ impl Format for ClaudeTranscript {
         (m.as_str().as_deref() != Some("<synthetic>")).then_some(m)
     }
 
-    fn line_message_key(&self, rec: &Record<'_>, part: u32) -> Option<String> {
-        if part >= BLOCKS {
-            return None;
-        }
-        message_key_of(rec.get("message"), rec.get("requestId"))
+    fn line_message_key(&self, rec: &Record<'_>, part: u32, out: &mut String) -> bool {
+        part < BLOCKS && message_key_of(rec.get("message"), rec.get("requestId"), out)
     }
 
-    fn message_key(&self, data: Raw<'_>) -> Option<String> {
-        message_key_of(data.get("message"), data.get("requestId"))
+    fn message_key(&self, data: Raw<'_>, out: &mut String) -> bool {
+        message_key_of(data.get("message"), data.get("requestId"), out)
     }
 
     /// A `tool_use` block's `input.file_path` (`notebook_path` for notebooks).
@@ -453,13 +450,16 @@ fn line_type<'a>(rec: &Record<'a>) -> Option<Cow<'a, str>> {
     rec.get_str("type").or_else(|| rec.get("message").and_then(|m| str_at(m, "role")))
 }
 
-/// `message.id` + `requestId` (or the id alone without a request id).
-fn message_key_of(message: Option<Raw<'_>>, request: Option<Raw<'_>>) -> Option<String> {
-    let id = str_at(message?, "id")?;
-    Some(match request.and_then(|r| r.as_str()) {
-        Some(r) => format!("{id}\u{0}{r}"),
-        None => id.into_owned(),
-    })
+/// `message.id` + `requestId` (or the id alone without a request id), into `out`.
+fn message_key_of(message: Option<Raw<'_>>, request: Option<Raw<'_>>, out: &mut String) -> bool {
+    out.clear();
+    let Some(id) = message.and_then(|m| str_at(m, "id")) else { return false };
+    out.push_str(&id);
+    if let Some(r) = request.and_then(|r| r.as_str()) {
+        out.push('\u{0}');
+        out.push_str(&r);
+    }
+    true
 }
 
 /// A content block's `type`.
@@ -755,10 +755,10 @@ mod tests {
             for &p in &parts {
                 proptest::prop_assert!(!t.name(&rec, p).is_empty());
                 let _ = (t.name_raw(&rec, p), t.original(&rec, p), t.workspace(&rec), t.timestamp(&rec));
-                let _ = (t.line_tokens(&rec, p), t.line_model(&rec, p), t.line_message_key(&rec, p));
+                let _ = (t.line_tokens(&rec, p), t.line_model(&rec, p), t.line_message_key(&rec, p, &mut String::new()));
                 if let Some(d) = t.data(&rec, p) {
                     let _ = (t.tool_name(d), t.call_key(d), t.failed(d), t.model(d), t.tokens(d));
-                    let _ = (t.file_path(d), t.session_id(d), t.message_key(d));
+                    let _ = (t.file_path(d), t.session_id(d), t.message_key(d, &mut String::new()));
                 }
             }
         }

@@ -339,8 +339,8 @@ pub trait Format: Sync {
     }
 
     /// [`Format::message_key`] of a line's part read from a capture.
-    fn line_message_key(&self, rec: &Record<'_>, part: u32) -> Option<String> {
-        self.message_key(self.data(rec, part)?)
+    fn line_message_key(&self, rec: &Record<'_>, part: u32, out: &mut String) -> bool {
+        self.data(rec, part).is_some_and(|d| self.message_key(d, out))
     }
 
     // --- semantics, read from an event's `data` (the line's, or a piped record's) ---
@@ -374,10 +374,11 @@ pub trait Format: Sync {
 
     /// What identifies a response written several times (Claude Code writes
     /// one line per content block, each repeating the usage): token counts
-    /// keep one copy per key, the largest of each figure. `None`: every
+    /// keep one copy per key, the largest of each figure. Written into `out`
+    /// (cleared first; a buffer reused from line to line); `false`: every
     /// response counts.
-    fn message_key(&self, _data: Raw<'_>) -> Option<String> {
-        None
+    fn message_key(&self, _data: Raw<'_>, _out: &mut String) -> bool {
+        false
     }
 
     /// Whether the writer copies earlier history (responses, tool calls)
