@@ -22,13 +22,28 @@ pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     WRITERS.into_iter().flat_map(|w| w.format().default_roots(diag)).collect()
 }
 
+/// How much of each session record discovery fills in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Everything a record has (`ci-find`; tools whose output follows the
+    /// session order, newest first, need the start times).
+    #[default]
+    Full,
+    /// What reading the captures needs: ids, paths, project and files. What
+    /// only a capture's own lines tell (a transcript's times, model and
+    /// working directory, read off its head and tail) is left out, and no
+    /// file is opened for it: `ci-agg`, whose answers do not depend on the
+    /// order sessions are read in, reads every line anyway.
+    Reading,
+}
+
 /// Lists every session under `root`: each writer's, in registry order, each
 /// in path order. Fails when the root does not exist; an empty result is
 /// for the caller to report.
-pub fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
+pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let mut out = vec![];
     for w in WRITERS {
-        out.extend(w.format().discover(root, diag)?);
+        out.extend(w.format().discover(root, detail, diag)?);
     }
     Ok(out)
 }

@@ -12,6 +12,7 @@
 //! still never panics on any input.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::ops::Range;
 
@@ -68,6 +69,34 @@ struct Member {
     key: Range<usize>,
     /// The value, from its first to one past its last byte.
     value: Range<usize>,
+    /// [`key_tag`] of the raw key: a lookup compares keys only where the tags agree.
+    tag: u32,
+}
+
+impl Member {
+    fn new(line: &[u8], key: Range<usize>, value: Range<usize>) -> Member {
+        let tag = key_tag(&line[key.clone()]);
+        Member { key, value, tag }
+    }
+
+    /// Whether this member's key is `key` (whose [`key_tag`] is `tag`).
+    fn is(&self, line: &[u8], key: &str, tag: u32) -> bool {
+        (self.tag == tag || self.tag == ESCAPED) && key_eq(&line[self.key.clone()], key)
+    }
+}
+
+/// The tag of a raw key that holds an escape: it may equal any key.
+const ESCAPED: u32 = u32::MAX;
+
+/// A cheap filter for key lookups: the length (up to 2^24 − 1) and first
+/// byte of a key without escapes; [`ESCAPED`] for one with. Two keys without
+/// escapes are equal only when their tags are.
+fn key_tag(raw: &[u8]) -> u32 {
+    if raw.contains(&b'\\') {
+        return ESCAPED;
+    }
+    let len = raw.len().min(0xFF_FFFF) as u32;
+    len << 8 | u32::from(raw.first().copied().unwrap_or(0))
 }
 
 /// A reusable index of one line's top-level members. Parse each line into the
@@ -78,6 +107,20 @@ pub struct Index {
     close: usize,
     /// False after [`Index::skim`]: the insides of containers were not checked.
     validated: bool,
+    /// The members of one top-level object value, indexed on first use
+    /// ([`Record::get_in`]): a writer that reads several keys of one nested
+    /// object (a transcript's `message`) walks it once per line, not once
+    /// per key.
+    nested: RefCell<Nested>,
+}
+
+/// The member index of one top-level value ([`Index::nested`]).
+#[derive(Debug, Default)]
+struct Nested {
+    /// Which top-level member it indexes (its position), when any.
+    of: Option<usize>,
+    /// Its members, as byte ranges of the line.
+    members: Vec<Member>,
 }
 
 impl Index {
@@ -110,6 +153,7 @@ impl Index {
 
     fn index<'a>(&'a mut self, line: &'a [u8], full: bool) -> Result<Record<'a>> {
         self.members.clear();
+        self.nested.get_mut().of = None;
         self.validated = full;
         if let Err(e) = simdutf8::basic::from_utf8(line) {
             let _ = e;
@@ -153,7 +197,7 @@ impl Index {
                     Some(b'{' | b'[') if !full => crate::skim::skip_container(line, i)?,
                     _ => skip_checked(line, i, 1)?,
                 };
-                self.members.push(Member { key, value: start..i });
+                self.members.push(Member::new(line, key, start..i));
                 i = ws(line, i);
                 match line.get(i) {
                     Some(b',') => i = ws(line, i + 1),
@@ -189,12 +233,35 @@ impl<'a> Record<'a> {
     /// The value of a top-level key. With duplicate keys the last wins, as in
     /// serde_json.
     pub fn get(&self, key: &str) -> Option<Raw<'a>> {
-        self.index
-            .members
-            .iter()
-            .rev()
-            .find(|m| key_eq(&self.line[m.key.clone()], key))
-            .map(|m| Raw(&self.line[m.value.clone()]))
+        let tag = key_tag(key.as_bytes());
+        self.index.members.iter().rev().find(|m| m.is(self.line, key, tag)).map(|m| Raw(&self.line[m.value.clone()]))
+    }
+
+    /// `self.get(top)?.get(key)`, with the members of `top` indexed once per
+    /// line when it is an object (one nested object is kept: the last asked
+    /// for). With duplicate keys the last wins, as in [`Raw::get`].
+    pub fn get_in(&self, top: &str, key: &str) -> Option<Raw<'a>> {
+        let line = self.line;
+        let members = &self.index.members;
+        let tag = key_tag(top.as_bytes());
+        let pos = members.iter().rposition(|m| m.is(line, top, tag))?;
+        let value = Raw(&line[members[pos].value.clone()]);
+        if value.kind() != Kind::Object {
+            return value.get(key);
+        }
+        let mut nested = self.index.nested.borrow_mut();
+        if nested.of != Some(pos) {
+            let base = line.as_ptr() as usize;
+            let at = |s: &[u8]| s.as_ptr() as usize - base;
+            nested.members.clear();
+            for (k, v) in value.members() {
+                let (k0, v0) = (at(k), at(v.0));
+                nested.members.push(Member::new(line, k0..k0 + k.len(), v0..v0 + v.0.len()));
+            }
+            nested.of = Some(pos);
+        }
+        let tag = key_tag(key.as_bytes());
+        nested.members.iter().rev().find(|m| m.is(line, key, tag)).map(|m| Raw(&line[m.value.clone()]))
     }
 
     /// A string-valued top-level key, decoded. `None` when absent or not a string.
@@ -978,6 +1045,36 @@ mod tests {
         let raw = br#"caf\u00e9 \ud83d\ude80 \"q\" a\\b\n\t\u65e5"#;
         assert_eq!(decode_str(raw).unwrap(), "café 🚀 \"q\" a\\b\n\t日");
         assert!(matches!(decode_str(b"plain"), Some(Cow::Borrowed("plain"))));
+    }
+
+    #[test]
+    fn get_in_indexes_one_nested_object_per_line() {
+        let mut idx = Index::new();
+        let line = br#"{"message":{"id":"a","id":"b","m\u006fdel":"x","content":[1]},"other":{"id":"c"},"s":"t"}"#;
+        let rec = idx.parse(line).unwrap();
+        let get = |top: &str, k: &str| rec.get_in(top, k).map(|v| v.bytes().to_vec());
+        assert_eq!(get("message", "id").as_deref(), Some(&b"\"b\""[..]), "the last duplicate");
+        assert_eq!(get("message", "model").as_deref(), Some(&b"\"x\""[..]), "an escaped key");
+        assert_eq!(get("other", "id").as_deref(), Some(&b"\"c\""[..]), "another object: indexed anew");
+        assert_eq!(get("message", "content").as_deref(), Some(&b"[1]"[..]), "and back");
+        assert_eq!(get("message", "absent"), None);
+        assert_eq!(get("s", "id"), None, "not an object");
+        assert_eq!(get("absent", "id"), None);
+        // A new line forgets the last one's index.
+        let rec = idx.parse(br#"{"message":{"id":"z"}}"#).unwrap();
+        assert_eq!(rec.get_in("message", "id").map(|v| v.bytes().to_vec()), Some(b"\"z\"".to_vec()));
+    }
+
+    #[test]
+    fn key_tags_never_hide_a_match() {
+        let cases: [(&[u8], &str); 4] = [(b"event", "event"), (br"\u0065vent", "event"), (b"", ""), (br"a\\b", "a\\b")];
+        for (raw, key) in cases {
+            let t = key_tag(raw);
+            assert!(t == key_tag(key.as_bytes()) || t == ESCAPED, "{raw:?}");
+            assert!(key_eq(raw, key), "{raw:?}");
+        }
+        assert_ne!(key_tag(b"event"), key_tag(b"even"));
+        assert_ne!(key_tag(b"event"), key_tag(b"fvent"));
     }
 
     #[test]

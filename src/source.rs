@@ -19,6 +19,7 @@
 //! the writer's list of which worker has each unit grows only with the units
 //! those bounded channels can hold (a word each).
 
+use bstr::ByteSlice;
 use std::fs::File;
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender, 
 
 use crate::diag::Diag;
 use crate::discover;
+use crate::discover::Detail;
 use crate::error::{Error, Result};
 use crate::format::{self, Format, LineKind};
 use crate::json::Index;
@@ -197,11 +199,13 @@ pub struct RunOpts {
     /// followed at once. Stops on SIGINT/SIGTERM/SIGHUP (handlers installed
     /// by [`crate::signal::install`]) or when stdout's reader goes away.
     pub follow: bool,
+    /// What discovery of a root given as a path fills in.
+    pub detail: Detail,
 }
 
 impl Default for RunOpts {
     fn default() -> RunOpts {
-        RunOpts { threads: default_threads(), follow: false }
+        RunOpts { threads: default_threads(), follow: false, detail: Detail::Full }
     }
 }
 
@@ -331,7 +335,7 @@ where
         let batch = if follow { 1 } else { BATCH };
         let (order_tx, order_rx) = if n > 1 { Some(unbounded()).unzip() } else { (None, None) };
         let dealer = Dealer::new(work_tx, order_tx, if follow { 1 } else { DEAL });
-        s.spawn(move || produce(inputs, dealer, diag, batch));
+        s.spawn(move || produce(inputs, opts.detail, dealer, diag, batch));
         let written = write_ordered(&out_rx, order_rx, out, follow);
         if matches!(written, Err(Error::BrokenPipe)) || gone.load(Ordering::SeqCst) {
             // The reader is gone. Workers and the producer may be blocked on
@@ -395,13 +399,13 @@ fn write_ordered(
 }
 
 /// Reads the inputs in order and deals their units to the workers.
-fn produce(inputs: &[Input], mut dealer: Dealer, diag: &Diag, batch: usize) {
+fn produce(inputs: &[Input], detail: Detail, mut dealer: Dealer, diag: &Diag, batch: usize) {
     for input in inputs {
         let go_on = match input {
             Input::Stdin => produce_stdin(&mut dealer, diag, batch),
-            Input::Path(p) => {
-                captures_at(p, diag).into_iter().all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped())
-            }
+            Input::Path(p) => captures_at(p, detail, diag)
+                .into_iter()
+                .all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped()),
         };
         if !go_on || !dealer.flush() {
             return;
@@ -410,7 +414,7 @@ fn produce(inputs: &[Input], mut dealer: Dealer, diag: &Diag, batch: usize) {
 }
 
 /// Expands a path argument into captures (reported and skipped when unusable).
-pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
+pub fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) => {
@@ -425,7 +429,7 @@ pub fn captures_at(path: &Path, diag: &Diag) -> Vec<Capture> {
     if let Some(rec) = discover::session_in(path, diag) {
         return rec.map(format::capture).into_iter().collect();
     }
-    match discover::discover(path, diag) {
+    match discover::discover(path, detail, diag) {
         Ok(mut found) => {
             if found.is_empty() {
                 diag.error(&format_args!("looked in {}, found 0", path.display()));
@@ -960,7 +964,7 @@ impl<'d> Worker<'d> {
             }
             let body = text.strip_suffix(b"\n");
             let all_terminated = body.is_some();
-            let segments: Vec<&[u8]> = body.unwrap_or(text).split(|&b| b == b'\n').collect();
+            let segments: Vec<&[u8]> = body.unwrap_or(text).split_str("\n").collect();
             for (li, bytes) in segments.iter().enumerate() {
                 let terminated = all_terminated || li + 1 < segments.len();
                 match self.idx.parse(bytes) {

@@ -175,6 +175,17 @@ fn agree(line: &[u8]) -> Result<(), String> {
                 if rec.get(k) != Some(*raw) {
                     return Err(format!("get({k:?}) is not the last duplicate in {show}"));
                 }
+                // The nested index gives what a walk of the value gives
+                // (asked twice: the second answer comes from the index).
+                if let Value::Object(inner) = want {
+                    for nk in inner.keys().map(String::as_str).chain(["\u{0}absent"]) {
+                        for _ in 0..2 {
+                            if rec.get_in(k, nk) != raw.get(nk) {
+                                return Err(format!("get_in({k:?}, {nk:?}) differs from get in {show}"));
+                            }
+                        }
+                    }
+                }
                 if let Value::String(s) = want {
                     let decoded = raw.str_content().and_then(decode_str);
                     if decoded.as_deref() != Some(s.as_str()) {

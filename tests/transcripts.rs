@@ -1048,3 +1048,40 @@ fn fifos_and_dangling_links_are_reported_not_opened() {
     assert_eq!(recs.len(), 1);
     assert_eq!((&recs[0]["session"], &recs[0]["turns"]), (&Value::from("s1"), &Value::from(1)));
 }
+
+/// `ci-agg ROOT` discovers without reading the transcripts' heads and tails
+/// (`Detail::Reading`: no start times, so the sessions are read in path
+/// order); its answers are those of `ci-find --root ROOT | ci-agg`, whose
+/// records carry everything, for every preset.
+#[test]
+fn a_root_argument_answers_as_ci_find_records_do() {
+    let mut roots: Vec<(String, Option<tempfile::TempDir>)> = ["claude-transcripts", "sessiondata-transcript"]
+        .iter()
+        .map(|f| (root().join("fixtures").join(f).to_string_lossy().into_owned(), None))
+        .collect();
+    let (dir, _) = generated(9, 42);
+    roots.push((dir_arg(&dir), Some(dir)));
+    for (root, _keep) in &roots {
+        let records = ci("ci-find").args(["--root", root]).run();
+        assert_eq!(records.code, 0, "{root}: {records:?}");
+        for args in [
+            &["--tokens", "--by", "day"][..],
+            &["--tokens", "--by", "session"],
+            &["--sessions"],
+            &["--tools"],
+            &["--by", "event"],
+            &["--by", "workspace,model"],
+        ] {
+            let piped = ci("ci-agg").args(args).stdin(records.stdout.clone()).run();
+            let direct = ci("ci-agg").args(args).arg(root).run();
+            if args[0] == "--tokens" {
+                assert!(!piped.stdout.is_empty(), "{root} {args:?}: {piped:?}");
+            }
+            assert_eq!(
+                (direct.code, &direct.stdout, &direct.stderr),
+                (piped.code, &piped.stdout, &piped.stderr),
+                "{root} {args:?}"
+            );
+        }
+    }
+}

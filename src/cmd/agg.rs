@@ -14,6 +14,7 @@ use crate::aggregate::query::{Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
 use crate::cli::{Common, Tool};
 use crate::diag::Diag;
+use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::lines::LineReader;
 use crate::output::Output;
@@ -348,7 +349,7 @@ fn plural(n: u64) -> &'static str {
 /// Reads the inputs and aggregates them.
 fn aggregate(q: &Query, args: &Args, diag: &Diag) -> Result<Answer> {
     let inputs = source::inputs_from_args(&args.paths, diag);
-    let opts = RunOpts { threads: args.common.threads(diag), follow: false };
+    let opts = RunOpts { threads: args.common.threads(diag), follow: false, detail: Detail::Reading };
     let mut out = Output::stdout();
     let visitors = source::run(&inputs, &opts, diag, &mut out, || Aggregator::new(q, diag))?;
     Ok(combine(q, visitors))

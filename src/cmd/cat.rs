@@ -208,7 +208,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     let inputs = source::inputs_from_args(&args.paths, diag);
-    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow };
+    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
     let mut out = Output::stdout();
     source::run(&inputs, &opts, diag, &mut out, || Cat {
         format: &format,

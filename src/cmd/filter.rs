@@ -294,7 +294,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     let format = args.output.format();
     let inputs = source::inputs_from_args(&args.paths, diag);
-    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow };
+    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
     let expand = args.expand || sel.has_event_predicates();
     // Skim lines and validate only those that pass, unless --strict asks for
     // every bad line (or nothing would be dropped anyway).

@@ -8,6 +8,7 @@ use clap::{Parser, ValueEnum};
 use crate::cli::{Common, Tool};
 use crate::diag::Diag;
 use crate::discover;
+use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::output::Output;
 use crate::session::{self, SessionRecord};
@@ -296,7 +297,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let roots = discover::resolve_roots(&args.root, diag);
     let mut all = vec![];
     for root in &roots {
-        match discover::discover(root, diag) {
+        match discover::discover(root, Detail::Full, diag) {
             Ok(found) if found.is_empty() => {
                 crate::diag::eprint(format_args!("{}: looked in {}, found 0", diag.prog(), root.display()))
             }

@@ -7,6 +7,7 @@ use clap::{Parser, ValueEnum};
 
 use crate::cli::{Common, Tool};
 use crate::diag::Diag;
+use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::json::{decode_str, Path};
 use crate::output::{json_str, Output};
@@ -538,7 +539,7 @@ fn minimal_record(session: &str, path: &str, format: Writer, workspace: Option<S
 fn piped_session_record(session: &str, path: &str, diag: &Diag) -> SessionRecord {
     let p = std::path::Path::new(path);
     if p.is_file() {
-        if let Some(rec) = source::captures_at(p, diag).into_iter().find_map(|c| c.record) {
+        if let Some(rec) = source::captures_at(p, Detail::Full, diag).into_iter().find_map(|c| c.record) {
             return rec;
         }
     }
@@ -620,7 +621,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     let inputs: Vec<Input> = source::inputs_from_args(&paths, diag);
-    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow };
+    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
     let visitors = source::run(&inputs, &opts, diag, &mut out, || Grep {
         cfg: &cfg,
         count: 0,

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::{str_at, CallKey, Format, LineKind, Usage};
 use crate::diag::Diag;
+use crate::discover::Detail;
 use crate::error::{Error, Result};
 use crate::files::{expand_tilde, read_dir_sorted, sorted_dirs, NOT_UTF8};
 use crate::json::{Raw, Record};
@@ -49,7 +50,7 @@ impl Format for Amplifier {
         vec![amplifier_root(diag)]
     }
 
-    fn discover(&self, root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
+    fn discover(&self, root: &Path, _detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
         discover(root, diag)
     }
 

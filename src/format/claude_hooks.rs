@@ -22,6 +22,7 @@ use std::path::PathBuf;
 
 use super::{str_at, CallKey, Format, LineKind};
 use crate::diag::Diag;
+use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
 use crate::json::{Index, Raw, Record};
 use crate::lines::LineReader;
@@ -72,15 +73,15 @@ impl Format for ClaudeHooks {
         }
     }
 
-    fn discover(&self, root: &Path, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
-        Ok(discover(root, diag))
+    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+        Ok(discover(root, detail, diag))
     }
 
     fn session_in(&self, dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
         if event_files(dir).is_empty() {
             return None;
         }
-        Some(session_at(dir, Some(diag)))
+        Some(session_at(dir, Detail::Full, Some(diag)))
     }
 
     /// A `_claude_*.jsonl` event file of a session directory: that session,
@@ -89,7 +90,7 @@ impl Format for ClaudeHooks {
         if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
             return None;
         }
-        let rec = file.parent().and_then(|dir| session_at(dir, Some(diag)))?;
+        let rec = file.parent().and_then(|dir| session_at(dir, Detail::Full, Some(diag)))?;
         let mut cap = super::capture(rec);
         cap.files = vec![file.to_path_buf()];
         Some(cap)
@@ -104,7 +105,7 @@ impl Format for ClaudeHooks {
                 && dir.file_name().and_then(|n| n.to_str()).is_some_and(is_session_dir_name)
                 && !event_files(&dir).is_empty()
             {
-                found.extend(session_at(&dir, Some(diag)));
+                found.extend(session_at(&dir, Detail::Full, Some(diag)));
                 seen.insert(dir);
             }
         }
@@ -349,15 +350,16 @@ fn session_dirs(root: &Path) -> impl Iterator<Item = std::path::PathBuf> {
 }
 
 /// Every hooks session under `root`, in path order.
-pub fn discover(root: &Path, diag: &Diag) -> Vec<SessionRecord> {
+pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Vec<SessionRecord> {
     let mut dirs: Vec<_> = session_dirs(root).collect();
     dirs.sort();
-    dirs.iter().filter_map(|d| session_at(d, Some(diag))).collect()
+    dirs.iter().filter_map(|d| session_at(d, detail, Some(diag))).collect()
 }
 
 /// The hooks session in directory `dir`, when it holds event files. Reads every
-/// event line once (hook sessions are small) for the fields of the record.
-pub fn session_at(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
+/// event line once (hook sessions are small) for the fields of the record,
+/// and with [`Detail::Full`] the head and tail of its transcript copy.
+pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
     let session = dir.file_name()?.to_string_lossy().into_owned();
     if dir.to_str().is_none() {
         if let Some(d) = diag {
@@ -394,7 +396,7 @@ pub fn session_at(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
     let copy = dir.join(TRANSCRIPT);
     let copy_len = crate::files::usable_file(&copy).ok().map(|m| m.len());
     let (mut first, mut last, mut model) = (s.first, s.last, s.model);
-    if let Some(len) = copy_len {
+    if let Some(len) = copy_len.filter(|_| detail == Detail::Full) {
         let t = super::claude_transcript::peek(&copy, len);
         first = match (first, t.first) {
             (Some(a), Some(b)) => Some(a.min(b)),

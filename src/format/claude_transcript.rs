@@ -31,6 +31,7 @@
 //!   A message is identified by `message.id` and `requestId`
 //!   ([`Format::message_key`]): token counts keep one copy per message.
 
+use bstr::ByteSlice;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs;
@@ -39,6 +40,7 @@ use std::path::{Path, PathBuf};
 
 use super::{str_at, CallKey, Format, LineKind, ReadState};
 use crate::diag::Diag;
+use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, usable_file, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
 use crate::session::{unsafe_name, Capture, SessionRecord, Writer};
@@ -99,11 +101,11 @@ impl Format for ClaudeTranscript {
 
     /// The sessions of every project folder of the root's `projects`; a
     /// project folder itself given as the root: its sessions.
-    fn discover(&self, root: &Path, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
         let Some(projects) = projects_dir(root) else {
             let files = read_dir_sorted(root).unwrap_or_default();
             let sessions = files.iter().filter(|f| is_transcript_name(f) && first_line_is_transcript(f));
-            return Ok(sessions.filter_map(|f| session_of(f, Some(diag))).collect());
+            return Ok(sessions.filter_map(|f| session_of(f, detail, Some(diag))).collect());
         };
         let mut files = vec![];
         for folder in read_dir_sorted(&projects).unwrap_or_default() {
@@ -112,7 +114,7 @@ impl Format for ClaudeTranscript {
             }
             files.extend(read_dir_sorted(&folder).unwrap_or_default().into_iter().filter(|f| is_transcript_name(f)));
         }
-        Ok(crate::files::in_parallel(&files, |f| session_of(f, Some(diag)), diag))
+        Ok(crate::files::in_parallel(&files, |f| session_of(f, detail, Some(diag)), diag))
     }
 
     /// A project folder given as an argument is not one session: it is read
@@ -127,7 +129,7 @@ impl Format for ClaudeTranscript {
         if !is_transcript_name(file) || !first_line_is_transcript(file) {
             return None;
         }
-        let rec = session_of(file, Some(diag))?;
+        let rec = session_of(file, Detail::Full, Some(diag))?;
         Some(super::capture(rec))
     }
 
@@ -143,7 +145,7 @@ impl Format for ClaudeTranscript {
             }
             _ => file.to_path_buf(),
         };
-        session_of(&main, None)
+        session_of(&main, Detail::Full, None)
     }
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
@@ -152,7 +154,7 @@ impl Format for ClaudeTranscript {
         for folder in read_dir_sorted(&projects).unwrap_or_default() {
             for file in read_dir_sorted(&folder).unwrap_or_default() {
                 if is_transcript_name(&file) && !seen.contains(&file) {
-                    found.extend(session_of(&file, Some(diag)));
+                    found.extend(session_of(&file, Detail::Full, Some(diag)));
                     seen.insert(file);
                 }
             }
@@ -242,11 +244,10 @@ impl Format for ClaudeTranscript {
 
     fn parts(&self, rec: &Record<'_>, state: &mut ReadState, out: &mut Vec<u32>) {
         let kind = line_type(rec);
-        let message = rec.get("message");
-        let content = message.and_then(|m| m.get("content")).filter(|c| c.kind() == Kind::Array);
+        let content = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array);
         match kind.as_deref() {
             Some("assistant") => {
-                let id = message.and_then(|m| m.get("id")).filter(|i| i.kind() == Kind::String);
+                let id = rec.get_in("message", "id").filter(|i| i.kind() == Kind::String);
                 let request = rec.get("requestId").map_or(&b""[..], |r| r.bytes());
                 match id {
                     Some(id) if !state.first_sight(&[id.bytes(), request]) => out.push(CONTENT),
@@ -300,20 +301,20 @@ impl Format for ClaudeTranscript {
                 _ => "transcript:block",
             });
         }
-        let message = rec.get("message");
         let flag = |k: &str| rec.get(k).and_then(|v| v.as_bool()) == Some(true);
+        let prompt = || has_prompt_text(rec.get_in("message", "content"));
         match line_type(rec).as_deref() {
-            Some("assistant") if message.and_then(|m| str_at(m, "model")).as_deref() == Some("<synthetic>") => {
+            Some("assistant")
+                if rec.get_in("message", "model").and_then(|m| m.as_str()).as_deref() == Some("<synthetic>") =>
+            {
                 Cow::Borrowed("transcript:synthetic")
             }
             Some("assistant") if part == CONTENT => Cow::Borrowed("llm:content"),
             Some("assistant") => Cow::Borrowed("llm:response"),
             Some("user") if flag("isCompactSummary") => Cow::Borrowed("transcript:compact_summary"),
             Some("user") if flag("isMeta") => Cow::Borrowed("transcript:meta"),
-            Some("user") if flag("isSidechain") && message.is_some_and(has_prompt_text) => {
-                Cow::Borrowed("subagent:prompt")
-            }
-            Some("user") if message.is_some_and(has_prompt_text) => Cow::Borrowed("prompt:submit"),
+            Some("user") if flag("isSidechain") && prompt() => Cow::Borrowed("subagent:prompt"),
+            Some("user") if prompt() => Cow::Borrowed("prompt:submit"),
             Some("user") => Cow::Borrowed("transcript:user"),
             Some("system") => match rec.get_str("subtype") {
                 Some(s) if s == "compact_boundary" => Cow::Borrowed("context:compaction"),
@@ -373,30 +374,30 @@ impl Format for ClaudeTranscript {
 
     /// `message.usage` in the toolkit's names (see the module docs).
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
-        data.get("message").map_or([None; 5], message_tokens)
+        data.get("message").and_then(|m| m.get("usage")).map_or([None; 5], usage_tokens)
     }
 
     fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32) -> [Option<Raw<'a>>; 5] {
         if part >= BLOCKS {
             return [None; 5];
         }
-        rec.get("message").map_or([None; 5], message_tokens)
+        rec.get_in("message", "usage").map_or([None; 5], usage_tokens)
     }
 
     fn line_model<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
         if part >= BLOCKS {
             return None;
         }
-        let m = rec.get("message")?.get("model")?;
+        let m = rec.get_in("message", "model")?;
         (m.as_str().as_deref() != Some("<synthetic>")).then_some(m)
     }
 
     fn line_message_key(&self, rec: &Record<'_>, part: u32, out: &mut String) -> bool {
-        part < BLOCKS && message_key_of(rec.get("message"), rec.get("requestId"), out)
+        part < BLOCKS && message_key_of(rec.get_in("message", "id"), rec.get("requestId"), out)
     }
 
     fn message_key(&self, data: Raw<'_>, out: &mut String) -> bool {
-        message_key_of(data.get("message"), data.get("requestId"), out)
+        message_key_of(data.get("message").and_then(|m| m.get("id")), data.get("requestId"), out)
     }
 
     /// A `tool_use` block's `input.file_path` (`notebook_path` for notebooks).
@@ -431,9 +432,8 @@ impl Format for ClaudeTranscript {
     }
 }
 
-/// A message's usage in the toolkit's names, one pass over `usage`.
-fn message_tokens(message: Raw<'_>) -> [Option<Raw<'_>>; 5] {
-    let Some(usage) = message.get("usage") else { return [None; 5] };
+/// A message's `usage` in the toolkit's names, one pass over it.
+fn usage_tokens(usage: Raw<'_>) -> [Option<Raw<'_>>; 5] {
     let mut out = [None; 5];
     for (key, v) in usage.members() {
         const KEYS: [&str; 4] =
@@ -447,13 +447,13 @@ fn message_tokens(message: Raw<'_>) -> [Option<Raw<'_>>; 5] {
 
 /// A line's `type`, else its message's `role`.
 fn line_type<'a>(rec: &Record<'a>) -> Option<Cow<'a, str>> {
-    rec.get_str("type").or_else(|| rec.get("message").and_then(|m| str_at(m, "role")))
+    rec.get_str("type").or_else(|| rec.get_in("message", "role").and_then(|r| r.as_str()))
 }
 
 /// `message.id` + `requestId` (or the id alone without a request id), into `out`.
-fn message_key_of(message: Option<Raw<'_>>, request: Option<Raw<'_>>, out: &mut String) -> bool {
+fn message_key_of(id: Option<Raw<'_>>, request: Option<Raw<'_>>, out: &mut String) -> bool {
     out.clear();
-    let Some(id) = message.and_then(|m| str_at(m, "id")) else { return false };
+    let Some(id) = id.and_then(|i| i.as_str()) else { return false };
     out.push_str(&id);
     if let Some(r) = request.and_then(|r| r.as_str()) {
         out.push('\u{0}');
@@ -469,14 +469,14 @@ fn block_type<'a>(block: Raw<'a>) -> Option<Cow<'a, str>> {
 
 /// The content block of a block part.
 fn block_at<'a>(rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
-    let content = rec.get("message")?.get("content")?;
+    let content = rec.get_in("message", "content")?;
     content.items().nth((part - BLOCKS) as usize)
 }
 
 /// Whether a user message holds prompt text: string content, or a text
 /// (or image) block beside no tool result.
-fn has_prompt_text(message: Raw<'_>) -> bool {
-    let Some(content) = message.get("content") else { return false };
+fn has_prompt_text(content: Option<Raw<'_>>) -> bool {
+    let Some(content) = content else { return false };
     match content.kind() {
         Kind::String => true,
         Kind::Array => content.items().any(|b| matches!(block_type(b).as_deref(), Some("text" | "image"))),
@@ -528,8 +528,8 @@ const PEEK: u64 = 1024 * 1024;
 /// folder, `working_dir` = the first `cwd`, `started_at`/`last_event_at` =
 /// the first and last timestamps (read from the file's first and last lines,
 /// [`peek`]), `model` = the first assistant model, `files` = its subagent
-/// transcripts' names.
-fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
+/// transcripts' names. [`Detail::Reading`] leaves out what [`peek`] reads.
+fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
     let meta = crate::files::usable_or_reported(file, diag)?;
     let Some(path) = file.to_str() else {
         if let Some(d) = diag {
@@ -549,11 +549,13 @@ fn session_of(file: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         ..SessionRecord::new(session.clone(), Writer::ClaudeTranscript, path.to_owned())
     };
-    let head = peek(file, meta.len());
-    rec.working_dir = head.cwd;
-    rec.started_at = head.first.map(time::format_timestamp);
-    rec.last_event_at = head.last.map(time::format_timestamp);
-    rec.model = head.model;
+    if detail == Detail::Full {
+        let head = peek(file, meta.len());
+        rec.working_dir = head.cwd;
+        rec.started_at = head.first.map(time::format_timestamp);
+        rec.last_event_at = head.last.map(time::format_timestamp);
+        rec.model = head.model;
+    }
     let sub = file.with_file_name(&session).join("subagents");
     // Subagent transcripts: regular files only (a FIFO, device or dangling
     // link is reported, never opened), with UTF-8 names.
@@ -609,8 +611,8 @@ pub fn peek(file: &Path, len: u64) -> Peek {
         let whole = buf.len() as u64 >= len;
         let complete = if whole { &buf[..] } else { &buf[..memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)] };
         p = Peek::default();
-        for line in complete.split(|&b| b == b'\n') {
-            let Ok(rec) = idx.parse(line) else { continue };
+        for line in complete.split_str("\n") {
+            let Ok(rec) = idx.skim(line) else { continue };
             if let Some(t) = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp) {
                 p.first = Some(p.first.map_or(t, |f| f.min(t)));
                 p.last = Some(p.last.map_or(t, |l| l.max(t)));
@@ -620,8 +622,8 @@ pub fn peek(file: &Path, len: u64) -> Peek {
             }
             if p.model.is_none() && line_type(&rec).as_deref() == Some("assistant") {
                 p.model = rec
-                    .get("message")
-                    .and_then(|m| str_at(m, "model"))
+                    .get_in("message", "model")
+                    .and_then(|m| m.as_str())
                     .filter(|m| m != "<synthetic>")
                     .map(Cow::into_owned);
             }
@@ -646,9 +648,9 @@ pub fn peek(file: &Path, len: u64) -> Peek {
         // The first line of a window that does not start the file is cut.
         let start = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
         let (lo, hi) = buf[start..]
-            .split(|&b| b == b'\n')
+            .split_str("\n")
             .filter_map(|line| {
-                idx.parse(line).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
+                idx.skim(line).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
             })
             .fold((None, None), |(lo, hi): (Option<Timestamp>, Option<Timestamp>), t| {
                 (Some(lo.map_or(t, |l| l.min(t))), Some(hi.map_or(t, |h| h.max(t))))

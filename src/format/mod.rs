@@ -40,6 +40,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::diag::Diag;
+use crate::discover::Detail;
 use crate::error::Result;
 use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
@@ -191,7 +192,8 @@ pub trait Format: Sync {
     /// Every session of this writer under `root`, in path order. An error
     /// only when the root itself cannot be listed (and this writer is the
     /// one that reports it: the first in [`WRITERS`]).
-    fn discover(&self, root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>>;
+    /// `detail` says which fields reading the captures can do without.
+    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>>;
 
     /// When `dir` (a path given as an argument) is one of this writer's
     /// session directories: its record (`Some(None)` when it is one but is
@@ -447,15 +449,15 @@ pub struct ReadState {
     /// 64-bit hashes of the keys seen (a collision among a capture's
     /// messages, about 1 in 10^10 for 100,000 of them, would only name one
     /// line `llm:content` instead of `llm:response`; counts never use it).
-    seen: HashSet<u64>,
+    seen: foldhash::HashSet<u64>,
 }
 
 impl ReadState {
     /// Whether the key made of `parts` is seen for the first time (it is remembered).
     pub fn first_sight(&mut self, parts: &[&[u8]]) -> bool {
         use std::hash::{BuildHasher, Hasher};
-        let mut h =
-            std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().build_hasher();
+        // A fixed seed: which copy is named first must not vary between runs.
+        let mut h = foldhash::fast::FixedState::default().build_hasher();
         for p in parts {
             h.write(p);
             h.write_u8(0xff);
