@@ -47,6 +47,12 @@ impl Decimal {
     /// assert_eq!(a.checked_add(b).unwrap().to_string(), "0.0124");
     /// ```
     pub fn parse(s: &str) -> Option<Decimal> {
+        // Token counts: a plain integer of up to 18 digits (no i128
+        // arithmetic per digit).
+        if !s.is_empty() && s.len() <= 18 && s.bytes().all(|c| c.is_ascii_digit()) {
+            let n = s.bytes().fold(0i64, |n, c| n * 10 + i64::from(c - b'0'));
+            return Some(Decimal::from_int(n));
+        }
         let b = s.trim_matches(|c: char| c.is_ascii_whitespace()).as_bytes();
         let mut i = 0;
         let neg = match b.first() {
@@ -175,6 +181,10 @@ impl Decimal {
 
     /// The nearest `f64`.
     pub fn to_f64(self) -> f64 {
+        // An integer below 2^53 converts exactly (token counts).
+        if self.0 % ONE == 0 && (self.0 / ONE).unsigned_abs() < 1 << 53 {
+            return (self.0 / ONE) as f64;
+        }
         // Going through the shortest decimal text gives the correctly rounded value.
         self.to_string().parse().unwrap_or(f64::NAN)
     }
@@ -219,6 +229,20 @@ mod tests {
 
     fn d(s: &str) -> String {
         Decimal::parse(s).map(|d| d.to_string()).unwrap_or_else(|| "none".into())
+    }
+
+    #[test]
+    fn integer_fast_paths_agree_with_the_general_ones() {
+        for n in ["0", "7", "00042", "123456789012345678", "9007199254740991", "9007199254740993"] {
+            let fast = Decimal::parse(n).unwrap();
+            assert_eq!(Some(fast), Decimal::parse(&format!("{n}.0")), "{n}");
+            assert_eq!(Some(fast), Decimal::parse(&format!("{n}e0")), "{n}");
+            assert_eq!(fast.to_f64(), fast.to_string().parse::<f64>().unwrap(), "{n}");
+        }
+        // 19 digits and signs take the general path.
+        assert_eq!(d("1234567890123456789"), "1234567890123456789");
+        assert_eq!(d("-12"), "-12");
+        assert_eq!(Decimal::parse("-12").unwrap().to_f64(), -12.0);
     }
 
     #[test]

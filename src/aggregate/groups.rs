@@ -1,7 +1,5 @@
 //! Group-by state: records counted per key, with metric columns.
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value};
 
 use crate::record::Event;
@@ -97,7 +95,7 @@ impl Group {
 #[derive(Debug, Default)]
 pub struct Groups {
     /// Every group seen.
-    pub map: HashMap<Vec<KeyVal>, Group>,
+    pub map: foldhash::HashMap<Vec<KeyVal>, Group>,
     /// `--tokens`: responses a writer writes more than once, held until the
     /// run ends and then counted once each ([`super::responses`]).
     pub responses: Responses,

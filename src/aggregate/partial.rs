@@ -276,11 +276,7 @@ impl Merger {
                 a.add_session(*s);
                 Ok(())
             }
-            (Line::Response(r), Answer::Groups(groups)) => {
-                let (message, held) = r.into_held(q.keys.len())?;
-                groups.responses.merge_one(message, held);
-                Ok(())
-            }
+            (Line::Response(r), Answer::Groups(groups)) => groups.responses.add_wire(*r, q.keys.len()),
             _ => Err(format!("a line of another kind than the header's query ({})", q.spec.preset)),
         }
     }

@@ -10,10 +10,13 @@
 //! its group keys (day, model, …) are those of the copy with the largest
 //! token total (ties: the first by file path, then line, as ccusage keeps
 //! the first copy in path order), each token figure the largest among its
-//! copies. Memory: one entry per distinct message (its key, a few numbers,
-//! its group keys, the path of its best copy), about 200 bytes each.
+//! copies. Memory: one entry per distinct message (its key, the five
+//! figures, where its best copy is), about 300 bytes each with the table;
+//! group keys (a few hundred: days × models) and file paths (one per file)
+//! are shared. The held responses sit in one array, so the final fold reads
+//! memory in order instead of chasing a few pointers per response.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -29,12 +32,12 @@ use super::stat::{num_from_wire, num_wire};
 /// One response, from all its copies so far.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Held {
-    /// Group keys of the best copy.
-    pub key: Vec<KeyVal>,
+    /// Group keys of the best copy (an index into its [`Responses`]' keys).
+    key: u32,
     /// Each usage figure ([`Usage::ALL`] order), the largest seen.
     pub usage: [Option<Num>; 5],
     /// The best copy: its token total, then where it is (path, line).
-    pub best: (f64, String, u64),
+    pub best: (f64, Arc<str>, u64),
 }
 
 impl Held {
@@ -46,7 +49,7 @@ impl Held {
 
     /// Whether a copy with this total, path and line is better than the best held.
     fn beaten_by(&self, total: f64, path: &str, line: u64) -> bool {
-        total > self.best.0 || (total == self.best.0 && (path, line) < (self.best.1.as_str(), self.best.2))
+        total > self.best.0 || (total == self.best.0 && (path, line) < (&*self.best.1, self.best.2))
     }
 
     /// Keeps the largest of each figure.
@@ -59,7 +62,8 @@ impl Held {
         }
     }
 
-    /// Combines two copies' states: the figures' maxima, the better copy's keys.
+    /// Combines two copies' states: the figures' maxima, the better copy's
+    /// keys (both must index the same key table).
     pub fn merge(&mut self, o: Held) {
         self.max_figures(&o.usage);
         if self.prefers(&o) {
@@ -69,10 +73,35 @@ impl Held {
     }
 }
 
+/// Distinct group keys, each stored once.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Keys {
+    list: Vec<Vec<KeyVal>>,
+    ids: foldhash::HashMap<Vec<KeyVal>, u32>,
+}
+
+impl Keys {
+    fn intern(&mut self, key: Vec<KeyVal>) -> u32 {
+        if let Some(&id) = self.ids.get(&key) {
+            return id;
+        }
+        let id = u32::try_from(self.list.len()).expect("fewer than 2^32 distinct group keys");
+        self.list.push(key.clone());
+        self.ids.insert(key, id);
+        id
+    }
+}
+
 /// Responses by message key.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Responses {
-    map: HashMap<String, Held>,
+    /// Where each message's response is in `held` (foldhash: SipHash cost
+    /// 5% of a `--tokens` run).
+    index: foldhash::HashMap<String, usize>,
+    held: Vec<Held>,
+    keys: Keys,
+    /// The path of the last copy added: the copies of one file share it.
+    last_path: Option<Arc<str>>,
 }
 
 impl Responses {
@@ -81,84 +110,145 @@ impl Responses {
     /// the one held costs no allocation (only its figures are compared).
     pub fn add(&mut self, q: &Query, ev: &Event<'_>, cx: &mut Context, message: &str) -> bool {
         let (usage, total) = figures(ev);
-        if let Some(held) = self.map.get_mut(message) {
+        if let Some(&at) = self.index.get(message) {
+            let held = &mut self.held[at];
             held.max_figures(&usage);
             let (path, line) = ev.origin();
             if !held.beaten_by(total, &path, line) {
                 return false;
             }
             let (key, untimed) = group_key(q, ev, cx);
+            let key = self.keys.intern(key);
+            let path = self.path(&path);
+            let held = &mut self.held[at];
             held.key = key;
-            held.best = (total, path.into_owned(), line);
+            held.best = (total, path, line);
             return untimed;
         }
         let (key, untimed) = group_key(q, ev, cx);
         let (path, line) = ev.origin();
-        self.map.insert(message.to_owned(), Held { key, usage, best: (total, path.into_owned(), line) });
+        let held = Held { key: self.keys.intern(key), usage, best: (total, self.path(&path), line) };
+        self.insert(message.to_owned(), held);
         untimed
+    }
+
+    /// `path`, shared with the copy before when it is the same file's.
+    fn path(&mut self, path: &str) -> Arc<str> {
+        match &self.last_path {
+            Some(p) if **p == *path => p.clone(),
+            _ => {
+                let p: Arc<str> = Arc::from(path);
+                self.last_path = Some(p.clone());
+                p
+            }
+        }
+    }
+
+    fn insert(&mut self, message: String, held: Held) {
+        self.index.insert(message, self.held.len());
+        self.held.push(held);
     }
 
     /// Adds one copy of the response `message`, without group keys (`--sessions`).
     pub fn add_copy(&mut self, ev: &Event<'_>, message: String) {
-        let held = held_copy(ev, vec![]);
+        let (usage, total) = figures(ev);
+        let (path, line) = ev.origin();
+        let held = Held { key: self.keys.intern(vec![]), usage, best: (total, self.path(&path), line) };
         self.merge_one(message, held);
     }
 
-    /// The held responses by key.
-    pub fn into_map(self) -> HashMap<String, Held> {
-        self.map
+    /// The held responses by message key, without their group keys (for
+    /// `--sessions`, whose responses have none).
+    pub fn into_map(self) -> impl Iterator<Item = (String, Held)> {
+        let mut held: Vec<Option<Held>> = self.held.into_iter().map(Some).collect();
+        self.index.into_iter().filter_map(move |(k, at)| Some((k, held[at].take()?)))
     }
 
-    /// Adds a response held by another thread or shard.
-    pub fn merge_one(&mut self, message: String, held: Held) {
-        match self.map.get_mut(&message) {
-            Some(mine) => mine.merge(held),
-            None => {
-                self.map.insert(message, held);
-            }
+    /// Adds a response (its key indexes this state's key table).
+    fn merge_one(&mut self, message: String, held: Held) {
+        match self.index.get(&message) {
+            Some(&at) => self.held[at].merge(held),
+            None => self.insert(message, held),
         }
     }
 
     /// Combines another state.
     pub fn merge(&mut self, o: Responses) {
-        for (k, h) in o.map {
-            self.merge_one(k, h);
+        if self.held.len() < o.held.len() {
+            let mine = std::mem::replace(self, o);
+            return self.merge(mine);
+        }
+        // Its keys in this state's table.
+        let ids: Vec<u32> = o.keys.list.into_iter().map(|k| self.keys.intern(k)).collect();
+        let mut held: Vec<Option<Held>> = o.held.into_iter().map(Some).collect();
+        self.index.reserve(o.index.len());
+        for (message, at) in o.index {
+            let Some(mut h) = held[at].take() else { continue };
+            h.key = ids[h.key as usize];
+            self.merge_one(message, h);
         }
     }
 
     /// Whether nothing is held.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.held.is_empty()
     }
 
     /// Counts every response once into the groups (`--tokens` measures are
     /// the usage figures, in [`Usage::ALL`] order).
     pub fn fold_into(self, q: &Query, groups: &mut Groups) {
-        for held in self.map.into_values() {
-            let mut g = Group::new(q);
-            g.count = 1;
+        let mut folded: Vec<Group> = self.keys.list.iter().map(|_| Group::new(q)).collect();
+        for held in &self.held {
+            let g = &mut folded[held.key as usize];
+            g.count += 1;
             for (m, s) in q.measures.iter().zip(g.stats.iter_mut()) {
                 let super::field::Field::Usage(u) = m.field else { continue };
                 if let Some(n) = held.usage[u as usize] {
                     s.add_num(n);
                 }
             }
-            groups.merge_group(held.key, g);
+        }
+        for (key, g) in self.keys.list.into_iter().zip(folded) {
+            if g.count > 0 {
+                groups.merge_group(key, g);
+            }
         }
     }
 
     /// The held responses in key order, for a partial stream.
     pub fn to_wire(&self) -> Vec<WireResponse> {
-        let mut all: Vec<_> = self.map.iter().collect();
+        let mut all: Vec<_> = self.index.iter().collect();
         all.sort_by(|a, b| a.0.cmp(b.0));
         all.into_iter()
-            .map(|(k, h)| WireResponse {
-                message: k.clone(),
-                key: h.key.iter().map(KeyVal::to_json).collect(),
-                usage: h.usage.iter().map(|u| u.map_or(Value::Null, num_wire)).collect(),
-                best: (h.best.0, h.best.1.clone(), h.best.2),
+            .map(|(k, &at)| {
+                let h = &self.held[at];
+                WireResponse {
+                    message: k.clone(),
+                    key: self.keys.list[h.key as usize].iter().map(KeyVal::to_json).collect(),
+                    usage: h.usage.iter().map(|u| u.map_or(Value::Null, num_wire)).collect(),
+                    best: (h.best.0, h.best.1.to_string(), h.best.2),
+                }
             })
             .collect()
+    }
+
+    /// Adds a response read from a partial stream of a query with `keys` keys.
+    pub fn add_wire(&mut self, r: WireResponse, keys: usize) -> Result<(), String> {
+        if r.key.len() != keys {
+            return Err(format!("key has {} values, the query has {keys} keys", r.key.len()));
+        }
+        if r.usage.len() != Usage::ALL.len() {
+            return Err(format!("{} usage figures, not {}", r.usage.len(), Usage::ALL.len()));
+        }
+        let mut usage = [None; 5];
+        for (slot, v) in usage.iter_mut().zip(&r.usage) {
+            *slot = if v.is_null() { None } else { Some(num_from_wire(v)?) };
+        }
+        let key = self.keys.intern(r.key.iter().map(KeyVal::from_json).collect());
+        let (total, path, line) = r.best;
+        let held = Held { key, usage, best: (total, self.path(&path), line) };
+        self.merge_one(r.message, held);
+        Ok(())
     }
 }
 
@@ -172,13 +262,6 @@ fn figures(ev: &Event<'_>) -> ([Option<Num>; 5], f64) {
     (usage, total)
 }
 
-/// One copy of a response, with its group keys.
-fn held_copy(ev: &Event<'_>, key: Vec<KeyVal>) -> Held {
-    let (usage, total) = figures(ev);
-    let (path, line) = ev.origin();
-    Held { key, usage, best: (total, path.into_owned(), line) }
-}
-
 /// A held response on the wire (`{"kind":"response",…}` of a partial stream).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WireResponse {
@@ -190,22 +273,4 @@ pub struct WireResponse {
     pub usage: Vec<Value>,
     /// The best copy: token total, path, line.
     pub best: (f64, String, u64),
-}
-
-impl WireResponse {
-    /// Back to a held response for a query with `keys` keys.
-    pub fn into_held(self, keys: usize) -> Result<(String, Held), String> {
-        if self.key.len() != keys {
-            return Err(format!("key has {} values, the query has {keys} keys", self.key.len()));
-        }
-        if self.usage.len() != Usage::ALL.len() {
-            return Err(format!("{} usage figures, not {}", self.usage.len(), Usage::ALL.len()));
-        }
-        let mut usage = [None; 5];
-        for (slot, v) in usage.iter_mut().zip(&self.usage) {
-            *slot = if v.is_null() { None } else { Some(num_from_wire(v)?) };
-        }
-        let key = self.key.iter().map(KeyVal::from_json).collect();
-        Ok((self.message, Held { key, usage, best: self.best }))
-    }
 }
