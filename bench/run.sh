@@ -424,6 +424,8 @@ if [ -n "${BENCH_CLAUDE:-}" ]; then
     export C=$BENCH_CLAUDE CCUSAGE=${CCUSAGE:-}
     group tokens "Claude Code tokens per day and model (transcripts)" ""
     row ci-agg "" "" "discovery + every transcript; one usage per message" 'ci-agg --tokens --by day "$C"'
+    row "ci-find | ci-agg" "" "" "the same from ci-find's records (full records: heads and tails read)" \
+        'ci-find --root "$C" | ci-agg --tokens --by day'
     row "ccusage daily" ccusage "" "ccusage 20 --offline --json, HOME empty, TZ=UTC" \
         'HOME=$(mktemp -d) CLAUDE_CONFIG_DIR="$C" TZ=UTC "$CCUSAGE" daily --offline --json'
     row cat "" "ref,empty-ok" "the reading limit (every .jsonl)" \
