@@ -34,8 +34,9 @@
 #   CORPUS_DIR, CORPUS_ALL, BENCH_CACHE, GEN_CORPUS, BENCH_SIZE, BENCH_SEED   where the data is
 #   BENCH_RUNS (3), BENCH_WARMUP (1)     hyperfine repetitions
 #   BENCH_GROUPS                          comma list of groups to run (default all):
-#                                         count,filter-event,filter-workspace,grep,cat,find,tokens
+#                                         count,filter-event,filter-workspace,grep,cat,find,tokens,codex
 #   BENCH_CLAUDE, CCUSAGE                 the tokens group: a Claude config dir, the ccusage binary
+#   BENCH_CODEX                           the codex group: a CODEX_HOME (with CCUSAGE for the peer)
 #   BENCH_LITERAL (decoy-ws)             the rare fixed string of the grep group
 #   BENCH_NO_BUILD=1                      use the binaries already in target/release
 #   BENCH_INSTALL=1                       install missing peers first (see step 4)
@@ -430,6 +431,19 @@ if [ -n "${BENCH_CLAUDE:-}" ]; then
         'HOME=$(mktemp -d) CLAUDE_CONFIG_DIR="$C" TZ=UTC "$CCUSAGE" daily --offline --json'
     row cat "" "ref,empty-ok" "the reading limit (every .jsonl)" \
         'find "$C" -name "*.jsonl" -print0 | xargs -0 cat > /dev/null'
+    run_group
+fi
+
+# -- Codex tokens per day and model (issue 19) -------------------------------------------------
+# Needs a rollout tree: BENCH_CODEX=DIR (a CODEX_HOME) and, for the peer row, CCUSAGE. Skipped without.
+if [ -n "${BENCH_CODEX:-}" ]; then
+    export X=$BENCH_CODEX CCUSAGE=${CCUSAGE:-}
+    group codex "Codex tokens per day and model (rollouts)" ""
+    row ci-agg "" "" "discovery + every rollout; re-emitted totals count once" 'ci-agg --tokens --by day "$X"'
+    row "ccusage codex daily" ccusage "" "ccusage 20 --offline --json, HOME empty, TZ=UTC" \
+        'HOME=$(mktemp -d) CODEX_HOME="$X" TZ=UTC "$CCUSAGE" codex daily --offline --json'
+    row cat "" "ref,empty-ok" "the reading limit (every .jsonl)" \
+        'find "$X" -name "*.jsonl" -print0 | xargs -0 cat > /dev/null'
     run_group
 fi
 

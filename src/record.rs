@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 
 pub use crate::format::LineKind;
-use crate::format::{CallKey, Format, Usage};
+use crate::format::{CallKey, Format, ReadState, Usage};
 use crate::json::{Raw, Record};
 use crate::session::Capture;
 use crate::time::{self, Timestamp};
@@ -52,12 +52,20 @@ pub struct Event<'a> {
 
 impl<'a> Event<'a> {
     /// An event of a capture's line (`part` for writers whose lines can yield several).
-    pub fn read(rec: Record<'a>, capture: &'a Capture, line: u64, source: &'a str, part: Option<u32>) -> Event<'a> {
+    /// `state` is what the writer kept of the capture's earlier lines ([`Format::observe`]).
+    pub fn read(
+        rec: Record<'a>,
+        capture: &'a Capture,
+        line: u64,
+        source: &'a str,
+        part: Option<u32>,
+        state: &'a ReadState,
+    ) -> Event<'a> {
         let format = capture.format.format();
         let derived = format.derived();
         let (derived_name, derived_data) = if derived {
             let p = part.unwrap_or(0);
-            (format.name(&rec, p), format.data(&rec, p))
+            (format.name(&rec, p, state), format.data(&rec, p, state))
         } else {
             (Cow::Borrowed(""), None)
         };
@@ -258,7 +266,7 @@ impl<'a> Event<'a> {
     /// The model the event names.
     pub fn model(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.line_model(&self.rec, self.part_index());
+            return self.format.line_model(&self.rec, self.part_index(), self.derived_data);
         }
         self.format.model(self.data()?)
     }
@@ -287,7 +295,7 @@ impl<'a> Event<'a> {
     /// `false` when the event has none.
     pub fn message_key_into(&self, out: &mut String) -> bool {
         if self.derived {
-            return self.format.line_message_key(&self.rec, self.part_index(), out);
+            return self.format.line_message_key(&self.rec, self.part_index(), self.derived_data, out);
         }
         self.data().is_some_and(|d| self.format.message_key(d, out))
     }
@@ -316,7 +324,7 @@ impl<'a> Event<'a> {
     /// Every token and cost figure, in [`Usage::ALL`] order.
     pub fn tokens(&self) -> [Option<Raw<'a>>; 5] {
         if self.derived {
-            return self.format.line_tokens(&self.rec, self.part_index());
+            return self.format.line_tokens(&self.rec, self.part_index(), self.derived_data);
         }
         self.data().map_or([None; 5], |d| self.format.tokens(d))
     }

@@ -24,6 +24,8 @@ pub enum Writer {
     ClaudeHooks,
     /// Claude Code's own transcripts (`~/.claude/projects`).
     ClaudeTranscript,
+    /// OpenAI Codex CLI rollouts (`~/.codex/sessions`).
+    Codex,
 }
 
 impl Writer {
@@ -33,6 +35,7 @@ impl Writer {
             Writer::Amplifier => "amplifier",
             Writer::ClaudeHooks => "claude-hooks",
             Writer::ClaudeTranscript => "claude-transcript",
+            Writer::Codex => "codex",
         }
     }
 }

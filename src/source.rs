@@ -536,13 +536,14 @@ fn visit_line<V: Visitor>(
     source: &str,
 ) -> Flow {
     let fmt = cap.format.format();
+    fmt.observe(&rec, &mut lines.state);
     if !fmt.multi_part() {
-        return v.event(&Event::read(rec, cap, line, source, None), out);
+        return v.event(&Event::read(rec, cap, line, source, None, &lines.state), out);
     }
     lines.parts.clear();
     fmt.parts(&rec, &mut lines.state, &mut lines.parts);
     for &part in &lines.parts {
-        if v.event(&Event::read(rec, cap, line, source, Some(part)), out) == Flow::Stop {
+        if v.event(&Event::read(rec, cap, line, source, Some(part), &lines.state), out) == Flow::Stop {
             return Flow::Stop;
         }
     }
@@ -1021,19 +1022,31 @@ impl<'d> Worker<'d> {
                     break;
                 }
             };
-            match v.line(line.number) {
-                Flow::Continue => {}
-                Flow::Skip => continue,
+            let skip = match v.line(line.number) {
+                Flow::Continue => false,
+                Flow::Skip => true,
                 Flow::Stop => return Read::Stopped,
-            }
-            if line.terminated && !v.precheck(line.bytes) {
+            };
+            let pre = !skip && (!line.terminated || v.precheck(line.bytes));
+            // A line the tool skips is still observed when it may change what
+            // the writer keeps of earlier lines (its later events depend on it).
+            let observed = line.terminated && fmt.observes(line.bytes);
+            if !pre && !observed {
                 continue;
             }
-            let wanted = !line.terminated || v.needs_events(line.bytes);
+            let wanted = pre && (!line.terminated || v.needs_events(line.bytes));
             let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
+            if !pre {
+                if let Ok(rec) = parsed {
+                    if fmt.accept(&rec).is_ok() {
+                        fmt.observe(&rec, &mut self.parts.state);
+                    }
+                }
+                continue;
+            }
             match parsed {
                 Ok(rec) => match fmt.accept(&rec) {
-                    Ok(()) if !wanted => {}
+                    Ok(()) if !wanted => fmt.observe(&rec, &mut self.parts.state),
                     Ok(()) => {
                         if visit_line(v, &mut self.out, &mut self.parts, rec, cap, line.number, display) == Flow::Stop {
                             return Read::Stopped;

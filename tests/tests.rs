@@ -5,6 +5,8 @@ mod util;
 
 mod agg;
 mod cat;
+mod codex;
+mod codexgen;
 mod faultgen;
 mod faults;
 mod filter;

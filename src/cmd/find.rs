@@ -32,7 +32,8 @@ ROOTS:
   ~ expanded, ignored with a warning when relative) or ~/.amplifier/projects, plus
   $SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error),
   plus each directory of $CLAUDE_CONFIG_DIR (comma-separated), else ~/.config/claude
-  and ~/.claude when they hold a projects folder (Claude Code transcripts).
+  and ~/.claude when they hold a projects folder (Claude Code transcripts), plus
+  $CODEX_HOME, else ~/.codex when it holds sessions/ or archived_sessions/ (Codex).
   A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl.
   The format is detected per root: a root is a Claude hooks root (medicine-wheel
   _sessiondata) when a direct subdirectory (not `data`, not starting with `_` or `.`)
@@ -48,6 +49,12 @@ CLAUDE CODE TRANSCRIPTS:
   (<session-id>/subagents/agent-*.jsonl, read as part of the session).
   --project also takes a working directory (Claude Code's folder rule: every
   character but letters, digits and - becomes -).
+
+CODEX ROLLOUTS:
+  sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/ (a session in both:
+  the sessions/ copy); format codex: session = session_meta id (else the file
+  name's UUID), working_dir = its cwd, project/workspace = the cwd's slug, model =
+  the first turn_context model, tags = originator:, cli:, source:.
 
 CLAUDE HOOK SESSIONS:
   format claude-hooks; path = the session directory; workspace/project = slug of the

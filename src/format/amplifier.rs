@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{str_at, CallKey, Format, LineKind, Usage};
+use super::{str_at, CallKey, Format, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Result};
@@ -168,11 +168,11 @@ impl Format for Amplifier {
         rec.get("event")
     }
 
-    fn name<'a>(&self, rec: &Record<'a>, _part: u32) -> Cow<'a, str> {
+    fn name<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Cow<'a, str> {
         rec.get_str("event").unwrap_or(Cow::Borrowed(""))
     }
 
-    fn data<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+    fn data<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Option<Raw<'a>> {
         rec.get("data")
     }
 

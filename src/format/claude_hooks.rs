@@ -20,7 +20,7 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{str_at, CallKey, Format, LineKind};
+use super::{str_at, CallKey, Format, LineKind, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
@@ -192,7 +192,7 @@ impl Format for ClaudeHooks {
         }
     }
 
-    fn name<'a>(&self, rec: &Record<'a>, _part: u32) -> Cow<'a, str> {
+    fn name<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Cow<'a, str> {
         match rec.get_str("hook_event_name") {
             Some(h) => canonical(&h),
             None => rec.get_str("event").unwrap_or(Cow::Borrowed("")),
@@ -200,7 +200,7 @@ impl Format for ClaudeHooks {
     }
 
     /// The whole line: the raw hook input.
-    fn data<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+    fn data<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Option<Raw<'a>> {
         Some(Raw(rec.line().trim_ascii()))
     }
 

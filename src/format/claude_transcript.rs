@@ -145,6 +145,10 @@ impl Format for ClaudeTranscript {
             }
             _ => file.to_path_buf(),
         };
+        // Any `.jsonl` could be named: only a transcript is one of ours.
+        if !first_line_is_transcript(&main) {
+            return None;
+        }
         session_of(&main, Detail::Full, None)
     }
 
@@ -287,7 +291,7 @@ impl Format for ClaudeTranscript {
         None
     }
 
-    fn name<'a>(&self, rec: &Record<'a>, part: u32) -> Cow<'a, str> {
+    fn name<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Cow<'a, str> {
         if part >= BLOCKS {
             let block = block_at(rec, part);
             return Cow::Borrowed(match block.and_then(block_type).as_deref() {
@@ -330,7 +334,7 @@ impl Format for ClaudeTranscript {
         }
     }
 
-    fn data<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
+    fn data<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Option<Raw<'a>> {
         if part >= BLOCKS {
             return block_at(rec, part);
         }
@@ -377,14 +381,14 @@ impl Format for ClaudeTranscript {
         data.get("message").and_then(|m| m.get("usage")).map_or([None; 5], usage_tokens)
     }
 
-    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32) -> [Option<Raw<'a>>; 5] {
+    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
         if part >= BLOCKS {
             return [None; 5];
         }
         rec.get_in("message", "usage").map_or([None; 5], usage_tokens)
     }
 
-    fn line_model<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
+    fn line_model<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         if part >= BLOCKS {
             return None;
         }
@@ -392,7 +396,7 @@ impl Format for ClaudeTranscript {
         (m.as_str().as_deref() != Some("<synthetic>")).then_some(m)
     }
 
-    fn line_message_key(&self, rec: &Record<'_>, part: u32, out: &mut String) -> bool {
+    fn line_message_key(&self, rec: &Record<'_>, part: u32, _data: Option<Raw<'_>>, out: &mut String) -> bool {
         part < BLOCKS && message_key_of(rec.get_in("message", "id"), rec.get("requestId"), out)
     }
 
@@ -677,7 +681,7 @@ mod tests {
         let mut state = ReadState::default();
         let mut parts = vec![];
         ClaudeTranscript.parts(&rec, &mut state, &mut parts);
-        parts.into_iter().map(|p| (p, ClaudeTranscript.name(&rec, p).into_owned())).collect()
+        parts.into_iter().map(|p| (p, ClaudeTranscript.name(&rec, p, &state).into_owned())).collect()
     }
 
     /// JSON values built from the transcript's own vocabulary (keys and
@@ -755,10 +759,12 @@ mod tests {
             let mut parts = vec![];
             t.parts(&rec, &mut state, &mut parts);
             for &p in &parts {
-                proptest::prop_assert!(!t.name(&rec, p).is_empty());
+                proptest::prop_assert!(!t.name(&rec, p, &state).is_empty());
                 let _ = (t.name_raw(&rec, p), t.original(&rec, p), t.workspace(&rec), t.timestamp(&rec));
-                let _ = (t.line_tokens(&rec, p), t.line_model(&rec, p), t.line_message_key(&rec, p, &mut String::new()));
-                if let Some(d) = t.data(&rec, p) {
+                let data = t.data(&rec, p, &state);
+                let _ = (t.line_tokens(&rec, p, data), t.line_model(&rec, p, data));
+                let _ = t.line_message_key(&rec, p, data, &mut String::new());
+                if let Some(d) = data {
                     let _ = (t.tool_name(d), t.call_key(d), t.failed(d), t.model(d), t.tokens(d));
                     let _ = (t.file_path(d), t.session_id(d), t.message_key(d, &mut String::new()));
                 }
@@ -803,6 +809,6 @@ mod tests {
         ClaudeTranscript.parts(&rec, &mut state, &mut a);
         ClaudeTranscript.parts(&rec, &mut state, &mut b);
         assert_eq!((a, b), (vec![0], vec![CONTENT]));
-        assert_eq!(ClaudeTranscript.name(&rec, CONTENT), "llm:content");
+        assert_eq!(ClaudeTranscript.name(&rec, CONTENT, &ReadState::default()), "llm:content");
     }
 }

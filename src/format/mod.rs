@@ -34,6 +34,7 @@
 pub mod amplifier;
 pub mod claude_hooks;
 pub mod claude_transcript;
+pub mod codex;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -46,7 +47,7 @@ use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
 
 /// Every writer, in the order roots and sessions are listed.
-pub const WRITERS: [Writer; 3] = [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript];
+pub const WRITERS: [Writer; 4] = [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript, Writer::Codex];
 
 impl Writer {
     /// The writer's module (the registry).
@@ -55,6 +56,7 @@ impl Writer {
             Writer::Amplifier => &amplifier::Amplifier,
             Writer::ClaudeHooks => &claude_hooks::ClaudeHooks,
             Writer::ClaudeTranscript => &claude_transcript::ClaudeTranscript,
+            Writer::Codex => &codex::Codex,
         }
     }
 }
@@ -316,10 +318,22 @@ pub trait Format: Sync {
     fn name_raw<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>>;
 
     /// The event name of a line's part.
-    fn name<'a>(&self, rec: &Record<'a>, part: u32) -> Cow<'a, str>;
+    fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str>;
 
     /// The `data` of a line's part.
-    fn data<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>>;
+    fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>>;
+
+    /// Called with each valid line of a capture before its events are made,
+    /// for a writer whose events depend on earlier lines (Codex: the model of
+    /// the last turn context, the running token total). The default keeps nothing.
+    fn observe(&self, _rec: &Record<'_>, _state: &mut ReadState) {}
+
+    /// Whether a raw line may change what [`Format::observe`] keeps: such a
+    /// line is parsed (and observed) even when a tool's pre-check would skip
+    /// it. The default: no line does.
+    fn observes(&self, _raw: &[u8]) -> bool {
+        false
+    }
 
     /// The workspace the line itself names (`None`: fall back to the session's).
     fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>>;
@@ -329,20 +343,21 @@ pub trait Format: Sync {
 
     // --- the hot semantics read off an indexed line (defaults: through `data`) ---
 
-    /// [`Format::tokens`] of a line's part read from a capture (a writer whose
-    /// `data` is the whole line reads its top-level keys through the index).
-    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32) -> [Option<Raw<'a>>; 5] {
-        self.data(rec, part).map_or([None; 5], |d| self.tokens(d))
+    /// [`Format::tokens`] of a line's part read from a capture, whose `data`
+    /// is `data` (a writer whose `data` is the whole line reads its top-level
+    /// keys through the index instead).
+    fn line_tokens<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
+        data.map_or([None; 5], |d| self.tokens(d))
     }
 
     /// [`Format::model`] of a line's part read from a capture.
-    fn line_model<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
-        self.model(self.data(rec, part)?)
+    fn line_model<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
+        self.model(data?)
     }
 
     /// [`Format::message_key`] of a line's part read from a capture.
-    fn line_message_key(&self, rec: &Record<'_>, part: u32, out: &mut String) -> bool {
-        self.data(rec, part).is_some_and(|d| self.message_key(d, out))
+    fn line_message_key(&self, _rec: &Record<'_>, _part: u32, data: Option<Raw<'_>>, out: &mut String) -> bool {
+        data.is_some_and(|d| self.message_key(d, out))
     }
 
     // --- semantics, read from an event's `data` (the line's, or a piped record's) ---
@@ -450,6 +465,13 @@ pub struct ReadState {
     /// messages, about 1 in 10^10 for 100,000 of them, would only name one
     /// line `llm:content` instead of `llm:response`; counts never use it).
     seen: foldhash::HashSet<u64>,
+    /// The model the last context line named (Codex `turn_context`).
+    pub model: Option<String>,
+    /// The capture's running token total (Codex `total_token_usage`).
+    pub totals: Option<[u64; 5]>,
+    /// Data the writer made for the current line's event, as JSON text
+    /// (Codex: a response's model and usage); empty when none.
+    pub line_data: String,
 }
 
 impl ReadState {
@@ -468,6 +490,9 @@ impl ReadState {
     /// Forgets everything (a new capture).
     pub fn clear(&mut self) {
         self.seen.clear();
+        self.model = None;
+        self.totals = None;
+        self.line_data.clear();
     }
 }
 

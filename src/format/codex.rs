@@ -1,0 +1,662 @@
+//! OpenAI Codex CLI rollouts (formats.md §6):
+//! `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` and
+//! `$CODEX_HOME/archived_sessions/`.
+//!
+//! - **Roots**: `$CODEX_HOME` when set and non-empty, else `~/.codex`, when
+//!   it holds `sessions/` or `archived_sessions/`. A root is such a home, a
+//!   `sessions` or `archived_sessions` folder, or any folder of rollouts
+//!   (searched down through date folders: names made of digits).
+//! - **Sessions**: one rollout file each (`rollout-*.jsonl`). The id is
+//!   `session_meta.payload.id`, else the UUID that ends the file name. A
+//!   session in both `sessions/` and `archived_sessions/` is the `sessions/`
+//!   copy (told by the file name's id). `project` = `workspace` = the slug
+//!   of the session's `cwd` (the hooks rule, [`crate::session::slug_of`]),
+//!   `model` = the first `turn_context` model, `tags` = `originator:`,
+//!   `cli:` and `source:` of the session meta.
+//! - **Events**: one per line; `data` is the line's `payload`, and the record
+//!   keeps the line's `type` as `codex`. `session_meta` → `session:start`;
+//!   `event_msg` `user_message` → `prompt:submit`, `task_complete` →
+//!   `prompt:complete`, `token_count` → `llm:response` when it counts (see
+//!   below), else `codex:token_count`; `response_item` `function_call`,
+//!   `custom_tool_call`, `local_shell_call` and `web_search_call` →
+//!   `tool:pre`, their outputs → `tool:post` (`tool:error` when the output
+//!   reports a non-zero exit code); `compacted` → `context:compaction`; the
+//!   rest `codex:<payload type>` (`codex:message`, `codex:reasoning`,
+//!   `codex:agent_message`, …) or `codex:<line type>`.
+//! - **Tokens**: `token_count.info.total_token_usage` is the session's
+//!   running total and is never summed. A `token_count` whose total equals
+//!   the previous one's (Codex re-emits it on rate-limit refreshes) counts
+//!   nothing; otherwise its `last_token_usage` counts, or without one the
+//!   growth of the total since the previous `token_count` (never negative).
+//!   A response with no tokens counts nothing. The model is the one `info`
+//!   (or the payload) names, else the last `turn_context`'s. Codex's
+//!   `input_tokens` includes `cached_input_tokens` and its `output_tokens`
+//!   includes `reasoning_output_tokens`, so in the toolkit's names
+//!   `input_tokens` = input − cached (uncached input, as Claude's),
+//!   `cache_read_tokens` = cached, `output_tokens` = output (reasoning
+//!   included, as billed), no cache writes; nothing is counted twice. The
+//!   `llm:response` event's `data` is made for it:
+//!   `{"model":…,"usage":{"input_tokens":…,"cache_read_tokens":…,"output_tokens":…,"reasoning_output_tokens":…,"total_tokens":…},"info":…}`,
+//!   so piped records give the same answers as the rollout.
+//! - **Calls** are paired by `call_id`.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use bstr::ByteSlice;
+
+use super::{str_at, CallKey, Format, LineKind, ReadState};
+use crate::diag::Diag;
+use crate::discover::Detail;
+use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
+use crate::json::{Index, Kind, Raw, Record};
+use crate::session::{slug_of, unsafe_name, Capture, SessionRecord, Writer};
+use crate::time::{self, Timestamp};
+
+/// Env var naming the Codex home directory.
+pub const ROOT_ENV: &str = "CODEX_HOME";
+
+/// The Codex CLI rollouts writer.
+pub struct Codex;
+
+/// Why a line of a rollout is not one of its events.
+const NOT_A_ROLLOUT_LINE: &str = "not a Codex rollout line (needs a string \"type\" and a \"payload\")";
+
+/// Line types Codex writes.
+const LINE_TYPES: [&str; 5] = ["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
+
+/// `rollout-*.jsonl`.
+fn is_rollout_name(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("rollout-") && n.ends_with(".jsonl"))
+}
+
+/// The session id a file name carries: the UUID that ends its stem, else the stem.
+fn id_of_name(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    let tail = stem.len().checked_sub(36).and_then(|at| stem.get(at..));
+    let uuid = tail.filter(|t| {
+        t.bytes()
+            .enumerate()
+            .all(|(i, b)| if matches!(i, 8 | 13 | 18 | 23) { b == b'-' } else { b.is_ascii_hexdigit() })
+    });
+    Some(uuid.unwrap_or(stem).to_owned())
+}
+
+/// The rollout files under `dir`, in path order, descending `depth` levels
+/// into folders (only date folders, whose names are digits, unless `any`).
+fn rollouts(dir: &Path, depth: usize, any: bool, out: &mut Vec<PathBuf>) {
+    for p in read_dir_sorted(dir).unwrap_or_default() {
+        if p.is_dir() {
+            let date = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+            if depth > 0 && (any || date) {
+                rollouts(&p, depth - 1, any, out);
+            }
+        } else if is_rollout_name(&p) {
+            out.push(p);
+        }
+    }
+}
+
+/// The rollout files of a root, `sessions/` before `archived_sessions/`.
+fn root_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = vec![];
+    let home: Vec<PathBuf> =
+        ["sessions", "archived_sessions"].iter().map(|d| root.join(d)).filter(|d| d.is_dir()).collect();
+    if home.is_empty() {
+        let named = root.file_name().is_some_and(|n| n == "sessions" || n == "archived_sessions");
+        rollouts(root, 3, named, &mut files);
+    } else {
+        for d in home {
+            rollouts(&d, 3, true, &mut files);
+        }
+    }
+    files
+}
+
+impl Format for Codex {
+    fn writer(&self) -> Writer {
+        Writer::Codex
+    }
+
+    /// `$CODEX_HOME` (`~`-expanded; a missing one is an error like any
+    /// root), else `~/.codex` when it holds `sessions/` or `archived_sessions/`.
+    fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
+        if let Ok(v) = std::env::var(ROOT_ENV) {
+            if !v.trim().is_empty() {
+                return vec![expand_tilde(v.trim())];
+            }
+        }
+        let home = expand_tilde("~/.codex");
+        if home.join("sessions").is_dir() || home.join("archived_sessions").is_dir() {
+            vec![home]
+        } else {
+            vec![]
+        }
+    }
+
+    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+        let mut seen = HashSet::new();
+        let files: Vec<PathBuf> =
+            root_files(root).into_iter().filter(|f| id_of_name(f).is_none_or(|id| seen.insert(id))).collect();
+        Ok(crate::files::in_parallel(&files, |f| session_of(f, detail, Some(diag)), diag))
+    }
+
+    /// A rollout folder given as an argument is read as a root.
+    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
+        None
+    }
+
+    /// A `rollout-*.jsonl`, or a file whose first line is a Codex line.
+    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+        if !is_rollout_name(file) && !first_line_is_rollout(file) {
+            return None;
+        }
+        Some(super::capture(session_of(file, Detail::Full, Some(diag))?))
+    }
+
+    fn record_of_file(&self, file: &Path) -> Option<SessionRecord> {
+        is_rollout_name(file).then(|| session_of(file, Detail::Full, None)).flatten()
+    }
+
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+        let mut found = vec![];
+        for file in root_files(root) {
+            if seen.insert(file.clone()) {
+                found.extend(session_of(&file, Detail::Full, Some(diag)));
+            }
+        }
+        found
+    }
+
+    /// The rollout file identifies a session.
+    fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
+        PathBuf::from(&rec.path)
+    }
+
+    /// Rollouts have no status.
+    fn live_status(&self) -> &'static str {
+        "active"
+    }
+
+    fn event_count(&self, rec: &SessionRecord) -> u64 {
+        crate::files::count_lines(Path::new(&rec.path))
+    }
+
+    fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
+        vec![PathBuf::from(&rec.path)]
+    }
+
+    /// A string `type` Codex writes and an object `payload`.
+    fn claims(&self, rec: &Record<'_>) -> bool {
+        rec.get("payload").is_some_and(|p| p.kind() == Kind::Object)
+            && rec.get_str("type").is_some_and(|t| LINE_TYPES.contains(&t.as_ref()))
+    }
+
+    /// A Codex line, or any line with a string `type` and a `payload` (a
+    /// line type of a later version).
+    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        match LineKind::of(rec) {
+            LineKind::Writer(Writer::Codex) => Ok(()),
+            LineKind::Unknown
+                if rec.get("type").is_some_and(|t| t.kind() == Kind::String) && rec.get("payload").is_some() =>
+            {
+                Ok(())
+            }
+            _ => Err(NOT_A_ROLLOUT_LINE),
+        }
+    }
+
+    fn foreign_line(&self) -> &'static str {
+        "a Codex rollout line, not an event"
+    }
+
+    fn derived(&self) -> bool {
+        true
+    }
+
+    fn original_key(&self) -> Option<&'static str> {
+        Some("codex")
+    }
+
+    fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        rec.get("type")
+    }
+
+    /// The model of a turn context and the running token total.
+    fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
+        state.line_data.clear();
+        match rec.get_str("type").as_deref() {
+            Some("turn_context") => {
+                if let Some(m) =
+                    rec.get_in("payload", "model").and_then(|m| m.as_str()).filter(|m| !m.trim().is_empty())
+                {
+                    state.model = Some(m.trim().to_owned());
+                }
+            }
+            Some("event_msg")
+                if rec.get_in("payload", "type").and_then(|t| t.as_str()).as_deref() == Some("token_count") =>
+            {
+                token_count(rec, state);
+            }
+            _ => {}
+        }
+    }
+
+    /// Only lines naming a turn context or a token count change what is kept
+    /// (or a `\u` escape, which could spell either).
+    fn observes(&self, raw: &[u8]) -> bool {
+        raw.find(b"turn_context").is_some() || raw.find(b"token_count").is_some() || raw.find(b"\\u").is_some()
+    }
+
+    fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        None
+    }
+
+    fn name<'a>(&self, rec: &Record<'a>, _part: u32, state: &'a ReadState) -> Cow<'a, str> {
+        let kind = rec.get_str("type");
+        let payload_type = rec.get_in("payload", "type").and_then(|t| t.as_str());
+        let name = match (kind.as_deref(), payload_type.as_deref()) {
+            (Some("session_meta"), _) => "session:start",
+            (Some("compacted"), _) => "context:compaction",
+            (Some("event_msg"), Some("user_message")) => "prompt:submit",
+            (Some("event_msg"), Some("task_complete")) => "prompt:complete",
+            (Some("event_msg"), Some("token_count")) if !state.line_data.is_empty() => "llm:response",
+            (
+                Some("response_item"),
+                Some("function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call"),
+            ) => "tool:pre",
+            (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
+                match rec.get("payload") {
+                    Some(p) if self.failed(p) => "tool:error",
+                    _ => "tool:post",
+                }
+            }
+            (Some("event_msg" | "response_item"), Some(t)) => return Cow::Owned(format!("codex:{t}")),
+            (Some(t), _) => return Cow::Owned(format!("codex:{t}")),
+            (None, _) => "codex:unknown",
+        };
+        Cow::Borrowed(name)
+    }
+
+    /// The payload; a counted `token_count`'s made data (module docs).
+    fn data<'a>(&self, rec: &Record<'a>, _part: u32, state: &'a ReadState) -> Option<Raw<'a>> {
+        if !state.line_data.is_empty() {
+            return Some(Raw(state.line_data.as_bytes()));
+        }
+        rec.get("payload")
+    }
+
+    /// Lines carry no workspace: the session's.
+    fn workspace<'a>(&self, _rec: &Record<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
+        rec.get("timestamp")
+    }
+
+    /// A function or custom tool call's `name`; a local shell or web search
+    /// call's type.
+    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        match str_at(data, "type").as_deref() {
+            Some("function_call" | "custom_tool_call") => data.get("name"),
+            Some("local_shell_call" | "web_search_call") => data.get("type"),
+            _ => None,
+        }
+    }
+
+    /// `call_id`.
+    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
+        str_at(data, "call_id").map_or(CallKey::Alone, CallKey::Id)
+    }
+
+    /// An output that reports a non-zero exit code: as JSON text
+    /// (`{"output":…,"metadata":{"exit_code":N}}`, older versions) or as
+    /// plain text starting `Exit code: N`.
+    fn failed(&self, data: Raw<'_>) -> bool {
+        let Some(out) = data.get("output") else { return false };
+        let text = match out.kind() {
+            Kind::String => out.as_str().unwrap_or_default(),
+            Kind::Object => Cow::Borrowed(std::str::from_utf8(out.bytes()).unwrap_or_default()),
+            _ => return false,
+        };
+        let t = text.trim_start();
+        if let Some(rest) = t.strip_prefix("Exit code:") {
+            let code: String = rest.trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+            return code.parse::<i64>().is_ok_and(|c| c != 0);
+        }
+        if t.starts_with('{') {
+            let v: Option<serde_json::Value> = serde_json::from_str(t).ok();
+            let code = v.as_ref().and_then(|v| v.pointer("/metadata/exit_code")).and_then(|c| c.as_i64());
+            return code.is_some_and(|c| c != 0);
+        }
+        false
+    }
+
+    /// A response's model (its made data).
+    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("model").filter(|m| m.kind() == Kind::String)
+    }
+
+    /// A response's usage in the toolkit's names (its made data).
+    fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
+        let Some(usage) = data.get("usage") else { return [None; 5] };
+        [usage.get("input_tokens"), usage.get("output_tokens"), usage.get("cache_read_tokens"), None, None]
+    }
+
+    fn file_path<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
+    fn session_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+}
+
+/// A usage object's five counters (`input_tokens`, `cached_input_tokens`,
+/// `output_tokens`, `reasoning_output_tokens`, `total_tokens`; absent or not
+/// a whole number: 0). `None` when it is not an object.
+fn counters(usage: Option<Raw<'_>>) -> Option<[u64; 5]> {
+    let usage = usage.filter(|u| u.kind() == Kind::Object)?;
+    const KEYS: [&str; 5] =
+        ["input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"];
+    let mut out = [0u64; 5];
+    for (slot, k) in out.iter_mut().zip(KEYS) {
+        let n = usage.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
+        *slot = if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < 9.0e15 { n as u64 } else { 0 };
+    }
+    Some(out)
+}
+
+/// A `token_count` line: what it counts, as the line's made data (module docs).
+fn token_count(rec: &Record<'_>, state: &mut ReadState) {
+    let Some(info) = rec.get_in("payload", "info").filter(|i| i.kind() == Kind::Object) else { return };
+    let last = counters(info.get("last_token_usage"));
+    let total = counters(info.get("total_token_usage"));
+    if total.is_some() && total == state.totals {
+        return;
+    }
+    let grown = total.map(|t| {
+        let prev = state.totals.unwrap_or_default();
+        let mut d = [0u64; 5];
+        for i in 0..5 {
+            d[i] = t[i].saturating_sub(prev[i]);
+        }
+        d
+    });
+    if total.is_some() {
+        state.totals = total;
+    }
+    let Some([input, cached, output, reasoning, total_tokens]) = last.or(grown) else { return };
+    if input == 0 && cached == 0 && output == 0 && reasoning == 0 {
+        return;
+    }
+    let named = [info.get("model"), info.get("model_name"), info.get("metadata").and_then(|m| m.get("model"))]
+        .into_iter()
+        .chain([rec.get_in("payload", "model")])
+        .flatten()
+        .find_map(|m| m.as_str().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()));
+    if named.is_some() {
+        state.model = named;
+    }
+    let cached = cached.min(input);
+    let total_tokens = if total_tokens > 0 { total_tokens } else { input + output };
+    let d = &mut state.line_data;
+    d.push_str("{\"model\":");
+    match &state.model {
+        Some(m) => d.push_str(&serde_json::Value::from(m.as_str()).to_string()),
+        None => d.push_str("null"),
+    }
+    let _ = write!(
+        d,
+        ",\"usage\":{{\"input_tokens\":{},\"cache_read_tokens\":{cached},\"output_tokens\":{output},\"reasoning_output_tokens\":{reasoning},\"total_tokens\":{total_tokens}}},\"info\":",
+        input - cached
+    );
+    d.push_str(std::str::from_utf8(info.bytes()).unwrap_or("null"));
+    d.push('}');
+}
+
+/// What discovery reads off a rollout's first lines.
+#[derive(Debug, Default)]
+struct Head {
+    id: Option<String>,
+    cwd: Option<String>,
+    model: Option<String>,
+    started: Option<Timestamp>,
+    tags: Vec<String>,
+}
+
+/// Reads a rollout's first lines (at most 64, within 8 MiB) for the session
+/// meta and the first turn context.
+fn head(file: &Path) -> Head {
+    let mut h = Head::default();
+    let Ok(f) = crate::files::open_regular(file) else { return h };
+    let mut lines = crate::lines::LineReader::with_capacity(f.take(8 << 20), 64 * 1024);
+    let mut idx = Index::new();
+    let mut meta = false;
+    for _ in 0..64 {
+        let Ok(Some(line)) = lines.next_line() else { break };
+        let Ok(rec) = idx.skim(line.bytes) else { continue };
+        let ts = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp);
+        h.started = match (h.started, ts) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let s = |k: &str| rec.get_in("payload", k).and_then(|v| v.as_str()).map(Cow::into_owned);
+        match rec.get_str("type").as_deref() {
+            Some("session_meta") if !meta => {
+                meta = true;
+                h.id = s("id").filter(|i| !i.is_empty());
+                h.cwd = s("cwd");
+                if let Some(t) = s("timestamp").as_deref().and_then(time::parse_timestamp) {
+                    h.started = Some(h.started.map_or(t, |s| s.min(t)));
+                }
+                for (tag, key) in [("originator", "originator"), ("cli", "cli_version"), ("source", "source")] {
+                    if let Some(v) = s(key) {
+                        h.tags.push(format!("{tag}:{v}"));
+                    }
+                }
+            }
+            Some("turn_context") if h.model.is_none() => {
+                h.model = s("model");
+                if h.cwd.is_none() {
+                    h.cwd = s("cwd");
+                }
+            }
+            _ => {}
+        }
+        if meta && h.model.is_some() {
+            break;
+        }
+    }
+    h.tags.sort();
+    h
+}
+
+/// The latest timestamp of the complete lines at a file's end (a window of
+/// 64 KiB growing to 4 MiB while it holds none).
+fn last_time(file: &Path, len: u64) -> Option<Timestamp> {
+    let mut f = crate::files::open_regular(file).ok()?;
+    let mut idx = Index::new();
+    let mut buf = Vec::new();
+    let mut window = 64 * 1024u64;
+    loop {
+        let from = len.saturating_sub(window);
+        buf.clear();
+        f.seek(SeekFrom::Start(from)).ok()?;
+        (&mut f).take(window).read_to_end(&mut buf).ok()?;
+        let start = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
+        let last = buf[start..]
+            .split_str("\n")
+            .filter_map(|l| {
+                idx.skim(l).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
+            })
+            .max();
+        if last.is_some() || from == 0 || window >= 4 << 20 {
+            return last;
+        }
+        window *= 4;
+    }
+}
+
+/// Whether a file's first non-blank line is a Codex line.
+fn first_line_is_rollout(file: &Path) -> bool {
+    let Ok(f) = crate::files::open_regular(file) else { return false };
+    let mut lines = crate::lines::LineReader::with_capacity(f.take(8 << 20), 64 * 1024);
+    let mut idx = Index::new();
+    while let Ok(Some(line)) = lines.next_line() {
+        if line.bytes.trim_ascii().is_empty() {
+            continue;
+        }
+        return idx.skim(line.bytes).is_ok_and(|r| LineKind::of(&r) == LineKind::Writer(Writer::Codex));
+    }
+    false
+}
+
+/// The session record of a rollout file (module docs); [`Detail::Reading`]
+/// leaves out its last timestamp (read off its end).
+fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
+    let meta = crate::files::usable_or_reported(file, diag)?;
+    let Some(path) = file.to_str() else {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {NOT_UTF8}, skipped", file.display()));
+        }
+        return None;
+    };
+    let h = head(file);
+    let session = h.id.clone().or_else(|| id_of_name(file))?;
+    if unsafe_name(&session) {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: unsafe session id {session:?}, skipped", file.display()));
+        }
+        return None;
+    }
+    let slug = h.cwd.as_deref().map(slug_of);
+    let last = if detail == Detail::Full { last_time(file, meta.len()) } else { None };
+    Some(SessionRecord {
+        project: slug.clone(),
+        workspace: slug,
+        working_dir: h.cwd,
+        started_at: h.started.map(time::format_timestamp),
+        last_event_at: last.or(if detail == Detail::Full { h.started } else { None }).map(time::format_timestamp),
+        bytes: meta.len(),
+        mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
+        model: h.model,
+        tags: Some(h.tags),
+        ..SessionRecord::new(session, Writer::Codex, path.to_owned())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The events of `lines` read in order: (name, data).
+    fn events(lines: &[&str]) -> Vec<(String, String)> {
+        let mut idx = Index::new();
+        let mut state = ReadState::default();
+        let mut out = vec![];
+        for l in lines {
+            let rec = idx.parse(l.as_bytes()).unwrap();
+            Codex.observe(&rec, &mut state);
+            let name = Codex.name(&rec, 0, &state).into_owned();
+            let data = Codex.data(&rec, 0, &state).map(|d| String::from_utf8_lossy(d.bytes()).into_owned());
+            out.push((name, data.unwrap_or_default()));
+        }
+        out
+    }
+
+    fn usage(data: &str) -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(data).unwrap()["usage"].clone()
+    }
+
+    #[test]
+    fn file_names_give_session_ids() {
+        let p = Path::new("/x/rollout-2025-11-23T21-43-09-019ab22c-95af-7160-b11d-8f552d0ce721.jsonl");
+        assert_eq!(id_of_name(p).unwrap(), "019ab22c-95af-7160-b11d-8f552d0ce721");
+        assert_eq!(id_of_name(Path::new("/x/rollout-alpha.jsonl")).unwrap(), "rollout-alpha");
+    }
+
+    #[test]
+    fn token_counts_follow_the_running_total() {
+        let tc = |total: &str, last: &str| {
+            format!(
+                r#"{{"timestamp":"2026-05-01T10:00:00Z","type":"event_msg","payload":{{"type":"token_count","info":{{{}}}}}}}"#,
+                [total, last].iter().filter(|s| !s.is_empty()).cloned().collect::<Vec<_>>().join(",")
+            )
+        };
+        let u = |k: &str, i: u64, c: u64, o: u64, r: u64, t: u64| {
+            format!(
+                r#""{k}":{{"input_tokens":{i},"cached_input_tokens":{c},"output_tokens":{o},"reasoning_output_tokens":{r},"total_tokens":{t}}}"#
+            )
+        };
+        let lines = [
+            r#"{"timestamp":"2026-05-01T10:00:00Z","type":"turn_context","payload":{"model":"gpt-5.2"}}"#.to_owned(),
+            tc(&u("total_token_usage", 1000, 200, 100, 10, 1100), &u("last_token_usage", 1000, 200, 100, 10, 1100)),
+            // A re-emit: the same total.
+            tc(&u("total_token_usage", 1000, 200, 100, 10, 1100), &u("last_token_usage", 1000, 200, 100, 10, 1100)),
+            // The total grew: its last usage counts (not the growth).
+            tc(&u("total_token_usage", 3000, 200, 300, 10, 3300), &u("last_token_usage", 1500, 0, 150, 0, 1650)),
+            // No last usage: the growth.
+            tc(&u("total_token_usage", 3500, 700, 350, 10, 3850), ""),
+            r#"{"timestamp":"2026-05-01T10:00:00Z","type":"event_msg","payload":{"type":"token_count","info":null}}"#
+                .to_owned(),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let ev = events(&refs);
+        let names: Vec<&str> = ev.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "codex:turn_context",
+                "llm:response",
+                "codex:token_count",
+                "llm:response",
+                "llm:response",
+                "codex:token_count"
+            ]
+        );
+        let want =
+            |i: u64, c: u64, o: u64| serde_json::json!({"input_tokens": i, "cache_read_tokens": c, "output_tokens": o});
+        let pick = |d: &str| {
+            let u = usage(d);
+            serde_json::json!({"input_tokens": u["input_tokens"], "cache_read_tokens": u["cache_read_tokens"], "output_tokens": u["output_tokens"]})
+        };
+        assert_eq!(pick(&ev[1].1), want(800, 200, 100));
+        assert_eq!(pick(&ev[3].1), want(1500, 0, 150));
+        assert_eq!(pick(&ev[4].1), want(0, 500, 50));
+        let d: serde_json::Value = serde_json::from_str(&ev[1].1).unwrap();
+        assert_eq!(d["model"], "gpt-5.2");
+    }
+
+    #[test]
+    fn lines_name_their_events() {
+        let ev = events(&[
+            r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/w"}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"user_message","message":"hi"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"x\",\"metadata\":{\"exit_code\":2}}"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Exit code: 0\nOutput:\nok"}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning","summary":[]}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"task_complete","duration_ms":5}}"#,
+            r#"{"timestamp":"t","type":"compacted","payload":{"message":""}}"#,
+        ]);
+        let names: Vec<&str> = ev.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "session:start",
+                "prompt:submit",
+                "tool:pre",
+                "tool:error",
+                "tool:post",
+                "codex:reasoning",
+                "prompt:complete",
+                "context:compaction"
+            ]
+        );
+    }
+}
