@@ -35,6 +35,7 @@ pub mod json;
 pub mod lines;
 pub mod output;
 pub mod predicate;
+pub mod pricing;
 pub mod record;
 pub mod search;
 pub mod session;
