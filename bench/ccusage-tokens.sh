@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # bench/ccusage-tokens.sh — our Claude Code token counts against ccusage's, per (UTC day, model).
 #
-# Usage:  CCUSAGE=/path/to/ccusage bench/ccusage-tokens.sh DIR
+# Usage:  CCUSAGE=/path/to/ccusage bench/ccusage-tokens.sh [--codex] DIR
 #
+#   --codex  compare Codex CLI rollouts instead: DIR is a CODEX_HOME (sessions/YYYY/MM/DD/…),
+#            e.g. fixtures/codex; the peer runs `ccusage codex daily` with CODEX_HOME=DIR (cache
+#            writes are 0 on both sides).
 #   DIR      a Claude config dir (it holds projects/<project-folder>/<session-id>.jsonl), e.g.
 #            fixtures/claude-transcripts, or a tree written by tests/transcriptgen.rs.
 #   CCUSAGE  the ccusage binary (required; the native one from the npm package
@@ -36,11 +39,17 @@ export LC_ALL=C
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "ccusage-tokens.sh: $*" >&2; exit 2; }
 
-[[ $# -eq 1 ]] || die "usage: CCUSAGE=/path/to/ccusage bench/ccusage-tokens.sh DIR"
+codex=0
+if [[ ${1:-} == --codex ]]; then codex=1; shift; fi
+[[ $# -eq 1 ]] || die "usage: CCUSAGE=/path/to/ccusage bench/ccusage-tokens.sh [--codex] DIR"
 [[ -n ${CCUSAGE:-} ]] || die "CCUSAGE is not set: point it at the ccusage binary (npm package @ccusage/ccusage-linux-x64, bin/ccusage)"
 [[ -x $CCUSAGE ]] || die "CCUSAGE=$CCUSAGE is not an executable file"
 dir=$(cd -- "$1" 2>/dev/null && pwd) || die "no such directory: $1"
-[[ -d $dir/projects ]] || die "$dir has no projects/ folder (expected a Claude config dir)"
+if [[ $codex == 1 ]]; then
+  [[ -d $dir/sessions ]] || die "$dir has no sessions/ folder (expected a CODEX_HOME)"
+else
+  [[ -d $dir/projects ]] || die "$dir has no projects/ folder (expected a Claude config dir)"
+fi
 command -v python3 >/dev/null || die "python3 is needed"
 if [[ -z ${CI_BIN:-} ]]; then
   if [[ -x $repo/target/release/ci-find ]]; then CI_BIN=$repo/target/release; else CI_BIN=$repo/target/debug; fi
@@ -98,9 +107,13 @@ PY
 }
 
 status=0
-measure ccusage /dev/null "$work/ccusage.json" \
-  env HOME="$work/home" TZ=UTC CLAUDE_CONFIG_DIR="$dir" "$CCUSAGE" daily --offline --json \
-  || { echo "FAIL ccusage daily exited non-zero:" >&2; cat "$work/ccusage.json.err" >&2; exit 2; }
+if [[ $codex == 1 ]]; then
+  peer=(env HOME="$work/home" TZ=UTC CODEX_HOME="$dir" "$CCUSAGE" codex daily --offline --json)
+else
+  peer=(env HOME="$work/home" TZ=UTC CLAUDE_CONFIG_DIR="$dir" "$CCUSAGE" daily --offline --json)
+fi
+measure ccusage /dev/null "$work/ccusage.json" "${peer[@]}" \
+  || { echo "FAIL ccusage exited non-zero:" >&2; cat "$work/ccusage.json.err" >&2; exit 2; }
 ours_ok=1
 measure ci-find /dev/null "$work/find.jsonl" env TZ=UTC "$CI_BIN/ci-find" --root "$dir" || ours_ok=0
 if [[ $ours_ok == 1 ]]; then
@@ -120,8 +133,12 @@ FIELDS = [("input", "inputTokens", "input_tokens"), ("output", "outputTokens", "
           ("cache_read", "cacheReadTokens", "cache_read_tokens")]
 peer = {}
 for row in json.load(open(sys.argv[1])).get("daily", []):
-    for b in row.get("modelBreakdowns", []):
-        peer[(row["period"], b["modelName"])] = tuple(b[f[1]] for f in FIELDS)
+    # `ccusage daily` lists modelBreakdowns under a period; `ccusage codex daily`
+    # a models object under a date.
+    day = row.get("period", row.get("date"))
+    models = [(b["modelName"], b) for b in row.get("modelBreakdowns", [])] + list(row.get("models", {}).items())
+    for name, b in models:
+        peer[(day, name)] = tuple(b[f[1]] for f in FIELDS)
 ours, ignored, bad = {}, 0, 0
 for n, line in enumerate(open(sys.argv[2], "rb"), 1):
     if not line.strip():

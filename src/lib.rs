@@ -4,7 +4,7 @@
 //! this library. Their stream holds two kinds of record ([`record`]): session
 //! records ([`session`]), printed by `ci-find`, and event records, one per
 //! capture event with a provenance key. Each writer the toolkit reads is one
-//! module of [`format`], behind one interface; [`discover`] asks them all. Every tool that needs events expands session records into
+//! module of [`mod@format`], behind one interface; [`discover`] asks them all. Every tool that needs events expands session records into
 //! their capture's events through [`source`], which reads captures in parallel
 //! with a reusable line buffer ([`lines`]) and a validating scanner that indexes
 //! a line without building a DOM of its payload ([`json`]). Tools that select

@@ -140,7 +140,7 @@ pub struct SessionId(String);
 impl SessionId {
     /// Parses a value; an empty one is refused, and so is one that no
     /// session directory can be named (`/`, `\`, NUL, `.`, `..`; see
-    /// [`crate::hooks::unsafe_name`]), with the message ci-find gives.
+    /// [`crate::session::unsafe_name`]), with the message ci-find gives.
     pub fn new(id: &str) -> Result<SessionId, String> {
         if id.is_empty() {
             return Err("--session needs a session id or a prefix of at least 8 characters".into());

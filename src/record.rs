@@ -48,6 +48,9 @@ pub struct Event<'a> {
     /// (a block event's `data` sits behind the blocks before it).
     derived_name: Cow<'a, str>,
     derived_data: Option<Raw<'a>>,
+    /// Every token and cost figure, read once when first asked for (a
+    /// `--tokens` group asks for each of the five).
+    tokens: std::cell::OnceCell<[Option<Raw<'a>>; 5]>,
 }
 
 impl<'a> Event<'a> {
@@ -69,7 +72,18 @@ impl<'a> Event<'a> {
         } else {
             (Cow::Borrowed(""), None)
         };
-        Event { rec, capture: Some(capture), line, source, part, format, derived, derived_name, derived_data }
+        Event {
+            rec,
+            capture: Some(capture),
+            line,
+            source,
+            part,
+            format,
+            derived,
+            derived_name,
+            derived_data,
+            tokens: Default::default(),
+        }
     }
 
     /// An event record read from a stream: its envelope is its own, its
@@ -86,6 +100,7 @@ impl<'a> Event<'a> {
             derived: false,
             derived_name: Cow::Borrowed(""),
             derived_data: None,
+            tokens: Default::default(),
         }
     }
 
@@ -278,10 +293,7 @@ impl<'a> Event<'a> {
 
     /// A token or cost figure, in the toolkit's names.
     pub fn usage(&self, u: Usage) -> Option<Raw<'a>> {
-        if self.derived {
-            return self.tokens()[u as usize];
-        }
-        self.format.usage(self.data()?, u)
+        self.tokens()[u as usize]
     }
 
     /// The identity of a response its writer may write more than once
@@ -323,10 +335,12 @@ impl<'a> Event<'a> {
 
     /// Every token and cost figure, in [`Usage::ALL`] order.
     pub fn tokens(&self) -> [Option<Raw<'a>>; 5] {
-        if self.derived {
-            return self.format.line_tokens(&self.rec, self.part_index(), self.derived_data);
-        }
-        self.data().map_or([None; 5], |d| self.format.tokens(d))
+        *self.tokens.get_or_init(|| {
+            if self.derived {
+                return self.format.line_tokens(&self.rec, self.part_index(), self.derived_data);
+            }
+            self.data().map_or([None; 5], |d| self.format.tokens(d))
+        })
     }
 
     /// The file a tool event reads or edits.

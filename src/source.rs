@@ -1030,8 +1030,7 @@ impl<'d> Worker<'d> {
             let pre = !skip && (!line.terminated || v.precheck(line.bytes));
             // A line the tool skips is still observed when it may change what
             // the writer keeps of earlier lines (its later events depend on it).
-            let observed = line.terminated && fmt.observes(line.bytes);
-            if !pre && !observed {
+            if !(pre || line.terminated && fmt.observes(line.bytes)) {
                 continue;
             }
             let wanted = pre && (!line.terminated || v.needs_events(line.bytes));

@@ -142,6 +142,15 @@ pub fn format_timestamp(ts: Timestamp) -> String {
     ts.to_string()
 }
 
+/// The earlier of two times, either of which may be unknown (`Option::min`
+/// would take the unknown one; for the later, `Option::max` is right).
+pub fn earliest(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Milliseconds from `a` to `b` (`b - a`), negative when `b` is earlier.
 /// Sub-millisecond remainders are truncated toward zero.
 pub fn millis_between(a: Timestamp, b: Timestamp) -> i64 {

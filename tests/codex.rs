@@ -32,6 +32,21 @@ fn ours_by_day(stdout: &str) -> BTreeMap<(String, String), (u64, Tokens)> {
     out
 }
 
+/// `ci-agg --tokens --by session ROOT`: session → tokens over its models.
+fn ours_by_session(root: &str) -> BTreeMap<String, Tokens> {
+    let run = ci("ci-agg").args(["--tokens", "--by", "session", root]).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let mut ours: BTreeMap<String, Tokens> = BTreeMap::new();
+    for l in run.stdout.lines() {
+        let r: Value = serde_json::from_str(l).unwrap();
+        let t = ours.entry(r["session"].as_str().unwrap().to_owned()).or_default();
+        t.input += u(&r["input_tokens"]);
+        t.cache_read += u(&r["cache_read_tokens"]);
+        t.output += u(&r["output_tokens"]);
+    }
+    ours
+}
+
 fn ccusage(name: &str) -> Value {
     let text = std::fs::read_to_string(root().join(FIXTURE).join("ccusage").join(name)).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -61,16 +76,7 @@ fn fixture_tokens_by_day_equal_ccusage_codex_daily() {
 
 #[test]
 fn fixture_session_tokens_equal_ccusage_codex_session() {
-    let run = ci("ci-agg").args(["--tokens", "--by", "session", FIXTURE]).run();
-    assert_eq!(run.code, 0, "{run:?}");
-    let mut ours: BTreeMap<String, Tokens> = BTreeMap::new();
-    for l in run.stdout.lines() {
-        let r: Value = serde_json::from_str(l).unwrap();
-        let t = ours.entry(r["session"].as_str().unwrap().to_owned()).or_default();
-        t.input += u(&r["input_tokens"]);
-        t.cache_read += u(&r["cache_read_tokens"]);
-        t.output += u(&r["output_tokens"]);
-    }
+    let ours = ours_by_session(FIXTURE);
     // ccusage names a session by its path under sessions/; ours by its id
     // (session_meta.payload.id, else the file name's).
     let mut theirs = BTreeMap::new();
@@ -202,16 +208,7 @@ fn generated_tokens_by_day_and_session_are_the_generators() {
         assert_eq!(bad_sites(&run.stderr), want, "generate({n}, {seed}): {}", run.stderr);
         assert!(!want.is_empty() && exp.torn > 0, "generate({n}, {seed}) has no damage to test");
 
-        let by_session = ci("ci-agg").args(["--tokens", "--by", "session", &path_of(&dir)]).run();
-        let mut ours: BTreeMap<String, Tokens> = BTreeMap::new();
-        for l in by_session.stdout.lines() {
-            let r: Value = serde_json::from_str(l).unwrap();
-            let t = ours.entry(r["session"].as_str().unwrap().to_owned()).or_default();
-            t.input += u(&r["input_tokens"]);
-            t.cache_read += u(&r["cache_read_tokens"]);
-            t.output += u(&r["output_tokens"]);
-        }
-        assert_eq!(ours, exp.by_session, "generate({n}, {seed}) by session");
+        assert_eq!(ours_by_session(&path_of(&dir)), exp.by_session, "generate({n}, {seed}) by session");
 
         // From ci-find's records, on one thread and three, and through ci-cat.
         let records = ci("ci-find").args(["--root", &path_of(&dir)]).run();

@@ -219,11 +219,6 @@ impl Format for Amplifier {
         Usage::ALL.map(|u| figure(usage, u))
     }
 
-    /// One figure without reading the other four (a `--sum` of one).
-    fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>> {
-        figure(data.get("usage")?, u)
-    }
-
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         data.get("tool_input")?.get("file_path")?.as_str()
     }

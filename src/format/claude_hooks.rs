@@ -398,10 +398,7 @@ pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Ses
     let (mut first, mut last, mut model) = (s.first, s.last, s.model);
     if let Some(len) = copy_len.filter(|_| detail == Detail::Full) {
         let t = super::claude_transcript::peek(&copy, len);
-        first = match (first, t.first) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        first = time::earliest(first, t.first);
         last = last.max(t.last);
         model = t.model.or(model);
     }

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use super::{str_at, CallKey, Format, LineKind, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
-use crate::files::{expand_tilde, read_dir_sorted, usable_file, NOT_UTF8};
+use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
 use crate::session::{unsafe_name, Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
@@ -56,6 +56,23 @@ pub struct ClaudeTranscript;
 const CONTENT: u32 = 1;
 /// Part index of a line's first content block.
 const BLOCKS: u32 = 2;
+
+/// The names of the line types, system subtypes and progress types the real
+/// transcripts hold (formats.md §5).
+const KNOWN: [&str; 12] = [
+    "system:stop_hook_summary",
+    "system:turn_duration",
+    "system:api_error",
+    "system:local_command",
+    "system:informational",
+    "progress:hook_progress",
+    "progress:bash_progress",
+    "progress:agent_progress",
+    "transcript:summary",
+    "transcript:file-history-snapshot",
+    "transcript:queue-operation",
+    "transcript:last-prompt",
+];
 
 /// Why a line of a transcript is not one of its events.
 const NOT_A_TRANSCRIPT_LINE: &str =
@@ -322,14 +339,14 @@ impl Format for ClaudeTranscript {
             Some("user") => Cow::Borrowed("transcript:user"),
             Some("system") => match rec.get_str("subtype") {
                 Some(s) if s == "compact_boundary" => Cow::Borrowed("context:compaction"),
-                Some(s) => Cow::Owned(format!("system:{s}")),
+                Some(s) => super::qualified(&KNOWN, "system:", &s),
                 None => Cow::Borrowed("system"),
             },
             Some("progress") => match rec.get("data").and_then(|d| str_at(d, "type")) {
-                Some(t) => Cow::Owned(format!("progress:{t}")),
+                Some(t) => super::qualified(&KNOWN, "progress:", &t),
                 None => Cow::Borrowed("progress"),
             },
-            Some(t) => Cow::Owned(format!("transcript:{t}")),
+            Some(t) => super::qualified(&KNOWN, "transcript:", t),
             None => Cow::Borrowed("transcript:unknown"),
         }
     }
@@ -499,30 +516,16 @@ fn is_transcript_name(path: &Path) -> bool {
 /// event record (a real transcript may start with `summary` lines, which
 /// carry only `type`, `summary` and `leafUuid`).
 fn first_line_is_transcript(file: &Path) -> bool {
-    // Never open what is not a regular file (a FIFO would block).
-    if usable_file(file).is_err() {
-        return false;
-    }
-    let Ok(f) = fs::File::open(file) else { return false };
-    let mut lines = crate::lines::LineReader::with_capacity(f.take(1 << 20), 4096);
-    let mut idx = Index::new();
-    let mut seen = 0;
-    while let Ok(Some(line)) = lines.next_line() {
-        if line.bytes.trim_ascii().is_empty() {
-            continue;
+    let mut found = false;
+    super::head_records(file, 20, 1 << 20, |rec| match rec.map(LineKind::of) {
+        Some(LineKind::Writer(Writer::ClaudeTranscript)) => {
+            found = true;
+            false
         }
-        let Ok(rec) = idx.parse(line.bytes) else { return false };
-        match LineKind::of(&rec) {
-            LineKind::Writer(Writer::ClaudeTranscript) => return true,
-            LineKind::Unknown if rec.get("type").is_some_and(|t| t.kind() == Kind::String) => {}
-            _ => return false,
-        }
-        seen += 1;
-        if seen == 20 {
-            break;
-        }
-    }
-    false
+        Some(LineKind::Unknown) => rec.is_some_and(|r| r.get("type").is_some_and(|t| t.kind() == Kind::String)),
+        _ => false,
+    });
+    found
 }
 
 /// The most of a transcript's head and tail discovery reads.
@@ -617,10 +620,9 @@ pub fn peek(file: &Path, len: u64) -> Peek {
         p = Peek::default();
         for line in complete.split_str("\n") {
             let Ok(rec) = idx.skim(line) else { continue };
-            if let Some(t) = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp) {
-                p.first = Some(p.first.map_or(t, |f| f.min(t)));
-                p.last = Some(p.last.map_or(t, |l| l.max(t)));
-            }
+            let t = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp);
+            p.first = time::earliest(p.first, t);
+            p.last = p.last.max(t);
             if p.cwd.is_none() {
                 p.cwd = rec.get_str("cwd").map(Cow::into_owned);
             }
@@ -640,35 +642,11 @@ pub fn peek(file: &Path, len: u64) -> Peek {
         }
         window *= 4;
     }
-    // The tail: its complete lines, for the last timestamp (the earliest and
-    // latest of every line read count: lines are not always in time order).
-    let mut window = 16 * 1024u64;
-    loop {
-        let from = len.saturating_sub(window);
-        buf.clear();
-        if f.seek(SeekFrom::Start(from)).is_err() || (&mut f).take(window).read_to_end(&mut buf).is_err() {
-            return p;
-        }
-        // The first line of a window that does not start the file is cut.
-        let start = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
-        let (lo, hi) = buf[start..]
-            .split_str("\n")
-            .filter_map(|line| {
-                idx.skim(line).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
-            })
-            .fold((None, None), |(lo, hi): (Option<Timestamp>, Option<Timestamp>), t| {
-                (Some(lo.map_or(t, |l| l.min(t))), Some(hi.map_or(t, |h| h.max(t))))
-            });
-        if hi.is_some() || from == 0 || window >= PEEK {
-            p.first = match (p.first, lo) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            p.last = p.last.max(hi);
-            return p;
-        }
-        window *= 4;
-    }
+    // The tail, for the last timestamp.
+    let (lo, hi) = super::tail_times(&mut f, len, 16 * 1024, PEEK);
+    p.first = time::earliest(p.first, lo);
+    p.last = p.last.max(hi);
+    p
 }
 
 #[cfg(test)]

@@ -42,8 +42,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::fmt::Write as _;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
@@ -67,6 +66,22 @@ const NOT_A_ROLLOUT_LINE: &str = "not a Codex rollout line (needs a string \"typ
 
 /// Line types Codex writes.
 const LINE_TYPES: [&str; 5] = ["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
+
+/// The `codex:` names of the line and payload types Codex writes most.
+const KNOWN: [&str; 12] = [
+    "codex:message",
+    "codex:reasoning",
+    "codex:agent_message",
+    "codex:agent_reasoning",
+    "codex:token_count",
+    "codex:turn_context",
+    "codex:task_started",
+    "codex:turn_aborted",
+    "codex:exec_command_begin",
+    "codex:exec_command_end",
+    "codex:patch_apply_begin",
+    "codex:patch_apply_end",
+];
 
 /// `rollout-*.jsonl`.
 fn is_rollout_name(path: &Path) -> bool {
@@ -274,8 +289,8 @@ impl Format for Codex {
                     _ => "tool:post",
                 }
             }
-            (Some("event_msg" | "response_item"), Some(t)) => return Cow::Owned(format!("codex:{t}")),
-            (Some(t), _) => return Cow::Owned(format!("codex:{t}")),
+            (Some("event_msg" | "response_item"), Some(t)) => return super::qualified(&KNOWN, "codex:", t),
+            (Some(t), _) => return super::qualified(&KNOWN, "codex:", t),
             (None, _) => "codex:unknown",
         };
         Cow::Borrowed(name)
@@ -284,7 +299,7 @@ impl Format for Codex {
     /// The payload; a counted `token_count`'s made data (module docs).
     fn data<'a>(&self, rec: &Record<'a>, _part: u32, state: &'a ReadState) -> Option<Raw<'a>> {
         if !state.line_data.is_empty() {
-            return Some(Raw(state.line_data.as_bytes()));
+            return Some(Raw(&state.line_data));
         }
         rec.get("payload")
     }
@@ -316,24 +331,33 @@ impl Format for Codex {
     /// An output that reports a non-zero exit code: as JSON text
     /// (`{"output":…,"metadata":{"exit_code":N}}`, older versions) or as
     /// plain text starting `Exit code: N`.
+    /// Only an output that starts so is decoded (and indexed, never parsed
+    /// into a tree): the text form is read off the raw bytes.
     fn failed(&self, data: Raw<'_>) -> bool {
         let Some(out) = data.get("output") else { return false };
-        let text = match out.kind() {
-            Kind::String => out.as_str().unwrap_or_default(),
-            Kind::Object => Cow::Borrowed(std::str::from_utf8(out.bytes()).unwrap_or_default()),
-            _ => return false,
-        };
-        let t = text.trim_start();
-        if let Some(rest) = t.strip_prefix("Exit code:") {
-            let code: String = rest.trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
-            return code.parse::<i64>().is_ok_and(|c| c != 0);
+        let exit = |code: Option<Raw<'_>>| code.and_then(|c| c.as_f64()).is_some_and(|c| c != 0.0);
+        match out.kind() {
+            Kind::Object => exit(out.get("metadata").and_then(|m| m.get("exit_code"))),
+            Kind::String => {
+                let raw = out.str_content().unwrap_or_default();
+                if let Some(rest) = raw.strip_prefix(b"Exit code:") {
+                    let digits = rest.trim_ascii_start();
+                    let end = digits.iter().position(|b| !(b.is_ascii_digit() || *b == b'-')).unwrap_or(digits.len());
+                    return std::str::from_utf8(&digits[..end])
+                        .ok()
+                        .and_then(|c| c.parse::<i64>().ok())
+                        .is_some_and(|c| c != 0);
+                }
+                if !raw.starts_with(b"{") {
+                    return false;
+                }
+                let Some(text) = out.as_str() else { return false };
+                let mut idx = Index::new();
+                let rec = idx.parse(text.as_bytes());
+                rec.is_ok_and(|r| exit(r.get_in("metadata", "exit_code")))
+            }
+            _ => false,
         }
-        if t.starts_with('{') {
-            let v: Option<serde_json::Value> = serde_json::from_str(t).ok();
-            let code = v.as_ref().and_then(|v| v.pointer("/metadata/exit_code")).and_then(|c| c.as_i64());
-            return code.is_some_and(|c| c != 0);
-        }
-        false
     }
 
     /// A response's model (its made data).
@@ -344,11 +368,24 @@ impl Format for Codex {
     /// A response's usage in the toolkit's names (its made data).
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
         let Some(usage) = data.get("usage") else { return [None; 5] };
-        [usage.get("input_tokens"), usage.get("output_tokens"), usage.get("cache_read_tokens"), None, None]
+        let mut out = [None; 5];
+        for (key, v) in usage.members() {
+            const KEYS: [&str; 3] = ["input_tokens", "output_tokens", "cache_read_tokens"];
+            if let Some(slot) = KEYS.iter().position(|k| crate::json::key_eq(key, k)) {
+                out[slot] = Some(v);
+            }
+        }
+        out
     }
 
     fn file_path<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
         None
+    }
+
+    /// `"token_count"`: every response is a token count (the other lines are
+    /// still observed for the model and the running total).
+    fn usage_bytes(&self) -> Option<&'static [u8]> {
+        Some(b"\"token_count\"")
     }
 
     fn session_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
@@ -364,9 +401,10 @@ fn counters(usage: Option<Raw<'_>>) -> Option<[u64; 5]> {
     const KEYS: [&str; 5] =
         ["input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"];
     let mut out = [0u64; 5];
-    for (slot, k) in out.iter_mut().zip(KEYS) {
-        let n = usage.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
-        *slot = if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < 9.0e15 { n as u64 } else { 0 };
+    for (key, v) in usage.members() {
+        let Some(slot) = KEYS.iter().position(|k| crate::json::key_eq(key, k)) else { continue };
+        let n = v.as_f64().unwrap_or(0.0);
+        out[slot] = if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < 9.0e15 { n as u64 } else { 0 };
     }
     Some(out)
 }
@@ -405,18 +443,19 @@ fn token_count(rec: &Record<'_>, state: &mut ReadState) {
     let cached = cached.min(input);
     let total_tokens = if total_tokens > 0 { total_tokens } else { input + output };
     let d = &mut state.line_data;
-    d.push_str("{\"model\":");
+    d.extend_from_slice(b"{\"model\":");
     match &state.model {
-        Some(m) => d.push_str(&serde_json::Value::from(m.as_str()).to_string()),
-        None => d.push_str("null"),
+        Some(m) => crate::json::write::json_str(d, m),
+        None => d.extend_from_slice(b"null"),
     }
+    // Writing into a Vec cannot fail.
     let _ = write!(
         d,
         ",\"usage\":{{\"input_tokens\":{},\"cache_read_tokens\":{cached},\"output_tokens\":{output},\"reasoning_output_tokens\":{reasoning},\"total_tokens\":{total_tokens}}},\"info\":",
         input - cached
     );
-    d.push_str(std::str::from_utf8(info.bytes()).unwrap_or("null"));
-    d.push('}');
+    d.extend_from_slice(info.bytes());
+    d.push(b'}');
 }
 
 /// What discovery reads off a rollout's first lines.
@@ -433,27 +472,18 @@ struct Head {
 /// meta and the first turn context.
 fn head(file: &Path) -> Head {
     let mut h = Head::default();
-    let Ok(f) = crate::files::open_regular(file) else { return h };
-    let mut lines = crate::lines::LineReader::with_capacity(f.take(8 << 20), 64 * 1024);
-    let mut idx = Index::new();
     let mut meta = false;
-    for _ in 0..64 {
-        let Ok(Some(line)) = lines.next_line() else { break };
-        let Ok(rec) = idx.skim(line.bytes) else { continue };
+    super::head_records(file, 64, 8 << 20, |rec| {
+        let Some(rec) = rec else { return true };
         let ts = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp);
-        h.started = match (h.started, ts) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        h.started = time::earliest(h.started, ts);
         let s = |k: &str| rec.get_in("payload", k).and_then(|v| v.as_str()).map(Cow::into_owned);
         match rec.get_str("type").as_deref() {
             Some("session_meta") if !meta => {
                 meta = true;
                 h.id = s("id").filter(|i| !i.is_empty());
                 h.cwd = s("cwd");
-                if let Some(t) = s("timestamp").as_deref().and_then(time::parse_timestamp) {
-                    h.started = Some(h.started.map_or(t, |s| s.min(t)));
-                }
+                h.started = time::earliest(h.started, s("timestamp").as_deref().and_then(time::parse_timestamp));
                 for (tag, key) in [("originator", "originator"), ("cli", "cli_version"), ("source", "source")] {
                     if let Some(v) = s(key) {
                         h.tags.push(format!("{tag}:{v}"));
@@ -468,52 +498,26 @@ fn head(file: &Path) -> Head {
             }
             _ => {}
         }
-        if meta && h.model.is_some() {
-            break;
-        }
-    }
+        !(meta && h.model.is_some())
+    });
     h.tags.sort();
     h
 }
 
-/// The latest timestamp of the complete lines at a file's end (a window of
-/// 64 KiB growing to 4 MiB while it holds none).
+/// The latest timestamp of the complete lines at a file's end.
 fn last_time(file: &Path, len: u64) -> Option<Timestamp> {
     let mut f = crate::files::open_regular(file).ok()?;
-    let mut idx = Index::new();
-    let mut buf = Vec::new();
-    let mut window = 64 * 1024u64;
-    loop {
-        let from = len.saturating_sub(window);
-        buf.clear();
-        f.seek(SeekFrom::Start(from)).ok()?;
-        (&mut f).take(window).read_to_end(&mut buf).ok()?;
-        let start = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
-        let last = buf[start..]
-            .split_str("\n")
-            .filter_map(|l| {
-                idx.skim(l).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
-            })
-            .max();
-        if last.is_some() || from == 0 || window >= 4 << 20 {
-            return last;
-        }
-        window *= 4;
-    }
+    super::tail_times(&mut f, len, 64 * 1024, 4 << 20).1
 }
 
 /// Whether a file's first non-blank line is a Codex line.
 fn first_line_is_rollout(file: &Path) -> bool {
-    let Ok(f) = crate::files::open_regular(file) else { return false };
-    let mut lines = crate::lines::LineReader::with_capacity(f.take(8 << 20), 64 * 1024);
-    let mut idx = Index::new();
-    while let Ok(Some(line)) = lines.next_line() {
-        if line.bytes.trim_ascii().is_empty() {
-            continue;
-        }
-        return idx.skim(line.bytes).is_ok_and(|r| LineKind::of(&r) == LineKind::Writer(Writer::Codex));
-    }
-    false
+    let mut found = false;
+    super::head_records(file, 1, 8 << 20, |rec| {
+        found = rec.is_some_and(|r| LineKind::of(r) == LineKind::Writer(Writer::Codex));
+        false
+    });
+    found
 }
 
 /// The session record of a rollout file (module docs); [`Detail::Reading`]

@@ -45,6 +45,7 @@ use crate::discover::Detail;
 use crate::error::Result;
 use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
+use crate::time::{self, Timestamp};
 
 /// Every writer, in the order roots and sessions are listed.
 pub const WRITERS: [Writer; 4] = [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript, Writer::Codex];
@@ -62,7 +63,7 @@ impl Writer {
 }
 
 /// Token and cost fields, in the toolkit's one set of names. Each writer maps
-/// its own usage keys onto these ([`Format::usage`]).
+/// its own usage keys onto these ([`Format::tokens`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Usage {
     /// `input_tokens`.
@@ -425,11 +426,6 @@ pub trait Format: Sync {
         None
     }
 
-    /// One token or cost figure of a response.
-    fn usage<'a>(&self, data: Raw<'a>, u: Usage) -> Option<Raw<'a>> {
-        self.tokens(data)[u as usize]
-    }
-
     /// The file a tool event reads or edits.
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
 
@@ -471,7 +467,7 @@ pub struct ReadState {
     pub totals: Option<[u64; 5]>,
     /// Data the writer made for the current line's event, as JSON text
     /// (Codex: a response's model and usage); empty when none.
-    pub line_data: String,
+    pub line_data: Vec<u8>,
 }
 
 impl ReadState {
@@ -493,6 +489,75 @@ impl ReadState {
         self.model = None;
         self.totals = None;
         self.line_data.clear();
+    }
+}
+
+/// Calls `f` with each of the first `lines` non-blank lines of `file`
+/// (within `bytes`), as a record (`None`: not a JSON object), until it
+/// returns false. What is not a regular file is never opened (a FIFO would block).
+pub(crate) fn head_records(file: &Path, lines: usize, bytes: u64, mut f: impl FnMut(Option<&Record<'_>>) -> bool) {
+    use std::io::Read;
+    let Ok(file) = crate::files::open_regular(file) else { return };
+    let mut reader = crate::lines::LineReader::with_capacity(file.take(bytes), 16 * 1024);
+    let mut idx = crate::json::Index::new();
+    let mut seen = 0;
+    while seen < lines {
+        let Ok(Some(line)) = reader.next_line() else { return };
+        if line.bytes.trim_ascii().is_empty() {
+            continue;
+        }
+        seen += 1;
+        if !f(idx.skim(line.bytes).ok().as_ref()) {
+            return;
+        }
+    }
+}
+
+/// The earliest and latest top-level `timestamp` among the complete lines at
+/// the end of `f` (whose length is `len`): a window of `first` bytes, growing
+/// fourfold up to `max` while it holds none (lines can be long). Lines are
+/// not always in time order, so every line read counts.
+pub(crate) fn tail_times(
+    f: &mut std::fs::File,
+    len: u64,
+    first: u64,
+    max: u64,
+) -> (Option<Timestamp>, Option<Timestamp>) {
+    use bstr::ByteSlice;
+    use std::io::{Read, Seek, SeekFrom};
+    let mut idx = crate::json::Index::new();
+    let mut buf = Vec::new();
+    let mut window = first;
+    loop {
+        let from = len.saturating_sub(window);
+        buf.clear();
+        if f.seek(SeekFrom::Start(from)).is_err() || f.take(window).read_to_end(&mut buf).is_err() {
+            return (None, None);
+        }
+        // The first line of a window that does not start the file is cut.
+        let start = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
+        let (mut lo, mut hi) = (None, None);
+        for line in buf[start..].split_str("\n") {
+            let t = idx.skim(line).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp));
+            lo = time::earliest(lo, t);
+            hi = hi.max(t);
+        }
+        if hi.is_some() || from == 0 || window >= max {
+            return (lo, hi);
+        }
+        window *= 4;
+    }
+}
+
+/// `prefix` + `name` as an event name: one of `known` (no allocation) when
+/// it is there, else a new string. For writers that name events after their
+/// own line types (`codex:message`, `system:turn_duration`): every event's
+/// name is read several times per line, so the common ones are static.
+pub(crate) fn qualified<'a>(known: &[&'static str], prefix: &str, name: &str) -> Cow<'a, str> {
+    let hit = known.iter().find(|k| k.len() == prefix.len() + name.len() && k.starts_with(prefix) && k.ends_with(name));
+    match hit {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(format!("{prefix}{name}")),
     }
 }
 
