@@ -654,12 +654,16 @@ fn generated_session_tool_calls_and_errors_are_the_generators() {
         let with_subagents = resumes(&exp, false).iter().filter(|x| !x.subagents.is_empty()).count();
         assert!(with_subagents > 0, "generate({sessions}, {seed}): no subagent to count");
         for x in resumes(&exp, false) {
-            let (calls, errors) = expected_tools(&exp, &x.id);
-            let what = format!("generate({sessions}, {seed}) session {}", x.id);
-            assert_eq!(tool_calls(&ours[&x.id]), calls, "{what}: tool_calls");
-            assert_eq!(u(&ours[&x.id]["tool_errors"]), errors, "{what}: tool_errors");
+            assert_tool_calls(&exp, &ours, &x.id, &format!("generate({sessions}, {seed}) session {}", x.id));
         }
     }
+}
+
+/// A session's `tool_calls` and `tool_errors` in `--sessions` are the generator's.
+fn assert_tool_calls(exp: &Expected, ours: &BTreeMap<String, Value>, id: &str, what: &str) {
+    let (calls, errors) = expected_tools(exp, id);
+    assert_eq!(tool_calls(&ours[id]), calls, "{what}: tool_calls");
+    assert_eq!(u(&ours[id]["tool_errors"]), errors, "{what}: tool_errors");
 }
 
 #[test]
@@ -671,10 +675,7 @@ fn generated_resumed_session_tool_calls_leave_the_copied_history_to_the_original
         let ours = generated_sessions(&dir, &exp, &[]);
         for x in resumes(&exp, true) {
             assert!(x.copied.tool_call_total() > 0 || x.copied_lines > 0);
-            let (calls, errors) = expected_tools(&exp, &x.id);
-            let what = format!("generate({sessions}, {seed}) resumed session {}", x.id);
-            assert_eq!(tool_calls(&ours[&x.id]), calls, "{what}: tool_calls");
-            assert_eq!(u(&ours[&x.id]["tool_errors"]), errors, "{what}: tool_errors");
+            assert_tool_calls(&exp, &ours, &x.id, &format!("generate({sessions}, {seed}) resumed session {}", x.id));
         }
     }
 }
