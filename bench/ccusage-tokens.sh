@@ -24,8 +24,10 @@
 #          "cache_read_tokens","cache_write_tokens","cost_usd"}; cache_write is Claude's
 #          cache_creation_input_tokens, cache_read is cache_read_input_tokens)
 # then compares, for every (day, model) either side has, the four token counts (ccusage's
-# daily[].modelBreakdowns[]: inputTokens, outputTokens, cacheCreationTokens, cacheReadTokens).
-# Cost is printed by neither comparison: ccusage prices from its own table.
+# daily[].modelBreakdowns[]: inputTokens, outputTokens, cacheCreationTokens, cacheReadTokens),
+# and cost_usd against ccusage's cost within 0.5%: per (day, model) for Claude, per day for
+# Codex (ccusage codex daily gives no cost per model), leaving out rows with a model we do not
+# price (ccusage counts those as $0; ours are null and named).
 # Each command is timed and its peak RSS taken (GNU /usr/bin/time -v when present, else
 # python3's resource.getrusage of the child).
 #
@@ -131,15 +133,20 @@ import json, sys
 FIELDS = [("input", "inputTokens", "input_tokens"), ("output", "outputTokens", "output_tokens"),
           ("cache_write", "cacheCreationTokens", "cache_write_tokens"),
           ("cache_read", "cacheReadTokens", "cache_read_tokens")]
-peer = {}
+TOLERANCE = 0.005  # cost: within 0.5% of ccusage's where both price the model
+peer, peer_cost, peer_day_cost = {}, {}, {}
 for row in json.load(open(sys.argv[1])).get("daily", []):
-    # `ccusage daily` lists modelBreakdowns under a period; `ccusage codex daily`
-    # a models object under a date.
+    # `ccusage daily` lists modelBreakdowns (each with its cost) under a period;
+    # `ccusage codex daily` a models object (no cost) under a date, with the
+    # day's costUSD.
     day = row.get("period", row.get("date"))
     models = [(b["modelName"], b) for b in row.get("modelBreakdowns", [])] + list(row.get("models", {}).items())
     for name, b in models:
         peer[(day, name)] = tuple(b[f[1]] for f in FIELDS)
-ours, ignored, bad = {}, 0, 0
+        if "cost" in b:
+            peer_cost[(day, name)] = b["cost"]
+    peer_day_cost[day] = row.get("totalCost", row.get("costUSD"))
+ours, our_cost, our_day_cost, unpriced, ignored, bad = {}, {}, {}, set(), 0, 0
 for n, line in enumerate(open(sys.argv[2], "rb"), 1):
     if not line.strip():
         continue
@@ -150,6 +157,11 @@ for n, line in enumerate(open(sys.argv[2], "rb"), 1):
             ignored += 1
             continue
         ours[key] = tuple(int(r.get(f[2]) or 0) for f in FIELDS)
+        if r.get("cost_usd") is None:
+            unpriced.add(key[1])
+        else:
+            our_cost[key] = r["cost_usd"]
+            our_day_cost[key[0]] = our_day_cost.get(key[0], 0) + r["cost_usd"]
     except (ValueError, KeyError, TypeError) as e:
         bad += 1
         print("our line %d unreadable: %s" % (n, e))
@@ -168,8 +180,31 @@ print("(day, model) rows: ccusage %d, ours %d, identical %d; differing counts: %
     len(peer), len(ours), same, diffs,
     "; %d of our rows without a model ignored" % ignored if ignored else "",
     "; %d of our lines unreadable" % bad if bad else ""))
-print("PASS" if diffs == 0 and bad == 0 else "FAIL")
-sys.exit(0 if diffs == 0 and bad == 0 else 1)
+
+# Cost: per (day, model) where ccusage gives one (Claude), else per day (Codex),
+# compared only where we price every model of the row (ccusage prices an unknown
+# model at $0; we print null and name it).
+def close(a, b):
+    return abs(a - b) <= TOLERANCE * max(abs(a), abs(b)) or abs(a - b) < 1e-9
+cost_rows = cost_bad = worst = 0
+pairs = ([(k, peer_cost[k], our_cost.get(k)) for k in sorted(peer_cost) if k[1] not in unpriced]
+         if peer_cost else
+         [((d, "*"), peer_day_cost[d], our_day_cost.get(d)) for d in sorted(peer_day_cost)
+          if not any(k[0] == d and k[1] in unpriced for k in ours)])
+for key, pc, oc in pairs:
+    if oc is None or pc is None:
+        continue
+    cost_rows += 1
+    rel = abs(oc - pc) / max(abs(pc), 1e-12)
+    worst = max(worst, rel)
+    if not close(pc, oc):
+        cost_bad += 1
+        print("COST %-10s  %-34s  ccusage %.6f  ours %.6f  (%+.3f%%)" % (key[0], key[1], pc, oc, 100 * (oc - pc) / pc))
+print("cost rows compared: %d, beyond 0.5%%: %d, largest difference %.4f%%; unpriced models (null on our side): %s" % (
+    cost_rows, cost_bad, 100 * worst, ", ".join(sorted(unpriced)) or "none"))
+ok = diffs == 0 and bad == 0 and cost_bad == 0
+print("PASS" if ok else "FAIL")
+sys.exit(0 if ok else 1)
 PY
 
 echo

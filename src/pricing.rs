@@ -135,6 +135,9 @@ pub struct Prices {
     models: HashMap<String, Price>,
     /// Canonical form → the name of the preferred first-party entry.
     canonical: HashMap<String, String>,
+    /// Canonical form without its date → the first-party entry of that
+    /// name with the latest date.
+    undated: HashMap<String, String>,
 }
 
 /// One model's rates, in USD per token.
@@ -325,7 +328,10 @@ impl Prices {
         if let Some(p) = self.by_canonical(&c) {
             return Some(p);
         }
-        strip_date(&c).and_then(|d| self.by_canonical(d))
+        match strip_date(&c) {
+            Some(stem) => self.by_canonical(stem),
+            None => self.undated.get(&c).and_then(|name| self.models.get(name)),
+        }
     }
 
     /// Where the prices come from: `litellm 1.110.2 (built in)`, or the path
@@ -406,6 +412,21 @@ impl Prices {
             let cand = (rank, name.len(), name.as_str());
             ranked.entry(canonical(name)).and_modify(|best| *best = (*best).min(cand)).or_insert(cand);
         }
+        // Dated first-party entries by their canonical form without the date:
+        // the latest date wins, then the rank, length and name as above.
+        let mut undated: HashMap<String, (std::cmp::Reverse<String>, u8, usize, &str)> = HashMap::new();
+        for (c, &(rank, len, name)) in &ranked {
+            let Some(stem) = strip_date(c) else { continue };
+            let cand = (std::cmp::Reverse(c[stem.len()..].replace('-', "")), rank, len, name);
+            match undated.get_mut(stem) {
+                Some(best) if *best <= cand => {}
+                Some(best) => *best = cand,
+                None => {
+                    undated.insert(stem.to_string(), cand);
+                }
+            }
+        }
+        let undated = undated.into_iter().map(|(c, (.., name))| (c, name.to_string())).collect();
         let canonical = ranked.into_iter().map(|(c, (_, _, name))| (c, name.to_string())).collect();
         let source = match (path, version) {
             (None, Some(v)) => format!("litellm {v} (built in)"),
@@ -413,7 +434,7 @@ impl Prices {
             (Some(p), Some(v)) => format!("{} (litellm {v})", p.display()),
             (Some(p), None) => p.display().to_string(),
         };
-        Ok(Prices { source, models, canonical })
+        Ok(Prices { source, models, canonical, undated })
     }
 }
 
@@ -718,9 +739,11 @@ mod tests {
         let f = Figures { input: 200_001, output: 1, ..Figures::default() };
         assert_eq!(m.cost(&f).unwrap().to_string(), "0.800014");
         assert!(std::ptr::eq(p.lookup("anthropic/claude-test-1-20250101").unwrap(), m));
-        // Step 4 drops the date of the name looked up, never of the table's
-        // names: an undated or differently dated name does not find this entry.
-        assert!(p.lookup("claude-test-1").is_none());
+        // Step 5: an undated name finds the latest dated entry; a name of
+        // another date does not (step 4 drops the date of the name looked up,
+        // never of the table's names).
+        assert_eq!(p.lookup("claude-test-1"), Some(m));
+        assert_eq!(p.lookup("claude-test.1"), Some(m));
         assert!(p.lookup("claude-test-1-20991231").is_none());
         assert_eq!(p.lookup("claude-test-latest"), Some(m));
         // A reseller's entry matches only exactly (or after its provider path).

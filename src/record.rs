@@ -343,6 +343,19 @@ impl<'a> Event<'a> {
         })
     }
 
+    /// Of the cache writes, those at the 1-hour lifetime ([`Format::cache_write_1h`]).
+    pub fn cache_write_1h(&self) -> Option<Raw<'a>> {
+        if self.derived {
+            return self.format.line_cache_write_1h(&self.rec, self.part_index(), self.derived_data);
+        }
+        self.format.cache_write_1h(self.data()?)
+    }
+
+    /// Whether `input_tokens` includes the cache reads ([`Format::input_includes_cache_read`]).
+    pub fn input_includes_cache_read(&self) -> bool {
+        self.format.input_includes_cache_read()
+    }
+
     /// The file a tool event reads or edits.
     pub fn file_path(&self) -> Option<Cow<'a, str>> {
         self.format.file_path(self.data()?)

@@ -231,19 +231,31 @@ fn agent_comes_from_metadata_or_the_fork_line() {
 #[test]
 fn sums_read_both_usage_key_generations() {
     // README usage table: input per model; gpt-5.1 uses the old key `input`.
+    // cost_usd is the writer's where written, else computed (tests/cost.rs):
+    // haiku's second response (5302 gross input incl. 5120 cache reads, 240
+    // output) at LiteLLM's $1/$0.10/$5 per million is 182 + 512 + 1200 µ$
+    // beside the written 0.0041; gpt-5.1's (9120 gross incl. 4096 read, 388
+    // output) at $1.25/$0.125/$10 is 6280 + 512 + 3880 µ$.
     let rows = demo(&["--by", "model", "--sum", "input_tokens", "--sum", "cost_usd", "--sort", "key"]);
-    let got: Vec<(Value, Value, Value)> = rows
+    let got: Vec<(Value, Value, Value, Value)> = rows
         .iter()
-        .map(|r| (r["model"].clone(), r["input_tokens"]["sum"].clone(), r["cost_usd"]["sum"].clone()))
+        .map(|r| {
+            (
+                r["model"].clone(),
+                r["input_tokens"]["sum"].clone(),
+                r["cost_usd"]["sum"].clone(),
+                r["cost_source"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
         [
-            (Value::Null, Value::Null, Value::Null),
-            (json!("claude-haiku-4-5"), json!(10422), json!(0.0041)),
-            (json!("claude-sonnet-4-5"), json!(66560), json!(0.082)),
-            (json!("gpt-5-mini"), json!(2100), json!(0.0007)),
-            (json!("gpt-5.1"), json!(9120), Value::Null),
+            (Value::Null, Value::Null, Value::Null, Value::Null),
+            (json!("claude-haiku-4-5"), json!(10422), json!(0.005994), json!("writer+computed")),
+            (json!("claude-sonnet-4-5"), json!(66560), json!(0.082), json!("writer")),
+            (json!("gpt-5-mini"), json!(2100), json!(0.0007), json!("writer")),
+            (json!("gpt-5.1"), json!(9120), json!(0.010672), json!("computed")),
         ]
     );
     // A plain path reads one generation only.
@@ -258,10 +270,10 @@ fn tokens_preset_matches_the_usage_table() {
     assert_eq!(
         one_line(&rows),
         [
-            r#"{"model":"claude-sonnet-4-5","responses":4,"input_tokens":66560,"output_tokens":2500,"cache_read_tokens":46500,"cache_write_tokens":12148,"cost_usd":0.082}"#,
-            r#"{"model":"claude-haiku-4-5","responses":2,"input_tokens":10422,"output_tokens":336,"cache_read_tokens":9216,"cache_write_tokens":0,"cost_usd":0.0041}"#,
-            r#"{"model":"gpt-5-mini","responses":1,"input_tokens":2100,"output_tokens":150,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0.0007}"#,
-            r#"{"model":"gpt-5.1","responses":1,"input_tokens":9120,"output_tokens":388,"cache_read_tokens":4096,"cache_write_tokens":0,"cost_usd":null}"#,
+            r#"{"model":"claude-sonnet-4-5","responses":4,"input_tokens":66560,"output_tokens":2500,"cache_read_tokens":46500,"cache_write_tokens":12148,"cost_usd":0.082,"cost_source":"writer","unpriced_models":[]}"#,
+            r#"{"model":"claude-haiku-4-5","responses":2,"input_tokens":10422,"output_tokens":336,"cache_read_tokens":9216,"cache_write_tokens":0,"cost_usd":0.005994,"cost_source":"writer+computed","unpriced_models":[]}"#,
+            r#"{"model":"gpt-5-mini","responses":1,"input_tokens":2100,"output_tokens":150,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0.0007,"cost_source":"writer","unpriced_models":[]}"#,
+            r#"{"model":"gpt-5.1","responses":1,"input_tokens":9120,"output_tokens":388,"cache_read_tokens":4096,"cache_write_tokens":0,"cost_usd":0.010672,"cost_source":"computed","unpriced_models":[]}"#,
         ]
     );
     // Per day: sonnet splits into session 1 (03-02: 18234+19876+21040 = 59150,
@@ -275,9 +287,9 @@ fn tokens_preset_matches_the_usage_table() {
         got,
         [
             r#""2026-03-01" "UTC" "gpt-5-mini" 2100 0.0007"#,
-            r#""2026-03-02" "UTC" "claude-haiku-4-5" 10422 0.0041"#,
+            r#""2026-03-02" "UTC" "claude-haiku-4-5" 10422 0.005994"#,
             r#""2026-03-02" "UTC" "claude-sonnet-4-5" 59150 0.0523"#,
-            r#""2026-03-03" "UTC" "gpt-5.1" 9120 null"#,
+            r#""2026-03-03" "UTC" "gpt-5.1" 9120 0.010672"#,
             r#""2026-03-04" "UTC" "claude-sonnet-4-5" 7410 0.0297"#,
         ]
     );
@@ -382,10 +394,10 @@ fn tables_for_people() {
     let run = agg(&["--by", "model", "--sum", "cost_usd", "--format", "table", "--top", "3", DEMO]);
     assert_eq!(
         run.stdout,
-        "model              count  cost_usd.sum\n\
-         null                  63          null\n\
-         claude-sonnet-4-5      7         0.082\n\
-         claude-haiku-4-5       4        0.0041\n"
+        "model              count  cost_usd.sum  cost_source      unpriced_models\n\
+         null                  63          null  null             []\n\
+         claude-sonnet-4-5      7         0.082  writer           []\n\
+         claude-haiku-4-5       4      0.005994  writer+computed  []\n"
     );
     let run = agg(&["--by", "workspace", "--format", "csv", "--sort", "key", DEMO]);
     assert_eq!(run.stdout, "workspace,count\n,7\n-C-Users-dev-tools,7\n-home-user-webapp,15\nmy-api,40\npipeline,8\n");
@@ -465,6 +477,8 @@ fn sessions_every_field_of_session_1() {
         "avg_response_ms": 87211,
         "tokens": {"input": 59150, "output": 2270, "cache_read": 46500, "cache_write": 5148},
         "cost_usd": 0.0523,
+        "cost_source": "writer",
+        "unpriced_models": [],
         "models": ["claude-sonnet-4-5"],
         "compactions": 1,
         "children": ["0000000000000000-5f3c9a1e7b2d4c60_foundation-explorer"],
@@ -484,14 +498,16 @@ fn sessions_every_field_of_session_1() {
 fn sessions_other_rules() {
     let rows = demo(&["--sessions"]);
     let get = |id: &str| rows.iter().find(|r| r["session"].as_str().unwrap().starts_with(id)).unwrap().clone();
-    // Session 2: agent only on its fork line; costs with one null; no turns.
+    // Session 2: agent only on its fork line; one cost written (0.0041), the
+    // other computed (182 + 512 + 1200 µ$, see sums_read_both_usage_key_generations); no turns.
     let s2 = get("0000000000000000");
     assert_eq!(s2["agent"], "foundation:explorer");
     assert_eq!(s2["parent"], "a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10");
     assert_eq!(
         (s2["cost_usd"].clone(), s2["turns"].clone(), s2["avg_response_ms"].clone()),
-        (json!(0.0041), json!(0), Value::Null)
+        (json!(0.005994), json!(0), Value::Null)
     );
+    assert_eq!(s2["cost_source"], "writer+computed");
     assert_eq!(s2["tokens"], json!({"input": 10422, "output": 336, "cache_read": 9216, "cache_write": 0}));
     // Session 4: line order is not time order (line 5 is 60.25 s before line 4);
     // no orchestrator:complete, so the turn ends at prompt:complete:
@@ -503,10 +519,12 @@ fn sessions_other_rules() {
     );
     assert_eq!((s4["duration_ms"].clone(), s4["avg_response_ms"].clone()), (json!(366000), json!(362500)));
     assert_eq!((s4["messages"].clone(), s4["outcome"].clone()), (json!(2), Value::Null));
-    // Session 3: old usage keys; unfinished turn has no response time.
+    // Session 3: old usage keys, no cost written: computed (gpt-5.1, see
+    // sums_read_both_usage_key_generations); unfinished turn has no response time.
     let s3 = get("b2d4f6a8");
     assert_eq!(s3["tokens"], json!({"input": 9120, "output": 388, "cache_read": 4096, "cache_write": 0}));
-    assert_eq!((s3["cost_usd"].clone(), s3["avg_response_ms"].clone()), (Value::Null, Value::Null));
+    assert_eq!((s3["cost_usd"].clone(), s3["avg_response_ms"].clone()), (json!(0.010672), Value::Null));
+    assert_eq!(s3["cost_source"], "computed");
     assert_eq!(s3["workspace"], "-home-user-webapp");
     // 9a: error outcome; its child 9b is known only from 9b's parent.
     let s9a = get("abcdef12-0000-4000-8000-000000000001");

@@ -289,7 +289,8 @@ fn sessions_analytics_hand_checked() {
         "tool_calls": {"Bash": 1, "Edit": 1, "Read": 1, "Write": 1},
         "tool_errors": 1, "turns": 2, "messages": 4, "avg_response_ms": null,
         "tokens": null,
-        "cost_usd": null, "models": ["claude-sonnet-4-5"], "compactions": 1, "children": [],
+        "cost_usd": null, "cost_source": null, "unpriced_models": [],
+        "models": ["claude-sonnet-4-5"], "compactions": 1, "children": [],
         "subagents": 1,
         "files_read": ["/home/dev/webapp/auth.py"],
         "files_edited": ["/home/dev/webapp/auth.py", "/home/dev/webapp/test_auth.py"]
@@ -303,7 +304,8 @@ fn sessions_analytics_hand_checked() {
         "tool_calls": {"Grep": 1, "Read": 1},
         "tool_errors": 0, "turns": 1, "messages": 2, "avg_response_ms": null,
         "tokens": null,
-        "cost_usd": null, "models": ["claude-opus-4-1"], "compactions": 0, "children": [],
+        "cost_usd": null, "cost_source": null, "unpriced_models": [],
+        "models": ["claude-opus-4-1"], "compactions": 0, "children": [],
         "subagents": 0,
         "files_read": ["/home/dev/cli-tool/src/parser.rs"],
         "files_edited": []
@@ -570,11 +572,13 @@ fn transcript_copy_gives_time_model_and_tokens() {
             &json!({"prompt:complete": 1, "prompt:submit": 1, "session:start": 1})
         )
     );
+    // Cost computed from the copy's usage: 93×3 + 953×15 + 103219×0.3 +
+    // 12698×3.75 µ$ (LiteLLM's claude-sonnet-4-20250514 rates).
     let tokens = ci("ci-agg").args(["--tokens", "--by", "day", ROOT]).run();
     assert_eq!(
         tokens.lines(),
         [
-            r#"{"day":"2025-09-03","tz":"UTC","model":"claude-sonnet-4-20250514","responses":7,"input_tokens":93,"output_tokens":953,"cache_read_tokens":103219,"cache_write_tokens":12698,"cost_usd":null}"#
+            r#"{"day":"2025-09-03","tz":"UTC","model":"claude-sonnet-4-20250514","responses":7,"input_tokens":93,"output_tokens":953,"cache_read_tokens":103219,"cache_write_tokens":12698,"cost_usd":0.0931572,"cost_source":"computed","unpriced_models":[]}"#
         ]
     );
     let events: Vec<Value> = ci("ci-cat").arg(ROOT).run().json().iter().map(|e| e["event"].clone()).collect();

@@ -7,6 +7,7 @@ mod agg;
 mod cat;
 mod codex;
 mod codexgen;
+mod cost;
 mod faultgen;
 mod faults;
 mod filter;

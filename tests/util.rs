@@ -54,6 +54,7 @@ pub fn ci_command(bin: &str) -> std::process::Command {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("CI_MAX_BYTES")
+        .env_remove("CI_PRICING")
         .env_remove("NO_COLOR")
         .env("TZ", "UTC")
         .env("CI_NOW", "2026-03-10T00:00:00Z")

@@ -12,7 +12,7 @@
 //! | `status` | `data.status` (e.g. `orchestrator:complete`: success/error/cancelled/incomplete) |
 //! | `hour` `day` `week` | the bucket of `timestamp` in the `--tz` zone (`2026-03-01T08`, `2026-03-01`, `2026-W09`) |
 //! | `input_tokens` `output_tokens` `cache_read_tokens` `cache_write_tokens` | `data.usage.<name>`, else the older key (`input`, `output`, `cache_read`, `cache_write`) |
-//! | `cost_usd` | `data.usage.cost_usd` (a decimal string or a number) |
+//! | `cost_usd` | the response's cost: `data.usage.cost_usd` (a decimal string or a number) when written, else computed from its tokens and the price table ([`super::cost`]) |
 //! | anything else | a dotted path into the record (`data.provider`, `data.usage.output_tokens`, `data.raw.messages.0.role`) |
 //!
 //! A record without the field gives [`KeyVal::Null`]: it is grouped under
@@ -111,6 +111,7 @@ impl Field {
             Field::Tool => from(ev.tool_name()),
             Field::Model => from(ev.model()),
             Field::Status => from(ev.status()),
+            Field::Usage(Usage::Cost) => cx.costing.cost(ev).usd.map_or(Val::Missing, Val::Num),
             Field::Usage(u) => from(ev.usage(*u)),
             Field::Path(p) => from(ev.path(p)),
             Field::Agent => cx.agent(ev).map_or(Val::Missing, |a| Val::Str(Cow::Owned(a))),
@@ -131,6 +132,8 @@ pub enum Val<'a> {
     Str(Cow<'a, str>),
     /// A raw JSON value of the line.
     Raw(Raw<'a>),
+    /// A number the toolkit computed (a response's cost).
+    Num(Num),
 }
 
 /// A number read from a value.
@@ -187,6 +190,7 @@ impl Val<'_> {
         let parsed = match self {
             Val::Missing => return Numeric::Absent,
             Val::Str(s) => Num::parse(s),
+            Val::Num(n) => Some(*n),
             Val::Raw(r) => match r.kind() {
                 Kind::Null => return Numeric::Absent,
                 Kind::Number => std::str::from_utf8(r.bytes()).ok().and_then(Num::parse),
@@ -202,6 +206,8 @@ impl Val<'_> {
         match self {
             Val::Missing => KeyVal::Null,
             Val::Str(s) => KeyVal::Str(s.to_string()),
+            Val::Num(Num::Exact(d)) => KeyVal::Num(d.to_string()),
+            Val::Num(Num::Float(f)) => KeyVal::Num(f.to_string()),
             Val::Raw(r) => KeyVal::of_raw(*r),
         }
     }
@@ -210,7 +216,7 @@ impl Val<'_> {
     pub fn is_null(&self) -> bool {
         match self {
             Val::Missing => true,
-            Val::Str(_) => false,
+            Val::Str(_) | Val::Num(_) => false,
             Val::Raw(r) => r.is_null(),
         }
     }
@@ -320,12 +326,19 @@ pub struct Context {
     pub capture_agent: Option<String>,
     /// Agents of piped records' sessions, by provenance path.
     piped_agents: HashMap<String, Option<String>>,
+    /// Prices responses (`cost_usd`).
+    pub costing: super::cost::Costing,
 }
 
 impl Context {
-    /// A context for bucketing in `tz`.
-    pub fn new(tz: TimeZone) -> Context {
-        Context { tz, capture_agent: None, piped_agents: HashMap::new() }
+    /// A context for reading the fields of `q`.
+    pub fn new(q: &super::query::Query) -> Context {
+        Context {
+            tz: q.tz.clone(),
+            capture_agent: None,
+            piped_agents: HashMap::new(),
+            costing: super::cost::Costing::new(q.cost, q.prices),
+        }
     }
 
     /// The agent of `ev`'s session.

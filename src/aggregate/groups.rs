@@ -4,7 +4,8 @@ use serde_json::{Map, Value};
 
 use crate::record::Event;
 
-use super::field::{Context, KeyVal, Val};
+use super::cost::Tally;
+use super::field::{Context, Field, KeyVal, Usage, Val};
 use super::query::{Layout, Query};
 use super::responses::Responses;
 use super::stat::{Out, Stat};
@@ -74,12 +75,14 @@ pub struct Group {
     pub count: u64,
     /// One state per metric column.
     pub stats: Vec<Stat>,
+    /// Where the costs came from, when a metric reads `cost_usd`.
+    pub cost: Tally,
 }
 
 impl Group {
     /// An empty group for `q`.
     pub fn new(q: &Query) -> Group {
-        Group { count: 0, stats: q.measures.iter().map(|m| Stat::new(&m.outs)).collect() }
+        Group { count: 0, stats: q.measures.iter().map(|m| Stat::new(&m.outs)).collect(), cost: Tally::default() }
     }
 
     /// Combines another state of the same group.
@@ -88,6 +91,7 @@ impl Group {
         for (a, b) in self.stats.iter_mut().zip(o.stats) {
             a.merge(b);
         }
+        self.cost.merge(o.cost);
     }
 }
 
@@ -113,7 +117,13 @@ impl Groups {
         let group = self.map.entry(key).or_insert_with(|| Group::new(q));
         group.count += 1;
         for (m, s) in q.measures.iter().zip(group.stats.iter_mut()) {
-            s.add(&m.field.value(ev, cx), &m.outs);
+            if m.field == Field::Usage(Usage::Cost) {
+                let c = cx.costing.cost(ev);
+                group.cost.note(&c);
+                s.add(&c.usd.map_or(Val::Missing, Val::Num), &m.outs);
+            } else {
+                s.add(&m.field.value(ev, cx), &m.outs);
+            }
         }
         untimed
     }
@@ -174,6 +184,9 @@ impl Groups {
                             rec.insert((*name).into(), v);
                         }
                     }
+                }
+                if q.reads_cost() {
+                    g.cost.write(&mut rec);
                 }
                 Row { count: g.count, key, record: rec }
             })

@@ -11,6 +11,7 @@
 //! t-digest, for larger percentile inputs).
 //!
 //! - [`field`] — what keys and metrics read (`event`, `tool`, `day`, paths, …)
+//! - [`cost`] — the cost of a response: the writer's, or computed from a price table
 //! - [`decimal`] — exact sums of decimal strings such as `"cost_usd":"0.0123"`
 //! - [`stat`] — metric state (count, sum, mean, min, max, percentiles, distinct)
 //! - [`query`] — the resolved flags and their wire form
@@ -23,6 +24,7 @@
 //! reduced to a small summary when the capture ends.
 
 pub mod calls;
+pub mod cost;
 pub mod decimal;
 pub mod field;
 pub mod groups;

@@ -40,6 +40,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 
 use super::calls::ToolGroup;
+use super::cost::Tally;
 use super::field::KeyVal;
 use super::groups::Group;
 use super::query::{Query, QuerySpec};
@@ -84,6 +85,9 @@ pub enum Line {
         count: u64,
         /// One metric state per metric column.
         stats: Vec<Value>,
+        /// Where the group's costs came from (absent: nothing noted).
+        #[serde(default, skip_serializing_if = "Tally::is_empty")]
+        cost: Tally,
     },
     /// A `--tools` group.
     Tools {
@@ -141,6 +145,7 @@ pub fn encode(q: &Query, answer: Answer, skipped: (u64, u64)) -> Vec<Line> {
                         key: keys_json(&key),
                         count: if i == 0 { g.count } else { 0 },
                         stats: stats.collect(),
+                        cost: if i == 0 { g.cost.clone() } else { Tally::default() },
                     });
                 }
             }
@@ -257,13 +262,13 @@ impl Merger {
             Ok(key.iter().map(KeyVal::from_json).collect())
         };
         match (line, answer) {
-            (Line::Group { key, count, stats }, Answer::Groups(groups)) => {
+            (Line::Group { key, count, stats, cost }, Answer::Groups(groups)) => {
                 if stats.len() != q.measures.len() {
                     return Err(format!("{} metric states, the query has {}", stats.len(), q.measures.len()));
                 }
                 let stats = stats.iter().map(Stat::from_wire).collect::<std::result::Result<Vec<_>, _>>()?;
                 let key = key_of(&key, q.keys.len())?;
-                groups.merge_group(key, Group { count, stats });
+                groups.merge_group(key, Group { count, stats, cost });
                 Ok(())
             }
             (Line::Tools { key, calls, ok, errors, unfinished, latency }, Answer::Tools(tools)) => {

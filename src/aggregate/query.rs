@@ -4,8 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::pricing::Prices;
 use crate::time::TimeZone;
 
+use super::cost::Mode;
 use super::field::{Field, Usage};
 use super::stat::Out;
 
@@ -75,6 +77,13 @@ pub struct QuerySpec {
     pub measures: Vec<(String, Vec<String>)>,
     /// The zone of time buckets, by name.
     pub tz: String,
+    /// `--cost`: `auto` or `computed` (empty in headers that predate it: `auto`).
+    #[serde(default)]
+    pub cost: String,
+    /// Where the prices come from ([`Prices::source`]; empty when built in
+    /// before it was named): streams priced by different tables do not merge.
+    #[serde(default)]
+    pub pricing: String,
 }
 
 /// A resolved query.
@@ -92,6 +101,10 @@ pub struct Query {
     pub count_name: &'static str,
     /// The zone of time buckets (UTC in `--merge`, where labels are made already).
     pub tz: TimeZone,
+    /// Which cost a response counts with.
+    pub cost: Mode,
+    /// The price table of computed costs.
+    pub prices: &'static Prices,
     /// The wire form.
     pub spec: QuerySpec,
 }
@@ -101,6 +114,7 @@ impl Query {
     /// (its name is `spec.tz`).
     pub fn from_spec(spec: QuerySpec, tz: TimeZone) -> Result<Query, String> {
         let preset = Preset::parse(&spec.preset).ok_or_else(|| format!("unknown aggregation {:?}", spec.preset))?;
+        let cost = Mode::parse(&spec.cost).ok_or_else(|| format!("unknown cost mode {:?}", spec.cost))?;
         let mut keys = spec.by.iter().map(|k| Field::parse(k)).collect::<Result<Vec<_>, _>>()?;
         let mut measures = vec![];
         for (field, outs) in &spec.measures {
@@ -146,7 +160,20 @@ impl Query {
                 return Err(format!("{n:?} is an output column of ci-agg; it cannot be a key or a metric field"));
             }
         }
-        Ok(Query { preset, keys, measures, filter, count_name, tz, spec })
+        Ok(Query { preset, keys, measures, filter, count_name, tz, cost, prices: Prices::builtin(), spec })
+    }
+
+    /// The query priced by `prices` (named in the wire form).
+    pub fn with_prices(mut self, prices: &'static Prices) -> Query {
+        self.prices = prices;
+        self.spec.pricing = prices.source().to_owned();
+        self
+    }
+
+    /// Whether a metric reads `cost_usd` (records then say where the cost
+    /// came from: `cost_source`, `unpriced_models`).
+    pub fn reads_cost(&self) -> bool {
+        self.measures.iter().any(|m| m.field == Field::Usage(Usage::Cost))
     }
 
     /// Whether any key is a time bucket (the output then names the zone).

@@ -24,6 +24,7 @@ use serde_json::Value;
 use crate::format::Usage;
 use crate::record::Event;
 
+use super::cost::{Cost, Costing, Sources, Tally};
 use super::field::{Context, KeyVal, Num, Numeric, Val};
 use super::groups::{group_key, Group, Groups};
 use super::query::Query;
@@ -34,8 +35,12 @@ use super::stat::{num_from_wire, num_wire};
 pub struct Held {
     /// Group keys of the best copy (an index into its [`Responses`]' keys).
     key: u32,
-    /// Each usage figure ([`Usage::ALL`] order), the largest seen.
+    /// Each usage figure ([`Usage::ALL`] order), the largest seen; the
+    /// last is the cost ([`super::cost`]: the writer's or computed, per copy).
     pub usage: [Option<Num>; 5],
+    /// Where the copies' costs came from, and the model no price was found
+    /// for (kept per response: a `--sessions` response has no group key).
+    pub cost: Tally,
     /// The best copy: its token total, then where it is (path, line).
     pub best: (f64, Arc<str>, u64),
 }
@@ -64,8 +69,9 @@ impl Held {
 
     /// Combines two copies' states: the figures' maxima, the better copy's
     /// keys (both must index the same key table).
-    pub fn merge(&mut self, o: Held) {
+    pub fn merge(&mut self, mut o: Held) {
         self.max_figures(&o.usage);
+        self.cost.merge(std::mem::take(&mut o.cost));
         if self.prefers(&o) {
             self.key = o.key;
             self.best = o.best;
@@ -109,9 +115,19 @@ impl Responses {
     /// a time key had no usable timestamp. A copy that is not better than
     /// the one held costs no allocation (only its figures are compared).
     pub fn add(&mut self, q: &Query, ev: &Event<'_>, cx: &mut Context, message: &str) -> bool {
-        let (usage, total) = figures(ev);
         if let Some(&at) = self.index.get(message) {
+            let (mut usage, total) = token_figures(ev);
             let held = &mut self.held[at];
+            // A copy with the same token counts and no cost of its writer's
+            // costs what the held one does (the same message: the same model).
+            let same = usage[..4] == held.usage[..4]
+                && usage[Usage::Cost as usize].is_none()
+                && !held.cost.sources.contains(Sources::WRITER);
+            if !same {
+                let cost = cx.costing.cost(ev);
+                usage[Usage::Cost as usize] = cost.usd;
+                held.cost.note(&cost);
+            }
             held.max_figures(&usage);
             let (path, line) = ev.origin();
             if !held.beaten_by(total, &path, line) {
@@ -125,9 +141,11 @@ impl Responses {
             held.best = (total, path, line);
             return untimed;
         }
+        let (usage, total, cost) = figures(ev, &mut cx.costing);
         let (key, untimed) = group_key(q, ev, cx);
         let (path, line) = ev.origin();
-        let held = Held { key: self.keys.intern(key), usage, best: (total, self.path(&path), line) };
+        let held =
+            Held { key: self.keys.intern(key), usage, cost: tally(&cost), best: (total, self.path(&path), line) };
         self.insert(message.to_owned(), held);
         untimed
     }
@@ -150,10 +168,11 @@ impl Responses {
     }
 
     /// Adds one copy of the response `message`, without group keys (`--sessions`).
-    pub fn add_copy(&mut self, ev: &Event<'_>, message: String) {
-        let (usage, total) = figures(ev);
+    pub fn add_copy(&mut self, ev: &Event<'_>, costing: &mut Costing, message: String) {
+        let (usage, total, cost) = figures(ev, costing);
         let (path, line) = ev.origin();
-        let held = Held { key: self.keys.intern(vec![]), usage, best: (total, self.path(&path), line) };
+        let held =
+            Held { key: self.keys.intern(vec![]), usage, cost: tally(&cost), best: (total, self.path(&path), line) };
         self.merge_one(message, held);
     }
 
@@ -201,6 +220,7 @@ impl Responses {
         for held in &self.held {
             let g = &mut folded[held.key as usize];
             g.count += 1;
+            g.cost.merge(held.cost.clone());
             for (m, s) in q.measures.iter().zip(g.stats.iter_mut()) {
                 let super::field::Field::Usage(u) = m.field else { continue };
                 if let Some(n) = held.usage[u as usize] {
@@ -226,6 +246,7 @@ impl Responses {
                     message: k.clone(),
                     key: self.keys.list[h.key as usize].iter().map(KeyVal::to_json).collect(),
                     usage: h.usage.iter().map(|u| u.map_or(Value::Null, num_wire)).collect(),
+                    cost: h.cost.clone(),
                     best: (h.best.0, h.best.1.to_string(), h.best.2),
                 }
             })
@@ -246,20 +267,35 @@ impl Responses {
         }
         let key = self.keys.intern(r.key.iter().map(KeyVal::from_json).collect());
         let (total, path, line) = r.best;
-        let held = Held { key, usage, best: (total, self.path(&path), line) };
+        let held = Held { key, usage, cost: r.cost, best: (total, self.path(&path), line) };
         self.merge_one(r.message, held);
         Ok(())
     }
 }
 
-/// A copy's figures and its token total.
-fn figures(ev: &Event<'_>) -> ([Option<Num>; 5], f64) {
+/// A copy's figures as written (the last one the writer's cost) and its token total.
+fn token_figures(ev: &Event<'_>) -> ([Option<Num>; 5], f64) {
     let usage = ev.tokens().map(|raw| match raw.map(|r| Val::Raw(r).numeric()) {
         Some(Numeric::Num(n)) => Some(n),
         _ => None,
     });
     let total = usage[..4].iter().flatten().map(|n| n.to_f64()).sum();
     (usage, total)
+}
+
+/// A copy's figures (the last one its cost), its token total, and its cost.
+fn figures(ev: &Event<'_>, costing: &mut Costing) -> ([Option<Num>; 5], f64, Cost) {
+    let (mut usage, total) = token_figures(ev);
+    let cost = costing.cost(ev);
+    usage[Usage::Cost as usize] = cost.usd;
+    (usage, total, cost)
+}
+
+/// The tally of one copy's cost.
+fn tally(cost: &Cost) -> Tally {
+    let mut t = Tally::default();
+    t.note(cost);
+    t
 }
 
 /// A held response on the wire (`{"kind":"response",…}` of a partial stream).
@@ -271,6 +307,9 @@ pub struct WireResponse {
     pub key: Vec<Value>,
     /// The usage figures, in [`Usage::ALL`] order (`null`: none).
     pub usage: Vec<Value>,
+    /// Where its cost came from.
+    #[serde(default)]
+    pub cost: Tally,
     /// The best copy: token total, path, line.
     pub best: (f64, String, u64),
 }

@@ -42,6 +42,7 @@ use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
 
 use super::calls::{self, millis, Call, Calls, Outcome};
+use super::cost::{Costing, Tally};
 use super::field::{Numeric, Val};
 use super::groups::Row;
 use super::json_num;
@@ -97,7 +98,7 @@ impl SessionState {
     }
 
     /// Reads one event of the session.
-    pub fn event(&mut self, ev: &Event<'_>) {
+    pub fn event(&mut self, ev: &Event<'_>, costing: &mut Costing) {
         let name = ev.name();
         let sum = &mut self.summary;
         *sum.events.entry(name.to_string()).or_insert(0) += 1;
@@ -142,8 +143,8 @@ impl SessionState {
                     self.marks.push((line, Mark::Response, ts));
                 }
                 match ev.message_key() {
-                    Some(key) => sum.responses.add_copy(ev, key),
-                    None => add_tokens(ev, sum),
+                    Some(key) => sum.responses.add_copy(ev, costing, key),
+                    None => add_tokens(ev, costing, sum),
                 }
             }
             "prompt:complete" => self.marks.push((line, Mark::PromptComplete, ts)),
@@ -166,7 +167,7 @@ impl SessionState {
                 if let Some(m) = ev.model().and_then(|m| m.as_str()) {
                     sum.models.insert(m.into_owned());
                 }
-                add_tokens(ev, sum);
+                add_tokens(ev, costing, sum);
             }
             "delegate:agent_spawned" | "delegate:agent_completed" => {
                 if let Some(child) = ev.child().filter(|c| !c.is_empty()) {
@@ -184,7 +185,7 @@ impl SessionState {
 
     /// Reads one event of the session's companion file (a hooks session's
     /// transcript copy): its time and its responses' models and tokens.
-    pub fn companion(&mut self, ev: &Event<'_>) {
+    pub fn companion(&mut self, ev: &Event<'_>, costing: &mut Costing) {
         let sum = &mut self.summary;
         if let Some(t) = ev.timestamp() {
             sum.started = Some(sum.started.map_or(t, |s: Timestamp| s.min(t)));
@@ -203,7 +204,7 @@ impl SessionState {
             sum.tokens_unknown = false;
         }
         if let Some(key) = ev.message_key() {
-            sum.responses.add_copy(ev, key);
+            sum.responses.add_copy(ev, costing, key);
         }
     }
 
@@ -291,16 +292,17 @@ pub const READ_TOOLS: [&str; 8] = ["Read", "NotebookRead", "Glob", "Grep", "LS",
 pub const EDIT_TOOLS: [&str; 6] = ["Edit", "MultiEdit", "Write", "NotebookEdit", "edit_file", "write_file"];
 
 /// Adds a response's token and cost figures to the session's sums.
-fn add_tokens(ev: &Event<'_>, sum: &mut Summary) {
-    for (i, (u, raw)) in Usage::ALL.iter().zip(ev.tokens()).enumerate() {
+fn add_tokens(ev: &Event<'_>, costing: &mut Costing, sum: &mut Summary) {
+    for (i, raw) in ev.tokens()[..Usage::Cost as usize].iter().enumerate() {
         let Some(raw) = raw else { continue };
-        let Numeric::Num(n) = Val::Raw(raw).numeric() else {
-            continue;
-        };
-        match u {
-            Usage::Cost => sum.cost_usd.get_or_insert_with(Sum::default).add(n),
-            _ => sum.tokens[i].add(n),
+        if let Numeric::Num(n) = Val::Raw(*raw).numeric() {
+            sum.tokens[i].add(n);
         }
+    }
+    let cost = costing.cost(ev);
+    sum.cost.note(&cost);
+    if let Some(c) = cost.usd {
+        sum.cost_usd.get_or_insert_with(Sum::default).add(c);
     }
 }
 
@@ -383,6 +385,9 @@ pub struct Summary {
     /// Cost, when any response had one.
     #[serde(default)]
     pub cost_usd: Option<Sum>,
+    /// Where the costs came from, and the models without a price.
+    #[serde(default, skip_serializing_if = "Tally::is_empty")]
+    pub cost: Tally,
     /// Models used.
     #[serde(default)]
     pub models: BTreeSet<String>,
@@ -477,9 +482,10 @@ pub fn settle(summaries: &mut [Summary]) {
                 sum.add(n);
             }
         }
-        if let Some(c) = held.usage[4] {
+        if let Some(c) = held.usage[Usage::Cost as usize] {
             s.cost_usd.get_or_insert_with(Sum::default).add(c);
         }
+        s.cost.merge(held.cost);
     }
 }
 
@@ -537,6 +543,7 @@ impl Summary {
             (None, b) => self.cost_usd = b,
             _ => {}
         }
+        self.cost.merge(o.cost);
         self.models.extend(o.models);
         self.children.extend(o.children);
         self.files_read.extend(o.files_read);
@@ -633,6 +640,7 @@ impl Summary {
             .collect();
         rec.insert("tokens".into(), if self.tokens_unknown { Value::Null } else { Value::Object(tokens) });
         rec.insert("cost_usd".into(), self.cost_usd.map_or(Value::Null, |c| json_num(c.value())));
+        self.cost.write(&mut rec);
         rec.insert("models".into(), self.models.iter().cloned().map(Value::String).collect());
         rec.insert("compactions".into(), n("context:compaction").into());
         let children: BTreeSet<&String> = self.children.iter().chain(more_children).collect();

@@ -50,7 +50,7 @@ impl<'q> Aggregator<'q> {
         Aggregator {
             q,
             diag,
-            cx: Context::new(q.tz.clone()),
+            cx: Context::new(q),
             answer: Answer::new(q),
             calls: Calls::default(),
             piped_calls: Calls::default(),
@@ -69,22 +69,26 @@ impl<'q> Aggregator<'q> {
         }
         cap.format.format().usage_bytes().map(memchr::memmem::Finder::new)
     }
+}
 
-    fn piped_session(&mut self, ev: &Event<'_>) -> &mut SessionState {
-        let id = ev.session().map(|s| s.into_owned()).unwrap_or_default();
-        let path = ev.provenance().and_then(|p| p.get("path")).and_then(|p| p.as_str());
-        let record = match path {
-            Some(p) => self
-                .records
-                .entry(p.to_string())
-                .or_insert_with(|| discover::record_of_file(FsPath::new(p.as_ref())))
-                .as_ref(),
-            None => None,
-        };
-        let record = record.filter(|r| r.session == id);
-        let key = (id.clone(), record.and_then(|r| r.project.clone()));
-        self.piped.entry(key).or_insert_with(|| SessionState::new(&id, record))
-    }
+/// The state of a piped record's session (its record looked up once per
+/// provenance path in `records`).
+fn piped_session<'s>(
+    piped: &'s mut HashMap<SessionKey, SessionState>,
+    records: &mut HashMap<String, Option<SessionRecord>>,
+    ev: &Event<'_>,
+) -> &'s mut SessionState {
+    let id = ev.session().map(|s| s.into_owned()).unwrap_or_default();
+    let path = ev.provenance().and_then(|p| p.get("path")).and_then(|p| p.as_str());
+    let record = match path {
+        Some(p) => {
+            records.entry(p.to_string()).or_insert_with(|| discover::record_of_file(FsPath::new(p.as_ref()))).as_ref()
+        }
+        None => None,
+    };
+    let record = record.filter(|r| r.session == id);
+    let key = (id.clone(), record.and_then(|r| r.project.clone()));
+    piped.entry(key).or_insert_with(|| SessionState::new(&id, record))
 }
 
 impl Visitor for Aggregator<'_> {
@@ -138,8 +142,8 @@ impl Visitor for Aggregator<'_> {
                 }
             }
             Preset::Sessions => match (&mut self.current, ev.capture) {
-                (Some(s), Some(_)) => s.event(ev),
-                _ => self.piped_session(ev).event(ev),
+                (Some(s), Some(_)) => s.event(ev, &mut self.cx.costing),
+                _ => piped_session(&mut self.piped, &mut self.records, ev).event(ev, &mut self.cx.costing),
             },
         }
         Flow::Continue
@@ -153,7 +157,7 @@ impl Visitor for Aggregator<'_> {
 
     fn companion_event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         match (&mut self.current, self.q.preset) {
-            (Some(s), Preset::Sessions) => s.companion(ev),
+            (Some(s), Preset::Sessions) => s.companion(ev, &mut self.cx.costing),
             (_, Preset::Tokens) => return self.event(ev, out),
             _ => {}
         }

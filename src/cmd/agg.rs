@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use serde_json::Value;
 
+use crate::aggregate::cost::Mode;
 use crate::aggregate::groups::Order;
 use crate::aggregate::partial::{self, Merger};
 use crate::aggregate::query::{Query, QuerySpec};
@@ -18,6 +19,7 @@ use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::lines::LineReader;
 use crate::output::Output;
+use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
 use crate::table::{self, TableFormat};
 use crate::time;
@@ -71,7 +73,8 @@ PRESETS:
       (distinct tool_call_id), tool_errors, turns (prompt:submit), messages
       (prompt:submit + prompt:complete), avg_response_ms (prompt:submit to its
       orchestrator:complete, else its prompt:complete), tokens{input,output,
-      cache_read,cache_write}, cost_usd, models (of llm:response), compactions, children
+      cache_read,cache_write}, cost_usd, cost_source, unpriced_models (COST),
+      models (of llm:response), compactions, children
       (delegate sub_session_id, plus sessions of this run whose parent it is),
       subagents (delegate:agent_spawned), files_read and files_edited (sorted
       distinct data.tool_input.file_path of tool events; read tools Read,
@@ -97,12 +100,28 @@ PRESETS:
       pre→post/error timestamps). Takes --by.
   --tokens    llm:response usage per model (and --by keys): responses,
       input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-      cost_usd (null when no response had a cost). Claude Code transcripts:
+      cost_usd, cost_source, unpriced_models (see COST). Claude Code transcripts:
       one response per message.id + requestId across the whole run (and
       across --partial shards): each figure the largest among its copies,
       day/model of the copy with the largest total (as ccusage); input_tokens
       there excludes cache reads (Amplifier's includes them). Memory: one
       entry per distinct message (about 200 bytes).
+
+COST:
+  cost_usd (--tokens, --sessions, --sum cost_usd) is per response the writer's
+  own figure when written (Amplifier usage.cost_usd, Claude Code costUSD), else
+  computed from its tokens and the built-in price table (LiteLLM's prices;
+  --pricing FILE or CI_PRICING for another: a LiteLLM price list or a table in
+  the built-in format). --cost computed always computes. Cache writes are priced
+  at the 1-hour rate where the usage says so (cache_creation.
+  ephemeral_1h_input_tokens), else the 5-minute rate; a long-context tier
+  (above 200k prompt tokens, cached ones included) prices the whole request.
+  cost_source says where a record's costs came from: writer, computed,
+  unpriced, or several joined by + ; a model without a price adds nothing (cost
+  null, never 0), is listed in unpriced_models and named once on stderr. Models
+  match exactly, after a provider path, in canonical form (lowercase, Bedrock/
+  Vertex affixes dropped, . and @ as -), without a date, or, written without a
+  date, the latest dated entry of that name.
 
 FAN-OUT (partial state, then one merge):
   ci-find --paths -0 | xargs -0 -n 200 -P 2 sh -c 'ci-agg --partial --by event \"$@\"' _ | ci-agg --merge
@@ -142,6 +161,15 @@ pub enum Format {
     Tsv,
     /// Comma-separated values with a header (RFC 4180).
     Csv,
+}
+
+/// Values of `--cost`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CostFlag {
+    /// The writer's cost_usd when the response has one, else computed from its tokens.
+    Auto,
+    /// Always computed from the tokens and the price table.
+    Computed,
 }
 
 /// Orders of `--sort`.
@@ -205,6 +233,15 @@ pub struct Args {
     /// Tokens and cost of llm:response events per model (and per --by key).
     #[arg(long)]
     pub tokens: bool,
+    /// Which cost a response counts with: the writer's cost_usd when present
+    /// (auto), or always the one computed from its tokens and the price table.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = CostFlag::Auto)]
+    pub cost: CostFlag,
+    /// Price table for computed costs: a LiteLLM price list
+    /// (model_prices_and_context_window.json) or a table in the format of the
+    /// built-in one. Default: the built-in table (LiteLLM's prices, see --help).
+    #[arg(long, value_name = "FILE", env = "CI_PRICING", hide_env_values = true)]
+    pub pricing: Option<PathBuf>,
     /// Keep only the first N records.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
@@ -218,7 +255,7 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["merge", "top", "format", "sort"])]
     pub partial: bool,
     /// Merge partial streams (from --partial runs) into the final records.
-    #[arg(long, conflicts_with_all = ["by", "tz", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens"])]
+    #[arg(long, conflicts_with_all = ["by", "tz", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens"])]
     pub merge: bool,
     #[command(flatten)]
     pub common: Common,
@@ -272,7 +309,18 @@ impl Args {
             "group"
         };
         let by = self.by.iter().map(|k| k.trim().to_owned()).filter(|k| !k.is_empty()).collect();
-        QuerySpec { preset: preset.into(), by, measures, tz: String::new() }
+        let cost = match self.cost {
+            CostFlag::Auto => Mode::Auto,
+            CostFlag::Computed => Mode::Computed,
+        };
+        QuerySpec {
+            preset: preset.into(),
+            by,
+            measures,
+            tz: String::new(),
+            cost: cost.name().into(),
+            pricing: String::new(),
+        }
     }
 }
 
@@ -291,7 +339,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         let tz = time::parse_tz(&args.tz).map_err(Error::Usage)?;
         let mut spec = args.spec();
         spec.tz = time::tz_name(&tz);
-        let q = Query::from_spec(spec, tz).map_err(Error::Usage)?;
+        let prices = match &args.pricing {
+            Some(path) => &*Box::leak(Box::new(Prices::from_file(path).map_err(Error::Usage)?)),
+            None => Prices::builtin(),
+        };
+        let q = Query::from_spec(spec, tz).map_err(Error::Usage)?.with_prices(prices);
         let answer = aggregate(&q, &args, diag)?;
         (q, answer)
     };
@@ -319,6 +371,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         rows.truncate(n);
     }
     let records: Vec<serde_json::Map<String, Value>> = rows.into_iter().map(|r| r.record).collect();
+    warn_unpriced(&records, &q, diag);
     let mut out = Output::stdout();
     let bytes = match args.format {
         Format::Json => {
@@ -336,6 +389,27 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     out.write(&bytes)?;
     out.flush()?;
     Ok(Found::from_bool(!records.is_empty()))
+}
+
+/// One warning naming the models no price was found for (their responses'
+/// `cost_usd` is null, never 0).
+fn warn_unpriced(records: &[serde_json::Map<String, Value>], q: &Query, diag: &Diag) {
+    let models: std::collections::BTreeSet<&str> = records
+        .iter()
+        .filter_map(|r| r.get("unpriced_models")?.as_array())
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if models.is_empty() {
+        return;
+    }
+    let names: Vec<String> = models.iter().map(|m| format!("{m:?}")).collect();
+    diag.warn(&format_args!(
+        "no price for model{} {} in {}: their cost is null and named in unpriced_models (--pricing FILE adds prices)",
+        plural(models.len() as u64),
+        names.join(", "),
+        if q.spec.pricing.is_empty() { q.prices.source() } else { &q.spec.pricing }
+    ));
 }
 
 fn plural(n: u64) -> &'static str {

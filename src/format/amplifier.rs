@@ -219,6 +219,10 @@ impl Format for Amplifier {
         Usage::ALL.map(|u| figure(usage, u))
     }
 
+    fn input_includes_cache_read(&self) -> bool {
+        true
+    }
+
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         data.get("tool_input")?.get("file_path")?.as_str()
     }

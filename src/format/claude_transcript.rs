@@ -26,7 +26,9 @@
 //!   `transcript:synthetic`); usage maps `input_tokens` → `input_tokens`,
 //!   `output_tokens`, `cache_read_input_tokens` → `cache_read_tokens`, and
 //!   `cache_creation_input_tokens` (the 5-minute and 1-hour writes together)
-//!   → `cache_write_tokens`.
+//!   → `cache_write_tokens` (of which `cache_creation.ephemeral_1h_input_tokens`
+//!   are priced at the 1-hour rate); the line's `costUSD` (written by older
+//!   Claude Code versions) is the writer's `cost_usd`.
 //!   Claude's `input_tokens` excludes cache reads (Amplifier's includes them).
 //!   A message is identified by `message.id` and `requestId`
 //!   ([`Format::message_key`]): token counts keep one copy per message.
@@ -38,7 +40,7 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{str_at, CallKey, Format, LineKind, ReadState};
+use super::{str_at, CallKey, Format, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -395,14 +397,30 @@ impl Format for ClaudeTranscript {
 
     /// `message.usage` in the toolkit's names (see the module docs).
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
-        data.get("message").and_then(|m| m.get("usage")).map_or([None; 5], usage_tokens)
+        let mut t = data.get("message").and_then(|m| m.get("usage")).map_or([None; 5], usage_tokens);
+        t[Usage::Cost as usize] = data.get("costUSD");
+        t
     }
 
     fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
         if part >= BLOCKS {
             return [None; 5];
         }
-        rec.get_in("message", "usage").map_or([None; 5], usage_tokens)
+        let mut t = rec.get_in("message", "usage").map_or([None; 5], usage_tokens);
+        t[Usage::Cost as usize] = rec.get("costUSD");
+        t
+    }
+
+    /// `message.usage.cache_creation.ephemeral_1h_input_tokens`.
+    fn cache_write_1h<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        data.get("message")?.get("usage").and_then(write_1h)
+    }
+
+    fn line_cache_write_1h<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> Option<Raw<'a>> {
+        if part >= BLOCKS {
+            return None;
+        }
+        rec.get_in("message", "usage").and_then(write_1h)
     }
 
     fn line_model<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> Option<Raw<'a>> {
@@ -464,6 +482,11 @@ fn usage_tokens(usage: Raw<'_>) -> [Option<Raw<'_>>; 5] {
         }
     }
     out
+}
+
+/// A usage object's `cache_creation.ephemeral_1h_input_tokens`.
+fn write_1h(usage: Raw<'_>) -> Option<Raw<'_>> {
+    usage.get("cache_creation")?.get("ephemeral_1h_input_tokens")
 }
 
 /// A line's `type`, else its message's `role`.

@@ -356,6 +356,11 @@ pub trait Format: Sync {
         self.model(data?)
     }
 
+    /// [`Format::cache_write_1h`] of a line's part read from a capture.
+    fn line_cache_write_1h<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
+        self.cache_write_1h(data?)
+    }
+
     /// [`Format::message_key`] of a line's part read from a capture.
     fn line_message_key(&self, _rec: &Record<'_>, _part: u32, data: Option<Raw<'_>>, out: &mut String) -> bool {
         data.is_some_and(|d| self.message_key(d, out))
@@ -389,6 +394,21 @@ pub trait Format: Sync {
     /// Every token and cost figure of a response, in [`Usage::ALL`] order
     /// (the usage object is looked up once: it can sit behind a megabyte `raw`).
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5];
+
+    /// Of a response's cache writes (`cache_write_tokens`), those written
+    /// with the 1-hour lifetime, priced at the 1-hour rate (Claude:
+    /// `usage.cache_creation.ephemeral_1h_input_tokens`). `None`: the writer
+    /// does not say, and every cache write is priced at the 5-minute rate.
+    fn cache_write_1h<'a>(&self, _data: Raw<'a>) -> Option<Raw<'a>> {
+        None
+    }
+
+    /// Whether the writer's `input_tokens` includes the cache reads
+    /// (Amplifier's gross count); pricing then bills `input − cache_read` at
+    /// the input rate. The toolkit prints the figure as written.
+    fn input_includes_cache_read(&self) -> bool {
+        false
+    }
 
     /// What identifies a response written several times (Claude Code writes
     /// one line per content block, each repeating the usage): token counts

@@ -1,0 +1,247 @@
+//! Cost: the writer's `cost_usd` or one computed from the built-in price
+//! table (`--cost`, `--pricing`, `CI_PRICING`), its `cost_source`, and models
+//! without a price (`unpriced_models`, never a silent 0).
+//!
+//! Expected costs come from outside our tools: ccusage 20.0.24's stored
+//! answers for the fixture trees, and for generated lines the rates of
+//! LiteLLM's price list (the entries named in each test) multiplied out by hand.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::util::{ci, root};
+
+const TRANSCRIPTS: &str = "fixtures/claude-transcripts";
+
+/// ccusage's `daily --breakdown` costs: (day, model) → USD.
+fn ccusage_costs() -> BTreeMap<(String, String), f64> {
+    let path = root().join(TRANSCRIPTS).join("ccusage/daily-breakdown.json");
+    let v: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let mut out = BTreeMap::new();
+    for day in v["daily"].as_array().unwrap() {
+        for m in day["modelBreakdowns"].as_array().unwrap() {
+            let key = (day["date"].as_str().unwrap().to_owned(), m["modelName"].as_str().unwrap().to_owned());
+            out.insert(key, m["cost"].as_f64().unwrap());
+        }
+    }
+    out
+}
+
+/// Our `--tokens --by day` rows by (day, model).
+fn rows_by_day(args: &[&str]) -> BTreeMap<(Option<String>, Option<String>), Value> {
+    let run = ci("ci-agg").args(["--tokens", "--by", "day"]).args(args).arg(TRANSCRIPTS).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    run.json()
+        .into_iter()
+        .map(|r| ((r["day"].as_str().map(str::to_owned), r["model"].as_str().map(str::to_owned)), r))
+        .collect()
+}
+
+fn key(day: &str, model: &str) -> (Option<String>, Option<String>) {
+    (Some(day.to_owned()), Some(model.to_owned()))
+}
+
+#[test]
+fn claude_costs_per_day_and_model_equal_ccusage_within_half_a_percent() {
+    let ours = rows_by_day(&[]);
+    let cc = ccusage_costs();
+    assert_eq!(cc.len(), 8);
+    for ((day, model), want) in &cc {
+        // ccusage names a fast response's model `<model>-fast` (see tests/transcripts.rs).
+        let model = model.strip_suffix("-fast").unwrap_or(model);
+        let row = &ours[&key(day, model)];
+        let got = row["cost_usd"].as_f64().unwrap_or_else(|| panic!("no cost for ({day}, {model}): {row}"));
+        assert!((got - want).abs() <= 0.005 * want, "({day}, {model}): ours {got}, ccusage {want}");
+    }
+    // Where the lines carry costUSD (ryoppippi's fixtures), both use it.
+    for (day, model, usd) in [
+        ("2026-01-09", "claude-sonnet-4-20250514", 0.12),
+        ("2026-01-09", "claude-opus-4-20250514", 0.34),
+        ("2026-01-10", "claude-sonnet-4-20250514", 0.56),
+        ("2026-02-03", "claude-haiku-4-5-20251001", 0.07),
+    ] {
+        let row = &ours[&key(day, model)];
+        assert_eq!((row["cost_usd"].as_f64(), row["cost_source"].as_str()), (Some(usd), Some("writer")), "{row}");
+    }
+    // Computed, exactly: 177 responses of claude-sonnet-4-20250514 (LiteLLM's
+    // anthropic.claude-sonnet-4-20250514-v1:0: $3 input, $15 output, $0.30
+    // cache read, $3.75 cache write per million): 911×3 + 52886×15 +
+    // 3751073×0.3 + 150674×3.75 = 2486372.4 µ$.
+    let row = &ours[&key("2025-09-03", "claude-sonnet-4-20250514")];
+    assert_eq!(row["cost_usd"], json!(2.4863724));
+    assert_eq!(row["cost_source"], "computed");
+    assert_eq!(row["unpriced_models"], json!([]));
+    // `claude-sonnet-4` (no date) is priced as the latest dated entry of
+    // that name, as ccusage does: 883×3 + 328×15 = 7569 µ$.
+    assert_eq!(ours[&key("2025-06-14", "claude-sonnet-4")]["cost_usd"], json!(0.007569));
+    // The responses without a model have no price: null, never 0.
+    let none = &ours[&(None, None)];
+    assert_eq!((&none["cost_usd"], &none["cost_source"]), (&Value::Null, &json!("unpriced")));
+}
+
+#[test]
+fn cost_computed_ignores_the_writers_cost() {
+    let ours = rows_by_day(&["--cost", "computed"]);
+    // 2026-01-09, claude-sonnet-4-20250514 (costUSD 0.12 written): input 100,
+    // output 50, cache read 10, cache write 25 → 300 + 750 + 3 + 93.75 µ$.
+    let row = &ours[&key("2026-01-09", "claude-sonnet-4-20250514")];
+    assert_eq!((&row["cost_usd"], &row["cost_source"]), (&json!(0.00114675), &json!("computed")));
+    assert!(ours.values().all(|r| r["cost_source"] != "writer"), "{ours:?}");
+}
+
+/// Writes one Claude Code transcript with these assistant responses (model, usage) under `dir`.
+fn transcript(dir: &Path, responses: &[(&str, Value)]) {
+    let project = dir.join("projects/-work-demo");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut text = String::new();
+    for (i, (model, usage)) in responses.iter().enumerate() {
+        let line = json!({
+            "type": "assistant", "sessionId": "s-1", "cwd": "/work/demo", "uuid": format!("u{i}"),
+            "timestamp": format!("2026-04-0{}T10:00:00.000Z", i + 1), "requestId": format!("req_{i}"),
+            "message": {"id": format!("msg_{i}"), "role": "assistant", "model": model,
+                        "content": [{"type": "text", "text": "ok"}], "usage": usage}
+        });
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    std::fs::write(project.join("s-1.jsonl"), text).unwrap();
+}
+
+fn usage(input: u64, output: u64, read: u64, write_5m: u64, write_1h: u64) -> Value {
+    json!({"input_tokens": input, "output_tokens": output, "cache_read_input_tokens": read,
+           "cache_creation_input_tokens": write_5m + write_1h,
+           "cache_creation": {"ephemeral_5m_input_tokens": write_5m, "ephemeral_1h_input_tokens": write_1h}})
+}
+
+#[test]
+fn one_hour_cache_writes_and_the_long_context_tier_are_priced_per_response() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = "claude-sonnet-4-20250514";
+    transcript(
+        dir.path(),
+        &[
+            // Prompt 100 + 100,000 + 1,000 ≤ 200k: base rates; the 600 1-hour
+            // writes at 2× input ($6/M: LiteLLM lists no 1-hour rate for this
+            // model, Anthropic's multiplier applies): 100×3 + 2000×15 +
+            // 100000×0.3 + 400×3.75 + 600×6 = 65400 µ$.
+            (m, usage(100, 2000, 100_000, 400, 600)),
+            // Prompt 241,100 > 200k: the whole request at the tier's rates ($6
+            // input, $22.50 output, $0.60 read, $7.50 write, 1-hour 2× $6):
+            // 100×6 + 2000×22.5 + 240000×0.6 + 400×7.5 + 600×12 = 199800 µ$.
+            (m, usage(100, 2000, 240_000, 400, 600)),
+        ],
+    );
+    let run = ci("ci-agg").args(["--tokens", "--by", "day"]).arg(dir.path()).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    let costs: Vec<(String, Value)> =
+        run.json().iter().map(|r| (r["day"].as_str().unwrap().to_owned(), r["cost_usd"].clone())).collect();
+    assert_eq!(costs, [("2026-04-01".to_owned(), json!(0.0654)), ("2026-04-02".to_owned(), json!(0.1998))]);
+}
+
+#[test]
+fn a_model_without_a_price_is_null_named_and_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    transcript(
+        dir.path(),
+        &[("claude-imaginary-9", usage(10, 20, 0, 0, 0)), ("claude-sonnet-4-5", usage(1000, 100, 0, 0, 0))],
+    );
+    let run = ci("ci-agg").args(["--tokens"]).arg(dir.path()).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "ci-agg: warning: no price for model \"claude-imaginary-9\" in litellm 1.110.2 (built in): their cost is null \
+         and named in unpriced_models (--pricing FILE adds prices)\n"
+    );
+    let rows = run.json();
+    let by_model: BTreeMap<&str, &Value> = rows.iter().map(|r| (r["model"].as_str().unwrap(), r)).collect();
+    let odd = by_model["claude-imaginary-9"];
+    assert_eq!((&odd["cost_usd"], &odd["cost_source"]), (&Value::Null, &json!("unpriced")));
+    assert_eq!(odd["unpriced_models"], json!(["claude-imaginary-9"]));
+    // 1000×3 + 100×15 = 4500 µ$.
+    assert_eq!(by_model["claude-sonnet-4-5"]["cost_usd"], json!(0.0045));
+
+    // --sessions: the session's cost is what could be priced, and says so.
+    let run = ci("ci-agg").args(["--sessions"]).arg(dir.path()).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let s = &run.json()[0];
+    assert_eq!(s["cost_usd"], json!(0.0045));
+    assert_eq!(s["cost_source"], "computed+unpriced");
+    assert_eq!(s["unpriced_models"], json!(["claude-imaginary-9"]));
+
+    // A price table of the user's own prices it.
+    let table = dir.path().join("prices.json");
+    std::fs::write(
+        &table,
+        r#"{"claude-imaginary-9": {"input_cost_per_token": 1e-3, "output_cost_per_token": 2e-3, "litellm_provider": "anthropic"}}"#,
+    )
+    .unwrap();
+    for via_env in [false, true] {
+        let cmd = ci("ci-agg").args(["--tokens"]);
+        let cmd = if via_env { cmd.env("CI_PRICING", &table) } else { cmd.arg("--pricing").arg(&table) };
+        let run = cmd.arg(dir.path().join("projects")).run();
+        let rows = run.json();
+        let by_model: BTreeMap<&str, &Value> = rows.iter().map(|r| (r["model"].as_str().unwrap(), r)).collect();
+        // 10×0.001 + 20×0.002 = 0.05; claude-sonnet-4-5 is not in that table.
+        assert_eq!(by_model["claude-imaginary-9"]["cost_usd"], json!(0.05), "{run:?}");
+        assert_eq!(by_model["claude-sonnet-4-5"]["cost_usd"], Value::Null, "{run:?}");
+        assert!(run.stderr.contains("no price for model \"claude-sonnet-4-5\" in "), "{run:?}");
+    }
+}
+
+#[test]
+fn a_broken_price_table_is_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("prices.json");
+    std::fs::write(&table, r#"{"m": {"input_cost_per_token": "cheap", "output_cost_per_token": 1}}"#).unwrap();
+    let run = ci("ci-agg").args(["--tokens", "--pricing"]).arg(&table).arg(TRANSCRIPTS).run();
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{run:?}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "ci-agg: {}: model \"m\": input_cost_per_token is \"cheap\", not a non-negative number\n",
+            table.display()
+        )
+    );
+    let run = ci("ci-agg").args(["--tokens", "--pricing", "no/such/prices.json", TRANSCRIPTS]).run();
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.starts_with("ci-agg: no/such/prices.json: cannot read the price table: "), "{run:?}");
+}
+
+#[test]
+fn writer_costs_and_computed_costs_are_told_apart() {
+    // The demo captures: Amplifier writes cost_usd on most responses.
+    let auto = ci("ci-agg").args(["--tokens", "fixtures/demo"]).run();
+    let computed = ci("ci-agg").args(["--tokens", "--cost", "computed", "fixtures/demo"]).run();
+    let sources = |run: &crate::util::Run| -> Vec<String> {
+        run.json().iter().map(|r| r["cost_source"].as_str().unwrap_or("null").to_owned()).collect()
+    };
+    assert!(sources(&auto).iter().any(|s| s == "writer"), "{auto:?}");
+    assert!(sources(&computed).iter().all(|s| s == "computed" || s.contains("unpriced")), "{computed:?}");
+    // --by with --sum cost_usd says where the cost came from too.
+    let run = ci("ci-agg").args(["--by", "model", "--sum", "cost_usd", "fixtures/demo"]).run();
+    assert!(run.json().iter().all(|r| r.get("cost_source").is_some()), "{run:?}");
+}
+
+#[test]
+fn partial_and_merge_keep_cost_sources_and_refuse_other_prices() {
+    let dir = tempfile::tempdir().unwrap();
+    transcript(
+        dir.path(),
+        &[("claude-imaginary-9", usage(10, 20, 0, 0, 0)), ("claude-sonnet-4-5", usage(1000, 100, 0, 0, 0))],
+    );
+    let whole = ci("ci-agg").args(["--tokens"]).arg(dir.path()).run();
+    let part = ci("ci-agg").args(["--tokens", "--partial"]).arg(dir.path()).run();
+    assert_eq!(part.code, 0, "{part:?}");
+    let merged = ci("ci-agg").args(["--merge"]).stdin(part.stdout.clone()).run();
+    assert_eq!((merged.code, &merged.stdout, &merged.stderr), (0, &whole.stdout, &whole.stderr), "{merged:?}");
+
+    let table = dir.path().join("prices.json");
+    std::fs::write(&table, r#"{"x": {"input_cost_per_token": 1e-6, "output_cost_per_token": 1e-6}}"#).unwrap();
+    let other = ci("ci-agg").args(["--tokens", "--partial", "--pricing"]).arg(&table).arg(dir.path()).run();
+    let both = format!("{}{}", part.stdout, other.stdout);
+    let merged = ci("ci-agg").args(["--merge"]).stdin(both).run();
+    assert_eq!((merged.code, merged.stdout.as_str()), (2, ""), "{merged:?}");
+    assert!(merged.stderr.contains("partial streams of different queries cannot be merged"), "{merged:?}");
+}
