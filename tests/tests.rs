@@ -13,6 +13,8 @@ mod filter;
 mod find;
 mod follow;
 mod grep;
+mod hooklogs;
+mod hooklogsgen;
 mod hooks;
 mod hostile;
 mod huge;
