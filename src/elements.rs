@@ -27,6 +27,9 @@ use std::io::{self, Read, Seek, SeekFrom};
 /// Bytes asked of one read.
 const BUF: usize = 256 * 1024;
 
+/// The UTF-8 byte-order mark.
+const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
+
 /// One element of the array, compacted.
 #[derive(Debug, Clone, Copy)]
 pub struct Element<'a> {
@@ -164,6 +167,8 @@ pub struct ElementReader<R> {
     /// 1-based line of `buf[pos]`.
     line: u64,
     state: State,
+    /// Bytes of a byte-order mark matched at the start.
+    bom: u8,
     /// The element being read, compacted.
     out: Vec<u8>,
     /// Elements returned so far (the number of the last one).
@@ -191,6 +196,7 @@ impl<R: Read> ElementReader<R> {
             eof: false,
             line: 1,
             state: State::Start,
+            bom: 0,
             out: Vec::new(),
             count: 0,
             el_line: 0,
@@ -263,6 +269,7 @@ impl<R: Read> ElementReader<R> {
         loop {
             if self.pos == self.end && !self.fill().map_err(ReadError::Io)? {
                 let e = match self.state {
+                    State::Start if self.bom > 0 && self.bom < 3 => ArrayError::NotArray { line: self.line },
                     State::Start | State::Done | State::End => {
                         self.state = State::End;
                         return Ok(false);
@@ -294,11 +301,16 @@ impl<R: Read> ElementReader<R> {
     fn between(&mut self) -> Result<(), ReadError> {
         while self.pos < self.end {
             let b = self.buf[self.pos];
-            if self.state == State::Start && self.offset() == 0 && b == 0xEF {
-                // A UTF-8 byte-order mark (as the line reader skips one).
-                if self.end - self.pos >= 3 && &self.buf[self.pos..self.pos + 3] == b"\xEF\xBB\xBF" {
-                    self.pos += 3;
+            // A UTF-8 byte-order mark first (as the line reader skips one),
+            // matched byte by byte: reads may split it.
+            if self.state == State::Start && self.offset() == u64::from(self.bom) && self.bom < 3 {
+                if b == BOM[usize::from(self.bom)] {
+                    self.bom += 1;
+                    self.pos += 1;
                     continue;
+                }
+                if self.bom > 0 {
+                    return Err(self.fail(ArrayError::NotArray { line: self.line }));
                 }
             }
             match b {

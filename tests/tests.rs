@@ -7,6 +7,7 @@ mod agg;
 mod cat;
 mod codex;
 mod codexgen;
+mod elements_props;
 mod faultgen;
 mod faults;
 mod filter;
