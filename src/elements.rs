@@ -169,6 +169,8 @@ pub struct ElementReader<R> {
     state: State,
     /// Bytes of a byte-order mark matched at the start.
     bom: u8,
+    /// Bytes of input the next reads need at most (0: no limit).
+    want: u64,
     /// The element being read, compacted.
     out: Vec<u8>,
     /// Elements returned so far (the number of the last one).
@@ -197,6 +199,7 @@ impl<R: Read> ElementReader<R> {
             line: 1,
             state: State::Start,
             bom: 0,
+            want: 0,
             out: Vec::new(),
             count: 0,
             el_line: 0,
@@ -227,14 +230,17 @@ impl<R: Read> ElementReader<R> {
         self.base += self.end as u64;
         self.pos = 0;
         self.end = 0;
+        // After a seek, ask only for the bytes the caller said it needs.
+        let size = if self.want == 0 { BUF } else { BUF.min(usize::try_from(self.want).unwrap_or(BUF)) };
         loop {
-            match self.rdr.read(&mut self.buf) {
+            match self.rdr.read(&mut self.buf[..size]) {
                 Ok(0) => {
                     self.eof = true;
                     return Ok(false);
                 }
                 Ok(n) => {
                     self.end = n;
+                    self.want = self.want.saturating_sub(n as u64);
                     return Ok(true);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -445,7 +451,12 @@ impl<R: Read + Seek> ElementReader<R> {
     /// Goes to the element numbered `index` that starts at byte `offset` on
     /// `line` (as an earlier pass returned it): the next call returns it, then
     /// the elements after it.
-    pub fn seek_element(&mut self, offset: u64, line: u64, index: u64) -> io::Result<()> {
+    ///
+    /// `span`: the bytes from `offset` the caller will read (the elements it
+    /// wants end there): reads ask for no more than that, so visiting
+    /// scattered elements of a big file reads about their bytes, not a whole
+    /// buffer each (past `span`, reads are whole buffers again).
+    pub fn seek_element(&mut self, offset: u64, line: u64, index: u64, span: u64) -> io::Result<()> {
         let here = self.offset();
         let positioned = matches!(self.state, State::Next | State::Elem | State::First);
         if !(positioned && here == offset && self.count + 1 == index) {
@@ -460,8 +471,9 @@ impl<R: Read + Seek> ElementReader<R> {
                 self.eof = false;
             }
         }
+        self.want = (offset + span).saturating_sub(self.base + self.end as u64);
         self.line = line;
-        self.count = index - 1;
+        self.count = index.saturating_sub(1);
         self.state = State::Elem;
         Ok(())
     }
@@ -571,12 +583,40 @@ mod tests {
         let (els, _) = read(&input);
         let mut r = ElementReader::new(io::Cursor::new(input.clone()));
         for e in els.iter().rev() {
-            r.seek_element(e.3, e.2, e.1).unwrap();
+            r.seek_element(e.3, e.2, e.1, e.4).unwrap();
             let got = r.next_element().unwrap().unwrap();
             assert_eq!(
                 (String::from_utf8_lossy(got.bytes).into_owned(), got.index, got.line, got.offset, got.len),
                 e.clone()
             );
         }
+    }
+
+    /// A cursor that counts the bytes read through it.
+    struct Counted(io::Cursor<Vec<u8>>, u64);
+
+    impl Read for Counted {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.read(out)?;
+            self.1 += n as u64;
+            Ok(n)
+        }
+    }
+
+    impl Seek for Counted {
+        fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+            self.0.seek(to)
+        }
+    }
+
+    #[test]
+    fn a_seek_with_a_span_reads_about_the_span() {
+        let big = format!(r#"[{{"pad":"{}"}},{{"a":1}},{{"pad":"{}"}}]"#, "x".repeat(BUF * 2), "y".repeat(BUF * 2));
+        let (els, _) = read(big.as_bytes());
+        let e = &els[1];
+        let mut r = ElementReader::new(Counted(io::Cursor::new(big.into_bytes()), 0));
+        r.seek_element(e.3, e.2, e.1, e.4).unwrap();
+        assert_eq!(r.next_element().unwrap().unwrap().bytes, br#"{"a":1}"#);
+        assert_eq!(r.rdr.1, e.4, "only the element's bytes were read");
     }
 }

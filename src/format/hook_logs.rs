@@ -111,6 +111,8 @@ fn folder_of(root: &Path) -> Option<PathBuf> {
 #[derive(Debug, Clone, Copy)]
 struct Run {
     offset: u64,
+    /// Just past its last element.
+    end: u64,
     line: u64,
     index: u64,
     count: u64,
@@ -204,9 +206,13 @@ impl FileIndex {
             };
             let extends = prev.as_deref() == Some(sid.as_ref());
             let part = ix.sessions.entry(sid.as_ref().to_owned()).or_default();
+            let end = el.offset + el.len;
             match part.runs.last_mut() {
-                Some(run) if extends => run.count += 1,
-                _ => part.runs.push(Run { offset: el.offset, line: el.line, index: el.index, count: 1 }),
+                Some(run) if extends => {
+                    run.count += 1;
+                    run.end = end;
+                }
+                _ => part.runs.push(Run { offset: el.offset, end, line: el.line, index: el.index, count: 1 }),
             }
             part.bytes += el.len;
             part.scan.payload(&rec);
@@ -371,7 +377,7 @@ impl LineSource for SessionLines {
             let Some(run) = self.runs.get(self.next).copied() else { return Ok(None) };
             self.next += 1;
             self.left = run.count;
-            self.reader.seek_element(run.offset, run.line, run.index)?;
+            self.reader.seek_element(run.offset, run.line, run.index, run.end - run.offset)?;
         }
         self.left -= 1;
         match self.reader.next_element() {
@@ -602,5 +608,61 @@ impl LineSource for NoLines {
 
     fn line_number(&self) -> u64 {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(text: &str) -> (tempfile::TempDir, Arc<FileIndex>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pre_tool_use.json");
+        std::fs::write(&path, text).unwrap();
+        let ix = index_of(&path);
+        (dir, ix)
+    }
+
+    #[test]
+    fn naive_times_are_no_time() {
+        let mut idx = Index::new();
+        let cases = [
+            (r#"{"timestamp":"2026-02-03T10:00:00.123456"}"#, None),
+            (r#"{"timestamp":"2026-02-03 10:00:00","logged_at":"2026-02-03T09:00:00Z"}"#, Some("2026-02-03T09:00:00Z")),
+            (r#"{"logged_at":"2026-02-03T10:00:00+01:00"}"#, Some("2026-02-03T09:00:00Z")),
+            (r#"{"timestamp":1770000000}"#, None),
+        ];
+        for (line, want) in cases {
+            let rec = idx.parse(line.as_bytes()).unwrap();
+            assert_eq!(time_of(&rec).map(time::format_timestamp).as_deref(), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn runs_follow_each_sessions_consecutive_elements() {
+        let el = |s: &str| format!(r#"{{"session_id":"{s}","hook_event_name":"PreToolUse"}}"#);
+        let text = format!(
+            "[{},\n{},\n{},\n{},\n{{\"sessionId\":\"d\",\"hookEventName\":\"Stop\"}},\n{},\n7]",
+            el("a"),
+            el("a"),
+            el("b"),
+            el("a"),
+            el("a")
+        );
+        let (_dir, ix) = index(&text);
+        let runs = |s: &str| ix.sessions[s].runs.iter().map(|r| (r.index, r.count, r.line)).collect::<Vec<_>>();
+        // The droid element between the last two "a" elements splits their run.
+        assert_eq!(runs("a"), [(1, 2, 1), (4, 1, 4), (6, 1, 6)]);
+        assert_eq!(runs("b"), [(3, 1, 3)]);
+        assert_eq!(ix.sessions["a"].scan.events, 4);
+        assert_eq!(ix.droid, Some((1, 5)));
+        assert_eq!(ix.bad, [(7, 7, "not a JSON object".to_owned())]);
+        assert!(ix.broken.is_none());
+    }
+
+    #[test]
+    fn hook_log_names() {
+        assert!(is_hook_log_name("post_tool_use_failure.json") && is_hook_log_name("status_line.json"));
+        assert!(!is_hook_log_name(CHAT) && !is_hook_log_name("pre_tool_use.jsonl"));
     }
 }
