@@ -55,13 +55,19 @@ pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
     WRITERS.into_iter().find_map(|w| w.format().session_in(dir, diag))
 }
 
-/// The capture of a file named as an argument: the session it belongs to
-/// when it sits in a writer's layout; any other file is its own session,
-/// named after the file stem, read as Amplifier lines.
-pub fn file_capture(path: &Path, diag: &Diag) -> Capture {
-    if let Some(cap) = WRITERS.into_iter().find_map(|w| w.format().file_capture(path, diag)) {
-        return cap;
+/// The captures of a file named as an argument: the session it belongs to
+/// when it sits in a writer's layout (the sessions it holds, for a writer
+/// whose files mix sessions); any other file is its own session, named
+/// after the file stem, read as Amplifier lines.
+pub fn file_captures(path: &Path, diag: &Diag) -> Vec<Capture> {
+    if let Some(caps) = WRITERS.into_iter().find_map(|w| w.format().file_captures(path, diag)) {
+        return caps;
     }
+    vec![file_capture(path)]
+}
+
+/// A file of no writer's layout as its own session (see [`file_captures`]).
+fn file_capture(path: &Path) -> Capture {
     let display = path.to_string_lossy().into_owned();
     Capture {
         session: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| display.clone()),

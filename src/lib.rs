@@ -27,6 +27,7 @@ pub mod cli;
 pub mod cmd;
 pub mod diag;
 pub mod discover;
+pub mod elements;
 pub mod error;
 pub mod files;
 pub mod follow;

@@ -187,6 +187,36 @@ impl<R: Read> LineReader<R> {
     }
 }
 
+/// Where the engine ([`crate::source`]) takes a capture file's lines from:
+/// its physical lines ([`LineReader`]), or for a writer whose files are JSON
+/// arrays, one compact line per element ([`crate::elements`]) numbered by the
+/// element's first physical line.
+pub trait LineSource {
+    /// The next line, or `None` at the end of input.
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>>;
+
+    /// The next complete line, holding an unterminated tail back
+    /// ([`LineReader::next_complete_line`]).
+    fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>>;
+
+    /// The number of the last line returned.
+    fn line_number(&self) -> u64;
+}
+
+impl<R: Read> LineSource for LineReader<R> {
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        LineReader::next_line(self)
+    }
+
+    fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        LineReader::next_complete_line(self)
+    }
+
+    fn line_number(&self) -> u64 {
+        LineReader::line_number(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

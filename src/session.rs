@@ -26,6 +26,8 @@ pub enum Writer {
     ClaudeTranscript,
     /// OpenAI Codex CLI rollouts (`~/.codex/sessions`).
     Codex,
+    /// Claude Code hook logs as committed in projects (`logs/*.json` arrays).
+    ClaudeHookLogs,
 }
 
 impl Writer {
@@ -36,6 +38,7 @@ impl Writer {
             Writer::ClaudeHooks => "claude-hooks",
             Writer::ClaudeTranscript => "claude-transcript",
             Writer::Codex => "codex",
+            Writer::ClaudeHookLogs => "claude-hook-logs",
         }
     }
 }

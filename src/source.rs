@@ -33,7 +33,7 @@ use crate::discover::Detail;
 use crate::error::{Error, Result};
 use crate::format::{self, Format, LineKind};
 use crate::json::Index;
-use crate::lines::LineReader;
+use crate::lines::{LineReader, LineSource};
 use crate::output::Output;
 use crate::record::Event;
 use crate::session::{self, Capture, SessionRecord};
@@ -423,7 +423,7 @@ pub fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
         }
     };
     if meta.is_file() {
-        return vec![discover::file_capture(path, diag)];
+        return discover::file_captures(path, diag);
     }
     // A writer's session directory, else a root.
     if let Some(rec) = discover::session_in(path, diag) {
@@ -844,6 +844,15 @@ impl<'d> Worker<'d> {
             }
         }
         for (path, display) in &files {
+            // A writer whose files are JSON arrays reads them element by
+            // element (never followed: such files are rewritten whole).
+            if let Some(mut elements) = cap.format.format().lines_of(cap, path, display, self.diag) {
+                match self.capture_lines(v, cap, display, &mut *elements, false) {
+                    Read::Done => continue,
+                    Read::Stopped => break,
+                    Read::Gone => return false,
+                }
+            }
             let file = match crate::files::open_regular(path) {
                 Ok(f) => f,
                 Err(e) => {
@@ -995,12 +1004,12 @@ impl<'d> Worker<'d> {
         true
     }
 
-    fn capture_lines<V: Visitor>(
+    fn capture_lines<V: Visitor, L: LineSource + ?Sized>(
         &mut self,
         v: &mut V,
         cap: &Capture,
         display: &str,
-        lines: &mut LineReader<File>,
+        lines: &mut L,
         follow: bool,
     ) -> Read {
         let lazy = v.lazy();

@@ -26,6 +26,7 @@ EXAMPLES:
   ci-find --tree
   ci-find --root $SESSION_DATA_DIR --model claude-sonnet-4-5 --min-events 10 --active
   ci-find --root A --root B --tag source:startup | ci-agg --by tool
+  ci-find --root myproject/logs | ci-agg --tools   a project's committed hook logs
 
 ROOTS:
   --root (repeatable) wins; else $AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed,
@@ -55,6 +56,14 @@ CODEX ROLLOUTS:
   the sessions/ copy); format codex: session = session_meta id (else the file
   name's UUID), working_dir = its cwd, project/workspace = the cwd's slug, model =
   the first turn_context model, tags = originator:, cli:, source:.
+
+CLAUDE CODE HOOK LOGS:
+  A folder holding the hooks template's arrays (pre_tool_use.json, post_tool_use.json,
+  stop.json, …), or a project folder whose logs/ does, is a root (no default root);
+  format claude-hook-logs, one record per session_id found in its arrays: path = the
+  folder, files = the arrays holding it, bytes = its elements' bytes, events = its hook
+  payloads; workspace, status, model and tags as for hook sessions. Naive local times
+  are not used (started_at/last_event_at null). chat.json is not read.
 
 CLAUDE HOOK SESSIONS:
   format claude-hooks; path = the session directory; workspace/project = slug of the

@@ -420,17 +420,24 @@ pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Ses
     })
 }
 
-/// What a pass over a session's event lines collects.
+/// What a pass over a session's hook payloads collects (the fields of its
+/// session record). Also used by the hook-log writer ([`super::hook_logs`]).
 #[derive(Default)]
-struct Scan {
-    cwd: Option<String>,
-    model: Option<String>,
+pub(crate) struct Scan {
+    /// The first payload's `cwd`.
+    pub(crate) cwd: Option<String>,
+    /// The first SessionStart's `model`.
+    pub(crate) model: Option<String>,
     started: bool,
-    ended: bool,
-    first: Option<Timestamp>,
-    last: Option<Timestamp>,
-    events: u64,
-    tags: BTreeSet<String>,
+    /// Whether a SessionEnd was seen.
+    pub(crate) ended: bool,
+    /// Earliest and latest `timestamp` that parses.
+    pub(crate) first: Option<Timestamp>,
+    pub(crate) last: Option<Timestamp>,
+    /// Hook payloads seen.
+    pub(crate) events: u64,
+    /// `source:`, `permission:` and `agent:` tags.
+    pub(crate) tags: BTreeSet<String>,
 }
 
 impl Scan {
@@ -440,39 +447,44 @@ impl Scan {
         let mut idx = Index::new();
         while let Ok(Some(line)) = lines.next_line() {
             let Ok(rec) = idx.parse(line.bytes) else { continue };
-            if LineKind::of(&rec) != LineKind::Writer(Writer::ClaudeHooks) {
-                continue;
-            }
-            self.events += 1;
-            let s = |k: &str| rec.get_str(k).map(Cow::into_owned);
-            if self.cwd.is_none() {
-                self.cwd = s("cwd");
-            }
-            if let Some(p) = s("permission_mode") {
-                self.tags.insert(format!("permission:{p}"));
-            }
-            if let Some(t) = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp) {
-                self.first = Some(self.first.map_or(t, |f| f.min(t)));
-                self.last = Some(self.last.map_or(t, |l| l.max(t)));
-            }
-            match rec.get_str("hook_event_name").as_deref() {
-                Some("SessionStart") => {
-                    if !self.started {
-                        self.started = true;
-                        self.model = s("model");
-                    }
-                    if let Some(src) = s("source") {
-                        self.tags.insert(format!("source:{src}"));
-                    }
+            self.payload(&rec);
+        }
+    }
+
+    /// Counts one record when it is a hook payload, and keeps its fields.
+    pub(crate) fn payload(&mut self, rec: &Record<'_>) {
+        if LineKind::of(rec) != LineKind::Writer(Writer::ClaudeHooks) {
+            return;
+        }
+        self.events += 1;
+        let s = |k: &str| rec.get_str(k).map(Cow::into_owned);
+        if self.cwd.is_none() {
+            self.cwd = s("cwd");
+        }
+        if let Some(p) = s("permission_mode") {
+            self.tags.insert(format!("permission:{p}"));
+        }
+        if let Some(t) = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp) {
+            self.first = Some(self.first.map_or(t, |f| f.min(t)));
+            self.last = Some(self.last.map_or(t, |l| l.max(t)));
+        }
+        match rec.get_str("hook_event_name").as_deref() {
+            Some("SessionStart") => {
+                if !self.started {
+                    self.started = true;
+                    self.model = s("model");
                 }
-                Some("SessionEnd") => self.ended = true,
-                Some("SubagentStart") => {
-                    if let Some(a) = s("agent_type") {
-                        self.tags.insert(format!("agent:{a}"));
-                    }
+                if let Some(src) = s("source") {
+                    self.tags.insert(format!("source:{src}"));
                 }
-                _ => {}
             }
+            Some("SessionEnd") => self.ended = true,
+            Some("SubagentStart") => {
+                if let Some(a) = s("agent_type") {
+                    self.tags.insert(format!("agent:{a}"));
+                }
+            }
+            _ => {}
         }
     }
 }

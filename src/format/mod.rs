@@ -28,6 +28,9 @@
 //! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
 //!    `fixtures/README.md`) and a generator in `tests/` for what fixtures
 //!    cannot show.
+//!    A writer whose files are not one event per line (JSON arrays) gives
+//!    its lines through [`Format::lines_of`] ([`hook_logs`] and
+//!    [`crate::elements`]).
 //! 4. Integration tests of each tool on them (`ci-find`, `ci-cat`,
 //!    `ci-filter`, `ci-agg --sessions/--tools/--tokens`, `ci-grep`).
 
@@ -35,6 +38,7 @@ pub mod amplifier;
 pub mod claude_hooks;
 pub mod claude_transcript;
 pub mod codex;
+pub mod hook_logs;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -48,7 +52,8 @@ use crate::session::{Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
 
 /// Every writer, in the order roots and sessions are listed.
-pub const WRITERS: [Writer; 4] = [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript, Writer::Codex];
+pub const WRITERS: [Writer; 5] =
+    [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript, Writer::Codex, Writer::ClaudeHookLogs];
 
 impl Writer {
     /// The writer's module (the registry).
@@ -58,6 +63,7 @@ impl Writer {
             Writer::ClaudeHooks => &claude_hooks::ClaudeHooks,
             Writer::ClaudeTranscript => &claude_transcript::ClaudeTranscript,
             Writer::Codex => &codex::Codex,
+            Writer::ClaudeHookLogs => &hook_logs::ClaudeHookLogs,
         }
     }
 }
@@ -206,6 +212,13 @@ pub trait Format: Sync {
     /// When `file` (named as an argument) sits in this writer's layout: its capture.
     fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture>;
 
+    /// When `file` (named as an argument) sits in this writer's layout: its
+    /// captures (a writer whose files mix sessions has several per file).
+    /// The default: [`Format::file_capture`].
+    fn file_captures(&self, file: &Path, diag: &Diag) -> Option<Vec<Capture>> {
+        self.file_capture(file, diag).map(|c| vec![c])
+    }
+
     /// The record of the session a file read from belongs to, without
     /// reports (to look a piped event record's session up by its provenance path).
     fn record_of_file(&self, _file: &Path) -> Option<SessionRecord> {
@@ -269,6 +282,21 @@ pub trait Format: Sync {
     /// tokens are unknown, null, unless a companion file gives them).
     fn carries_usage(&self) -> bool {
         true
+    }
+
+    /// The lines of `file` (shown as `display`) for capture `cap`, when the
+    /// writer's files are not read line by line (JSON arrays: one compact
+    /// line per element of `cap`'s session, [`crate::elements`]); the
+    /// writer reports what it finds wrong with the file. `None`: its
+    /// physical lines.
+    fn lines_of<'d>(
+        &self,
+        _cap: &Capture,
+        _file: &Path,
+        _display: &str,
+        _diag: &'d Diag,
+    ) -> Option<Box<dyn crate::lines::LineSource + 'd>> {
+        None
     }
 
     // --- events ---

@@ -1,0 +1,92 @@
+//! `elements::ElementReader` (hook-log arrays) over arbitrary bytes and
+//! arbitrary read sizes.
+//!
+//! Property: nothing panics; the answer (elements with their numbers, lines,
+//! offsets and lengths, and the array error) does not depend on the read
+//! sizes (including `Interrupted` errors); no element holds a newline; after
+//! an array error the reader returns `None`; and whenever `serde_json`
+//! parses the input as an array, the reader returns no error and exactly its
+//! elements, each parsing to serde's value, with its bytes on disk (offset,
+//! length) parsing to the same value.
+#![no_main]
+
+use std::io::{self, Read};
+
+use arbitrary::Arbitrary;
+use ci_tools::elements::{ArrayError, ElementReader, ReadError};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    /// Read sizes, cycled; 0 means one `Interrupted` error.
+    chunks: Vec<u8>,
+    bytes: Vec<u8>,
+}
+
+/// A reader that hands out its bytes in the given chunk sizes.
+struct Chunky<'a> {
+    data: &'a [u8],
+    chunks: &'a [u8],
+    k: usize,
+    interrupted: bool,
+}
+
+impl Read for Chunky<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let step = if self.chunks.is_empty() {
+            usize::MAX
+        } else {
+            let s = self.chunks[self.k % self.chunks.len()];
+            self.k += 1;
+            usize::from(s)
+        };
+        if step == 0 && !self.interrupted {
+            self.interrupted = true;
+            return Err(io::Error::from(io::ErrorKind::Interrupted));
+        }
+        self.interrupted = false;
+        let n = self.data.len().min(step.max(1)).min(out.len());
+        out[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+type Got = (Vec<(Vec<u8>, u64, u64, u64, u64)>, Option<ArrayError>);
+
+fn read_all(r: impl Read) -> Got {
+    let mut r = ElementReader::new(r);
+    let mut out = vec![];
+    loop {
+        match r.next_element() {
+            Ok(Some(e)) => {
+                assert!(!e.bytes.contains(&b'\n'), "one line per element");
+                out.push((e.bytes.to_vec(), e.index, e.line, e.offset, e.len));
+            }
+            Ok(None) => return (out, None),
+            Err(ReadError::Array(e)) => {
+                assert!(matches!(r.next_element(), Ok(None)), "ends after an error");
+                return (out, Some(e));
+            }
+            Err(ReadError::Io(e)) => panic!("no I/O error: {e}"),
+        }
+    }
+}
+
+fuzz_target!(|input: Input| {
+    let whole = read_all(input.bytes.as_slice());
+    let chunky = Chunky { data: &input.bytes, chunks: &input.chunks, k: 0, interrupted: false };
+    assert_eq!(read_all(chunky), whole, "read sizes do not matter");
+    for (i, (_, index, ..)) in whole.0.iter().enumerate() {
+        assert_eq!(*index, i as u64 + 1);
+    }
+    if let Ok(serde_json::Value::Array(items)) = serde_json::from_slice::<serde_json::Value>(&input.bytes) {
+        assert_eq!(whole.1, None, "a valid array has no array error");
+        assert_eq!(whole.0.len(), items.len());
+        for ((bytes, _, _, offset, len), v) in whole.0.iter().zip(&items) {
+            assert_eq!(&serde_json::from_slice::<serde_json::Value>(bytes).expect("element parses"), v);
+            let on_disk = &input.bytes[*offset as usize..(*offset + *len) as usize];
+            assert_eq!(&serde_json::from_slice::<serde_json::Value>(on_disk).expect("on disk parses"), v);
+        }
+    }
+});

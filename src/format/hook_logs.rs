@@ -1,0 +1,668 @@
+//! Claude Code hook logs as projects commit them (formats.md §7): the widely
+//! copied hooks template writes, per hook type, one pretty-printed JSON
+//! array in the project's `logs/` folder, every session mixed in one file.
+//!
+//! - **Roots.** A root is a folder holding at least one of the array files
+//!   [`HOOK_FILES`] (`pre_tool_use.json`, `post_tool_use.json`, …), or a
+//!   project folder whose `logs/` holds one. A folder named as an argument is
+//!   read as such a root; a file named as an argument is read alone (the
+//!   sessions it holds). No default root: `logs/` folders are found only
+//!   where the user points.
+//! - **Not events.** `chat.json` (the current transcript's lines, an array
+//!   the template rewrites) is never read or counted; named as an argument,
+//!   it is refused with a warning. Any other file is not looked at.
+//! - **Sessions** are formed by each element's `session_id`, across every
+//!   array of the folder. One record per session: `path` = the folder,
+//!   `files` = the arrays holding its elements (reading order), `bytes` =
+//!   the bytes of its elements on disk, `events` = its hook payloads,
+//!   `workspace`/`project` = the slug of its first `cwd`, `status`, `model`
+//!   and `tags` as for medicine-wheel hook sessions
+//!   ([`super::claude_hooks`]), `mtime` = the latest of those files.
+//! - **Reading.** Files are read in [`HOOK_FILES`] order, each in element
+//!   order, one element at a time ([`crate::elements`]: bounded memory,
+//!   never the whole file). Each file is indexed once per process: where
+//!   each session's elements are (runs of consecutive elements), kept in a
+//!   small cache keyed by path, size and mtime. Discovery builds the index
+//!   and a session's capture then reads only its own elements, so a folder
+//!   of many sessions is read about twice in all, never once per session.
+//! - **Events and provenance.** Each element becomes one event exactly as a
+//!   medicine-wheel hook line does (the same names, `data` = the element
+//!   compacted, pairing by `tool_use_id`, else in order per session, tool
+//!   and input). `ci.line` is the physical line of the element's first byte
+//!   (its `{`), so `sed -n 'L,/^  }/p' FILE` shows it and `ci-cat --lines`
+//!   selects elements by the line they start on.
+//! - **Time.** Native hook input carries no time. Loggers that add
+//!   `timestamp`/`logged_at` write naive local times (no offset): those are
+//!   not guessed at (not taken as UTC, nor as `--tz`): they stay in `data`
+//!   and the event's `timestamp` is null, so time metrics are null. A value
+//!   with a `Z` or an offset is used (`timestamp` first, then `logged_at`).
+//! - **Damage.** A torn array (a file cut mid-write) is reported once as an
+//!   error naming the cut element (`path:element N: torn array: …`, exit
+//!   status 2); the elements before the cut are read. A file that is not an
+//!   array is an error too; an element that is not a JSON object, not valid
+//!   JSON, or a hook payload without `session_id` is a bad line
+//!   (`path:L: element N: …`, L its first line). Each file's damage is
+//!   reported once per run, by the first discovery or capture reading it.
+//! - **Droid.** Payloads of the "droid" agent (camelCase `sessionId`,
+//!   `hookEventName`) are not read: each file holding some gets one warning
+//!   (`N droid hook payloads (camelCase keys): not read`); they are not damage.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::claude_hooks::{ClaudeHooks, Scan};
+use super::{CallKey, Format, ReadState};
+use crate::diag::Diag;
+use crate::discover::Detail;
+use crate::elements::{ArrayError, ElementReader, ReadError};
+use crate::files::NOT_UTF8;
+use crate::json::{Index, Raw, Record};
+use crate::lines::{Line, LineSource};
+use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
+use crate::time::{self, Timestamp};
+
+/// The array files of a hook-log folder, in reading order (the hook lifecycle).
+pub const HOOK_FILES: [&str; 13] = [
+    "session_start.json",
+    "user_prompt_submit.json",
+    "pre_tool_use.json",
+    "permission_request.json",
+    "post_tool_use.json",
+    "post_tool_use_failure.json",
+    "notification.json",
+    "pre_compact.json",
+    "subagent_start.json",
+    "subagent_stop.json",
+    "stop.json",
+    "session_end.json",
+    "status_line.json",
+];
+
+/// The template's transcript copy: an array of transcript lines, not hook events.
+pub const CHAT: &str = "chat.json";
+
+/// The folder a hook-log root names: itself, or its `logs/`.
+const LOGS: &str = "logs";
+
+/// The Claude Code hook-log writer (`logs/*.json` arrays).
+pub struct ClaudeHookLogs;
+
+/// Whether a file name is one of the hook-log arrays.
+pub fn is_hook_log_name(name: &str) -> bool {
+    HOOK_FILES.contains(&name)
+}
+
+/// The hook-log arrays present in `dir` (regular files), in reading order.
+pub fn hook_files(dir: &Path) -> Vec<String> {
+    HOOK_FILES.iter().filter(|n| crate::files::usable_file(&dir.join(n)).is_ok()).map(|n| (*n).to_owned()).collect()
+}
+
+/// The hook-log folder of a root: the root when it holds hook-log arrays,
+/// else its `logs/` when that does.
+fn folder_of(root: &Path) -> Option<PathBuf> {
+    [root.to_path_buf(), root.join(LOGS)].into_iter().find(|d| !hook_files(d).is_empty())
+}
+
+/// Consecutive elements of one session in one file.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    offset: u64,
+    /// Just past its last element.
+    end: u64,
+    line: u64,
+    index: u64,
+    count: u64,
+}
+
+/// What one file holds of one session.
+#[derive(Default)]
+struct Part {
+    runs: Vec<Run>,
+    scan: Scan,
+    bytes: u64,
+    first: Option<Timestamp>,
+    last: Option<Timestamp>,
+}
+
+/// One pass over a file: where each session's elements are, and its damage.
+#[derive(Default)]
+struct FileIndex {
+    sessions: HashMap<String, Part>,
+    /// Bad elements: (first line, element number, reason).
+    bad: Vec<(u64, u64, String)>,
+    /// Droid payloads: (count, first line of the first).
+    droid: Option<(u64, u64)>,
+    /// What is wrong with the array itself.
+    broken: Option<ArrayError>,
+    /// A read error.
+    io_error: Option<String>,
+    /// Whether the damage was reported (once per run).
+    reported: AtomicBool,
+}
+
+/// Why an element is not read (a bad line).
+const NO_SESSION: &str = "a hook payload without a string \"session_id\", not read";
+const NOT_A_HOOK: &str = "not a Claude Code hook payload (needs \"hook_event_name\" and \"session_id\")";
+
+impl FileIndex {
+    /// Reads `path` once, element by element.
+    fn build(path: &Path) -> FileIndex {
+        let mut ix = FileIndex::default();
+        let file = match crate::files::open_regular(path) {
+            Ok(f) => f,
+            Err(e) => {
+                ix.io_error = Some(e.to_string());
+                return ix;
+            }
+        };
+        let mut reader = ElementReader::new(file);
+        let mut idx = Index::new();
+        // The session of the previous element, to extend its run.
+        let mut prev: Option<String> = None;
+        loop {
+            let el = match reader.next_element() {
+                Ok(Some(el)) => el,
+                Ok(None) => break,
+                Err(ReadError::Array(e)) => {
+                    ix.broken = Some(e);
+                    break;
+                }
+                Err(ReadError::Io(e)) => {
+                    ix.io_error = Some(e.to_string());
+                    break;
+                }
+            };
+            let rec = match idx.parse(el.bytes) {
+                Ok(rec) => rec,
+                Err(e) => {
+                    ix.bad.push((el.line, el.index, e.to_string()));
+                    prev = None;
+                    continue;
+                }
+            };
+            let sid = match rec.get_str("session_id") {
+                Some(s) if unsafe_name(&s) => Err(unsafe_id_message(&s)),
+                Some(s) => Ok(s),
+                None if rec.get("sessionId").is_some() || rec.get("hookEventName").is_some() => {
+                    let d = ix.droid.get_or_insert((0, el.line));
+                    d.0 += 1;
+                    prev = None;
+                    continue;
+                }
+                None if rec.get("hook_event_name").is_some() => Err(NO_SESSION.to_owned()),
+                None => Err(NOT_A_HOOK.to_owned()),
+            };
+            let sid = match sid {
+                Ok(s) => s,
+                Err(reason) => {
+                    ix.bad.push((el.line, el.index, reason));
+                    prev = None;
+                    continue;
+                }
+            };
+            let extends = prev.as_deref() == Some(sid.as_ref());
+            let part = ix.sessions.entry(sid.as_ref().to_owned()).or_default();
+            let end = el.offset + el.len;
+            match part.runs.last_mut() {
+                Some(run) if extends => {
+                    run.count += 1;
+                    run.end = end;
+                }
+                _ => part.runs.push(Run { offset: el.offset, end, line: el.line, index: el.index, count: 1 }),
+            }
+            part.bytes += el.len;
+            part.scan.payload(&rec);
+            if let Some(t) = time_of(&rec) {
+                part.first = time::earliest(part.first, Some(t));
+                part.last = part.last.max(Some(t));
+            }
+            if !extends {
+                prev = Some(sid.into_owned());
+            }
+        }
+        ix
+    }
+
+    /// Reports the file's damage, the first time only.
+    fn report(&self, display: &str, diag: &Diag) {
+        if self.reported.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        for (line, element, reason) in &self.bad {
+            diag.bad_line(&display, *line, &format_args!("element {element}: {reason}"));
+        }
+        if let Some((n, line)) = self.droid {
+            let s = if n == 1 { "" } else { "s" };
+            diag.warn(&format_args!("{display}:{line}: {n} droid hook payload{s} (camelCase keys): not read"));
+        }
+        if let Some(e) = &self.broken {
+            diag.error(&format_args!("{display}:{}: {e}", e.site()));
+        }
+        if let Some(e) = &self.io_error {
+            diag.error(&format_args!("{display}: {e}"));
+        }
+    }
+}
+
+/// A file's index, from the cache when the file is unchanged (same size
+/// and mtime), else built now (once: a second caller waits for the first).
+fn index_of(path: &Path) -> Arc<FileIndex> {
+    /// Indexes kept at most (they are small: a few words per run of elements).
+    const KEEP: usize = 256;
+    type Stamp = Option<(u64, Option<std::time::SystemTime>)>;
+    struct Slot {
+        stamp: Stamp,
+        index: OnceLock<Arc<FileIndex>>,
+    }
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<Slot>>>> = OnceLock::new();
+    let stamp: Stamp = std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()));
+    let slot = {
+        let cache = CACHE.get_or_init(Default::default);
+        // A poisoned lock (a panic elsewhere): index without the cache.
+        let Ok(mut map) = cache.lock() else { return Arc::new(FileIndex::build(path)) };
+        match map.get(path) {
+            Some(s) if s.stamp == stamp && stamp.is_some() => s.clone(),
+            _ => {
+                if map.len() >= KEEP {
+                    map.clear();
+                }
+                let s = Arc::new(Slot { stamp, index: OnceLock::new() });
+                map.insert(path.to_path_buf(), s.clone());
+                s
+            }
+        }
+    };
+    slot.index.get_or_init(|| Arc::new(FileIndex::build(path))).clone()
+}
+
+/// An element's time: `timestamp`, else `logged_at`, when it names an
+/// instant (a `Z` or an offset); a naive local time is no time (module docs).
+fn time_raw<'a>(rec: &Record<'a>) -> Option<Raw<'a>> {
+    ["timestamp", "logged_at"]
+        .into_iter()
+        .filter_map(|k| rec.get(k))
+        .find(|v| v.as_str().as_deref().and_then(time::parse_timestamp).is_some())
+}
+
+fn time_of(rec: &Record<'_>) -> Option<Timestamp> {
+    time_raw(rec).and_then(|v| v.as_str()).as_deref().and_then(time::parse_timestamp)
+}
+
+/// What a session's parts in several files add up to.
+#[derive(Default)]
+struct Merged {
+    files: Vec<String>,
+    bytes: u64,
+    mtime: Option<Timestamp>,
+    cwd: Option<String>,
+    model: Option<String>,
+    ended: bool,
+    events: u64,
+    tags: std::collections::BTreeSet<String>,
+    first: Option<Timestamp>,
+    last: Option<Timestamp>,
+}
+
+/// The sessions of the arrays `names` of folder `dir` (reading order),
+/// reporting each file's damage (once per run).
+fn records(dir: &Path, names: &[String], diag: Option<&Diag>) -> Vec<SessionRecord> {
+    let Some(dir_str) = dir.to_str() else {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {NOT_UTF8}, skipped", dir.display()));
+        }
+        return vec![];
+    };
+    let mut merged: BTreeMap<String, Merged> = BTreeMap::new();
+    for name in names {
+        let path = dir.join(name);
+        let mtime =
+            std::fs::metadata(&path).ok().and_then(|m| m.modified().ok()).and_then(|t| Timestamp::try_from(t).ok());
+        let ix = index_of(&path);
+        if let Some(d) = diag {
+            ix.report(&path.to_string_lossy(), d);
+        }
+        for (sid, part) in &ix.sessions {
+            let m = merged.entry(sid.clone()).or_default();
+            m.files.push(name.clone());
+            m.bytes += part.bytes;
+            m.mtime = m.mtime.max(mtime);
+            m.cwd = m.cwd.take().or_else(|| part.scan.cwd.clone());
+            m.model = m.model.take().or_else(|| part.scan.model.clone());
+            m.ended |= part.scan.ended;
+            m.events += part.scan.events;
+            m.tags.extend(part.scan.tags.iter().cloned());
+            m.first = time::earliest(m.first, part.first);
+            m.last = m.last.max(part.last);
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(session, m)| {
+            let slug = m.cwd.as_deref().map(slug_of);
+            SessionRecord {
+                project: slug.clone(),
+                workspace: slug,
+                status: Some(if m.ended { "ended" } else { "active" }.into()),
+                started_at: m.first.map(time::format_timestamp),
+                last_event_at: m.last.map(time::format_timestamp),
+                working_dir: m.cwd,
+                bytes: m.bytes,
+                mtime: m.mtime.map(time::format_timestamp),
+                model: m.model,
+                files: Some(m.files),
+                events: Some(m.events),
+                tags: Some(m.tags.into_iter().collect()),
+                ..SessionRecord::new(session, Writer::ClaudeHookLogs, dir_str.to_owned())
+            }
+        })
+        .collect()
+}
+
+/// The elements of one session in one file, as compact lines.
+struct SessionLines {
+    reader: ElementReader<std::fs::File>,
+    runs: Vec<Run>,
+    next: usize,
+    left: u64,
+    number: u64,
+}
+
+impl LineSource for SessionLines {
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        if self.left == 0 {
+            let Some(run) = self.runs.get(self.next).copied() else { return Ok(None) };
+            self.next += 1;
+            self.left = run.count;
+            self.reader.seek_element(run.offset, run.line, run.index, run.end - run.offset)?;
+        }
+        self.left -= 1;
+        match self.reader.next_element() {
+            Ok(Some(el)) => {
+                self.number = el.line;
+                Ok(Some(Line { bytes: el.bytes, number: el.line, terminated: true }))
+            }
+            Err(ReadError::Io(e)) => Err(e),
+            Ok(None) | Err(ReadError::Array(_)) => {
+                self.runs.clear();
+                Err(io::Error::other("the file changed while it was read; the rest of it is skipped"))
+            }
+        }
+    }
+
+    /// Arrays are rewritten whole, never appended to: every element is complete.
+    fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.next_line()
+    }
+
+    fn line_number(&self) -> u64 {
+        self.number
+    }
+}
+
+impl Format for ClaudeHookLogs {
+    fn writer(&self) -> Writer {
+        Writer::ClaudeHookLogs
+    }
+
+    /// None: hook-log folders sit in projects, found only where pointed at.
+    fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
+        vec![]
+    }
+
+    /// The sessions of the root's hook-log folder (itself, or its `logs/`).
+    fn discover(&self, root: &Path, _detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+        Ok(folder_of(root).map(|dir| records(&dir, &hook_files(&dir), Some(diag))).unwrap_or_default())
+    }
+
+    /// A hook-log folder holds many sessions: it is read as a root.
+    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
+        None
+    }
+
+    /// See [`Format::file_captures`].
+    fn file_capture(&self, _file: &Path, _diag: &Diag) -> Option<Capture> {
+        None
+    }
+
+    /// A hook-log array: the sessions it holds, reading only it. `chat.json`
+    /// beside hook-log arrays: refused with a warning (not hook events).
+    fn file_captures(&self, file: &Path, diag: &Diag) -> Option<Vec<Capture>> {
+        let name = file.file_name()?.to_str()?;
+        let dir = file.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })?;
+        if name == CHAT && !hook_files(dir).is_empty() {
+            diag.warn(&format_args!(
+                "{}: the hooks template's transcript lines (chat.json), not hook events: not read",
+                file.display()
+            ));
+            return Some(vec![]);
+        }
+        if !is_hook_log_name(name) {
+            return None;
+        }
+        let recs = records(dir, &[name.to_owned()], Some(diag));
+        Some(recs.into_iter().map(super::capture).collect())
+    }
+
+    /// Sessions not seen yet, by [`Format::session_dir`].
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+        let Some(dir) = folder_of(root) else { return vec![] };
+        let recs = records(&dir, &hook_files(&dir), Some(diag));
+        recs.into_iter().filter(|r| seen.insert(self.session_dir(r))).collect()
+    }
+
+    /// `<folder>/<session id>` (no such directory: a key for `--follow`).
+    fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
+        Path::new(&rec.path).join(&rec.session)
+    }
+
+    /// The record's `events` (hook payloads, counted at discovery).
+    fn event_count(&self, rec: &SessionRecord) -> u64 {
+        rec.events.unwrap_or(0)
+    }
+
+    /// `active` (until a SessionEnd: `ended`).
+    fn live_status(&self) -> &'static str {
+        "active"
+    }
+
+    /// The record's `files` that are hook-log arrays, in reading order, else
+    /// every array of the folder.
+    fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
+        let dir = PathBuf::from(&rec.path);
+        let names: Vec<String> = match &rec.files {
+            Some(f) => HOOK_FILES.iter().filter(|h| f.iter().any(|n| n == *h)).map(|h| (*h).to_owned()).collect(),
+            None => hook_files(&dir),
+        };
+        names.into_iter().map(|n| dir.join(n)).collect()
+    }
+
+    /// The elements of the capture's session in `file`; the file's damage
+    /// is reported here when discovery did not (a piped session record).
+    fn lines_of<'d>(
+        &self,
+        cap: &Capture,
+        file: &Path,
+        display: &str,
+        diag: &'d Diag,
+    ) -> Option<Box<dyn LineSource + 'd>> {
+        let ix = index_of(file);
+        ix.report(display, diag);
+        let runs = ix.sessions.get(&cap.session).map(|p| p.runs.clone()).unwrap_or_default();
+        let reader = match (runs.is_empty(), crate::files::open_regular(file)) {
+            (false, Ok(f)) => ElementReader::new(f),
+            (false, Err(e)) => {
+                diag.error(&format_args!("{display}: {e}"));
+                return Some(Box::new(NoLines));
+            }
+            (true, _) => return Some(Box::new(NoLines)),
+        };
+        Some(Box::new(SessionLines { reader, runs, next: 0, left: 0, number: 0 }))
+    }
+
+    /// Hook input carries no token usage.
+    fn carries_usage(&self) -> bool {
+        false
+    }
+
+    /// Lines are classified as medicine-wheel hook lines are (the same payloads).
+    fn claims(&self, _rec: &Record<'_>) -> bool {
+        false
+    }
+
+    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        ClaudeHooks.accept(rec)
+    }
+
+    fn foreign_line(&self) -> &'static str {
+        ClaudeHooks.foreign_line()
+    }
+
+    /// `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":ELEMENT}`.
+    fn derived(&self) -> bool {
+        true
+    }
+
+    fn original_key(&self) -> Option<&'static str> {
+        ClaudeHooks.original_key()
+    }
+
+    fn original<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
+        ClaudeHooks.original(rec, part)
+    }
+
+    fn name_raw<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
+        ClaudeHooks.name_raw(rec, part)
+    }
+
+    fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str> {
+        ClaudeHooks.name(rec, part, state)
+    }
+
+    /// The element, compacted.
+    fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>> {
+        ClaudeHooks.data(rec, part, state)
+    }
+
+    fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>> {
+        ClaudeHooks.workspace(rec)
+    }
+
+    /// `timestamp`, else `logged_at`, only when it has a `Z` or an offset
+    /// (a naive local time is not an instant: module docs).
+    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
+        time_raw(rec)
+    }
+
+    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        ClaudeHooks.tool_name(data)
+    }
+
+    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
+        ClaudeHooks.call_key(data)
+    }
+
+    fn failed(&self, data: Raw<'_>) -> bool {
+        ClaudeHooks.failed(data)
+    }
+
+    fn duration_ms<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        ClaudeHooks.duration_ms(data)
+    }
+
+    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        ClaudeHooks.model(data)
+    }
+
+    fn status<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        ClaudeHooks.status(data)
+    }
+
+    fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
+        ClaudeHooks.tokens(data)
+    }
+
+    fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        ClaudeHooks.file_path(data)
+    }
+
+    fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        ClaudeHooks.session_id(data)
+    }
+}
+
+/// A file holding none of a session's elements.
+struct NoLines;
+
+impl LineSource for NoLines {
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        Ok(None)
+    }
+
+    fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        Ok(None)
+    }
+
+    fn line_number(&self) -> u64 {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(text: &str) -> (tempfile::TempDir, Arc<FileIndex>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pre_tool_use.json");
+        std::fs::write(&path, text).unwrap();
+        let ix = index_of(&path);
+        (dir, ix)
+    }
+
+    #[test]
+    fn naive_times_are_no_time() {
+        let mut idx = Index::new();
+        let cases = [
+            (r#"{"timestamp":"2026-02-03T10:00:00.123456"}"#, None),
+            (r#"{"timestamp":"2026-02-03 10:00:00","logged_at":"2026-02-03T09:00:00Z"}"#, Some("2026-02-03T09:00:00Z")),
+            (r#"{"logged_at":"2026-02-03T10:00:00+01:00"}"#, Some("2026-02-03T09:00:00Z")),
+            (r#"{"timestamp":1770000000}"#, None),
+        ];
+        for (line, want) in cases {
+            let rec = idx.parse(line.as_bytes()).unwrap();
+            assert_eq!(time_of(&rec).map(time::format_timestamp).as_deref(), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn runs_follow_each_sessions_consecutive_elements() {
+        let el = |s: &str| format!(r#"{{"session_id":"{s}","hook_event_name":"PreToolUse"}}"#);
+        let text = format!(
+            "[{},\n{},\n{},\n{},\n{{\"sessionId\":\"d\",\"hookEventName\":\"Stop\"}},\n{},\n7]",
+            el("a"),
+            el("a"),
+            el("b"),
+            el("a"),
+            el("a")
+        );
+        let (_dir, ix) = index(&text);
+        let runs = |s: &str| ix.sessions[s].runs.iter().map(|r| (r.index, r.count, r.line)).collect::<Vec<_>>();
+        // The droid element between the last two "a" elements splits their run.
+        assert_eq!(runs("a"), [(1, 2, 1), (4, 1, 4), (6, 1, 6)]);
+        assert_eq!(runs("b"), [(3, 1, 3)]);
+        assert_eq!(ix.sessions["a"].scan.events, 4);
+        assert_eq!(ix.droid, Some((1, 5)));
+        assert_eq!(ix.bad, [(7, 7, "not a JSON object".to_owned())]);
+        assert!(ix.broken.is_none());
+    }
+
+    #[test]
+    fn hook_log_names() {
+        assert!(is_hook_log_name("post_tool_use_failure.json") && is_hook_log_name("status_line.json"));
+        assert!(!is_hook_log_name(CHAT) && !is_hook_log_name("pre_tool_use.jsonl"));
+    }
+}
