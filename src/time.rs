@@ -407,15 +407,18 @@ pub enum Bucket {
     /// ISO 8601 week (weeks start on Monday; week 1 holds the year's first
     /// Thursday): `2026-W09`
     Week,
+    /// `2026-03`
+    Month,
 }
 
 impl Bucket {
-    /// The name accepted by [`FromStr`]: `hour`, `day` or `week`.
+    /// The name accepted by [`FromStr`]: `hour`, `day`, `week` or `month`.
     pub fn as_str(self) -> &'static str {
         match self {
             Bucket::Hour => "hour",
             Bucket::Day => "day",
             Bucket::Week => "week",
+            Bucket::Month => "month",
         }
     }
 }
@@ -429,13 +432,14 @@ impl std::fmt::Display for Bucket {
 impl FromStr for Bucket {
     type Err = String;
 
-    /// `hour`, `day` or `week` (ASCII case-insensitive).
+    /// `hour`, `day`, `week` or `month` (ASCII case-insensitive).
     fn from_str(s: &str) -> Result<Bucket, String> {
         match s.to_ascii_lowercase().as_str() {
             "hour" => Ok(Bucket::Hour),
             "day" => Ok(Bucket::Day),
             "week" => Ok(Bucket::Week),
-            _ => Err(format!("invalid time bucket {s:?}: expected hour, day or week")),
+            "month" => Ok(Bucket::Month),
+            _ => Err(format!("invalid time bucket {s:?}: expected hour, day, week or month")),
         }
     }
 }
@@ -461,6 +465,7 @@ pub fn bucket(ts: Timestamp, b: Bucket, tz: &TimeZone) -> String {
             let week = date.iso_week_date();
             format!("{}-W{:02}", format_year(week.year()), week.week())
         }
+        Bucket::Month => format!("{}-{:02}", format_year(date.year()), date.month()),
     }
 }
 
@@ -865,12 +870,13 @@ mod tests {
         assert_eq!("day".parse(), Ok(Bucket::Day));
         assert_eq!("week".parse(), Ok(Bucket::Week));
         assert_eq!("Week".parse(), Ok(Bucket::Week));
-        for b in [Bucket::Hour, Bucket::Day, Bucket::Week] {
+        assert_eq!("month".parse(), Ok(Bucket::Month));
+        for b in [Bucket::Hour, Bucket::Day, Bucket::Week, Bucket::Month] {
             assert_eq!(b.to_string().parse(), Ok(b));
         }
-        for bad in ["", "month", "hours", "d"] {
+        for bad in ["", "months", "hours", "d"] {
             let err = bad.parse::<Bucket>().unwrap_err();
-            assert!(err.contains(&format!("{bad:?}")) && err.contains("hour, day or week"), "{err}");
+            assert!(err.contains(&format!("{bad:?}")) && err.contains("hour, day, week or month"), "{err}");
         }
     }
 

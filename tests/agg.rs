@@ -178,7 +178,13 @@ fn records_without_timestamp_are_grouped_under_null_and_counted() {
             ev("prompt:complete", "not a time", json!({})),
         ],
     )]);
+    // Time buckets print in time order; the untimed group comes last.
     let run = agg(&["--by", "hour", &path_arg(root.path())]);
+    assert_eq!(
+        run.lines(),
+        [r#"{"hour":"2026-03-01T10","tz":"UTC","count":1}"#, r#"{"hour":null,"tz":"UTC","count":2}"#]
+    );
+    let run = agg(&["--by", "hour", "--sort", "count", &path_arg(root.path())]);
     assert_eq!(
         run.lines(),
         [r#"{"hour":null,"tz":"UTC","count":2}"#, r#"{"hour":"2026-03-01T10","tz":"UTC","count":1}"#]
@@ -397,7 +403,8 @@ fn tables_for_people() {
         "model              count  cost_usd.sum  cost_source      unpriced_models\n\
          null                  63          null  null             []\n\
          claude-sonnet-4-5      7         0.082  writer           []\n\
-         claude-haiku-4-5       4      0.005994  writer+computed  []\n"
+         claude-haiku-4-5       4      0.005994  writer+computed  []\n\
+         total                 77      0.099366  writer+computed  []\n"
     );
     let run = agg(&["--by", "workspace", "--format", "csv", "--sort", "key", DEMO]);
     assert_eq!(run.stdout, "workspace,count\n,7\n-C-Users-dev-tools,7\n-home-user-webapp,15\nmy-api,40\npipeline,8\n");

@@ -245,3 +245,78 @@ fn partial_and_merge_keep_cost_sources_and_refuse_other_prices() {
     assert_eq!((merged.code, merged.stdout.as_str()), (2, ""), "{merged:?}");
     assert!(merged.stderr.contains("partial streams of different queries cannot be merged"), "{merged:?}");
 }
+
+/// Writes one transcript per (session, timestamp, model, input, output) response under `dir`.
+fn responses(dir: &Path, rows: &[(&str, &str, &str, u64, u64)]) {
+    let project = dir.join("projects/-work-demo");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut files: BTreeMap<&str, String> = BTreeMap::new();
+    for (i, (session, ts, model, input, output)) in rows.iter().enumerate() {
+        let line = json!({
+            "type": "assistant", "sessionId": session, "cwd": "/work/demo", "uuid": format!("u{i}"),
+            "timestamp": ts, "requestId": format!("req_{i}"),
+            "message": {"id": format!("msg_{i}"), "role": "assistant", "model": model,
+                        "content": [{"type": "text", "text": "ok"}], "usage": usage(*input, *output, 0, 0, 0)}
+        });
+        let text = files.entry(session).or_default();
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    for (session, text) in files {
+        std::fs::write(project.join(format!("{session}.jsonl")), text).unwrap();
+    }
+}
+
+#[test]
+fn token_reports_by_day_week_month_and_session_in_time_order_with_a_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = "claude-sonnet-4-5"; // $3 input, $15 output per million
+    responses(
+        dir.path(),
+        &[
+            ("s-b", "2026-03-31T23:00:00.000Z", m, 1000, 100), // Tue, ISO week 14, March
+            ("s-a", "2026-04-01T08:00:00.000Z", m, 2000, 200), // Wed, week 14, April
+            ("s-a", "2026-04-01T09:00:00.000Z", m, 3000, 300),
+            ("s-a", "2026-03-02T10:00:00.000Z", m, 4000, 400), // Mon, week 10, March
+        ],
+    );
+    let keys = |by: &str, extra: &[&str]| -> Vec<(String, u64, Value)> {
+        let run = ci("ci-agg").args(["--tokens", "--by", by]).args(extra).arg(dir.path()).run();
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+        run.json()
+            .iter()
+            .map(|r| (r[by].as_str().unwrap().to_owned(), r["input_tokens"].as_u64().unwrap(), r["cost_usd"].clone()))
+            .collect()
+    };
+    let s = |v: &str| v.to_owned();
+    // Time order, not count order (2026-04-01 has the most responses).
+    assert_eq!(
+        keys("day", &[]),
+        [
+            (s("2026-03-02"), 4000, json!(0.018)),
+            (s("2026-03-31"), 1000, json!(0.0045)),
+            (s("2026-04-01"), 5000, json!(0.0225))
+        ]
+    );
+    assert_eq!(keys("week", &[]), [(s("2026-W10"), 4000, json!(0.018)), (s("2026-W14"), 6000, json!(0.027))]);
+    assert_eq!(keys("month", &[]), [(s("2026-03"), 5000, json!(0.0225)), (s("2026-04"), 5000, json!(0.0225))]);
+    // In Tokyo (+09:00) the first response is on April 1st.
+    assert_eq!(
+        keys("month", &["--tz", "Asia/Tokyo"]),
+        [(s("2026-03"), 4000, json!(0.018)), (s("2026-04"), 6000, json!(0.027))]
+    );
+    // Not a time key: count descending.
+    assert_eq!(keys("session", &[]), [(s("s-a"), 9000, json!(0.0405)), (s("s-b"), 1000, json!(0.0045))]);
+
+    // The table ends with the total of every group (also those --top leaves out).
+    let run = ci("ci-agg").args(["--tokens", "--by", "month", "--format", "table", "--top", "1"]).arg(dir.path()).run();
+    assert_eq!(
+        run.stdout,
+        "month    tz   model              responses  input_tokens  output_tokens  cache_read_tokens  cache_write_tokens  cost_usd  cost_source  unpriced_models\n\
+         2026-03  UTC  claude-sonnet-4-5          2          5000            500                  0                   0    0.0225  computed     []\n\
+         total                                    4         10000           1000                  0                   0     0.045  computed     []\n"
+    );
+    // NDJSON, TSV and CSV have no total row.
+    let run = ci("ci-agg").args(["--tokens", "--by", "month", "--format", "csv"]).arg(dir.path()).run();
+    assert_eq!(run.stdout.lines().count(), 3, "{run:?}");
+}

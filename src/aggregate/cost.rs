@@ -166,19 +166,23 @@ impl Costing {
 
     /// The cost of the response `ev`.
     pub fn cost(&mut self, ev: &Event<'_>) -> Cost {
-        let t = ev.tokens();
-        let writer = number(t[4]);
+        self.cost_of(ev, &ev.tokens().map(number))
+    }
+
+    /// The cost of the response `ev` whose figures, read already, are `figures`
+    /// ([`crate::format::Usage::ALL`] order: the last is the writer's cost).
+    pub fn cost_of(&mut self, ev: &Event<'_>, figures: &[Option<Num>; 5]) -> Cost {
         if self.mode == Mode::Auto {
-            if let Some(usd) = writer {
+            if let Some(usd) = figures[4] {
                 return Cost { usd: Some(usd), source: Sources::WRITER, unpriced: None };
             }
         }
-        if t[..4].iter().all(|f| number(*f).is_none()) {
+        if figures[..4].iter().all(Option::is_none) {
             return Cost { usd: None, source: Sources::NONE, unpriced: None };
         }
         let model = ev.model().and_then(|m| m.as_str());
         let usd = match model.as_deref().and_then(|m| self.price(m)) {
-            Some(price) => figures(ev, &t).and_then(|f| price.cost(&f)),
+            Some(price) => priced_figures(ev, figures).and_then(|f| price.cost(&f)),
             None => None,
         };
         match usd {
@@ -206,23 +210,21 @@ fn number(raw: Option<Raw<'_>>) -> Option<Num> {
 
 /// A figure as a token count: absent is 0; `None` when it is not a
 /// non-negative integer.
-fn count(raw: Option<Raw<'_>>) -> Option<u64> {
-    let Some(raw) = raw else { return Some(0) };
-    match Val::Raw(raw).numeric() {
-        Numeric::Absent => Some(0),
-        Numeric::Num(Num::Exact(d)) => d.to_i64().and_then(|i| u64::try_from(i).ok()),
-        _ => None,
+fn count(n: Option<Num>) -> Option<u64> {
+    match n {
+        None => Some(0),
+        Some(Num::Exact(d)) => d.to_i64().and_then(|i| u64::try_from(i).ok()),
+        Some(Num::Float(_)) => None,
     }
 }
 
 /// The figures a response is priced by (see the module docs).
-fn figures(ev: &Event<'_>, t: &[Option<Raw<'_>>; 5]) -> Option<Figures> {
+fn priced_figures(ev: &Event<'_>, t: &[Option<Num>; 5]) -> Option<Figures> {
     let [input, output, cache_read, cache_write] = [count(t[0])?, count(t[1])?, count(t[2])?, count(t[3])?];
     let input = if ev.input_includes_cache_read() { input.saturating_sub(cache_read) } else { input };
-    let write_1h = if cache_write > 0 { count(ev.cache_write_1h())?.min(cache_write) } else { 0 };
+    let write_1h = if cache_write > 0 { count(number(ev.cache_write_1h()))?.min(cache_write) } else { 0 };
     Some(Figures { input, output, cache_read, cache_write_5m: cache_write - write_1h, cache_write_1h: write_1h })
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

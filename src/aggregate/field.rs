@@ -10,7 +10,7 @@
 //! | `model` | `data.model` |
 //! | `agent` | the session's agent: metadata `agent_name`, else the child's `session:fork` line (`data.metadata.agent_name`); for piped event records, looked up through the provenance path |
 //! | `status` | `data.status` (e.g. `orchestrator:complete`: success/error/cancelled/incomplete) |
-//! | `hour` `day` `week` | the bucket of `timestamp` in the `--tz` zone (`2026-03-01T08`, `2026-03-01`, `2026-W09`) |
+//! | `hour` `day` `week` `month` | the bucket of `timestamp` in the `--tz` zone (`2026-03-01T08`, `2026-03-01`, `2026-W09` (ISO week), `2026-03`) |
 //! | `input_tokens` `output_tokens` `cache_read_tokens` `cache_write_tokens` | `data.usage.<name>`, else the older key (`input`, `output`, `cache_read`, `cache_write`) |
 //! | `cost_usd` | the response's cost: `data.usage.cost_usd` (a decimal string or a number) when written, else computed from its tokens and the price table ([`super::cost`]) |
 //! | anything else | a dotted path into the record (`data.provider`, `data.usage.output_tokens`, `data.raw.messages.0.role`) |
@@ -68,7 +68,7 @@ impl Field {
             "model" => Field::Model,
             "agent" => Field::Agent,
             "status" => Field::Status,
-            "hour" | "day" | "week" => Field::Time(t.parse()?),
+            "hour" | "day" | "week" | "month" => Field::Time(t.parse()?),
             _ => match Usage::ALL.iter().find(|u| u.name() == t) {
                 Some(&u) => Field::Usage(u),
                 None => Field::Path(Path::parse(t)?),

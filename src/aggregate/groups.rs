@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::record::Event;
 
-use super::cost::Tally;
+use super::cost::{Sources, Tally};
 use super::field::{Context, Field, KeyVal, Usage, Val};
 use super::query::{Layout, Query};
 use super::responses::Responses;
@@ -24,18 +24,109 @@ pub struct Row {
 /// How rows are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
-    /// Count descending, then key ascending (the default).
+    /// Time order when a key is a time bucket ([`Order::Time`]), else
+    /// [`Order::Count`] (the default).
+    Auto,
+    /// Count descending, then key ascending.
     Count,
     /// Key ascending.
     Key,
+    /// By the time-bucket keys ascending (rows without a time last), then
+    /// count descending, then key ascending.
+    Time,
 }
 
-/// Sorts rows.
-pub fn sort_rows(rows: &mut [Row], order: Order) {
+/// Sorts rows of `q`.
+pub fn sort_rows(rows: &mut [Row], order: Order, q: &Query) {
+    let times: Vec<usize> = q.keys.iter().enumerate().filter(|(_, k)| k.is_time()).map(|(i, _)| i).collect();
+    let order = match order {
+        Order::Auto if !times.is_empty() => Order::Time,
+        Order::Auto => Order::Count,
+        o => o,
+    };
+    let by_count = |a: &Row, b: &Row| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key));
     match order {
-        Order::Count => rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key))),
+        Order::Count | Order::Auto => rows.sort_by(by_count),
         Order::Key => rows.sort_by(|a, b| a.key.cmp(&b.key).then_with(|| b.count.cmp(&a.count))),
+        Order::Time => rows.sort_by(|a, b| {
+            for &i in &times {
+                let (x, y) = (&a.key[i], &b.key[i]);
+                let o = (*x == KeyVal::Null).cmp(&(*y == KeyVal::Null)).then_with(|| x.cmp(y));
+                if o.is_ne() {
+                    return o;
+                }
+            }
+            by_count(a, b)
+        }),
     }
+}
+
+/// The total row of a table for people (`--format table`): the first key
+/// column reads `total`; the record count, `--tokens`' token and cost
+/// columns, and every `sum` and `count` metric are summed over all groups
+/// (exactly, before `--top`); `cost_source` and `unpriced_models` join the
+/// groups'. `None` when there is nothing to total: no keys (one record), or a
+/// plain `--by` without a sum.
+pub fn total_record(q: &Query, records: &[Map<String, Value>]) -> Option<Map<String, Value>> {
+    let first = q.keys.first()?;
+    let mut columns: Vec<(String, Option<&'static str>)> = vec![(q.count_name.to_owned(), None)];
+    for m in &q.measures {
+        match &m.layout {
+            Layout::Flat { name, .. } => columns.push(((*name).to_owned(), None)),
+            Layout::Nested => {
+                for o in [Out::Count, Out::Sum] {
+                    if m.outs.contains(&o) {
+                        columns.push((m.field.name().to_owned(), Some(o.name())));
+                    }
+                }
+            }
+        }
+    }
+    if columns.len() == 1 && q.preset != super::query::Preset::Tokens {
+        return None;
+    }
+    let mut rec = Map::new();
+    rec.insert(first.name().to_owned(), Value::String("total".into()));
+    for (name, sub) in columns {
+        let mut sum: Option<super::stat::Sum> = None;
+        for r in records {
+            let v = match sub {
+                Some(sub) => r.get(&name).and_then(|o| o.get(sub)),
+                None => r.get(&name),
+            };
+            if let Some(n) = v.filter(|v| v.is_number()).and_then(|v| super::field::Num::parse(&v.to_string())) {
+                sum.get_or_insert_with(Default::default).add(n);
+            }
+        }
+        let total = sum.map_or(Value::Null, |s| super::json_num(s.value()));
+        match sub {
+            Some(sub) => {
+                let obj = rec.entry(name).or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(o) = obj {
+                    o.insert(sub.to_owned(), total);
+                }
+            }
+            None => {
+                rec.insert(name, total);
+            }
+        }
+    }
+    if q.reads_cost() {
+        let mut tally = Tally::default();
+        for r in records {
+            for (label, bit) in
+                [("writer", Sources::WRITER), ("computed", Sources::COMPUTED), ("unpriced", Sources::UNPRICED)]
+            {
+                if r.get("cost_source").and_then(Value::as_str).is_some_and(|s| s.split('+').any(|p| p == label)) {
+                    tally.sources.add(bit);
+                }
+            }
+            let models = r.get("unpriced_models").and_then(Value::as_array).into_iter().flatten();
+            tally.unpriced.extend(models.filter_map(Value::as_str).map(str::to_owned));
+        }
+        tally.write(&mut rec);
+    }
+    Some(rec)
 }
 
 /// Starts an output record with the key fields, and `tz` after the first time key.

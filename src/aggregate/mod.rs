@@ -118,18 +118,17 @@ impl Answer {
         }
     }
 
-    /// The output records, in output order: count descending then key
-    /// ascending (or key ascending with [`Order::Key`]); sessions newest first.
+    /// The output records, in output order ([`Order`]); sessions newest first.
     pub fn rows(self, q: &Query, order: Order) -> Vec<Row> {
         match self {
             Answer::Groups(g) => {
                 let mut rows = g.rows(q);
-                sort_rows(&mut rows, order);
+                sort_rows(&mut rows, order, q);
                 rows
             }
             Answer::Tools(t) => {
                 let mut rows = t.rows(q);
-                sort_rows(&mut rows, order);
+                sort_rows(&mut rows, order, q);
                 rows
             }
             Answer::Sessions(s) => session::rows(s.into_values().collect()),

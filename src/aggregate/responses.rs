@@ -118,13 +118,15 @@ impl Responses {
         if let Some(&at) = self.index.get(message) {
             let (mut usage, total) = token_figures(ev);
             let held = &mut self.held[at];
-            // A copy with the same token counts and no cost of its writer's
-            // costs what the held one does (the same message: the same model).
-            let same = usage[..4] == held.usage[..4]
-                && usage[Usage::Cost as usize].is_none()
-                && !held.cost.sources.contains(Sources::WRITER);
-            if !same {
-                let cost = cx.costing.cost(ev);
+            // A copy with no larger token count and no cost of its writer's
+            // costs no more than the held one (the same message: the same
+            // model; a price grows with every figure).
+            let larger = usage[..4].iter().zip(&held.usage[..4]).any(|(c, h)| match (c, h) {
+                (Some(c), Some(h)) => c.total_cmp(*h).is_gt(),
+                (c, _) => c.is_some(),
+            });
+            if larger || usage[Usage::Cost as usize].is_some() || held.cost.sources.contains(Sources::WRITER) {
+                let cost = cx.costing.cost_of(ev, &usage);
                 usage[Usage::Cost as usize] = cost.usd;
                 held.cost.note(&cost);
             }
@@ -286,7 +288,7 @@ fn token_figures(ev: &Event<'_>) -> ([Option<Num>; 5], f64) {
 /// A copy's figures (the last one its cost), its token total, and its cost.
 fn figures(ev: &Event<'_>, costing: &mut Costing) -> ([Option<Num>; 5], f64, Cost) {
     let (mut usage, total) = token_figures(ev);
-    let cost = costing.cost(ev);
+    let cost = costing.cost_of(ev, &usage);
     usage[Usage::Cost as usize] = cost.usd;
     (usage, total, cost)
 }

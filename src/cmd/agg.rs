@@ -9,7 +9,7 @@ use clap::{Parser, ValueEnum};
 use serde_json::Value;
 
 use crate::aggregate::cost::Mode;
-use crate::aggregate::groups::Order;
+use crate::aggregate::groups::{total_record, Order};
 use crate::aggregate::partial::{self, Merger};
 use crate::aggregate::query::{Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
@@ -41,8 +41,9 @@ KEYS (--by, comma-separated; also the fields of metrics):
   event, workspace (filled for older writers), session, tool (data.tool_name),
   model (data.model), agent (session metadata agent_name, else the child's
   session:fork line), status (data.status, e.g. of orchestrator:complete),
-  hour / day / week (buckets of timestamp in --tz; default UTC; records carry
-  \"tz\":ZONE), input_tokens / output_tokens / cache_read_tokens /
+  hour / day / week / month (buckets of timestamp in --tz: 2026-03-01T08,
+  2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default UTC; records
+  carry \"tz\":ZONE), input_tokens / output_tokens / cache_read_tokens /
   cache_write_tokens / cost_usd (data.usage, current or older key names), or any
   dotted path (data.provider, data.usage.output_tokens). A record without the
   key is grouped under null, never dropped; records without a usable
@@ -58,10 +59,14 @@ METRICS (repeatable; each PATH gets one object with the outputs asked for):
   Values that are not numbers are skipped and reported on stderr.
 
 OUTPUT:
-  One NDJSON record per group, count descending then key ascending (--sort key:
-  key ascending; keys sort null < false/true < numbers < strings). --top N keeps
-  the first N. --format table|tsv|csv for people and spreadsheets (nested
-  objects become dotted columns). Without --by: one record, the total count.
+  One NDJSON record per group. Groups with a time key (hour, day, week, month)
+  come in time order (untimed last; then count descending), others count
+  descending then key ascending (--sort count|key forces one: key ascending;
+  keys sort null < false/true < numbers < strings). --top N keeps the first N.
+  --format table|tsv|csv for people and spreadsheets (nested objects become
+  dotted columns); a table ends with a total row (first key column \"total\")
+  for --tokens and for --sum/--stats metrics: counts, token and cost columns
+  and sums over every group, before --top. Without --by: one record, the total count.
   Metric objects follow the flag order sum, avg, min, max, p50, p95, p99,
   stats, distinct. --sessions records are always newest first (--sort is for
   groups).
@@ -175,6 +180,8 @@ pub enum CostFlag {
 /// Orders of `--sort`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SortOrder {
+    /// Time buckets in time order (then count descending), other groups by count.
+    Auto,
     /// Count descending, then key ascending.
     Count,
     /// Key ascending.
@@ -191,10 +198,10 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Group by these keys (comma-separated or repeated): event, workspace,
-    /// session, tool, model, agent, status, hour, day, week, or a dotted path.
+    /// session, tool, model, agent, status, hour, day, week, month, or a dotted path.
     #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',')]
     pub by: Vec<String>,
-    /// Time zone of hour/day/week buckets: IANA name, UTC, ±HH:MM or local.
+    /// Time zone of hour/day/week/month buckets: IANA name, UTC, ±HH:MM or local.
     #[arg(long, value_name = "TZ", default_value = "UTC")]
     pub tz: String,
     /// Sum of a numeric field per group (exact; numeric strings count).
@@ -246,7 +253,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// Record order.
-    #[arg(long, value_enum, default_value_t = SortOrder::Count)]
+    #[arg(long, value_enum, default_value_t = SortOrder::Auto)]
     pub sort: SortOrder,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -363,15 +370,19 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::Some);
     }
     let order = match args.sort {
+        SortOrder::Auto => Order::Auto,
         SortOrder::Count => Order::Count,
         SortOrder::Key => Order::Key,
     };
-    let mut rows = answer.rows(&q, order);
-    if let Some(n) = args.top {
-        rows.truncate(n);
-    }
-    let records: Vec<serde_json::Map<String, Value>> = rows.into_iter().map(|r| r.record).collect();
+    let rows = answer.rows(&q, order);
+    let mut records: Vec<serde_json::Map<String, Value>> = rows.into_iter().map(|r| r.record).collect();
     warn_unpriced(&records, &q, diag);
+    let total = if args.format == Format::Table { total_record(&q, &records) } else { None };
+    if let Some(n) = args.top {
+        records.truncate(n);
+    }
+    let found = !records.is_empty();
+    records.extend(total.filter(|_| found));
     let mut out = Output::stdout();
     let bytes = match args.format {
         Format::Json => {
@@ -388,7 +399,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     };
     out.write(&bytes)?;
     out.flush()?;
-    Ok(Found::from_bool(!records.is_empty()))
+    Ok(Found::from_bool(found))
 }
 
 /// One warning naming the models no price was found for (their responses'
