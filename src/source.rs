@@ -201,11 +201,17 @@ pub struct RunOpts {
     pub follow: bool,
     /// What discovery of a root given as a path fills in.
     pub detail: Detail,
+    /// Hand piped records on to the workers whenever stdin makes the reader
+    /// wait (streaming tools: output follows input as it arrives). Off, records
+    /// are dealt in batches of a fixed size only, so their split among the
+    /// threads — and any estimate that depends on it (t-digest percentiles) —
+    /// is the same on every run, however the writer of the pipe is paced.
+    pub deal_on_idle: bool,
 }
 
 impl Default for RunOpts {
     fn default() -> RunOpts {
-        RunOpts { threads: default_threads(), follow: false, detail: Detail::Full }
+        RunOpts { threads: default_threads(), follow: false, detail: Detail::Full, deal_on_idle: true }
     }
 }
 
@@ -335,7 +341,7 @@ where
         let batch = if follow { 1 } else { BATCH };
         let (order_tx, order_rx) = if n > 1 { Some(unbounded()).unzip() } else { (None, None) };
         let dealer = Dealer::new(work_tx, order_tx, if follow { 1 } else { DEAL });
-        s.spawn(move || produce(inputs, opts.detail, dealer, diag, batch));
+        s.spawn(move || produce(inputs, opts, dealer, diag, batch));
         let written = write_ordered(&out_rx, order_rx, out, follow);
         if matches!(written, Err(Error::BrokenPipe)) || gone.load(Ordering::SeqCst) {
             // The reader is gone. Workers and the producer may be blocked on
@@ -399,10 +405,11 @@ fn write_ordered(
 }
 
 /// Reads the inputs in order and deals their units to the workers.
-fn produce(inputs: &[Input], detail: Detail, mut dealer: Dealer, diag: &Diag, batch: usize) {
+fn produce(inputs: &[Input], opts: &RunOpts, mut dealer: Dealer, diag: &Diag, batch: usize) {
+    let detail = opts.detail;
     for input in inputs {
         let go_on = match input {
-            Input::Stdin => produce_stdin(&mut dealer, diag, batch),
+            Input::Stdin => produce_stdin(&mut dealer, diag, batch, opts.deal_on_idle),
             Input::Path(p) => captures_at(p, detail, diag)
                 .into_iter()
                 .all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped()),
@@ -446,7 +453,7 @@ pub fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
 
 /// Reads stdin: session records become captures, event lines are batched.
 /// Piped event lines are sent in units of at least `batch_size` bytes.
-fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize) -> bool {
+fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize, deal_on_idle: bool) -> bool {
     let send = |dealer: &mut Dealer, unit: Unit| dealer.push(unit) && !diag.is_stopped();
     let stdin = io::stdin();
     let mut lines = LineReader::new(stdin.lock());
@@ -462,7 +469,7 @@ fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize) -> bool {
     let has_event_key = |l: &[u8]| finder.find(&l[..l.len().min(256)]).is_some() || finder_rev.rfind(l).is_some();
     loop {
         // Reading may wait for the writer of stdin: hand on what was dealt.
-        if !dealer.batch.is_empty() && !lines.line_ready() && !dealer.flush() {
+        if deal_on_idle && !dealer.batch.is_empty() && !lines.line_ready() && !dealer.flush() {
             return false;
         }
         let line = match lines.next_line() {

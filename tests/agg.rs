@@ -837,3 +837,65 @@ proptest! {
         }
     }
 }
+
+/// Runs `ci-agg ARGS` with `input` written to its stdin in pieces of
+/// `piece` lines, pausing `pause` after each (a slow writer of the pipe).
+fn agg_paced(args: &[&str], input: &str, piece: usize, pause: std::time::Duration) -> (String, i32) {
+    use std::io::Write;
+    let mut child = crate::util::ci_command("ci-agg")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn ci-agg");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines: Vec<&str> = input.lines().collect();
+    for chunk in lines.chunks(piece) {
+        stdin.write_all((chunk.join("\n") + "\n").as_bytes()).expect("write");
+        stdin.flush().expect("flush");
+        std::thread::sleep(pause);
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    (String::from_utf8(out.stdout).expect("utf-8"), out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn estimates_do_not_depend_on_how_fast_the_pipe_fills() {
+    // 60 sessions of 40 timed calls: 2,400 latencies of one tool, past the
+    // 1,024 of exact percentiles, so p50/p95 are t-digest estimates that
+    // depend on how the sessions are split among the threads. ci-agg deals
+    // its input by a fixed rule only, never by when the writer of the pipe
+    // pauses (it used to: `ci-find | ci-agg --tools` varied run to run).
+    let sessions: Vec<(String, Vec<String>)> = (0..60u64)
+        .map(|s| {
+            let lines = (0..40u64)
+                .flat_map(|c| {
+                    let id = format!("call-{s}-{c}");
+                    let ms = (s * 40 + c) * 7919 % 10007;
+                    [
+                        ev("tool:pre", "2026-03-01T10:00:00Z", json!({"tool_name": "bash", "tool_call_id": id})),
+                        ev(
+                            "tool:post",
+                            "2026-03-01T10:00:01Z",
+                            json!({"tool_name": "bash", "tool_call_id": id, "duration_ms": ms, "result": {"success": true}}),
+                        ),
+                    ]
+                })
+                .collect();
+            (format!("s{s:02}"), lines)
+        })
+        .collect();
+    let named: Vec<(&str, Vec<String>)> = sessions.iter().map(|(id, l)| (id.as_str(), l.clone())).collect();
+    let root = root_with(&named);
+    let records = ci("ci-find").args(["--root", &path_arg(root.path())]).run();
+    assert_eq!(records.lines().len(), 60, "{records:?}");
+    let args = ["-j2", "--tools"];
+    let fast = agg_paced(&args, &records.stdout, 60, std::time::Duration::ZERO);
+    assert_eq!(fast.1, 0);
+    assert!(fast.0.starts_with(r#"{"tool":"bash","calls":2400,"ok":2400,"#), "{}", fast.0);
+    for piece in [1, 5, 20] {
+        let slow = agg_paced(&args, &records.stdout, piece, std::time::Duration::from_millis(3));
+        assert_eq!(slow, fast, "written {piece} records at a time");
+    }
+}

@@ -434,7 +434,10 @@ fn plural(n: u64) -> &'static str {
 /// Reads the inputs and aggregates them.
 fn aggregate(q: &Query, args: &Args, diag: &Diag) -> Result<Answer> {
     let inputs = source::inputs_from_args(&args.paths, diag);
-    let opts = RunOpts { threads: args.common.threads(diag), follow: false, detail: Detail::Reading };
+    // Dealt by size only: the same input gives the same split, and the same
+    // percentile estimates, however fast the pipe fills.
+    let opts =
+        RunOpts { threads: args.common.threads(diag), follow: false, detail: Detail::Reading, deal_on_idle: false };
     let mut out = Output::stdout();
     let visitors = source::run(&inputs, &opts, diag, &mut out, || Aggregator::new(q, diag))?;
     Ok(combine(q, visitors))
