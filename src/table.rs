@@ -6,9 +6,11 @@
 //! so records of different shapes line up; a record without a column leaves
 //! its cell empty.
 //!
-//! - `table`: a header line and space-aligned columns, numbers right-aligned;
-//!   `null` shown as `null`; control characters shown escaped (`\n`), so one
-//!   record is one line on a terminal.
+//! - `table`: a header line and space-aligned columns (widths in terminal
+//!   columns: wide CJK characters count two), numbers right-aligned and
+//!   fractions rounded to six significant digits ([`rounded`]); `null` shown
+//!   as `null`; control characters shown escaped (`\n`), so one record is one
+//!   line on a terminal.
 //! - `tsv`: tab-separated with a header, `\t`, `\n`, `\r` and `\\` escaped as
 //!   jq's `@tsv` does; `null` is an empty cell.
 //! - `csv`: RFC 4180 (comma-separated, fields with `,`, `"` or line breaks
@@ -53,8 +55,30 @@ fn cell(v: &Value, format: TableFormat) -> String {
             TableFormat::Tsv => s.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r"),
             TableFormat::Csv => s.clone(),
         },
+        Value::Number(n) if format == TableFormat::Table => {
+            n.as_f64().filter(|f| f.fract() != 0.0).map_or_else(|| n.to_string(), rounded)
+        }
         other => other.to_string(),
     }
+}
+
+/// Significant digits of a fractional number in a table for people.
+const TABLE_DIGITS: usize = 6;
+
+/// A fractional number as a table shows it: [`TABLE_DIGITS`] significant
+/// digits, but never fewer than its integer part has, no exponent, trailing
+/// zeros dropped (`3622.1111111111113` → `3622.11`, `0.00310625` stays,
+/// `1234567.891` → `1234568`). Only `table` rounds: NDJSON, TSV and CSV print
+/// every digit.
+fn rounded(f: f64) -> String {
+    let int_digits = if f.abs() < 1.0 { 0 } else { f.abs().log10().floor() as usize + 1 };
+    if int_digits >= TABLE_DIGITS {
+        return format!("{f:.0}");
+    }
+    // Round to the significant digits in scientific form, then print the
+    // shortest decimal text of that value.
+    let sci = format!("{:.*e}", TABLE_DIGITS - 1, f);
+    sci.parse::<f64>().map_or_else(|_| f.to_string(), |r| r.to_string())
 }
 
 const NULL: u8 = 0;
@@ -123,7 +147,8 @@ pub fn render(records: &[Map<String, Value>], format: TableFormat) -> Vec<u8> {
             }
         }
         TableFormat::Table => {
-            let width = |s: &str| s.chars().count();
+            // Terminal columns: East Asian wide characters take two.
+            let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
             let widths: Vec<usize> = columns
                 .iter()
                 .enumerate()
@@ -170,6 +195,31 @@ mod tests {
 
     fn recs(v: Value) -> Vec<Map<String, Value>> {
         v.as_array().unwrap().iter().map(|r| r.as_object().unwrap().clone()).collect()
+    }
+
+    #[test]
+    fn fractions_are_rounded_for_people_only() {
+        assert_eq!(rounded(3622.1111111111113), "3622.11");
+        assert_eq!(rounded(0.00310625), "0.00310625");
+        assert_eq!(rounded(2.4863724), "2.48637");
+        assert_eq!(rounded(1234567.891), "1234568");
+        assert_eq!(rounded(-0.5), "-0.5");
+        assert_eq!(rounded(99999.95), "99999.9");
+        let rows = recs(serde_json::json!([{"k": "a", "mean": 3622.1111111111113, "n": 7}]));
+        assert_eq!(
+            String::from_utf8(render(&rows, TableFormat::Table)).unwrap(),
+            "k     mean  n\na  3622.11  7\n"
+        );
+        assert_eq!(String::from_utf8(render(&rows, TableFormat::Csv)).unwrap(), "k,mean,n\na,3622.1111111111113,7\n");
+    }
+
+    #[test]
+    fn wide_characters_take_two_columns() {
+        let rows = recs(serde_json::json!([{"w": "日本語", "n": 1}, {"w": "abc", "n": 22}]));
+        assert_eq!(
+            String::from_utf8(render(&rows, TableFormat::Table)).unwrap(),
+            "w        n\n日本語   1\nabc     22\n"
+        );
     }
 
     #[test]
