@@ -26,6 +26,7 @@ mod pipeline;
 mod pipes;
 mod regression;
 mod signals;
+mod stdin;
 mod transcriptgen;
 mod transcripts;
 mod truncate_props;

@@ -193,8 +193,9 @@ pub enum SortOrder {
 #[command(name = "ci-agg", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
 pub struct Args {
     /// Captures: events.jsonl files, session directories, roots, or - for
-    /// stdin (session records or event records). With --merge: partial
-    /// streams (default stdin).
+    /// stdin (session records or event records; always read). With no PATH: stdin when it is a pipe, a socket or a
+    /// regular file, else the default roots (a terminal, /dev/null).
+    /// With --merge: partial streams (default stdin, whatever it is).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Group by these keys (comma-separated or repeated): event, workspace,

@@ -26,9 +26,10 @@ EXAMPLES:
 
 INPUT:
   PATH is an events.jsonl, a session directory, or a root to discover (as ci-find
-  --root). `-` or no PATH reads stdin: session records (from ci-find) are expanded
-  into their events, event records pass through. With no PATH on a terminal, the
-  default root is read.
+  --root). `-` reads stdin: session records (from ci-find) are expanded into
+  their events, event records pass through. With no PATH, stdin is read when it
+  is a pipe, a socket or a regular file (`< file`); otherwise (a terminal,
+  /dev/null as under cron or CI, another device) the default roots are read.
 
 OUTPUT:
   One event record per line, as on disk plus \"ci\":{\"session\",\"path\",\"line\"}
@@ -85,7 +86,9 @@ const FOLLOW_NOTE: &str = "\
     after_help = "Run with --help for examples."
 )]
 pub struct Args {
-    /// Captures: events.jsonl files, session directories, roots, or - for stdin.
+    /// Captures: events.jsonl files, session directories, roots, or - for
+    /// stdin (always read). With no PATH: stdin when it is a pipe, a socket or a
+    /// regular file, else the default roots (a terminal, /dev/null).
     #[arg(value_name = "PATH")]
     pub paths: Vec<std::path::PathBuf>,
     /// Only physical line N, or lines A-B (1-based, inclusive), of each capture.

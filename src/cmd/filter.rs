@@ -119,8 +119,9 @@ Each passing event is printed as its line is written. Session records that
     after_help = "Run with --help for examples."
 )]
 pub struct Args {
-    /// Captures: events.jsonl files, session directories, roots, or - for stdin
-    /// (session records and event records).
+    /// Captures: events.jsonl files, session directories, roots, or - for
+    /// stdin (session records and event records; always read). With no PATH: stdin when it is a pipe, a socket or a
+    /// regular file, else the default roots (a terminal, /dev/null).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Only events whose name matches (exact or glob like 'tool:*'; repeatable, OR).
