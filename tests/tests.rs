@@ -30,4 +30,5 @@ mod stdin;
 mod transcriptgen;
 mod transcripts;
 mod truncate_props;
+mod values;
 mod writers;

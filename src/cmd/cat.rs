@@ -39,7 +39,9 @@ OUTPUT:
   with a marker `…[+N bytes]` and long arrays elided `…[+N items]`; the envelope,
   the small direct members of data (session_id, parent_id, tool_name,
   tool_call_id, model, usage, status, timestamp), numbers and booleans are never
-  cut. Output is always valid JSON.
+  cut. --max-bytes takes a size (4096, 4k, 1M; powers of 1024) of at least 1k;
+  a record whose envelope and protected fields alone exceed it is printed at
+  that floor. Output is always valid JSON.
 
 CLAUDE CODE HOOK CAPTURES:
   A medicine-wheel _sessiondata session directory (or a root of them, or one
