@@ -1,6 +1,8 @@
 //! Command-line plumbing shared by all five binaries: common flags, the
 //! `--generate` hook for man pages and shell completions, and `main`.
 
+pub mod values;
+
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -60,7 +62,10 @@ impl Common {
 pub struct EventOutput {
     /// Byte budget per printed event record: long strings in `data` are cut
     /// (with a `…[+N bytes]` marker) and long arrays elided until it fits.
-    #[arg(long, value_name = "N", env = MAX_BYTES_ENV, hide_env_values = true, default_value_t = DEFAULT_MAX_BYTES)]
+    /// A size: 4096, 4k, 1M (k, M, G are powers of 1024); at least 1k. The
+    /// envelope and protected fields are never cut, so a record whose floor
+    /// is larger than N is printed at that floor.
+    #[arg(long, value_name = "N", env = MAX_BYTES_ENV, hide_env_values = true, default_value_t = DEFAULT_MAX_BYTES, value_parser = values::max_bytes)]
     pub max_bytes: usize,
     /// Print records whole, without the byte budget.
     #[arg(long)]
@@ -162,20 +167,4 @@ pub fn parse_line_range(s: &str) -> std::result::Result<(u64, u64), String> {
             _ => Err(bad()),
         },
     }
-}
-
-/// Parses a size with an optional K/M/G suffix (powers of 1024).
-pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
-    let t = s.trim();
-    let (digits, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
-        Some('K') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('M') => (&t[..t.len() - 1], 1 << 20),
-        Some('G') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| format!("invalid size {s:?}: use a number with an optional K, M or G suffix"))
 }

@@ -2,8 +2,10 @@
 //! read in parallel.
 //!
 //! Inputs are paths (an `events.jsonl`, a session directory, a root to
-//! discover) or `-` for stdin; with no path, stdin is read when it is not a
-//! terminal, and the default root otherwise. On stdin, a session record (from
+//! discover) or `-` for stdin; with no path, stdin is read when it carries
+//! data (a pipe, a socket or a regular file, see [`stdin_has_data`]), and the
+//! default roots otherwise (a terminal, `/dev/null`, any other character
+//! device). On stdin, a session record (from
 //! `ci-find`) is expanded into its capture's events and an event record passes
 //! through with the provenance it carries.
 //!
@@ -21,7 +23,7 @@
 
 use bstr::ByteSlice;
 use std::fs::File;
-use std::io::{self, IsTerminal};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -177,15 +179,51 @@ pub enum Input {
 }
 
 /// Turns command-line arguments into inputs: `-` is stdin; no argument means
-/// stdin when it is piped, else the default capture root.
+/// stdin when [`stdin_has_data`], else the default capture roots.
 pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
     if args.is_empty() {
-        if io::stdin().is_terminal() {
+        if !stdin_has_data() {
             return discover::resolve_roots(&[], diag).into_iter().map(Input::Path).collect();
         }
         return vec![Input::Stdin];
     }
     args.iter().map(|a| if a.as_os_str() == "-" { Input::Stdin } else { Input::Path(a.clone()) }).collect()
+}
+
+/// Whether stdin, with no PATH given, is the input: the one rule of every
+/// ci-* tool that reads stdin (ripgrep decides the same way).
+///
+/// Yes when it is a FIFO (a pipe), a socket or a regular file (`< file`);
+/// no for anything else: a terminal, `/dev/null` or another character device
+/// (cron, CI runners and subprocess launchers often give `/dev/null`), a
+/// directory, or a stdin that cannot be inspected (closed: Rust reopens a
+/// closed stdin on `/dev/null` at start-up). Then the default roots are read,
+/// as on a terminal. An explicit `-` reads stdin whatever it is.
+pub fn stdin_has_data() -> bool {
+    stdin_kind_has_data()
+}
+
+#[cfg(unix)]
+fn stdin_kind_has_data() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    // Inspect a duplicate of fd 0 (fstat; nothing is read from it).
+    let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    match File::from(fd).metadata() {
+        Ok(m) => {
+            let t = m.file_type();
+            t.is_fifo() || t.is_socket() || t.is_file()
+        }
+        Err(_) => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn stdin_kind_has_data() -> bool {
+    use std::io::IsTerminal;
+    !io::stdin().is_terminal()
 }
 
 /// Engine settings.

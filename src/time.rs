@@ -41,7 +41,8 @@
 //! - Relative ages are one or more `<integer><unit>` pairs with no spaces, summed;
 //!   units are `s` (seconds), `m` (minutes), `h` (hours), `d` (days, always 24 h)
 //!   and `w` (weeks, 7 × 24 h). Units are lower case (`m` is minutes; there are no
-//!   months or years). Negative ages (`-2h`) are rejected, `0m` means now.
+//!   months or years). A leading `-` is allowed and changes nothing (`-2h` is
+//!   `2h`: two hours ago; both spellings are common); `0m` means now.
 //!   Relative ages are the same instant for `--since` and `--until`.
 //! - A timestamp with `Z` or an offset is an absolute instant; the `--tz` zone
 //!   plays no part. Any fraction length up to 9 digits is accepted.
@@ -174,24 +175,118 @@ fn now_from(ci_now: Option<&str>) -> Timestamp {
 /// The accepted forms, quoted in every bound error message.
 const BOUND_FORMS: &str = "expected an RFC 3339 timestamp (2026-03-01T08:00:00Z, any \
      fraction, Z or an offset like +02:00), a date-time in the --tz zone \
-     (2026-03-01T08:00), a date (2026-03-01), a relative age (90s, 30m, 2h, 7d, \
-     2w, 1h30m) or \"now\"";
+     (2026-03-01T08:00), a date (2026-03-01), a relative age (90s, 30m, 2h, 7d \
+     or -7d, 2w, 1h30m) or \"now\"";
 
-fn bound_error(s: &str, detail: Option<&str>) -> String {
+/// The reason a bound is refused, without the value (callers name it once:
+/// clap's `invalid value 'V' for '--since <TIME>'`, or [`parse_bound`]).
+fn bound_reason(detail: Option<&str>) -> String {
     match detail {
-        Some(d) => format!("invalid time {s:?}: {d}; {BOUND_FORMS}"),
-        None => format!("invalid time {s:?}: {BOUND_FORMS}"),
+        Some(d) => format!("{d}; {BOUND_FORMS}"),
+        None => BOUND_FORMS.to_string(),
     }
 }
 
-/// Parses a `--since`/`--until` value into an instant.
+/// A `--since`/`--until` value, parsed at the edge (the command line) and
+/// turned into an instant later by [`TimeSpec::resolve`], once the `--tz`
+/// zone and the current time are known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeSpec(Form);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Now,
+    /// Seconds before now.
+    Ago(i64),
+    Instant(Timestamp),
+    Date(Date),
+    /// A wall-clock time in the `--tz` zone.
+    Local(DateTime),
+}
+
+impl TimeSpec {
+    /// Parses a bound; see the [module documentation](self) for the forms. A
+    /// relative age may carry a leading `-` (`-7d` is `7d`: both mean that
+    /// long ago). The error gives the reason and the accepted forms, not the
+    /// value. Never panics.
+    pub fn parse(s: &str) -> Result<TimeSpec, String> {
+        let v = s.trim();
+        if v.is_empty() {
+            return Err(bound_reason(Some("empty value")));
+        }
+        if v.eq_ignore_ascii_case("now") {
+            return Ok(TimeSpec(Form::Now));
+        }
+        let age = v.strip_prefix('-').unwrap_or(v);
+        if let Some(secs) = parse_relative(age) {
+            return secs.map(|n| TimeSpec(Form::Ago(n))).map_err(|d| bound_reason(Some(&d)));
+        }
+        if let Ok(ts) = v.parse::<Timestamp>() {
+            return Ok(TimeSpec(Form::Instant(ts)));
+        }
+        if is_plain_date(v) {
+            return v
+                .parse()
+                .map(|d| TimeSpec(Form::Date(d)))
+                .map_err(|e: jiff::Error| bound_reason(Some(&e.to_string())));
+        }
+        // `[Zone]` annotation without an offset: the annotated zone decides, not `tz`.
+        if v.contains('[') {
+            return v
+                .parse::<ZonedDateTime>()
+                .map(|z| TimeSpec(Form::Instant(z.timestamp())))
+                .map_err(|e| bound_reason(Some(&e.to_string())));
+        }
+        // A date-time without offset needs a time designator; this keeps odd
+        // date-only spellings (e.g. `20260301`) from silently meaning midnight.
+        if v.contains(['T', 't', ' ']) {
+            match v.parse::<DateTime>() {
+                Ok(dt) => return Ok(TimeSpec(Form::Local(dt))),
+                Err(e) if looks_like_date_prefix(v) => return Err(bound_reason(Some(&e.to_string()))),
+                Err(_) => {}
+            }
+        } else if looks_like_date_prefix(v) {
+            // e.g. `2026-03-01Z`, `2026-3-1`: say what is wrong in jiff's words.
+            if let Err(e) = v.parse::<Timestamp>() {
+                return Err(bound_reason(Some(&e.to_string())));
+            }
+        }
+        Err(bound_reason(None))
+    }
+
+    /// The instant this bound means for `kind`, `now` and the `--tz` zone.
+    /// Fails only at the edges of the supported range (the reason is given,
+    /// not the value). Never panics.
+    pub fn resolve(&self, kind: BoundKind, now: Timestamp, tz: &TimeZone) -> Result<Timestamp, String> {
+        match self.0 {
+            Form::Now => Ok(now),
+            Form::Ago(secs) => now
+                .checked_sub(SignedDuration::from_secs(secs))
+                .map_err(|_| bound_reason(Some("relative age reaches before the earliest supported time"))),
+            Form::Instant(ts) => Ok(ts),
+            Form::Date(date) => {
+                let day = match kind {
+                    BoundKind::Since => date,
+                    BoundKind::Until => {
+                        date.tomorrow().map_err(|_| bound_reason(Some("date is at the end of the supported range")))?
+                    }
+                };
+                start_of_day(day, tz).map_err(|d| bound_reason(Some(&d)))
+            }
+            Form::Local(dt) => tz.to_timestamp(dt).map_err(|e| bound_reason(Some(&e.to_string()))),
+        }
+    }
+}
+
+/// Parses a `--since`/`--until` value into an instant: [`TimeSpec::parse`]
+/// then [`TimeSpec::resolve`].
 ///
 /// See the [module documentation](self) for the accepted forms: `now`, relative
-/// ages (`30m`, `2h`, `7d`, `1h30m`) counted back from `now`, RFC 3339 timestamps,
-/// date-times without offset (read in `tz`) and dates (`YYYY-MM-DD`: start of that
-/// day in `tz` for [`BoundKind::Since`], start of the next day for
-/// [`BoundKind::Until`]). Errors quote the value and list the accepted forms.
-/// Never panics.
+/// ages (`30m`, `2h`, `7d`, `1h30m`, also written `-7d`) counted back from `now`,
+/// RFC 3339 timestamps, date-times without offset (read in `tz`) and dates
+/// (`YYYY-MM-DD`: start of that day in `tz` for [`BoundKind::Since`], start of
+/// the next day for [`BoundKind::Until`]). Errors quote the value and list the
+/// accepted forms. Never panics.
 ///
 /// ```
 /// use ci_tools::time::{parse_bound, parse_timestamp, BoundKind, TimeZone};
@@ -203,58 +298,10 @@ fn bound_error(s: &str, detail: Option<&str>) -> String {
 /// assert_eq!(until.to_string(), "2026-03-02T00:00:00Z");
 /// let ago = parse_bound("2h", BoundKind::Since, now, &utc).unwrap();
 /// assert_eq!(ago.to_string(), "2026-03-10T10:00:00Z");
+/// assert_eq!(parse_bound("-2h", BoundKind::Since, now, &utc), Ok(ago));
 /// ```
 pub fn parse_bound(s: &str, kind: BoundKind, now: Timestamp, tz: &TimeZone) -> Result<Timestamp, String> {
-    let v = s.trim();
-    if v.is_empty() {
-        return Err(bound_error(s, Some("empty value")));
-    }
-    if v.eq_ignore_ascii_case("now") {
-        return Ok(now);
-    }
-    if let Some(age) = parse_relative(v) {
-        let secs = age.map_err(|d| bound_error(s, Some(&d)))?;
-        return now
-            .checked_sub(SignedDuration::from_secs(secs))
-            .map_err(|_| bound_error(s, Some("relative age reaches before the earliest supported time")));
-    }
-    if let Some(rest) = v.strip_prefix('-') {
-        if matches!(parse_relative(rest), Some(Ok(_))) {
-            return Err(bound_error(s, Some("negative relative ages are not accepted (an age counts back from now)")));
-        }
-    }
-    if let Ok(ts) = v.parse::<Timestamp>() {
-        return Ok(ts);
-    }
-    if is_plain_date(v) {
-        let date: Date = v.parse().map_err(|e: jiff::Error| bound_error(s, Some(&e.to_string())))?;
-        let day = match kind {
-            BoundKind::Since => date,
-            BoundKind::Until => {
-                date.tomorrow().map_err(|_| bound_error(s, Some("date is at the end of the supported range")))?
-            }
-        };
-        return start_of_day(day, tz).map_err(|d| bound_error(s, Some(&d)));
-    }
-    // `[Zone]` annotation without an offset: the annotated zone decides, not `tz`.
-    if v.contains('[') {
-        return v.parse::<ZonedDateTime>().map(|z| z.timestamp()).map_err(|e| bound_error(s, Some(&e.to_string())));
-    }
-    // A date-time without offset needs a time designator; this keeps odd
-    // date-only spellings (e.g. `20260301`) from silently meaning midnight.
-    if v.contains(['T', 't', ' ']) {
-        match v.parse::<DateTime>() {
-            Ok(dt) => return tz.to_timestamp(dt).map_err(|e| bound_error(s, Some(&e.to_string()))),
-            Err(e) if looks_like_date_prefix(v) => return Err(bound_error(s, Some(&e.to_string()))),
-            Err(_) => {}
-        }
-    } else if looks_like_date_prefix(v) {
-        // e.g. `2026-03-01Z`, `2026-3-1`: say what is wrong in jiff's words.
-        if let Err(e) = v.parse::<Timestamp>() {
-            return Err(bound_error(s, Some(&e.to_string())));
-        }
-    }
-    Err(bound_error(s, None))
+    TimeSpec::parse(s).and_then(|t| t.resolve(kind, now, tz)).map_err(|e| format!("invalid time {s:?}: {e}"))
 }
 
 /// `YYYY-MM-DD` exactly (validity of the date is checked by the parser).
@@ -323,10 +370,17 @@ fn parse_relative(v: &str) -> Option<Result<i64, String>> {
 /// a fixed offset `±HH:MM`, or `local` (the system zone; the `TZ` environment
 /// variable is honoured). The error message names the bad value.
 pub fn parse_tz(s: &str) -> Result<TimeZone, String> {
-    const FORMS: &str = "expected an IANA time zone name (Europe/Berlin), UTC, an offset like +02:00, or local";
+    tz_value(s).map_err(|e| format!("invalid time zone {s:?}: {e}"))
+}
+
+/// [`parse_tz`] with the reason alone in the error (the value is named by
+/// the caller, e.g. clap's `invalid value 'V' for '--tz <TZ>'`).
+pub fn tz_value(s: &str) -> Result<TimeZone, String> {
+    const FORMS: &str =
+        "expected an IANA time zone name (Europe/Berlin), UTC, an offset like +02:00 or -05:00, or local";
     let v = s.trim();
     if v.is_empty() {
-        return Err(format!("invalid time zone {s:?}: {FORMS}"));
+        return Err(format!("empty value; {FORMS}"));
     }
     if v.eq_ignore_ascii_case("local") {
         return Ok(TimeZone::system());
@@ -334,7 +388,7 @@ pub fn parse_tz(s: &str) -> Result<TimeZone, String> {
     if let Some(offset) = parse_fixed_offset(v) {
         return Ok(if offset == Offset::UTC { TimeZone::UTC } else { TimeZone::fixed(offset) });
     }
-    TimeZone::get(v).map_err(|e| format!("invalid time zone {s:?}: {e}; {FORMS}"))
+    TimeZone::get(v).map_err(|e| format!("{e}; {FORMS}"))
 }
 
 /// `+HH:MM` / `-HH:MM` with hours 0–25 and minutes 0–59.
@@ -748,8 +802,9 @@ mod tests {
             ("", "empty"),
             ("   ", "empty"),
             ("garbage", "expected"),
-            ("-2h", "negative"),
-            ("-30m", "negative"),
+            ("--2h", "expected"),
+            ("-", "expected"),
+            ("-2x", "unknown unit"),
             ("2x", "unknown unit"),
             ("2H", "unknown unit"),
             ("2mo", "unknown unit"),
@@ -781,6 +836,36 @@ mod tests {
                 assert!(err.contains("2026-03-01") && err.contains("30m"), "{err} lists forms");
             }
         }
+    }
+
+    #[test]
+    fn leading_minus_on_an_age_means_the_same_age() {
+        let now = ts(NOW);
+        for (plain, minus) in [("7d", "-7d"), ("30m", "-30m"), ("1h30m", "-1h30m"), ("0s", "-0s")] {
+            for kind in [BoundKind::Since, BoundKind::Until] {
+                assert_eq!(
+                    parse_bound(minus, kind, now, &TimeZone::UTC),
+                    parse_bound(plain, kind, now, &TimeZone::UTC)
+                );
+            }
+            assert_eq!(TimeSpec::parse(minus), TimeSpec::parse(plain));
+        }
+        assert_eq!(
+            parse_bound("-7d", BoundKind::Since, now, &TimeZone::UTC).unwrap(),
+            now.checked_sub(SignedDuration::from_hours(168)).unwrap()
+        );
+    }
+
+    #[test]
+    fn time_spec_errors_give_the_reason_without_the_value() {
+        for bad in ["", "garbage", "2x", "2026-13-01", "-2x"] {
+            let e = TimeSpec::parse(bad).expect_err(bad);
+            assert!(e.contains("expected an RFC 3339"), "{e}");
+            assert!(!e.contains("invalid time"), "{e}");
+        }
+        let e = tz_value("Mars/Base").expect_err("Mars/Base");
+        assert!(e.contains("IANA") && !e.contains("invalid time zone"), "{e}");
+        assert_eq!(tz_value("-05:00").map(|z| tz_name(&z)), Ok("-05:00".to_string()));
     }
 
     #[test]

@@ -416,7 +416,7 @@ fn tables_for_people() {
 fn usage_errors() {
     for (args, msg) in [
         (vec!["--by", "data..x"], "invalid field path"),
-        (vec!["--by", "day", "--tz", "Mars/Base"], "invalid time zone"),
+        (vec!["--by", "day", "--tz", "Mars/Base"], "error: invalid value 'Mars/Base' for '--tz <TZ>'"),
         (vec!["--sessions", "--by", "event"], "takes no --by"),
         (vec!["--tools", "--sum", "x.y"], "has its own columns"),
         (vec!["--by", "event,event"], "named twice"),

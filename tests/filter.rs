@@ -248,7 +248,7 @@ fn time_dates_zones_and_ages() {
     assert_eq!(picks(&run).len(), 7 + 29 + 11);
     let run = filter(&["--since", "yesterday"], &[S4]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("ci-filter: --since: invalid time \"yesterday\""), "{}", run.stderr);
+    assert!(run.stderr.starts_with("error: invalid value 'yesterday' for '--since <TIME>': "), "{}", run.stderr);
 }
 
 #[test]

@@ -165,3 +165,16 @@ pub fn exits_within(child: &mut std::process::Child, what: &str) -> Option<i32> 
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Runs a prepared `std::process::Command` once (for tests that choose
+/// stdin themselves: `Stdio::null()`, `Stdio::from(File)`), with stdout and
+/// stderr collected.
+pub fn run_std(mut cmd: std::process::Command) -> Run {
+    let out =
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).output().expect("binary runs");
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}

@@ -13,6 +13,7 @@ use crate::aggregate::groups::{total_record, Order};
 use crate::aggregate::partial::{self, Merger};
 use crate::aggregate::query::{Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
+use crate::cli::values;
 use crate::cli::{Common, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
@@ -22,7 +23,7 @@ use crate::output::Output;
 use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
 use crate::table::{self, TableFormat};
-use crate::time;
+use crate::time::{self, TimeZone};
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -193,8 +194,9 @@ pub enum SortOrder {
 #[command(name = "ci-agg", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
 pub struct Args {
     /// Captures: events.jsonl files, session directories, roots, or - for
-    /// stdin (session records or event records). With --merge: partial
-    /// streams (default stdin).
+    /// stdin (session records or event records; always read). With no PATH: stdin when it is a pipe, a socket or a
+    /// regular file, else the default roots (a terminal, /dev/null).
+    /// With --merge: partial streams (default stdin, whatever it is).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Group by these keys (comma-separated or repeated): event, workspace,
@@ -202,8 +204,8 @@ pub struct Args {
     #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',')]
     pub by: Vec<String>,
     /// Time zone of hour/day/week/month buckets: IANA name, UTC, ±HH:MM or local.
-    #[arg(long, value_name = "TZ", default_value = "UTC")]
-    pub tz: String,
+    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, value_parser = values::tz)]
+    pub tz: TimeZone,
     /// Sum of a numeric field per group (exact; numeric strings count).
     #[arg(long, value_name = "PATH")]
     pub sum: Vec<String>,
@@ -343,7 +345,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             }
         }
     } else {
-        let tz = time::parse_tz(&args.tz).map_err(Error::Usage)?;
+        let tz = args.tz.clone();
         let mut spec = args.spec();
         spec.tz = time::tz_name(&tz);
         let prices = match &args.pricing {

@@ -26,9 +26,10 @@ EXAMPLES:
 
 INPUT:
   PATH is an events.jsonl, a session directory, or a root to discover (as ci-find
-  --root). `-` or no PATH reads stdin: session records (from ci-find) are expanded
-  into their events, event records pass through. With no PATH on a terminal, the
-  default root is read.
+  --root). `-` reads stdin: session records (from ci-find) are expanded into
+  their events, event records pass through. With no PATH, stdin is read when it
+  is a pipe, a socket or a regular file (`< file`); otherwise (a terminal,
+  /dev/null as under cron or CI, another device) the default roots are read.
 
 OUTPUT:
   One event record per line, as on disk plus \"ci\":{\"session\",\"path\",\"line\"}
@@ -38,7 +39,9 @@ OUTPUT:
   with a marker `…[+N bytes]` and long arrays elided `…[+N items]`; the envelope,
   the small direct members of data (session_id, parent_id, tool_name,
   tool_call_id, model, usage, status, timestamp), numbers and booleans are never
-  cut. Output is always valid JSON.
+  cut. --max-bytes takes a size (4096, 4k, 1M; powers of 1024) of at least 1k;
+  a record whose envelope and protected fields alone exceed it is printed at
+  that floor. Output is always valid JSON.
 
 CLAUDE CODE HOOK CAPTURES:
   A medicine-wheel _sessiondata session directory (or a root of them, or one
@@ -85,7 +88,9 @@ const FOLLOW_NOTE: &str = "\
     after_help = "Run with --help for examples."
 )]
 pub struct Args {
-    /// Captures: events.jsonl files, session directories, roots, or - for stdin.
+    /// Captures: events.jsonl files, session directories, roots, or - for
+    /// stdin (always read). With no PATH: stdin when it is a pipe, a socket or a
+    /// regular file, else the default roots (a terminal, /dev/null).
     #[arg(value_name = "PATH")]
     pub paths: Vec<std::path::PathBuf>,
     /// Only physical line N, or lines A-B (1-based, inclusive), of each capture.

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+use crate::cli::values::{self, TimeArg};
 use crate::cli::{Common, EventOutput, Tool};
 use crate::diag::Diag;
 use crate::error::{Error, Found, Result};
@@ -12,7 +13,7 @@ use crate::predicate::{Glob, Selection, SessionId, Verdict, Where, PHANTOM_EVENT
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
 use crate::source::{self, Flow, RunOpts, SessionFlow, Visitor};
-use crate::time::{self, BoundKind};
+use crate::time::{self, BoundKind, TimeZone};
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -66,7 +67,8 @@ TIME:
   dropped; Z or an offset: an absolute instant), a date-time without offset or
   a date (read in --tz, default UTC; a date means its first instant for
   --since and the first instant of the next day for --until, so --since D
-  --until D is the whole day D), a relative age (90s, 30m, 2h, 7d, 2w, 1h30m:
+  --until D is the whole day D), a relative age (90s, 30m, 2h, 7d, 2w, 1h30m;
+  -7d is the same as 7d:
   now minus that), or now. Event timestamps are parsed the same way and
   compared as instants, never as strings. A record whose timestamp is \"\",
   missing or unparseable never matches a time bound (so --invert prints it);
@@ -119,8 +121,9 @@ Each passing event is printed as its line is written. Session records that
     after_help = "Run with --help for examples."
 )]
 pub struct Args {
-    /// Captures: events.jsonl files, session directories, roots, or - for stdin
-    /// (session records and event records).
+    /// Captures: events.jsonl files, session directories, roots, or - for
+    /// stdin (session records and event records; always read). With no PATH: stdin when it is a pipe, a socket or a
+    /// regular file, else the default roots (a terminal, /dev/null).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Only events whose name matches (exact or glob like 'tool:*'; repeatable, OR).
@@ -142,16 +145,16 @@ pub struct Args {
     /// Only sessions of this agent (session-level; repeatable, OR).
     #[arg(long, value_name = "NAME")]
     pub agent: Vec<String>,
-    /// Only records at or after this time (RFC 3339, date, or age like 30m, 2h, 7d).
-    #[arg(long, value_name = "TIME")]
-    pub since: Option<String>,
+    /// Only records at or after this time (RFC 3339, date, or age like 30m, 2h, 7d or -7d).
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
+    pub since: Option<TimeArg>,
     /// Only records before this time (exclusive; a date means the end of that day).
-    #[arg(long, value_name = "TIME")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
+    pub until: Option<TimeArg>,
     /// Time zone for dates and date-times without offset in --since/--until
     /// (IANA name, UTC, ±HH:MM or local).
-    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true)]
-    pub tz: String,
+    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, value_parser = values::tz)]
+    pub tz: TimeZone,
     /// Only events whose data.tool_name matches (exact or glob; repeatable, OR).
     #[arg(long, value_name = "NAME")]
     pub tool: Vec<String>,
@@ -193,13 +196,9 @@ impl Args {
                 .map(|s| Glob::new(s).map_err(|e| Error::Usage(format!("{flag} {s:?}: {e}"))))
                 .collect::<Result<Vec<_>>>()
         };
-        let tz = time::parse_tz(&self.tz).map_err(|e| Error::Usage(format!("--tz: {e}")))?;
         let now = time::now();
-        let bound = |flag: &str, v: &Option<String>, k| {
-            v.as_deref()
-                .map(|s| time::parse_bound(s, k, now, &tz).map_err(|e| Error::Usage(format!("{flag}: {e}"))))
-                .transpose()
-        };
+        let bound =
+            |flag: &str, v: &Option<TimeArg>, k| v.as_ref().map(|t| t.resolve(flag, k, now, &self.tz)).transpose();
         Ok(Selection {
             events: globs("--event", &self.event)?,
             not_events: globs("--not-event", &self.not_event)?,

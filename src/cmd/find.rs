@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
+use crate::cli::values::{self, TimeArg};
 use crate::cli::{Common, Tool};
 use crate::diag::Diag;
 use crate::discover;
@@ -12,7 +13,7 @@ use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::output::Output;
 use crate::session::{self, SessionRecord};
-use crate::time::{self, BoundKind, Timestamp};
+use crate::time::{self, BoundKind, TimeZone, Timestamp};
 use crate::watch::Watch;
 
 const EXAMPLES: &str = "\
@@ -152,13 +153,13 @@ pub struct Args {
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
     /// Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, or an
-    /// age like 30m, 2h, 7d). Activity is metadata started_at..last_event_at
+    /// age like 30m, 2h, 7d or -7d). Activity is metadata started_at..last_event_at
     /// (else ended_at); a session with no time in its metadata never matches.
-    #[arg(long, value_name = "TIME")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
+    pub since: Option<TimeArg>,
     /// Only sessions started before this time (exclusive; a date means the end of that day).
-    #[arg(long, value_name = "TIME")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
+    pub until: Option<TimeArg>,
     /// Only sessions of this agent (metadata agent_name, else the fork line's
     /// data.metadata.agent_name).
     #[arg(long, value_name = "NAME")]
@@ -175,8 +176,9 @@ pub struct Args {
     /// Only sessions of this recipe (metadata recipe_name).
     #[arg(long, value_name = "NAME")]
     pub recipe: Vec<String>,
-    /// Only captures whose events.jsonl has at least this size (K/M/G suffixes).
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::parse_size)]
+    /// Only captures whose events.jsonl has at least this size (a size: 4096,
+    /// 4k, 1M; k, M, G are powers of 1024).
+    #[arg(long, value_name = "SIZE", value_parser = values::size)]
     pub min_bytes: Option<u64>,
     /// Only sessions of this model. Claude hooks: the first SessionStart's
     /// `model`. Amplifier: any `llm:response` event's `data.model` (the
@@ -219,9 +221,9 @@ pub struct Args {
     /// as it appears (polled every second).
     #[arg(short = 'f', long, conflicts_with = "tree")]
     pub follow: bool,
-    /// Time zone for dates in --since/--until (IANA name, UTC or local).
-    #[arg(long, value_name = "TZ", default_value = "UTC")]
-    pub tz: String,
+    /// Time zone for dates in --since/--until (IANA name, UTC, ±HH:MM or local).
+    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, value_parser = values::tz)]
+    pub tz: TimeZone,
     #[command(flatten)]
     pub common: Common,
 }
@@ -307,9 +309,11 @@ impl Filters {
 
 /// Runs ci-find.
 pub fn run(args: Args, diag: &Diag) -> Result<Found> {
-    let tz = time::parse_tz(&args.tz).map_err(Error::Usage)?;
     let now = time::now();
-    let bound = |v: &Option<String>, k| v.as_deref().map(|s| time::parse_bound(s, k, now, &tz)).transpose();
+    let bound = |flag: &str, v: &Option<TimeArg>, k| v.as_ref().map(|t| t.resolve(flag, k, now, &args.tz)).transpose();
+    // Resolved before any root is read, so a bad bound is the only message.
+    let since = bound("--since", &args.since, BoundKind::Since)?;
+    let until = bound("--until", &args.until, BoundKind::Until)?;
     let roots = discover::resolve_roots(&args.root, diag);
     let mut all = vec![];
     for root in &roots {
@@ -336,8 +340,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         statuses: args.status.clone(),
         agents: args.agent.clone(),
         recipes: args.recipe.clone(),
-        since: bound(&args.since, BoundKind::Since).map_err(Error::Usage)?,
-        until: bound(&args.until, BoundKind::Until).map_err(Error::Usage)?,
+        since,
+        until,
         parent,
         roots: args.roots,
         children: args.children,

@@ -132,7 +132,9 @@ pub struct Args {
     /// this is the first PATH.
     #[arg(value_name = "PATTERN")]
     pub pattern: Option<String>,
-    /// Captures: events.jsonl files, session directories, roots, or - for stdin.
+    /// Captures: events.jsonl files, session directories, roots, or - for
+    /// stdin (always read). With no PATH: stdin when it is a pipe, a socket or a
+    /// regular file, else the default roots (a terminal, /dev/null).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// A pattern to search for (repeatable: any may match).

@@ -566,7 +566,7 @@ impl Parser<'_> {
                     let e = self.or()?;
                     let c = self.bump();
                     if c.tok != Tok::Close {
-                        return Err(self.err(c.col, format!("expected ')' to close the '(' at column {}", t.col)));
+                        return Err(self.err(c.col, format!("expected ')' to close the '(' of column {}", t.col)));
                     }
                     e
                 };
@@ -786,7 +786,7 @@ mod tests {
         assert_eq!(err("data. == 1"), (6, "expected a field name after '.'".into()));
         assert_eq!(err("data.x[a] == 1"), (7, "expected an array index like [0]".into()));
         assert_eq!(err("data.x exists data.y"), (15, "expected 'and', 'or' or the end after 'exists'".into()));
-        assert_eq!(err("(data.x exists"), (15, "expected ')' to close the '(' at column 1".into()));
+        assert_eq!(err("(data.x exists"), (15, "expected ')' to close the '(' of column 1".into()));
         assert_eq!(err("data.x exists)"), (14, "unmatched ')'".into()));
         assert_eq!(err("data.x & data.y"), (8, "'&' is not an operator (use '&&')".into()));
         assert_eq!(err("data.x == \"\\q\""), (12, "invalid escape in a \"…\" string (use '…' for regexes)".into()));

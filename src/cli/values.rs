@@ -1,0 +1,182 @@
+//! The value parsers of every flag that takes a size, a time or a time zone,
+//! declared once and used by all five tools as clap `value_parser`s (and so
+//! for the `CI_MAX_BYTES` environment default too).
+//!
+//! One error shape for a bad value: clap's
+//! `error: invalid value 'V' for '--flag <NAME>': REASON`, exit 2, where
+//! REASON says what is wrong and what is accepted, without repeating the
+//! value or the flag. The few errors found after parsing (a `--since` date at
+//! the end of the supported range in the `--tz` zone) use the same words:
+//! `ci-TOOL: invalid value 'V' for '--since <TIME>': REASON` (see
+//! [`TimeArg::resolve`]).
+//!
+//! - Sizes ([`size`], [`max_bytes`]): a whole number of bytes with an
+//!   optional suffix `k`/`K` (×1024), `m`/`M` (×1024²) or `g`/`G` (×1024³);
+//!   `1k` = `1K` = 1024. `--max-bytes` below [`MIN_MAX_BYTES`] is refused.
+//! - Times ([`time`]): see [`crate::time`]; a relative age may be written
+//!   `7d` or `-7d` (both: seven days ago).
+//! - Time zones ([`tz`]): an IANA name, `UTC`, `±HH:MM` (`-05:00` too) or
+//!   `local`.
+//!
+//! Flags whose value may start with `-` (`--since -7d`, `--tz -05:00`) are
+//! declared with `allow_hyphen_values`, so clap does not take the value for
+//! a flag.
+
+use crate::error::{Error, Result};
+use crate::time::{BoundKind, TimeSpec, TimeZone, Timestamp};
+
+/// The smallest `--max-bytes` (and `CI_MAX_BYTES`) accepted: 1 KiB.
+///
+/// The budget never cuts the envelope (`event`, `workspace`, `timestamp`,
+/// `ci`) or the protected members of `data` (`session_id`, `usage`, …), so a
+/// record cannot be made smaller than those: its *floor*. The floor varies
+/// per record (the capture path is in `ci`, a writer may put anything in
+/// `usage`), so no budget is large enough for every possible record; 1 KiB
+/// is above the floor of every record of the shipped fixtures (the largest,
+/// 653 bytes, is an Amplifier record with a long capture path) and of the
+/// records the writers produce in practice. A record whose floor exceeds the
+/// budget is printed at its floor (see `README.md`, "Safe output").
+pub const MIN_MAX_BYTES: usize = 1024;
+
+const SIZE_FORMS: &str = "expected a whole number of bytes with an optional k, M or G suffix (1024-based: 1k = 1024)";
+
+/// Parses a size: digits, then an optional `k`/`K`, `m`/`M` or `g`/`G`
+/// (powers of 1024). Surrounding whitespace is ignored.
+///
+/// ```
+/// use ci_tools::cli::values::size;
+/// assert_eq!(size("1k"), Ok(1024));
+/// assert_eq!(size("2M"), Ok(2 << 20));
+/// assert!(size("1.5k").is_err());
+/// ```
+pub fn size(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, mult) = match t.as_bytes().last().map(u8::to_ascii_uppercase) {
+        Some(b'K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some(b'M') => (&t[..t.len() - 1], 1 << 20),
+        Some(b'G') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(SIZE_FORMS.to_string());
+    }
+    digits.parse::<u64>().ok().and_then(|n| n.checked_mul(mult)).ok_or_else(|| format!("too large; {SIZE_FORMS}"))
+}
+
+/// Parses a `--max-bytes` budget: a [`size`] of at least [`MIN_MAX_BYTES`].
+///
+/// ```
+/// use ci_tools::cli::values::max_bytes;
+/// assert_eq!(max_bytes("4k"), Ok(4096));
+/// assert!(max_bytes("100").unwrap_err().contains("1024"));
+/// ```
+pub fn max_bytes(s: &str) -> std::result::Result<usize, String> {
+    let n = size(s)?;
+    let n = usize::try_from(n).map_err(|_| format!("too large; {SIZE_FORMS}"))?;
+    if n < MIN_MAX_BYTES {
+        return Err(format!(
+            "below the smallest budget, {MIN_MAX_BYTES} bytes (1k): a record's envelope and protected fields are never cut (use --full for no budget)"
+        ));
+    }
+    Ok(n)
+}
+
+/// A parsed `--since`/`--until` value and its text (to name it in a later error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeArg {
+    /// The value as given.
+    pub text: String,
+    /// What it means.
+    pub spec: TimeSpec,
+}
+
+impl TimeArg {
+    /// The instant for `flag` (`--since`, `--until`), given the current time
+    /// and the `--tz` zone; the error has the shape of a clap value error.
+    pub fn resolve(&self, flag: &str, kind: BoundKind, now: Timestamp, tz: &TimeZone) -> Result<Timestamp> {
+        self.spec
+            .resolve(kind, now, tz)
+            .map_err(|e| Error::Usage(format!("invalid value '{}' for '{flag} <TIME>': {e}", self.text)))
+    }
+}
+
+/// Parses a `--since`/`--until` value (resolved later by [`TimeArg::resolve`]).
+pub fn time(s: &str) -> std::result::Result<TimeArg, String> {
+    TimeSpec::parse(s).map(|spec| TimeArg { text: s.to_string(), spec })
+}
+
+/// Parses a `--tz` value.
+pub fn tz(s: &str) -> std::result::Result<TimeZone, String> {
+    crate::time::tz_value(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        let ok = [
+            ("0", 0),
+            ("1", 1),
+            ("1k", 1024),
+            ("1K", 1024),
+            (" 4k ", 4096),
+            ("3m", 3 << 20),
+            ("3M", 3 << 20),
+            ("2g", 2 << 30),
+            ("2G", 2 << 30),
+            ("16777216G", 1 << 54),
+        ];
+        for (input, want) in ok {
+            assert_eq!(size(input), Ok(want), "{input:?}");
+        }
+        for bad in ["", "k", "1.5k", "-1", "+1", "1kb", "1KiB", "1 k", "1T", "x", "１k", "99999999999999999999"] {
+            let e = size(bad).expect_err(bad);
+            assert!(e.contains("1024-based"), "{bad:?}: {e}");
+        }
+        assert!(size("17179869184G").unwrap_err().starts_with("too large"));
+    }
+
+    #[test]
+    fn max_bytes_floor() {
+        assert_eq!(max_bytes("1k"), Ok(MIN_MAX_BYTES));
+        assert_eq!(max_bytes("1024"), Ok(1024));
+        assert_eq!(max_bytes("1M"), Ok(1 << 20));
+        for low in ["0", "1", "100", "1023"] {
+            let e = max_bytes(low).expect_err(low);
+            assert!(e.contains("1024 bytes"), "{e}");
+        }
+        assert!(max_bytes("1x").unwrap_err().contains("1024-based"));
+    }
+
+    #[test]
+    fn times() {
+        let now: Timestamp = "2026-03-10T00:00:00Z".parse().unwrap();
+        let utc = TimeZone::UTC;
+        let at = |s: &str, k| time(s).unwrap().resolve("--since", k, now, &utc).unwrap().to_string();
+        assert_eq!(at("7d", BoundKind::Since), "2026-03-03T00:00:00Z");
+        assert_eq!(at("-7d", BoundKind::Since), "2026-03-03T00:00:00Z");
+        assert_eq!(at("-7d", BoundKind::Until), "2026-03-03T00:00:00Z");
+        assert_eq!(at("2026-03-01", BoundKind::Until), "2026-03-02T00:00:00Z");
+        assert_eq!(at("2026-03-01T08:00-05:00", BoundKind::Since), "2026-03-01T13:00:00Z");
+        assert!(time("yesterday").is_err());
+        let e = time("9999-12-31").unwrap().resolve("--until", BoundKind::Until, now, &utc).unwrap_err();
+        assert!(
+            e.to_string().starts_with("invalid value '9999-12-31' for '--until <TIME>': date is at the end"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn zones() {
+        for (input, name) in
+            [("-05:00", "-05:00"), ("+02:00", "+02:00"), ("UTC", "UTC"), ("europe/berlin", "Europe/Berlin")]
+        {
+            assert_eq!(tz(input).map(|z| crate::time::tz_name(&z)), Ok(name.to_string()), "{input}");
+        }
+        for bad in ["", "-5", "Mars/Base", "-05:60"] {
+            assert!(tz(bad).expect_err(bad).contains("expected an IANA time zone name"), "{bad:?}");
+        }
+    }
+}
