@@ -206,10 +206,7 @@ mod tests {
         assert_eq!(rounded(-0.5), "-0.5");
         assert_eq!(rounded(99999.95), "99999.9");
         let rows = recs(serde_json::json!([{"k": "a", "mean": 3622.1111111111113, "n": 7}]));
-        assert_eq!(
-            String::from_utf8(render(&rows, TableFormat::Table)).unwrap(),
-            "k     mean  n\na  3622.11  7\n"
-        );
+        assert_eq!(String::from_utf8(render(&rows, TableFormat::Table)).unwrap(), "k     mean  n\na  3622.11  7\n");
         assert_eq!(String::from_utf8(render(&rows, TableFormat::Csv)).unwrap(), "k,mean,n\na,3622.1111111111113,7\n");
     }
 

@@ -899,3 +899,31 @@ fn estimates_do_not_depend_on_how_fast_the_pipe_fills() {
         assert_eq!(slow, fast, "written {piece} records at a time");
     }
 }
+
+#[test]
+fn a_key_or_metric_no_record_has_is_named_with_the_nearest_field() {
+    let root = root_with(&[(
+        "s1",
+        vec![
+            ev("tool:pre", "2026-03-01T10:00:00Z", json!({"tool_name": "bash", "status": "ok"})),
+            ev("tool:post", "2026-03-01T10:00:01Z", json!({"tool_name": "bash"})),
+        ],
+    )]);
+    let path = path_arg(root.path());
+    let run = agg(&["--by", "evnt", &path]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "{\"evnt\":null,\"count\":2}\n"));
+    assert_eq!(
+        run.stderr,
+        "ci-agg: warning: --by evnt: no record has this field (null in every group); did you mean \"event\"?\n"
+    );
+    let run = agg(&["--by", "modle", "--sum", "data.duraton_ms", &path]);
+    assert_eq!(
+        run.stderr,
+        "ci-agg: warning: --by modle: no record has this field (null in every group); did you mean \"model\"?\n\
+         ci-agg: warning: data.duraton_ms: no record has this field, so its metrics are empty\n"
+    );
+    // A key some records have is no typo: no warning.
+    let run = agg(&["--by", "data.status", "--sum", "data.tool_name", &path]);
+    assert_eq!(run.code, 0);
+    assert!(!run.stderr.contains("no record has this field"), "{run:?}");
+}

@@ -56,6 +56,26 @@ pub enum Field {
     Path(Path),
 }
 
+/// The named fields ([`Field::parse`] reads any other name as a dotted path).
+pub const NAMES: [&str; 16] = [
+    "event",
+    "workspace",
+    "session",
+    "tool",
+    "model",
+    "agent",
+    "status",
+    "hour",
+    "day",
+    "week",
+    "month",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "cost_usd",
+];
+
 impl Field {
     /// Parses a name from the table in the module docs, else a dotted path.
     pub fn parse(s: &str) -> Result<Field, String> {

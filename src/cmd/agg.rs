@@ -9,13 +9,15 @@ use clap::{Parser, ValueEnum};
 use serde_json::Value;
 
 use crate::aggregate::cost::Mode;
-use crate::aggregate::groups::{total_record, Order};
+use crate::aggregate::field::{Field, KeyVal, NAMES};
+use crate::aggregate::groups::{total_record, Order, Row};
 use crate::aggregate::partial::{self, Merger};
+use crate::aggregate::query::Layout;
 use crate::aggregate::query::{Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
 use crate::cli::values;
 use crate::cli::{Common, Tool};
-use crate::diag::Diag;
+use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::lines::LineReader;
@@ -356,7 +358,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         let answer = aggregate(&q, &args, diag)?;
         (q, answer)
     };
-    for (field, n) in answer.not_numbers(&q) {
+    let not_numbers = answer.not_numbers(&q);
+    for (field, n) in &not_numbers {
+        let n = *n;
         diag.warn(&format_args!(
             "{n} value{} of {field} {} not numbers and skipped",
             plural(n),
@@ -377,6 +381,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         SortOrder::Key => Order::Key,
     };
     let rows = answer.rows(&q, order);
+    let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
+    warn_fields_never_found(&rows, &q, &seen, diag);
     let mut records: Vec<serde_json::Map<String, Value>> = rows.into_iter().map(|r| r.record).collect();
     warn_unpriced(&records, &q, diag);
     let total = if args.format == Format::Table { total_record(&q, &records) } else { None };
@@ -402,6 +408,42 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     out.write(&bytes)?;
     out.flush()?;
     Ok(Found::from_bool(found))
+}
+
+/// One warning per `--by` key or metric path that no record had: a typo
+/// (`--by evnt`) would otherwise print one `null` group without a word. The
+/// nearest named field is suggested when the name is close to one.
+/// `seen`: metric fields that had values, though not numbers.
+fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], diag: &Diag) {
+    if rows.is_empty() {
+        return;
+    }
+    let hint = |name: &str| match diag::nearest(name, &NAMES) {
+        Some(n) => format!("; did you mean {n:?}?"),
+        None => String::new(),
+    };
+    for (i, key) in q.keys.iter().enumerate() {
+        let Field::Path(p) = key else { continue };
+        if rows.iter().all(|r| r.key.get(i).is_none_or(|k| *k == KeyVal::Null)) {
+            let name = p.as_str();
+            diag.warn(&format_args!("--by {name}: no record has this field (null in every group){}", hint(name)));
+        }
+    }
+    for m in &q.measures {
+        let (Field::Path(p), Layout::Nested) = (&m.field, &m.layout) else { continue };
+        let name = p.as_str();
+        if seen.contains(&name) {
+            continue;
+        }
+        let empty = |v: &Value| v.is_null() || v.as_u64() == Some(0);
+        let never = rows.iter().all(|r| match r.record.get(name) {
+            Some(Value::Object(outs)) => outs.values().all(empty),
+            _ => true,
+        });
+        if never {
+            diag.warn(&format_args!("{name}: no record has this field, so its metrics are empty{}", hint(name)));
+        }
+    }
 }
 
 /// One warning naming the models no price was found for (their responses'
