@@ -489,3 +489,17 @@ fn lines_damaged_inside_data_are_reported_when_selected() {
     assert_eq!((run.code, run.lines().len()), (2, 1));
     assert_eq!(run.stderr, "-:2: invalid JSON at byte 14: invalid escape\nci-filter: 1 bad line skipped\n");
 }
+
+#[test]
+fn an_event_pattern_that_matches_nothing_is_named_with_the_nearest_event() {
+    let demo = crate::util::DEMO;
+    let run = ci("ci-filter").args(["--event", "tool:pr", "--event", "prompt:submit", demo]).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let warnings: Vec<&str> = run.stderr.lines().filter(|l| l.contains("--event")).collect();
+    assert_eq!(warnings, ["ci-filter: warning: --event tool:pr: no event read matched it; did you mean \"tool:pre\"?"]);
+    // A glob gets no guess; a pattern that matched is never warned about.
+    let run = ci("ci-filter").args(["--event", "nope:*", demo]).run();
+    assert_eq!(run.code, 1, "{run:?}");
+    let warnings: Vec<&str> = run.stderr.lines().filter(|l| l.contains("--event")).collect();
+    assert_eq!(warnings, ["ci-filter: warning: --event nope:*: no event read matched it"]);
+}

@@ -233,7 +233,16 @@ struct Filter<'a> {
     passed: u64,
     /// Event records read from a stream (no session metadata).
     piped: u64,
+    /// `--event` patterns (indices into the selection's) no event has matched yet.
+    unmatched: Vec<usize>,
+    /// Distinct event names read while a pattern is unmatched (for the hint;
+    /// at most [`NAMES_KEPT`]).
+    names: std::collections::BTreeSet<String>,
 }
+
+/// Distinct event names kept for the "did you mean" hint of an `--event`
+/// pattern that matched nothing.
+const NAMES_KEPT: usize = 1024;
 
 impl Filter<'_> {
     fn pass(&mut self, v: Verdict) -> bool {
@@ -269,6 +278,14 @@ impl Visitor for Filter<'_> {
 
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         self.piped += u64::from(ev.capture.is_none());
+        if !self.unmatched.is_empty() {
+            let name = ev.name();
+            let events = &self.sel.events;
+            self.unmatched.retain(|&i| !events[i].matches(&name));
+            if self.names.len() < NAMES_KEPT && !self.names.contains(name.as_ref()) {
+                self.names.insert(name.into_owned());
+            }
+        }
         if self.pass(self.sel.matches_event(ev)) {
             if ev.confirm(self.diag) {
                 self.format.write(ev, out);
@@ -277,6 +294,27 @@ impl Visitor for Filter<'_> {
             }
         }
         Flow::Continue
+    }
+}
+
+/// One warning per `--event` pattern that matched no event of the run (a
+/// typo such as `tool:pr` would otherwise print nothing without a word), with
+/// the nearest event name read when one is close.
+fn warn_unmatched_events(sel: &crate::predicate::Selection, visitors: &[Filter<'_>], diag: &Diag) {
+    let read: Vec<&str> = visitors.iter().flat_map(|v| v.names.iter().map(String::as_str)).collect();
+    if read.is_empty() {
+        return; // no event was read: nothing to compare with
+    }
+    for (i, g) in sel.events.iter().enumerate() {
+        let never = visitors.iter().all(|v| v.unmatched.contains(&i));
+        if !never || (g.is_exact() && PHANTOM_EVENTS.contains(&g.as_str())) {
+            continue;
+        }
+        let hint = match crate::diag::nearest(g.as_str(), &read) {
+            Some(n) if g.is_exact() => format!("; did you mean {n:?}?"),
+            _ => String::new(),
+        };
+        diag.warn(&format_args!("--event {}: no event read matched it{hint}", g.as_str()));
     }
 }
 
@@ -308,7 +346,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         lazy,
         passed: 0,
         piped: 0,
+        unmatched: (0..sel.events.len()).collect(),
+        names: std::collections::BTreeSet::new(),
     })?;
+    warn_unmatched_events(&sel, &visitors, diag);
     let passed: u64 = visitors.iter().map(|v| v.passed).sum();
     let piped: u64 = visitors.iter().map(|v| v.piped).sum();
     if sel.needs_session_metadata() && piped > 0 {
