@@ -10,7 +10,7 @@
 //! length) parsing to the same value.
 #![no_main]
 
-use std::io::{self, Read};
+use std::io::Read;
 
 use arbitrary::Arbitrary;
 use ci_tools::elements::{ArrayError, ElementReader, ReadError};
@@ -23,34 +23,9 @@ struct Input {
     bytes: Vec<u8>,
 }
 
-/// A reader that hands out its bytes in the given chunk sizes.
-struct Chunky<'a> {
-    data: &'a [u8],
-    chunks: &'a [u8],
-    k: usize,
-    interrupted: bool,
-}
-
-impl Read for Chunky<'_> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let step = if self.chunks.is_empty() {
-            usize::MAX
-        } else {
-            let s = self.chunks[self.k % self.chunks.len()];
-            self.k += 1;
-            usize::from(s)
-        };
-        if step == 0 && !self.interrupted {
-            self.interrupted = true;
-            return Err(io::Error::from(io::ErrorKind::Interrupted));
-        }
-        self.interrupted = false;
-        let n = self.data.len().min(step.max(1)).min(out.len());
-        out[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        Ok(n)
-    }
-}
+#[path = "common/chunky.rs"]
+mod chunky;
+use chunky::Chunky;
 
 type Got = (Vec<(Vec<u8>, u64, u64, u64, u64)>, Option<ArrayError>);
 
