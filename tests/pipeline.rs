@@ -36,3 +36,17 @@ fn grep_list_pipes_into_agg() {
     let by_event = pipe(sessions, "ci-agg", &["--by", "session"]);
     assert_eq!(by_event.lines().count(), ids.len());
 }
+
+/// The README's main job, on the clean demo: the table, and not one warning.
+#[test]
+fn the_readme_main_job_runs_without_a_warning() {
+    let records = ci("ci-find").args(["--root", "fixtures/demo-clean"]).run();
+    assert_eq!((records.code, records.stderr.as_str(), records.lines().len()), (0, "", 6), "{records:?}");
+    let run = ci("ci-agg").args(["--by", "event", "--format", "table"]).stdin(records.stdout).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 19, "{}", run.stdout);
+    assert_eq!(lines[0], "event                     count");
+    assert_eq!(lines[1], "tool:pre                      9");
+    assert_eq!(lines[18], "tool:error                    1");
+}
