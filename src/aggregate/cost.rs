@@ -21,6 +21,7 @@
 //! and the rest at the 5-minute rate. Figures that are not non-negative
 //! integers make the response unpriced.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
@@ -89,22 +90,37 @@ impl Sources {
     /// writer, computed, unpriced (`"computed"`, `"writer+computed"`,
     /// `"computed+unpriced"`); `None` when there is none.
     pub fn label(self) -> Option<String> {
-        let names = [(Sources::WRITER, "writer"), (Sources::COMPUTED, "computed"), (Sources::UNPRICED, "unpriced")];
-        let parts: Vec<&str> = names.iter().filter(|(s, _)| self.0 & s.0 != 0).map(|(_, n)| *n).collect();
+        let parts: Vec<&str> = Sources::NAMES.iter().filter(|(s, _)| self.0 & s.0 != 0).map(|(_, n)| *n).collect();
         (!parts.is_empty()).then(|| parts.join("+"))
+    }
+
+    /// Each source and its name in a label, in label order.
+    const NAMES: [(Sources, &'static str); 3] =
+        [(Sources::WRITER, "writer"), (Sources::COMPUTED, "computed"), (Sources::UNPRICED, "unpriced")];
+
+    /// The sources a [`Sources::label`] names (unknown parts are ignored).
+    pub fn from_label(label: &str) -> Sources {
+        let mut s = Sources::NONE;
+        for part in label.split('+') {
+            if let Some((bit, _)) = Sources::NAMES.iter().find(|(_, n)| *n == part) {
+                s.add(*bit);
+            }
+        }
+        s
     }
 }
 
 /// The cost of one response.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cost {
+pub struct Cost<'a> {
     /// USD; `None` when there is none (unpriced, or no figures).
     pub usd: Option<Num>,
     /// Where it came from ([`Sources::NONE`] when the response had nothing to price).
     pub source: Sources,
     /// The model that could not be priced (`None` for a response without a
-    /// model, and for a priced one).
-    pub unpriced: Option<String>,
+    /// model, and for a priced one), borrowed from the line: a tally copies it
+    /// once per group, not once per response.
+    pub unpriced: Option<Cow<'a, str>>,
 }
 
 /// Where a group's costs came from, and the models it could not price.
@@ -120,11 +136,11 @@ pub struct Tally {
 
 impl Tally {
     /// Notes one response's cost.
-    pub fn note(&mut self, c: &Cost) {
+    pub fn note(&mut self, c: &Cost<'_>) {
         self.sources.add(c.source);
         if let Some(m) = &c.unpriced {
-            if !self.unpriced.contains(m) {
-                self.unpriced.insert(m.clone());
+            if !self.unpriced.contains(m.as_ref()) {
+                self.unpriced.insert(m.to_string());
             }
         }
     }
@@ -138,6 +154,13 @@ impl Tally {
     /// Whether nothing was noted.
     pub fn is_empty(&self) -> bool {
         *self == Tally::default()
+    }
+
+    /// The tally an output record printed ([`Tally::write`]), to add records up.
+    pub fn of_record(rec: &serde_json::Map<String, serde_json::Value>) -> Tally {
+        let sources = rec.get("cost_source").and_then(|v| v.as_str()).map_or(Sources::NONE, Sources::from_label);
+        let models = rec.get("unpriced_models").and_then(|v| v.as_array()).into_iter().flatten();
+        Tally { sources, unpriced: models.filter_map(|m| m.as_str()).map(str::to_owned).collect() }
     }
 
     /// Adds `cost_source` and `unpriced_models` to an output record.
@@ -165,13 +188,13 @@ impl Costing {
     }
 
     /// The cost of the response `ev`.
-    pub fn cost(&mut self, ev: &Event<'_>) -> Cost {
+    pub fn cost<'a>(&mut self, ev: &Event<'a>) -> Cost<'a> {
         self.cost_of(ev, &ev.tokens().map(number))
     }
 
     /// The cost of the response `ev` whose figures, read already, are `figures`
     /// ([`crate::format::Usage::ALL`] order: the last is the writer's cost).
-    pub fn cost_of(&mut self, ev: &Event<'_>, figures: &[Option<Num>; 5]) -> Cost {
+    pub fn cost_of<'a>(&mut self, ev: &Event<'a>, figures: &[Option<Num>; 5]) -> Cost<'a> {
         if self.mode == Mode::Auto {
             if let Some(usd) = figures[4] {
                 return Cost { usd: Some(usd), source: Sources::WRITER, unpriced: None };
@@ -187,7 +210,7 @@ impl Costing {
         };
         match usd {
             Some(d) => Cost { usd: Some(Num::Exact(d)), source: Sources::COMPUTED, unpriced: None },
-            None => Cost { usd: None, source: Sources::UNPRICED, unpriced: model.map(|m| m.into_owned()) },
+            None => Cost { usd: None, source: Sources::UNPRICED, unpriced: model },
         }
     }
 
@@ -238,6 +261,8 @@ mod tests {
         s.add(Sources::COMPUTED);
         assert_eq!(s.label().as_deref(), Some("writer+computed+unpriced"));
         assert!(s.contains(Sources::COMPUTED));
+        assert_eq!(Sources::from_label("writer+computed+unpriced"), s);
+        assert_eq!(Sources::from_label("computed"), Sources::COMPUTED);
     }
 
     #[test]

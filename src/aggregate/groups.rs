@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::record::Event;
 
-use super::cost::{Sources, Tally};
+use super::cost::Tally;
 use super::field::{Context, Field, KeyVal, Usage, Val};
 use super::query::{Layout, Query};
 use super::responses::Responses;
@@ -114,15 +114,7 @@ pub fn total_record(q: &Query, records: &[Map<String, Value>]) -> Option<Map<Str
     if q.reads_cost() {
         let mut tally = Tally::default();
         for r in records {
-            for (label, bit) in
-                [("writer", Sources::WRITER), ("computed", Sources::COMPUTED), ("unpriced", Sources::UNPRICED)]
-            {
-                if r.get("cost_source").and_then(Value::as_str).is_some_and(|s| s.split('+').any(|p| p == label)) {
-                    tally.sources.add(bit);
-                }
-            }
-            let models = r.get("unpriced_models").and_then(Value::as_array).into_iter().flatten();
-            tally.unpriced.extend(models.filter_map(Value::as_str).map(str::to_owned));
+            tally.merge(Tally::of_record(r));
         }
         tally.write(&mut rec);
     }

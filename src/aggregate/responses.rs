@@ -286,7 +286,7 @@ fn token_figures(ev: &Event<'_>) -> ([Option<Num>; 5], f64) {
 }
 
 /// A copy's figures (the last one its cost), its token total, and its cost.
-fn figures(ev: &Event<'_>, costing: &mut Costing) -> ([Option<Num>; 5], f64, Cost) {
+fn figures<'a>(ev: &Event<'a>, costing: &mut Costing) -> ([Option<Num>; 5], f64, Cost<'a>) {
     let (mut usage, total) = token_figures(ev);
     let cost = costing.cost_of(ev, &usage);
     usage[Usage::Cost as usize] = cost.usd;
@@ -294,7 +294,7 @@ fn figures(ev: &Event<'_>, costing: &mut Costing) -> ([Option<Num>; 5], f64, Cos
 }
 
 /// The tally of one copy's cost.
-fn tally(cost: &Cost) -> Tally {
+fn tally(cost: &Cost<'_>) -> Tally {
     let mut t = Tally::default();
     t.note(cost);
     t
