@@ -212,11 +212,6 @@ impl<R: Read> ElementReader<R> {
         }
     }
 
-    /// The number of the last element returned.
-    pub fn count(&self) -> u64 {
-        self.count
-    }
-
     /// Offset in the input of the next unread byte.
     fn offset(&self) -> u64 {
         self.base + self.pos as u64

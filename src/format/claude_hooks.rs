@@ -461,8 +461,11 @@ impl Scan {
         if self.cwd.is_none() {
             self.cwd = s("cwd");
         }
-        if let Some(p) = s("permission_mode") {
-            self.tags.insert(format!("permission:{p}"));
+        // Every line names its mode: a tag is made only when it is new.
+        if let Some(p) = rec.get_str("permission_mode") {
+            if !self.tags.iter().any(|t| t.strip_prefix("permission:") == Some(p.as_ref())) {
+                self.tags.insert(format!("permission:{p}"));
+            }
         }
         if let Some(t) = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp) {
             self.first = Some(self.first.map_or(t, |f| f.min(t)));

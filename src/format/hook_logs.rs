@@ -205,7 +205,11 @@ impl FileIndex {
                 }
             };
             let extends = prev.as_deref() == Some(sid.as_ref());
-            let part = ix.sessions.entry(sid.as_ref().to_owned()).or_default();
+            // The session's key is copied once, when first seen (not per element).
+            if !ix.sessions.contains_key(sid.as_ref()) {
+                ix.sessions.insert(sid.as_ref().to_owned(), Part::default());
+            }
+            let Some(part) = ix.sessions.get_mut(sid.as_ref()) else { continue };
             let end = el.offset + el.len;
             match part.runs.last_mut() {
                 Some(run) if extends => {
