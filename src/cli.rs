@@ -64,7 +64,9 @@ pub struct EventOutput {
     /// (with a `…[+N bytes]` marker) and long arrays elided until it fits.
     /// A size: 4096, 4k, 1M (k, M, G are powers of 1024); at least 1k. The
     /// envelope and protected fields are never cut, so a record whose floor
-    /// is larger than N is printed at that floor.
+    /// is larger than N is printed at that floor. A record printed cut says
+    /// so (`ci.cut`: its line's offset and hash), and a ci-* tool reading it
+    /// reads the line again whole.
     #[arg(long, value_name = "N", env = MAX_BYTES_ENV, hide_env_values = true, default_value_t = DEFAULT_MAX_BYTES, value_parser = values::max_bytes)]
     pub max_bytes: usize,
     /// Print records whole, without the byte budget.

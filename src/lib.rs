@@ -38,6 +38,7 @@ pub mod output;
 pub mod predicate;
 pub mod pricing;
 pub mod record;
+pub mod reread;
 pub mod search;
 pub mod session;
 pub mod signal;

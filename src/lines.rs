@@ -22,9 +22,26 @@ pub struct Line<'a> {
     pub bytes: &'a [u8],
     /// 1-based physical line number.
     pub number: u64,
+    /// Where the line is in its file ([`Site`]), so that it can be read again.
+    pub site: Site,
     /// False for a last line that had no `\n` (still being written, or a file
     /// whose writer left out the final newline).
     pub terminated: bool,
+}
+
+/// Where a line is in its file: the byte offset of its first byte and its
+/// length there, and whether it is an element of a JSON array file (whose
+/// line is the element compacted, [`crate::elements`]) rather than a
+/// physical line. A record printed with something cut carries it, so a later
+/// tool can read the whole line again ([`crate::reread`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Site {
+    /// Byte offset of the line's first byte (after a byte-order mark).
+    pub offset: u64,
+    /// Its length in the file, in bytes (without the `\n`).
+    pub len: u64,
+    /// Whether it is an array element rather than a physical line.
+    pub element: bool,
 }
 
 /// Splits a reader into lines with a single growing buffer.
@@ -39,6 +56,8 @@ pub struct LineReader<R> {
     scanned: usize,
     eof: bool,
     number: u64,
+    /// Offset in the input of `buf[0]`.
+    base: u64,
 }
 
 impl<R: Read> LineReader<R> {
@@ -51,7 +70,7 @@ impl<R: Read> LineReader<R> {
     /// it still grows to hold the longest line). Tests and fuzzing use tiny
     /// capacities to exercise the moves and growth that big lines cause.
     pub fn with_capacity(rdr: R, capacity: usize) -> LineReader<R> {
-        LineReader { rdr, buf: vec![0; capacity.max(1)], pos: 0, end: 0, scanned: 0, eof: false, number: 0 }
+        LineReader { rdr, buf: vec![0; capacity.max(1)], pos: 0, end: 0, scanned: 0, eof: false, number: 0, base: 0 }
     }
 
     /// Starts over on a new reader, keeping the buffer.
@@ -62,6 +81,7 @@ impl<R: Read> LineReader<R> {
         self.scanned = 0;
         self.eof = false;
         self.number = 0;
+        self.base = 0;
     }
 
     /// The number of the last line returned.
@@ -99,7 +119,8 @@ impl<R: Read> LineReader<R> {
                 self.pos = nl + 1;
                 self.scanned = self.pos;
                 self.number += 1;
-                return Ok(Some(Line { bytes: &self.buf[start..nl], number: self.number, terminated: true }));
+                let site = self.site(start, nl);
+                return Ok(Some(Line { bytes: &self.buf[start..nl], number: self.number, site, terminated: true }));
             }
             self.scanned = self.end;
             if self.eof {
@@ -114,10 +135,21 @@ impl<R: Read> LineReader<R> {
                 let start = self.first_line_start(self.pos, self.end);
                 self.pos = self.end;
                 self.number += 1;
-                return Ok(Some(Line { bytes: &self.buf[start..self.end], number: self.number, terminated: false }));
+                let site = self.site(start, self.end);
+                return Ok(Some(Line {
+                    bytes: &self.buf[start..self.end],
+                    number: self.number,
+                    site,
+                    terminated: false,
+                }));
             }
             self.fill()?;
         }
+    }
+
+    /// The site of the buffered line `start..end`.
+    fn site(&self, start: usize, end: usize) -> Site {
+        Site { offset: self.base + start as u64, len: (end - start) as u64, element: false }
     }
 
     /// Where the line `start..end` begins: past a UTF-8 byte-order mark when
@@ -145,6 +177,7 @@ impl<R: Read> LineReader<R> {
     /// front or growing the buffer when the partial line fills it.
     fn fill(&mut self) -> io::Result<()> {
         if self.pos > 0 {
+            self.base += self.pos as u64;
             self.buf.copy_within(self.pos..self.end, 0);
             self.end -= self.pos;
             self.scanned -= self.pos;

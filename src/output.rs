@@ -10,7 +10,9 @@
 //! - when the result would exceed the byte budget (`--max-bytes`, default
 //!   [`DEFAULT_MAX_BYTES`]), the record is re-serialised compactly with long
 //!   strings in `data` cut and long arrays elided (see [`crate::truncate`]); the
-//!   envelope (`event`, `workspace`, `timestamp`, `ci`) is never cut;
+//!   envelope (`event`, `workspace`, `timestamp`, `ci`) is never cut, and
+//!   `ci` gets the cut marker ([`write_cut`]) naming the whole line, which a
+//!   later tool reads again ([`crate::reread`]);
 //! - a capture line that holds a `ci` key of its own gets the real one, and
 //!   its own is printed as `ci_original` (a file's bytes never claim where
 //!   they came from);
@@ -102,6 +104,44 @@ pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, li
     out.push(b'}');
 }
 
+/// Writes the cut marker, the member `"cut":{"offset":O,"bytes":L,"xxh3":H}`
+/// (with `"element":true` for an array element): the line's byte offset and
+/// length in its file and the XXH3 hash of the line as read (hex), which is
+/// what a later tool needs to read the whole line again and to check that it
+/// is still the same ([`crate::reread`]). Without an origin (a piped record
+/// that arrived whole and is cut here): `"cut":true`.
+pub fn write_cut(out: &mut Vec<u8>, origin: Option<(crate::lines::Site, u64)>) {
+    out.extend_from_slice(b"\"cut\":");
+    let Some((site, hash)) = origin else {
+        out.extend_from_slice(b"true");
+        return;
+    };
+    // Writing into a Vec cannot fail.
+    let _ = write!(out, "{{\"offset\":{},\"bytes\":{},\"xxh3\":\"{hash:016x}\"", site.offset, site.len);
+    if site.element {
+        out.extend_from_slice(b",\"element\":true");
+    }
+    out.push(b'}');
+}
+
+/// Writes a provenance object `ci` as it was, with the cut marker added.
+fn with_cut(out: &mut Vec<u8>, ci: Raw<'_>, origin: Option<(crate::lines::Site, u64)>) {
+    let body = ci.bytes().trim_ascii_end();
+    match body.strip_suffix(b"}") {
+        Some(open) if ci.kind() == crate::json::Kind::Object => {
+            let open = open.trim_ascii_end();
+            out.extend_from_slice(open);
+            if open != b"{" {
+                out.push(b',');
+            }
+            write_cut(out, origin);
+            out.push(b'}');
+        }
+        // Not an object: nothing to add to; kept as it was.
+        _ => out.extend_from_slice(ci.bytes()),
+    }
+}
+
 /// How event records are printed.
 #[derive(Debug, Clone, Default)]
 pub struct EventFormat {
@@ -124,9 +164,7 @@ impl EventFormat {
             return;
         }
         if let Some(fields) = &self.fields {
-            let mut extra = Vec::with_capacity(128);
-            self.extra_keys(ev, false, &mut extra);
-            self.write_projection(ev, fields, &extra, out);
+            self.write_projection(ev, fields, out);
             return;
         }
         if ev.derived() {
@@ -135,9 +173,7 @@ impl EventFormat {
         }
         if ev.shadows_provenance() {
             // The line's own `ci` is kept as `ci_original`; ours is added.
-            let mut extra = Vec::with_capacity(128);
-            self.extra_keys(ev, true, &mut extra);
-            self.write_shrunk(ev, &extra, out);
+            self.write_shrunk(ev, out);
             return;
         }
         let start = out.len();
@@ -148,22 +184,21 @@ impl EventFormat {
         if !ev.rec.is_empty() {
             out.push(b',');
         }
-        self.extra_keys(ev, true, out);
+        self.extra_keys(ev, true, false, out);
         if out.len() == before_extra + 1 {
             out.truncate(before_extra); // nothing was added
         }
         out.extend_from_slice(b"}\n");
         if self.max_bytes.is_some_and(|max| out.len() - start > max + 1) {
-            let mut extra = Vec::with_capacity(128);
-            self.extra_keys(ev, true, &mut extra);
             out.truncate(start);
-            self.write_shrunk(ev, &extra, out);
+            self.write_shrunk(ev, out);
         }
     }
 
     /// Appends the keys this toolkit adds: provenance, and (with `workspace`)
-    /// a filled-in workspace, comma-separated.
-    fn extra_keys(&self, ev: &Event<'_>, workspace: bool, extra: &mut Vec<u8>) {
+    /// a filled-in workspace, comma-separated; with `cut`, the provenance
+    /// says the record is cut ([`write_cut`]).
+    fn extra_keys(&self, ev: &Event<'_>, workspace: bool, cut: bool, extra: &mut Vec<u8>) {
         let empty = extra.len();
         if workspace && ev.lacks_workspace() {
             if let Some(w) = ev.workspace() {
@@ -177,6 +212,12 @@ impl EventFormat {
             }
             extra.extend_from_slice(b"\"ci\":");
             write_provenance(extra, ev.session().as_deref(), ev.source, ev.line, ev.part);
+            if cut {
+                extra.pop();
+                extra.push(b',');
+                write_cut(extra, ev.cut_origin());
+                extra.push(b'}');
+            }
         }
     }
 
@@ -208,24 +249,52 @@ impl EventFormat {
             None => head.extend_from_slice(b"null"),
         }
         head.extend_from_slice(b",\"data\":");
-        let mut tail = Vec::with_capacity(128);
-        tail.push(b',');
-        self.extra_keys(ev, false, &mut tail);
-        tail.extend_from_slice(b"}\n");
+        let tail = |cut: bool| {
+            let mut tail = Vec::with_capacity(128);
+            tail.push(b',');
+            self.extra_keys(ev, false, cut, &mut tail);
+            tail.extend_from_slice(b"}\n");
+            tail
+        };
         let data = ev.data().map_or(&b"null"[..], |d| d.bytes());
         out.extend_from_slice(&head);
+        let whole = tail(false);
         match self.max_bytes {
-            Some(max) if head.len() + data.len() + tail.len() > max + 1 => {
-                let room = max.saturating_sub(head.len() + tail.len() - 1);
-                out.extend_from_slice(&shrink(Raw(data), room));
+            Some(max) if head.len() + data.len() + whole.len() > max + 1 => {
+                let cut_tail = tail(true);
+                let room = max.saturating_sub(head.len() + cut_tail.len() - 1);
+                let shrunk = shrink(Raw(data), room);
+                let cut = shrunk != data;
+                out.extend_from_slice(&shrunk);
+                out.extend_from_slice(if cut { &cut_tail } else { &whole });
             }
-            _ => out.extend_from_slice(data),
+            _ => {
+                out.extend_from_slice(data);
+                out.extend_from_slice(&whole);
+            }
         }
-        out.extend_from_slice(&tail);
     }
 
-    /// Re-serialises the record with `data` shrunk to fit the budget.
-    fn write_shrunk(&self, ev: &Event<'_>, extra: &[u8], out: &mut Vec<u8>) {
+    /// Re-serialises the record with `data` shrunk to fit the budget; when
+    /// anything was cut, the provenance says so ([`write_cut`]).
+    fn write_shrunk(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
+        let start = out.len();
+        let mut extra = Vec::with_capacity(160);
+        self.extra_keys(ev, true, true, &mut extra);
+        if !self.write_members(ev, &extra, true, out) {
+            // Nothing was cut after all (a line re-serialised only for its
+            // own `ci`): no marker.
+            out.truncate(start);
+            extra.clear();
+            self.extra_keys(ev, true, false, &mut extra);
+            self.write_members(ev, &extra, false, out);
+        }
+    }
+
+    /// Writes the record's members, `data` shrunk into the room the rest
+    /// leaves, then `extra`; with `cut`, a piped record's own provenance gets
+    /// the cut marker. Returns whether `data` was cut.
+    fn write_members(&self, ev: &Event<'_>, extra: &[u8], cut: bool, out: &mut Vec<u8>) -> bool {
         let max = self.max_bytes.unwrap_or(usize::MAX);
         let start = out.len();
         out.push(b'{');
@@ -250,7 +319,8 @@ impl EventFormat {
             }
             first = false;
             out.push(b'"');
-            if ev.shadows_provenance() && crate::json::key_eq(key, PROVENANCE_KEY) {
+            let is_ci = crate::json::key_eq(key, PROVENANCE_KEY);
+            if ev.shadows_provenance() && is_ci {
                 out.extend_from_slice(ORIGINAL_PROVENANCE.as_bytes());
             } else {
                 out.extend_from_slice(key);
@@ -258,6 +328,8 @@ impl EventFormat {
             out.extend_from_slice(b"\":");
             if is_data {
                 data_at = Some((out.len(), value));
+            } else if is_ci && cut && !ev.shadows_provenance() {
+                with_cut(out, value, ev.cut_origin());
             } else {
                 out.extend_from_slice(value.bytes());
             }
@@ -269,15 +341,16 @@ impl EventFormat {
             out.extend_from_slice(extra);
         }
         out.extend_from_slice(b"}\n");
-        if let Some((at, value)) = data_at {
-            let others = out.len() - start;
-            let room = max.saturating_sub(others);
-            let shrunk = shrink(value, room);
-            out.splice(at..at, shrunk);
-        }
+        let Some((at, value)) = data_at else { return false };
+        let others = out.len() - start;
+        let room = max.saturating_sub(others);
+        let shrunk = shrink(value, room);
+        let was_cut = shrunk != value.bytes();
+        out.splice(at..at, shrunk);
+        was_cut
     }
 
-    fn write_projection(&self, ev: &Event<'_>, fields: &[Path], extra: &[u8], out: &mut Vec<u8>) {
+    fn write_projection(&self, ev: &Event<'_>, fields: &[Path], out: &mut Vec<u8>) {
         let mut obj = serde_json::Map::new();
         for path in fields {
             // The provenance object is always appended whole: `ci` or a path
@@ -293,25 +366,52 @@ impl EventFormat {
             let value = value.unwrap_or(serde_json::Value::Null);
             insert_path(&mut obj, path.segments(), value);
         }
-        if let Some(p) = ev.provenance().and_then(|p| p.to_value()) {
-            obj.insert(PROVENANCE_KEY.into(), p);
+        let piped_ci = ev.provenance().and_then(|p| p.to_value());
+        if let Some(p) = &piped_ci {
+            obj.insert(PROVENANCE_KEY.into(), p.clone());
         }
+        let mut extra = Vec::with_capacity(160);
+        self.extra_keys(ev, false, false, &mut extra);
         let mut body = serde_json::to_vec(&obj).unwrap_or_default();
         if let Some(max) = self.max_bytes {
             if body.len() + extra.len() > max {
+                // The marker is counted in the room before anything is cut.
+                extra.clear();
+                self.extra_keys(ev, false, true, &mut extra);
+                if let Some(serde_json::Value::Object(ci)) = obj.get_mut(PROVENANCE_KEY) {
+                    let mut marker = b"{".to_vec();
+                    write_cut(&mut marker, ev.cut_origin());
+                    marker.push(b'}');
+                    // The marker is our own valid JSON.
+                    if let Ok(serde_json::Value::Object(m)) = serde_json::from_slice(&marker) {
+                        ci.extend(m);
+                    }
+                    body = serde_json::to_vec(&obj).unwrap_or(body);
+                }
                 let room = max.saturating_sub(extra.len() + 1);
                 // With a projected `data`, only it is shrunk (its direct members
                 // are the protected ones) and the envelope is never cut; a
                 // record without `data` is shrunk as a whole, as before.
-                if let Some(data) = obj.get_mut("data") {
+                let cut = if let Some(data) = obj.get_mut("data") {
                     let data_len = serde_json::to_vec(&*data).map_or(0, |d| d.len());
                     let others = body.len().saturating_sub(data_len);
-                    truncate::shrink_data(data, room.saturating_sub(others));
+                    let cut = truncate::shrink_data(data, room.saturating_sub(others));
                     body = serde_json::to_vec(&obj).unwrap_or(body);
+                    cut
                 } else {
-                    let mut v = serde_json::Value::Object(obj);
-                    truncate::shrink_data(&mut v, room);
+                    let mut v = serde_json::Value::Object(obj.clone());
+                    let cut = truncate::shrink_data(&mut v, room);
                     body = serde_json::to_vec(&v).unwrap_or(body);
+                    cut
+                };
+                if cut == truncate::Cut::default() {
+                    // Nothing could be cut: printed without the marker.
+                    if let Some(p) = piped_ci {
+                        obj.insert(PROVENANCE_KEY.into(), p);
+                    }
+                    extra.clear();
+                    self.extra_keys(ev, false, false, &mut extra);
+                    body = serde_json::to_vec(&obj).unwrap_or(body);
                 }
             }
         }
@@ -321,7 +421,7 @@ impl EventFormat {
                 if body.len() > 2 {
                     out.push(b',');
                 }
-                out.extend_from_slice(extra);
+                out.extend_from_slice(extra.as_slice());
             }
             out.extend_from_slice(b"}\n");
         }

@@ -18,6 +18,7 @@ use std::borrow::Cow;
 pub use crate::format::LineKind;
 use crate::format::{CallKey, Format, ReadState, Usage};
 use crate::json::{Raw, Record};
+use crate::lines::Site;
 use crate::session::Capture;
 use crate::time::{self, Timestamp};
 
@@ -51,6 +52,17 @@ pub struct Event<'a> {
     /// Every token and cost figure, read once when first asked for (a
     /// `--tokens` group asks for each of the five).
     tokens: std::cell::OnceCell<[Option<Raw<'a>>; 5]>,
+    /// Where its line is on disk and the line's hash, so a record printed
+    /// cut can be read again ([`crate::reread`]): for a line read from a
+    /// file, the site (the hash is computed from the line when needed); for
+    /// a piped record that was cut and read again, both as it carried them.
+    origin: Option<(Site, Option<u64>)>,
+}
+
+/// The hash a cut record carries of its line, checked when the line is read
+/// again (XXH3, 64 bits: a defined algorithm, so any build computes the same).
+pub fn line_hash(line: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(line)
 }
 
 impl<'a> Event<'a> {
@@ -63,6 +75,7 @@ impl<'a> Event<'a> {
         source: &'a str,
         part: Option<u32>,
         state: &'a ReadState,
+        site: Site,
     ) -> Event<'a> {
         let format = capture.format.format();
         let derived = format.derived();
@@ -83,6 +96,7 @@ impl<'a> Event<'a> {
             derived_name,
             derived_data,
             tokens: Default::default(),
+            origin: Some((site, None)),
         }
     }
 
@@ -101,7 +115,22 @@ impl<'a> Event<'a> {
             derived_name: Cow::Borrowed(""),
             derived_data: None,
             tokens: Default::default(),
+            origin: None,
         }
+    }
+
+    /// A piped record made whole again from its line ([`crate::reread`]),
+    /// which is at `site` and hashes to `hash`.
+    pub fn reread(mut self, site: Site, hash: u64) -> Event<'a> {
+        self.origin = Some((site, Some(hash)));
+        self
+    }
+
+    /// Where the event's line is and the line's hash, when known: what a
+    /// record printed cut carries so that a later tool can read it again.
+    pub fn cut_origin(&self) -> Option<(Site, u64)> {
+        let (site, hash) = self.origin?;
+        Some((site, hash.unwrap_or_else(|| line_hash(self.rec.line()))))
     }
 
     /// Whether the event record is derived from the line (a writer whose lines

@@ -35,7 +35,7 @@ use crate::discover::Detail;
 use crate::error::{Error, Result};
 use crate::format::{self, Format, LineKind};
 use crate::json::Index;
-use crate::lines::{LineReader, LineSource};
+use crate::lines::{LineReader, LineSource, Site};
 use crate::output::Output;
 use crate::record::Event;
 use crate::session::{self, Capture, SessionRecord};
@@ -577,18 +577,18 @@ fn visit_line<V: Visitor>(
     lines: &mut LineState,
     rec: crate::json::Record<'_>,
     cap: &Capture,
-    line: u64,
+    (line, site): (u64, Site),
     source: &str,
 ) -> Flow {
     let fmt = cap.format.format();
     fmt.observe(&rec, &mut lines.state);
     if !fmt.multi_part() {
-        return v.event(&Event::read(rec, cap, line, source, None, &lines.state), out);
+        return v.event(&Event::read(rec, cap, line, source, None, &lines.state, site), out);
     }
     lines.parts.clear();
     fmt.parts(&rec, &mut lines.state, &mut lines.parts);
     for &part in &lines.parts {
-        if v.event(&Event::read(rec, cap, line, source, Some(part), &lines.state), out) == Flow::Stop {
+        if v.event(&Event::read(rec, cap, line, source, Some(part), &lines.state, site), out) == Flow::Stop {
             return Flow::Stop;
         }
     }
@@ -642,6 +642,10 @@ struct Worker<'d> {
     gone: &'d AtomicBool,
     /// What the writer remembers of the capture being read.
     parts: LineState,
+    /// Piped records printed cut, made whole again from their lines.
+    reread: crate::reread::Reread,
+    /// The index of a rebuilt record.
+    whole_idx: Index,
 }
 
 impl<'d> Worker<'d> {
@@ -657,6 +661,8 @@ impl<'d> Worker<'d> {
             followed: Vec::new(),
             gone,
             parts: LineState::default(),
+            reread: Default::default(),
+            whole_idx: Index::new(),
         }
     }
 
@@ -1037,7 +1043,8 @@ impl<'d> Worker<'d> {
         for (_, fi, line, range) in &timed.order {
             // Only event lines were put in `order` (`time_ordered`).
             let Ok(rec) = self.idx.parse(&timed.texts[*fi][range.clone()]) else { continue };
-            if visit_line(v, &mut self.out, &mut self.parts, rec, cap, *line, &files[*fi].1) == Flow::Stop {
+            let site = Site { offset: range.start as u64, len: range.len() as u64, element: false };
+            if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (*line, site), &files[*fi].1) == Flow::Stop {
                 break;
             }
             if self.out.len() >= CHUNK && !self.send() {
@@ -1101,7 +1108,9 @@ impl<'d> Worker<'d> {
                 Ok(rec) => match fmt.accept(&rec) {
                     Ok(()) if !wanted => fmt.observe(&rec, &mut self.parts.state),
                     Ok(()) => {
-                        if visit_line(v, &mut self.out, &mut self.parts, rec, cap, line.number, display) == Flow::Stop {
+                        if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (line.number, line.site), display)
+                            == Flow::Stop
+                        {
                             return Read::Stopped;
                         }
                     }
@@ -1135,15 +1144,30 @@ impl<'d> Worker<'d> {
                 return false;
             }
             let unfinished = open_tail && end == body.len();
-            if !unfinished && !v.precheck(bytes) {
+            // A cut record's pre-check must see its whole line, not the cut text.
+            if !unfinished && !v.precheck(bytes) && !crate::reread::maybe_cut(bytes) {
                 continue;
             }
             let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
             match parsed {
                 Ok(rec) => match LineKind::of(&rec) {
-                    LineKind::Event => {
-                        v.event(&Event::piped(rec, number, "-"), &mut self.out);
-                    }
+                    LineKind::Event => match self.reread.rebuild(&rec) {
+                        Ok(None) => {
+                            v.event(&Event::piped(rec, number, "-"), &mut self.out);
+                        }
+                        // A cut record: the tool works on the whole one.
+                        Ok(Some((site, hash))) => match self.whole_idx.parse(self.reread.full()) {
+                            Ok(whole) => {
+                                if v.precheck(whole.line()) {
+                                    v.event(&Event::piped(whole, number, "-").reread(site, hash), &mut self.out);
+                                }
+                            }
+                            Err(e) => {
+                                self.diag.error(&format_args!("-:{number}: the record made whole is not valid: {e}"))
+                            }
+                        },
+                        Err(reason) => self.diag.error(&format_args!("-:{number}: {reason}")),
+                    },
                     // One the producer's byte check took for an event record.
                     LineKind::Session => match session_record(bytes) {
                         Ok(r) => {

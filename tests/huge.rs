@@ -186,7 +186,15 @@ fn check_cut(printed: &str) {
     assert_eq!(v["timestamp"], "2026-03-01T10:00:01Z");
     assert_eq!(v["data"]["tool_name"], "bash");
     assert_eq!(v["data"]["tool_call_id"], "c1");
-    assert_eq!(v["ci"], provenance(2));
+    // Provenance, and the cut marker naming the whole line (line 2, after the small line 1).
+    let mut ci = v["ci"].clone();
+    let cut = ci.as_object_mut().and_then(|c| c.remove("cut")).expect("a cut marker");
+    assert_eq!(ci, provenance(2));
+    let mut first = Vec::new();
+    let mut file = std::io::BufReader::new(std::fs::File::open(events()).unwrap());
+    std::io::BufRead::read_until(&mut file, b'\n', &mut first).unwrap();
+    assert_eq!((cut["offset"].as_u64(), cut["bytes"].as_u64()), (Some(first.len() as u64), Some(big().line as u64)));
+    assert_eq!(cut["xxh3"].as_str().map(str::len), Some(16));
     let blob = v["data"]["blob"].as_str().unwrap();
     let kept = blob.bytes().take_while(|&b| b == b'x').count();
     assert!(kept > 1000 && kept < half(), "kept {kept}");

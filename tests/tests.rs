@@ -9,6 +9,7 @@ mod codex;
 mod codexgen;
 mod cost;
 mod elements_props;
+mod exact;
 mod faultgen;
 mod faults;
 mod filter;

@@ -185,7 +185,7 @@ fn faithful(orig: &Value, out: &Value, top: bool, seen: &mut Cut) -> Result<(), 
     }
 }
 
-fn arb_string() -> impl Strategy<Value = String> {
+pub fn arb_string() -> impl Strategy<Value = String> {
     let piece = prop::sample::select(vec![
         "a", "bcd ", "é", "日本", "😀", "\"", "\\", "\n", "\t", "\u{1}", "\u{1f}", "\u{7f}", "…", "[+",
     ]);
@@ -196,7 +196,7 @@ fn arb_string() -> impl Strategy<Value = String> {
     ]
 }
 
-fn arb_key() -> impl Strategy<Value = String> {
+pub fn arb_key() -> impl Strategy<Value = String> {
     prop_oneof![
         3 => "[a-z]{1,6}",
         2 => prop::sample::select(PROTECTED_KEYS.to_vec()).prop_map(str::to_owned),
@@ -205,7 +205,7 @@ fn arb_key() -> impl Strategy<Value = String> {
     ]
 }
 
-fn arb_json() -> impl Strategy<Value = Value> {
+pub fn arb_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         1 => Just(Value::Null),
         1 => any::<bool>().prop_map(Value::Bool),
@@ -225,7 +225,7 @@ fn arb_json() -> impl Strategy<Value = Value> {
 
 /// An object `data` with some top-level protected members, sometimes with an
 /// llm:request-like `raw.messages` array of tool messages.
-fn arb_object() -> impl Strategy<Value = Value> {
+pub fn arb_object() -> impl Strategy<Value = Value> {
     let extra = prop_oneof![arb_string().prop_map(Value::String), any::<i64>().prop_map(Value::from)];
     let message = (arb_string(), arb_string(), prop::collection::vec((arb_key(), extra), 0..3)).prop_map(
         |(id, content, more)| {
@@ -252,7 +252,7 @@ fn arb_object() -> impl Strategy<Value = Value> {
 }
 
 /// A `data` payload: usually an object with some top-level protected members.
-fn arb_data() -> impl Strategy<Value = Value> {
+pub fn arb_data() -> impl Strategy<Value = Value> {
     prop_oneof![
         4 => arb_object(),
         1 => arb_json(),

@@ -541,7 +541,11 @@ fn minimal_record(session: &str, path: &str, format: Writer, workspace: Option<S
 fn piped_session_record(session: &str, path: &str, diag: &Diag) -> SessionRecord {
     let p = std::path::Path::new(path);
     if p.is_file() {
-        if let Some(rec) = source::captures_at(p, Detail::Full, diag).into_iter().find_map(|c| c.record) {
+        // The file's capture of this session (a file of a writer that keeps
+        // several sessions in one file, or one session in several, names
+        // the session's own path).
+        let records = source::captures_at(p, Detail::Full, diag).into_iter().filter_map(|c| c.record);
+        if let Some(rec) = records.reduce(|a, b| if a.session != session && b.session == session { b } else { a }) {
             return rec;
         }
     }
@@ -676,7 +680,9 @@ fn finish_piped(cfg: &Config, parts: Vec<Piped>, diag: &Diag, out: &mut Vec<u8>)
             list.sort_by(|a, b| (a.1 .0, &a.0).cmp(&(b.1 .0, &b.0)));
             for (s, (_, path, n)) in list {
                 if cfg.mode == Mode::Count {
-                    write_count(out, &s, &path, n.min(limit), cfg.text);
+                    // The session's path, as when reading the capture itself.
+                    let rec = piped_session_record(&s, &path, diag);
+                    write_count(out, &s, &rec.path, n.min(limit), cfg.text);
                 } else {
                     write_session(out, &piped_session_record(&s, &path, diag), cfg.text);
                 }

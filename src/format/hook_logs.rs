@@ -61,7 +61,7 @@ use crate::discover::Detail;
 use crate::elements::{ArrayError, ElementReader, ReadError};
 use crate::files::NOT_UTF8;
 use crate::json::{Index, Raw, Record};
-use crate::lines::{Line, LineSource};
+use crate::lines::{Line, LineSource, Site};
 use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
 
@@ -387,7 +387,12 @@ impl LineSource for SessionLines {
         match self.reader.next_element() {
             Ok(Some(el)) => {
                 self.number = el.line;
-                Ok(Some(Line { bytes: el.bytes, number: el.line, terminated: true }))
+                Ok(Some(Line {
+                    bytes: el.bytes,
+                    number: el.line,
+                    site: Site { offset: el.offset, len: el.len, element: true },
+                    terminated: true,
+                }))
             }
             Err(ReadError::Io(e)) => Err(e),
             Ok(None) | Err(ReadError::Array(_)) => {

@@ -1,0 +1,279 @@
+//! Records printed cut, made whole again from their lines: the stream between
+//! ci-* tools is exact.
+//!
+//! A record printed over the byte budget says so in its provenance:
+//! `"ci":{…,"cut":{"offset":O,"bytes":L,"xxh3":H}}` ([`crate::output::write_cut`]):
+//! where its line is in `ci.path` and the hash of that line. A tool reading
+//! such a record from stdin never works on the cut text: [`Reread::rebuild`]
+//! reads the `L` bytes at offset `O` again (for a JSON array file, the
+//! element that starts there), checks that they hash to `H`, and rebuilds the
+//! record as the first tool would have printed it with `--full`: every member
+//! the record has, filled from the line (a projection stays a projection:
+//! an object is filled member by member, anything else is taken whole from
+//! the line), and `ci` without the marker. When the line cannot be read
+//! again (the file is gone, shorter, or the line changed) the record is
+//! reported, with its stream line, and dropped: the run ends with exit 2.
+//!
+//! A record that was cut by a tool that got it whole from a pipe carries
+//! `"cut":true`: it has no line to go back to and is reported the same way.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::path::Path;
+
+use crate::elements::ElementReader;
+use crate::format::{self, ReadState};
+use crate::json::{decode_str, key_eq, Index, Kind, Raw, Record};
+use crate::lines::Site;
+use crate::record::{line_hash, PROVENANCE_KEY};
+use crate::truncate::ELISION_KEY;
+
+/// The envelope keys of an event record: never cut, never refilled.
+const ENVELOPE: [&str; 3] = ["event", "workspace", "timestamp"];
+
+/// Where a cut record says its line is.
+struct Marker<'a> {
+    path: Cow<'a, str>,
+    line: u64,
+    part: Option<u32>,
+    site: Site,
+    hash: u64,
+}
+
+/// A worker's re-reader of cut records: it keeps the last file it read from
+/// open (a cut record is usually followed by others of the same capture).
+#[derive(Default)]
+pub struct Reread {
+    open: Option<(String, File)>,
+    line: Vec<u8>,
+    idx: Index,
+    state: ReadState,
+    full: Vec<u8>,
+}
+
+impl Reread {
+    /// When `rec` is a cut record, rebuilds it whole ([`Reread::full`]) and
+    /// returns where its line is and the line's hash; `Ok(None)` for a record
+    /// that is not cut; `Err` with the reason when it cannot be rebuilt.
+    pub fn rebuild(&mut self, rec: &Record<'_>) -> Result<Option<(Site, u64)>, String> {
+        let Some(ci) = rec.get(PROVENANCE_KEY) else { return Ok(None) };
+        let Some(cut) = ci.get("cut") else { return Ok(None) };
+        let m = marker(ci, cut)?;
+        self.read_line(&m)?;
+        if line_hash(&self.line) != m.hash {
+            return Err(format!("{}:{}: the line changed since this record was printed cut", m.path, m.line));
+        }
+        let Self { idx, line, state, full, .. } = self;
+        let orig =
+            idx.parse(line).map_err(|e| format!("{}:{}: the line read again is not a record: {e}", m.path, m.line))?;
+        let fmt = format::of_record(rec).format();
+        full.clear();
+        full.push(b'{');
+        if fmt.derived() {
+            state.clear();
+            if fmt.observes(line) {
+                fmt.observe(&orig, state);
+                if !state.line_data.is_empty() {
+                    return Err(format!(
+                        "{}:{}: this event's data is made from the lines before it, so it cannot be read again alone",
+                        m.path, m.line
+                    ));
+                }
+            }
+            let data = fmt.data(&orig, m.part.unwrap_or(0), state);
+            for (i, (key, value)) in rec.members().enumerate() {
+                let filled = (key_eq(key, "data")).then_some(data).flatten();
+                member(full, i, key, value, filled);
+            }
+        } else {
+            for (i, (key, value)) in rec.members().enumerate() {
+                let own = if key_eq(key, crate::output::ORIGINAL_PROVENANCE) { Some(PROVENANCE_KEY) } else { None };
+                let filled = if ENVELOPE.iter().any(|k| key_eq(key, k)) || key_eq(key, PROVENANCE_KEY) {
+                    None
+                } else {
+                    match own {
+                        Some(k) => orig.get(k),
+                        None => get_raw(orig.members(), key),
+                    }
+                };
+                member(full, i, key, value, filled);
+            }
+        }
+        full.push(b'}');
+        Ok(Some((m.site, m.hash)))
+    }
+
+    /// The record [`Reread::rebuild`] made.
+    pub fn full(&self) -> &[u8] {
+        &self.full
+    }
+
+    /// Reads the line the marker names into `self.line`.
+    fn read_line(&mut self, m: &Marker<'_>) -> Result<(), String> {
+        let fail = |e: &dyn std::fmt::Display| format!("{}:{}: cannot read the line again: {e}", m.path, m.line);
+        if self.open.as_ref().is_none_or(|(p, _)| *p != m.path) {
+            let file = crate::files::open_regular(Path::new(m.path.as_ref())).map_err(|e| fail(&e))?;
+            self.open = Some((m.path.clone().into_owned(), file));
+        }
+        let Some((_, file)) = &self.open else { return Err(fail(&"not open")) };
+        let size = file.metadata().map_err(|e| fail(&e))?.len();
+        if m.site.offset.checked_add(m.site.len).is_none_or(|end| end > size) {
+            return Err(fail(&"the file is shorter than when the record was printed"));
+        }
+        self.line.clear();
+        if m.site.element {
+            let mut rdr = ElementReader::new(file);
+            rdr.seek_element(m.site.offset, m.line, 1, m.site.len).map_err(|e| fail(&e))?;
+            match rdr.next_element() {
+                Ok(Some(el)) => self.line.extend_from_slice(el.bytes),
+                Ok(None) => return Err(fail(&"no element starts there")),
+                Err(crate::elements::ReadError::Io(e)) => return Err(fail(&e)),
+                Err(crate::elements::ReadError::Array(_)) => return Err(fail(&"no whole element starts there")),
+            }
+        } else {
+            // The length was checked against the file's size: reading it
+            // allocates no more than the file holds.
+            self.line.resize(m.site.len as usize, 0);
+            read_exact_at(file, &mut self.line, m.site.offset).map_err(|e| fail(&e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a raw line may be a cut record (a cheap test for lines a tool's
+/// pre-check would skip: the pre-check saw only the cut text).
+pub fn maybe_cut(raw: &[u8]) -> bool {
+    memchr::memmem::rfind(raw, b"\"cut\":").is_some()
+}
+
+/// Reads the marker `cut` of the provenance `ci`.
+fn marker<'a>(ci: Raw<'a>, cut: Raw<'a>) -> Result<Marker<'a>, String> {
+    let path = ci.get("path").and_then(|p| p.as_str());
+    let line = ci.get("line").and_then(as_u64);
+    let here = match (&path, line) {
+        (Some(p), Some(l)) => format!("{p}:{l}"),
+        _ => "this record".to_owned(),
+    };
+    if cut.kind() != Kind::Object {
+        return Err(format!(
+            "{here}: the record was cut by a tool that read it whole from a pipe, so its line is not known; \
+             print it with a larger --max-bytes (or --full) there"
+        ));
+    }
+    let bad = || format!("{here}: the record's cut marker is damaged, so its line cannot be read again");
+    let num = |k: &str| cut.get(k).and_then(as_u64);
+    let hash = cut.get("xxh3").and_then(|h| h.as_str()).and_then(|h| u64::from_str_radix(&h, 16).ok());
+    match (path, line, num("offset"), num("bytes"), hash) {
+        (Some(path), Some(line), Some(offset), Some(len), Some(hash)) => Ok(Marker {
+            path,
+            line,
+            part: ci.get("part").and_then(as_u64).and_then(|p| u32::try_from(p).ok()),
+            site: Site { offset, len, element: cut.get("element").and_then(|e| e.as_bool()) == Some(true) },
+            hash,
+        }),
+        _ => Err(bad()),
+    }
+}
+
+/// A non-negative integer value.
+fn as_u64(v: Raw<'_>) -> Option<u64> {
+    std::str::from_utf8(v.bytes()).ok()?.parse().ok()
+}
+
+/// Writes member `i` of the rebuilt record: `value`, or with what the line
+/// has for it (`filled`) filled in; `ci` loses its cut marker.
+fn member(out: &mut Vec<u8>, i: usize, key: &[u8], value: Raw<'_>, filled: Option<Raw<'_>>) {
+    if i > 0 {
+        out.push(b',');
+    }
+    out.push(b'"');
+    out.extend_from_slice(key);
+    out.extend_from_slice(b"\":");
+    if key_eq(key, PROVENANCE_KEY) {
+        without_cut(out, value);
+        return;
+    }
+    match filled {
+        Some(orig) => refill(out, value, orig),
+        None => out.extend_from_slice(value.bytes()),
+    }
+}
+
+/// The provenance object without its `cut` member.
+fn without_cut(out: &mut Vec<u8>, ci: Raw<'_>) {
+    out.push(b'{');
+    let mut first = true;
+    for (key, value) in ci.members().filter(|(k, _)| !key_eq(k, "cut")) {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.push(b'"');
+        out.extend_from_slice(key);
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(value.bytes());
+    }
+    out.push(b'}');
+}
+
+/// Writes the value of the line that the cut value `cut` stands for: an
+/// object that kept every member of the line's (in order) is the line's
+/// object whole; an object that kept some (a projection) is filled member by
+/// member; an elided object, and anything else, is the line's value whole.
+fn refill(out: &mut Vec<u8>, cut: Raw<'_>, orig: Raw<'_>) {
+    let objects = cut.kind() == Kind::Object && orig.kind() == Kind::Object;
+    if !objects || same_keys(cut, orig) || get_raw(cut.members(), ELISION_KEY.as_bytes()).is_some() {
+        out.extend_from_slice(orig.bytes());
+        return;
+    }
+    out.push(b'{');
+    for (i, (key, value)) in cut.members().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(key);
+        out.extend_from_slice(b"\":");
+        match get_raw(orig.members(), key) {
+            Some(o) => refill(out, value, o),
+            // A projected path the line does not have (printed as null).
+            None => out.extend_from_slice(value.bytes()),
+        }
+    }
+    out.push(b'}');
+}
+
+/// Whether two objects have the same keys in the same order.
+fn same_keys(a: Raw<'_>, b: Raw<'_>) -> bool {
+    let mut bm = b.members();
+    for (ka, _) in a.members() {
+        match bm.next() {
+            Some((kb, _)) if same_key(ka, kb) => {}
+            _ => return false,
+        }
+    }
+    bm.next().is_none()
+}
+
+/// The last member whose (raw) key decodes to the same key as `key`.
+fn get_raw<'a>(members: impl Iterator<Item = (&'a [u8], Raw<'a>)>, key: &[u8]) -> Option<Raw<'a>> {
+    members.filter(|(k, _)| same_key(k, key)).last().map(|(_, v)| v)
+}
+
+/// Whether two raw keys decode to the same text (escapes may differ: one
+/// side may have been re-serialised).
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    a == b || (a.contains(&b'\\') || b.contains(&b'\\')) && decode_str(a).is_some_and(|a| decode_str(b) == Some(a))
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
