@@ -49,13 +49,16 @@ pub struct Reread {
     idx: Index,
     state: ReadState,
     full: Vec<u8>,
+    /// The part of its line the fetched record is.
+    part: Option<u32>,
 }
 
 impl Reread {
-    /// When `rec` is a cut record, rebuilds it whole ([`Reread::full`]) and
-    /// returns where its line is and the line's hash; `Ok(None)` for a record
-    /// that is not cut; `Err` with the reason when it cannot be rebuilt.
-    pub fn rebuild(&mut self, rec: &Record<'_>) -> Result<Option<(Site, u64)>, String> {
+    /// When `rec` is a cut record, reads its line again ([`Reread::line`])
+    /// and checks it, and returns where it is and its hash; `Ok(None)` for a
+    /// record that is not cut; `Err` with the reason when the line cannot be
+    /// read again. [`Reread::build`] then makes the record whole.
+    pub fn fetch(&mut self, rec: &Record<'_>) -> Result<Option<(Site, u64)>, String> {
         let Some(ci) = rec.get(PROVENANCE_KEY) else { return Ok(None) };
         let Some(cut) = ci.get("cut") else { return Ok(None) };
         let m = marker(ci, cut)?;
@@ -63,9 +66,27 @@ impl Reread {
         if line_hash(&self.line) != m.hash {
             return Err(format!("{}:{}: the line changed since this record was printed cut", m.path, m.line));
         }
-        let Self { idx, line, state, full, .. } = self;
-        let orig =
-            idx.parse(line).map_err(|e| format!("{}:{}: the line read again is not a record: {e}", m.path, m.line))?;
+        self.part = m.part;
+        Ok(Some((m.site, m.hash)))
+    }
+
+    /// The line [`Reread::fetch`] read.
+    pub fn line(&self) -> &[u8] {
+        &self.line
+    }
+
+    /// Makes the cut record `rec`, whose line [`Reread::fetch`] read, whole
+    /// ([`Reread::full`]); `Err` with the reason when it cannot be.
+    pub fn build(&mut self, rec: &Record<'_>) -> Result<(), String> {
+        let Self { idx, line, state, full, part, .. } = self;
+        let here = || {
+            let ci = rec.get(PROVENANCE_KEY);
+            let path = ci.and_then(|c| c.get("path")).and_then(|p| p.as_str()).unwrap_or_default();
+            format!("{path}:{}", ci.and_then(|c| c.get("line")).and_then(as_u64).unwrap_or(0))
+        };
+        // Skimmed, not validated again: the first tool validated these very
+        // bytes (their hash is the one it printed).
+        let orig = idx.skim(line).map_err(|e| format!("{}: the line read again is not a record: {e}", here()))?;
         let fmt = format::of_record(rec).format();
         full.clear();
         full.push(b'{');
@@ -74,13 +95,15 @@ impl Reread {
             if fmt.observes(line) {
                 fmt.observe(&orig, state);
                 if !state.line_data.is_empty() {
+                    // A Codex token count: its usage is made from the lines
+                    // before it (in practice such records are small, never cut).
                     return Err(format!(
-                        "{}:{}: this event's data is made from the lines before it, so it cannot be read again alone",
-                        m.path, m.line
+                        "{}: this event's data is made from the lines before it, so it cannot be read again alone",
+                        here()
                     ));
                 }
             }
-            let data = fmt.data(&orig, m.part.unwrap_or(0), state);
+            let data = fmt.data(&orig, part.unwrap_or(0), state);
             for (i, (key, value)) in rec.members().enumerate() {
                 let filled = (key_eq(key, "data")).then_some(data).flatten();
                 member(full, i, key, value, filled);
@@ -100,10 +123,10 @@ impl Reread {
             }
         }
         full.push(b'}');
-        Ok(Some((m.site, m.hash)))
+        Ok(())
     }
 
-    /// The record [`Reread::rebuild`] made.
+    /// The record [`Reread::build`] made.
     pub fn full(&self) -> &[u8] {
         &self.full
     }

@@ -1145,26 +1145,33 @@ impl<'d> Worker<'d> {
             }
             let unfinished = open_tail && end == body.len();
             // A cut record's pre-check must see its whole line, not the cut text.
-            if !unfinished && !v.precheck(bytes) && !crate::reread::maybe_cut(bytes) {
+            let pre = unfinished || v.precheck(bytes);
+            if !pre && !crate::reread::maybe_cut(bytes) {
                 continue;
             }
             let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
             match parsed {
                 Ok(rec) => match LineKind::of(&rec) {
-                    LineKind::Event => match self.reread.rebuild(&rec) {
+                    LineKind::Event => match self.reread.fetch(&rec) {
                         Ok(None) => {
                             v.event(&Event::piped(rec, number, "-"), &mut self.out);
                         }
-                        // A cut record: the tool works on the whole one.
-                        Ok(Some((site, hash))) => match self.whole_idx.parse(self.reread.full()) {
-                            Ok(whole) => {
-                                if v.precheck(whole.line()) {
+                        // A cut record: the tool works on the whole one, unless
+                        // neither its cut text nor its line can hold what the
+                        // tool looks for (the whole is made of the two).
+                        Ok(Some(_)) if !pre && !v.precheck(self.reread.line()) => {}
+                        Ok(Some((site, hash))) => match self.reread.build(&rec) {
+                            // Skimmed: made of the record as parsed above and of
+                            // the line the first tool validated.
+                            Ok(()) => match self.whole_idx.skim(self.reread.full()) {
+                                Ok(whole) => {
                                     v.event(&Event::piped(whole, number, "-").reread(site, hash), &mut self.out);
                                 }
-                            }
-                            Err(e) => {
-                                self.diag.error(&format_args!("-:{number}: the record made whole is not valid: {e}"))
-                            }
+                                Err(e) => self
+                                    .diag
+                                    .error(&format_args!("-:{number}: the record made whole is not valid: {e}")),
+                            },
+                            Err(reason) => self.diag.error(&format_args!("-:{number}: {reason}")),
                         },
                         Err(reason) => self.diag.error(&format_args!("-:{number}: {reason}")),
                     },
