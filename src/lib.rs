@@ -35,6 +35,7 @@ pub mod format;
 pub mod json;
 pub mod lines;
 pub mod output;
+pub mod pick;
 pub mod predicate;
 pub mod pricing;
 pub mod record;

@@ -14,7 +14,9 @@
 //! - a capture line that holds a `ci` key of its own gets the real one, and
 //!   its own is printed as `ci_original` (a file's bytes never claim where
 //!   they came from);
-//! - `--raw` prints the exact source bytes and nothing else.
+//! - `--raw` prints the exact source bytes and nothing else;
+//! - `--no-provenance` leaves `ci` out (also the one a piped record carries);
+//! - `--fields` prints a projection ([`crate::pick`]).
 
 use std::io::{self, IsTerminal, Write};
 
@@ -109,8 +111,11 @@ pub struct EventFormat {
     pub max_bytes: Option<usize>,
     /// Print the exact source line (`--raw`).
     pub raw: bool,
-    /// Print only these paths (`--fields`), nested as in the record, plus `ci`.
+    /// Print only these paths (`--fields`), nested as in the record
+    /// ([`crate::pick`]), plus `ci`.
     pub fields: Option<Vec<Path>>,
+    /// Leave the provenance key `ci` out (`--no-provenance`).
+    pub no_provenance: bool,
 }
 
 impl EventFormat {
@@ -133,8 +138,9 @@ impl EventFormat {
             self.write_derived(ev, out);
             return;
         }
-        if ev.shadows_provenance() {
-            // The line's own `ci` is kept as `ci_original`; ours is added.
+        if ev.shadows_provenance() || self.drops_provenance(ev) {
+            // The line's own `ci` is kept as `ci_original`; ours is added
+            // (or, with --no-provenance, a piped record's `ci` is dropped).
             let mut extra = Vec::with_capacity(128);
             self.extra_keys(ev, true, &mut extra);
             self.write_shrunk(ev, &extra, out);
@@ -161,6 +167,12 @@ impl EventFormat {
         }
     }
 
+    /// With `--no-provenance`, whether `ev` carries a `ci` of its own to drop
+    /// (a piped event record).
+    fn drops_provenance(&self, ev: &Event<'_>) -> bool {
+        self.no_provenance && ev.provenance().is_some()
+    }
+
     /// Appends the keys this toolkit adds: provenance, and (with `workspace`)
     /// a filled-in workspace, comma-separated.
     fn extra_keys(&self, ev: &Event<'_>, workspace: bool, extra: &mut Vec<u8>) {
@@ -171,7 +183,7 @@ impl EventFormat {
                 json_str(extra, &w);
             }
         }
-        if ev.provenance().is_none() {
+        if ev.provenance().is_none() && !self.no_provenance {
             if extra.len() > empty {
                 extra.push(b',');
             }
@@ -211,6 +223,9 @@ impl EventFormat {
         let mut tail = Vec::with_capacity(128);
         tail.push(b',');
         self.extra_keys(ev, false, &mut tail);
+        if tail.len() == 1 {
+            tail.clear(); // --no-provenance: nothing added
+        }
         tail.extend_from_slice(b"}\n");
         let data = ev.data().map_or(&b"null"[..], |d| d.bytes());
         out.extend_from_slice(&head);
@@ -242,7 +257,8 @@ impl EventFormat {
         let mut first = true;
         for (i, (key, value)) in ev.rec.members().enumerate() {
             let is_data = crate::json::key_eq(key, "data");
-            if is_data && Some(i) != last_data {
+            let is_ci = crate::json::key_eq(key, PROVENANCE_KEY);
+            if is_data && Some(i) != last_data || is_ci && self.drops_provenance(ev) {
                 continue;
             }
             if !first {
@@ -250,7 +266,7 @@ impl EventFormat {
             }
             first = false;
             out.push(b'"');
-            if ev.shadows_provenance() && crate::json::key_eq(key, PROVENANCE_KEY) {
+            if ev.shadows_provenance() && is_ci {
                 out.extend_from_slice(ORIGINAL_PROVENANCE.as_bytes());
             } else {
                 out.extend_from_slice(key);
@@ -263,7 +279,7 @@ impl EventFormat {
             }
         }
         if !extra.is_empty() {
-            if !ev.rec.is_empty() {
+            if !first {
                 out.push(b',');
             }
             out.extend_from_slice(extra);
@@ -278,22 +294,8 @@ impl EventFormat {
     }
 
     fn write_projection(&self, ev: &Event<'_>, fields: &[Path], extra: &[u8], out: &mut Vec<u8>) {
-        let mut obj = serde_json::Map::new();
-        for path in fields {
-            // The provenance object is always appended whole: `ci` or a path
-            // into it is not projected a second time (a duplicate key).
-            if path.segments().first().is_some_and(|k| k == PROVENANCE_KEY) {
-                continue;
-            }
-            let value = match path.as_str() {
-                "workspace" => ev.workspace().map(|w| serde_json::Value::String(w.into_owned())),
-                "event" if ev.derived() => Some(serde_json::Value::String(ev.name().into_owned())),
-                _ => ev.path(path).and_then(|r| r.to_value()),
-            };
-            let value = value.unwrap_or(serde_json::Value::Null);
-            insert_path(&mut obj, path.segments(), value);
-        }
-        if let Some(p) = ev.provenance().and_then(|p| p.to_value()) {
+        let mut obj = crate::pick::pick(ev, fields);
+        if let Some(p) = ev.provenance().filter(|_| !self.no_provenance).and_then(|p| p.to_value()) {
             obj.insert(PROVENANCE_KEY.into(), p);
         }
         let mut body = serde_json::to_vec(&obj).unwrap_or_default();
@@ -343,19 +345,5 @@ fn shrink(value: Raw<'_>, room: usize) -> Vec<u8> {
         // Unreachable for validated lines (serde_json accepts what the
         // scanner accepts); keep the record valid rather than panic.
         None => b"null".to_vec(),
-    }
-}
-
-fn insert_path(obj: &mut serde_json::Map<String, serde_json::Value>, path: &[String], value: serde_json::Value) {
-    let Some((first, rest)) = path.split_first() else {
-        return;
-    };
-    if rest.is_empty() {
-        obj.insert(first.clone(), value);
-        return;
-    }
-    let entry = obj.entry(first.clone()).or_insert_with(|| serde_json::Value::Object(Default::default()));
-    if let serde_json::Value::Object(inner) = entry {
-        insert_path(inner, rest, value);
     }
 }

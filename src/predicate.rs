@@ -21,7 +21,7 @@ use crate::time::Timestamp;
 
 pub mod expr;
 
-pub use expr::{CmpOp, FieldPath, Literal, Where, WhereError};
+pub use expr::{CmpOp, Literal, Where, WhereError};
 
 // ---------------------------------------------------------------------------
 // Globs

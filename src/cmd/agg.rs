@@ -48,7 +48,8 @@ KEYS (--by, comma-separated; also the fields of metrics):
   2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default UTC; records
   carry \"tz\":ZONE), input_tokens / output_tokens / cache_read_tokens /
   cache_write_tokens / cost_usd (data.usage, current or older key names), or any
-  dotted path (data.provider, data.usage.output_tokens). A record without the
+  field path (data.provider, data.raw.messages[0].role, data.\"odd.key\": the
+  paths of ci-filter --where and ci-cat --fields). A record without the
   key is grouped under null, never dropped; records without a usable
   timestamp are counted in the summary line.
 

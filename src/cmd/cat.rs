@@ -102,7 +102,10 @@ pub struct Args {
     /// Only the last K events of each capture.
     #[arg(long, value_name = "K")]
     pub tail: Option<usize>,
-    /// Print only these comma-separated field paths (e.g. event,timestamp,data.tool_name).
+    /// Print only these comma-separated field paths (event,timestamp,
+    /// data.tool_name, data.raw.messages[0].role; the paths of ci-filter
+    /// --where), each value at its own path as jq's pick prints it (an index
+    /// is an array position, null before it; a missing key is null), plus `ci`.
     #[arg(long, value_name = "PATHS", value_delimiter = ',')]
     pub fields: Vec<String>,
     /// Print the exact source bytes of each line (no provenance, no truncation).

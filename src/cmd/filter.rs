@@ -49,7 +49,8 @@ WHERE EXPRESSIONS:
   PATH OP VALUE, PATH exists, joined with and/&&, or/||, not/!, ( ).
   PATH is dotted from the top of the record (data.usage.output_tokens,
   data.raw.messages[0].role or data.raw.messages.0.role, data.\"odd.key\";
-  a leading . is allowed). OP is == != < <= > >= or ~ !~ (regex search,
+  a leading . is allowed); a key with a space or one of . [ ] \" ' = ! < > ~
+  & | ( ) is quoted. The same paths are read by --fields, --by and metrics. OP is == != < <= > >= or ~ !~ (regex search,
   Rust syntax, (?i) for case-insensitive). VALUE is a number, \"string\" (JSON
   escapes), 'string' (literal, \\' for a quote), true, false or null.
   No coercion: numbers compare as numbers (1 == 1.0), strings as decoded

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::cli::{Common, Tool};
+use crate::cli::{Common, Provenance, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
@@ -43,7 +43,8 @@ MATCHING:
   inside data is searched; --field PATH (repeatable) limits the search to
   those paths and everything under them (data.result covers
   data.result.output); --keys also searches object keys inside them. Paths
-  are dotted, array items by index: data.raw.messages.0.content.
+  are those of ci-filter --where: data.raw.messages[0].content (or
+  data.raw.messages.0.content, as matches name them), data.\"odd.key\".
 
 NARROWING (before any string is decoded):
   --event NAME|GLOB, --workspace W, --session ID (each repeatable, OR), with
@@ -187,6 +188,8 @@ pub struct Args {
     #[arg(short = 'f', long, conflicts_with_all = ["count", "files_with_matches", "max_count"])]
     pub follow: bool,
     #[command(flatten)]
+    pub provenance: Provenance,
+    #[command(flatten)]
     pub common: Common,
 }
 
@@ -216,6 +219,8 @@ struct Config {
     mode: Mode,
     text: bool,
     color: bool,
+    /// `--no-provenance`: match records without `ci`.
+    no_provenance: bool,
 }
 
 const MAGENTA: &str = "\x1b[35m";
@@ -443,10 +448,12 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
     json_str(out, &snip.match_text());
     out.extend_from_slice(b",\"snippet\":");
     json_str(out, &snip.render());
-    out.extend_from_slice(b",\"ci\":");
-    match prov {
-        Some(p) => out.extend_from_slice(p),
-        None => crate::output::write_provenance(out, Some(site.session), site.path, site.line, ev.part),
+    if !cfg.no_provenance {
+        out.extend_from_slice(b",\"ci\":");
+        match prov {
+            Some(p) => out.extend_from_slice(p),
+            None => crate::output::write_provenance(out, Some(site.session), site.path, site.line, ev.part),
+        }
     }
     out.extend_from_slice(b"}\n");
 }
@@ -610,6 +617,7 @@ impl Args {
             mode,
             text: self.format == OutputFormat::Text,
             color,
+            no_provenance: self.provenance.no_provenance,
         };
         Ok((cfg, paths))
     }

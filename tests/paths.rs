@@ -1,0 +1,131 @@
+//! Issue 15, items 2, 4 and 6: one field-path grammar for `--fields`,
+//! `--where`, `--by`, metrics and ci-grep's `--field`; projections without
+//! provenance; `--head/--tail/--lines` on piped event records; warnings for
+//! `--where` tests and `--by` keys that never match.
+
+use crate::util::{ci, Run};
+
+const S1_FILE: &str =
+    "fixtures/demo/-home-user-my-api/sessions/a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10/context-intelligence/events.jsonl";
+const S1: &str = "a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10";
+
+fn ci_key(session: &str, path: &str, line: u64) -> String {
+    format!(r#""ci":{{"session":"{session}","path":"{path}","line":{line}}}"#)
+}
+
+fn ok(run: &Run) -> &str {
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    &run.stdout
+}
+
+// ------------------------------------------------------------ one grammar
+
+/// `--fields 'data.raw.messages[1].role'` printed `"messages[1]":{"role":null}`:
+/// the index is now an array position, as jq's `pick` prints it.
+#[test]
+fn a_fields_index_is_an_array_position() {
+    let run = ci("ci-cat").args(["--lines", "5", "--fields", "event,data.raw.messages[1].role", S1_FILE]).run();
+    assert_eq!(
+        ok(&run),
+        format!(
+            "{{\"event\":\"llm:request\",\"data\":{{\"raw\":{{\"messages\":[null,{{\"role\":\"user\"}}]}}}},{}}}\n",
+            ci_key(S1, S1_FILE, 5)
+        )
+    );
+    // The dotted index is the same path.
+    let dotted = ci("ci-cat").args(["--lines", "5", "--fields", "event,data.raw.messages.1.role", S1_FILE]).run();
+    assert_eq!(dotted.stdout, run.stdout);
+}
+
+const REC: &str = r#"{"event":"e","data":{"m":[{"r":"a","x":1},{"r":"b"}],"odd.key":{"a b":7},"o":{"0":"zero"},"s":"str"},"ci":{"session":"s","path":"p","line":3}}"#;
+
+/// The projection rules, on one piped record (its own `ci` appended whole).
+#[test]
+fn projections_read_the_same_paths_as_the_record() {
+    let cases: &[(&str, &str)] = &[
+        ("data.m[1].r,data.m[0].x", r#"{"data":{"m":[{"x":1},{"r":"b"}]}}"#),
+        ("data.m[5].r", r#"{"data":{"m":[]}}"#),
+        ("data.\"odd.key\".\"a b\"", r#"{"data":{"odd.key":{"a b":7}}}"#),
+        (".event,data.o[0]", r#"{"event":"e","data":{"o":{"0":"zero"}}}"#),
+        ("data.x.y", r#"{"data":{"x":null}}"#),
+        ("data.s.y", r#"{"data":{"s":"str"}}"#),
+    ];
+    for (fields, want) in cases {
+        let run = ci("ci-cat").args(["--fields", fields]).stdin(REC).run();
+        let want = format!("{},{}}}\n", &want[..want.len() - 1], r#""ci":{"session":"s","path":"p","line":3}"#);
+        assert_eq!(ok(&run), want, "--fields {fields}");
+    }
+}
+
+/// `[N]` and quoted keys work in every path flag, and the same bad path gets
+/// the same message from each.
+#[test]
+fn every_path_flag_takes_the_same_paths() {
+    let agg =
+        ci("ci-agg").args(["--by", "data.raw.messages[0].role", "--sum", "data.\"message_count\"", S1_FILE]).run();
+    assert_eq!(
+        ok(&agg),
+        "{\"data.raw.messages[0].role\":null,\"count\":28,\"data.\\\"message_count\\\"\":{\"sum\":15}}\n\
+         {\"data.raw.messages[0].role\":\"user\",\"count\":1,\"data.\\\"message_count\\\"\":{\"sum\":2}}\n"
+    );
+    let filter = ci("ci-filter").args(["--where", "data.raw.messages[1].role == 'user'", S1_FILE]).run();
+    assert_eq!(ok(&filter).lines().count(), 1);
+    let grep = ci("ci-grep").args(["-c", "--field", "data.raw.messages[0]", "-F", "kernel", S1_FILE]).run();
+    let dotted = ci("ci-grep").args(["-c", "--field", "data.raw.messages.0", "-F", "kernel", S1_FILE]).run();
+    assert_eq!(ok(&grep), dotted.stdout);
+    assert!(grep.stdout.ends_with(",\"count\":36}\n"), "{grep:?}");
+    let msg = "invalid field path \"data..x\": expected a field name after '.' at column 6";
+    for (tool, args) in [
+        ("ci-cat", &["--fields", "data..x"][..]),
+        ("ci-agg", &["--by", "data..x"][..]),
+        ("ci-agg", &["--sum", "data..x"][..]),
+        ("ci-grep", &["--field", "data..x", "x"][..]),
+    ] {
+        let run = ci(tool).args(args).arg(S1_FILE).run();
+        assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (2, "", format!("{tool}: {msg}\n").as_str()));
+    }
+    let run = ci("ci-filter").args(["--where", "data..x exists", S1_FILE]).run();
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "ci-filter: --where: expected a field name after '.' at column 6\n  data..x exists\n       ^\n")
+    );
+}
+
+// ---------------------------------------------------------- --no-provenance
+
+/// `ci-cat F --fields event,timestamp` appended the ~200-byte `ci` object to
+/// every line; `--no-provenance` leaves it out, from capture records, piped
+/// records (which carry their own) and derived hook records alike.
+#[test]
+fn no_provenance_leaves_ci_out() {
+    let run = ci("ci-cat").args(["--head", "2", "--fields", "event,timestamp", "--no-provenance", S1_FILE]).run();
+    assert_eq!(
+        ok(&run),
+        "{\"event\":\"session:start\",\"timestamp\":\"2026-03-02T09:15:00+00:00\"}\n\
+         {\"event\":\"prompt:submit\",\"timestamp\":\"2026-03-02T09:15:01.250+00:00\"}\n"
+    );
+    let line1 = std::fs::read_to_string(crate::util::root().join(S1_FILE)).unwrap().lines().next().unwrap().to_owned();
+    let direct = ci("ci-cat").args(["--lines", "1", "--no-provenance", S1_FILE]).run();
+    assert_eq!(ok(&direct), format!("{line1}\n"));
+    let with_ci = ci("ci-cat").args(["--lines", "1", S1_FILE]).run();
+    let piped = ci("ci-cat").arg("--no-provenance").stdin(with_ci.stdout.clone()).run();
+    assert_eq!(ok(&piped), format!("{line1}\n"));
+    let filtered = ci("ci-filter").args(["--event", "session:start", "--no-provenance"]).stdin(with_ci.stdout).run();
+    assert_eq!(ok(&filtered), format!("{line1}\n"));
+    let grep = ci("ci-grep").args(["-m", "1", "--no-provenance", "-F", "release", S1_FILE]).run();
+    assert_eq!(
+        ok(&grep),
+        "{\"session\":\"a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10\",\"line\":2,\"event\":\"prompt:submit\",\
+         \"timestamp\":\"2026-03-02T09:15:01.250+00:00\",\"path\":\"data.prompt\",\"key\":false,\"offset\":6,\
+         \"char_offset\":6,\"match\":\"release\",\"snippet\":\"Write release notes for the café module, with the 日本語…\"}\n"
+    );
+    let hooks = ci("ci-cat").args(["--no-provenance", "fixtures/sessiondata-timed"]).run();
+    let recs = hooks.json();
+    assert!(!recs.is_empty() && recs.iter().all(|r| r.get("ci").is_none() && r["hook"].is_string()), "{hooks:?}");
+    for tool in ["ci-cat", "ci-filter", "ci-grep"] {
+        let help = ci(tool).arg("--help").run();
+        let words = help.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("--no-provenance Leave out the provenance key `ci`"), "{tool}: {words}");
+        assert!(words.contains("cannot go back to the line"), "{tool}");
+    }
+}
