@@ -48,3 +48,4 @@ pub mod table;
 pub mod time;
 pub mod truncate;
 pub mod watch;
+pub mod window;

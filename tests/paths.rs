@@ -129,3 +129,87 @@ fn no_provenance_leaves_ci_out() {
         assert!(words.contains("cannot go back to the line"), "{tool}");
     }
 }
+
+// ------------------------------------------- --head/--tail/--lines on a stream
+
+const CLEAN: &str = "fixtures/demo-clean";
+
+/// `ci-cat F | ci-cat --tail 2` printed nothing and `ci-filter --event
+/// tool:pre F | ci-cat --head 5` printed every record: piped event records
+/// now get --head/--tail per session and --lines on their capture line,
+/// exactly as the records read from the captures, on one thread or several.
+#[test]
+fn head_tail_and_lines_apply_per_session_to_piped_records() {
+    let stream = ok(&ci("ci-cat").arg(CLEAN).run()).to_owned();
+    for select in [&["--head", "2"][..], &["--tail", "2"], &["--head", "4", "--tail", "2"], &["--lines", "3-4"]] {
+        let direct = ci("ci-cat").args(select).args(["--fields", "event", CLEAN]).run();
+        assert!(ok(&direct).lines().count() >= 4, "{select:?}: {direct:?}");
+        for j in ["-j1", "-j3"] {
+            let piped = ci("ci-cat").args(select).args(["--fields", "event", j]).stdin(stream.clone()).run();
+            assert_eq!(ok(&piped), direct.stdout, "{select:?} {j}");
+        }
+    }
+    let tool_pre = ok(&ci("ci-filter").args(["--event", "tool:pre", S1_FILE]).run()).to_owned();
+    assert_eq!(tool_pre.lines().count(), 5);
+    let head =
+        ci("ci-cat").args(["--head", "2", "--fields", "data.tool_name", "--no-provenance"]).stdin(tool_pre).run();
+    assert_eq!(ok(&head), "{\"data\":{\"tool_name\":\"bash\"}}\n{\"data\":{\"tool_name\":\"read_file\"}}\n");
+}
+
+/// Records without provenance (`cat events.jsonl |`) are grouped by the
+/// session their payload names, and --lines reads their stdin line.
+#[test]
+fn head_tail_and_lines_of_bare_lines() {
+    let file = std::fs::read_to_string(crate::util::root().join(S1_FILE)).unwrap();
+    for select in [&["--tail", "3"][..], &["--head", "3"], &["--lines", "7-9"]] {
+        let direct = ci("ci-cat").args(select).args(["--fields", "event,timestamp", "--no-provenance", S1_FILE]).run();
+        let piped = ci("ci-cat")
+            .args(select)
+            .args(["--fields", "event,timestamp", "--no-provenance"])
+            .stdin(file.clone())
+            .run();
+        assert_eq!(ok(&piped), ok(&direct), "{select:?}");
+        assert_eq!(direct.stdout.lines().count(), 3, "{select:?}");
+    }
+}
+
+/// A stream large enough to be dealt to several workers (batches of 512 KiB,
+/// dealt 1 MiB at a time), with three sessions interleaved: the same records
+/// with -j1 and -j3, and the ones a per-session count gives.
+#[test]
+fn piped_head_and_tail_are_exact_across_workers() {
+    let pad = "x".repeat(900);
+    let sessions = ["s-a", "s-b", "s-c"];
+    let mut stream = String::new();
+    let mut per: Vec<Vec<u64>> = vec![vec![]; 3];
+    for n in 1..=4000u64 {
+        // Runs of varying length, so sessions straddle batch boundaries.
+        let s = ((n / 7 + n / 301) % 3) as usize;
+        per[s].push(n);
+        stream.push_str(&format!(
+            "{{\"event\":\"e\",\"data\":{{\"n\":{n},\"pad\":\"{pad}\"}},\"ci\":{{\"session\":\"{}\",\"path\":\"p\",\"line\":{n}}}}}\n",
+            sessions[s]
+        ));
+    }
+    assert!(stream.len() > 3 << 20);
+    let expect = |keep: &dyn Fn(&[u64]) -> Vec<u64>| {
+        let mut kept: Vec<u64> = per.iter().flat_map(|v| keep(v)).collect();
+        kept.sort();
+        kept.iter().map(|n| format!("{{\"data\":{{\"n\":{n}}}}}\n")).collect::<String>()
+    };
+    let cases: [(&[&str], String); 3] = [
+        (&["--head", "3"], expect(&|v| v[..3].to_vec())),
+        (&["--tail", "3"], expect(&|v| v[v.len() - 3..].to_vec())),
+        (&["--head", "1000", "--tail", "2"], expect(&|v| v[998..1000].to_vec())),
+    ];
+    for (select, want) in &cases {
+        for j in ["-j1", "-j3"] {
+            let run = ci("ci-cat")
+                .args(*select)
+                .args(["--fields", "data.n", "--no-provenance", j])
+                .stdin(stream.clone())
+                .run();
+            assert_eq!(ok(&run), *want, "{select:?} {j}");
+        }
+    }
+}

@@ -19,6 +19,7 @@ use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
 use crate::session::{Capture, SessionRecord, Writer};
 use crate::source::{self, Flow, Input, RunOpts, Visitor};
+use crate::window::{Keep, Window};
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -232,8 +233,8 @@ const RESET: &str = "\x1b[0m";
 /// batches handled by different workers: merged after the run.
 #[derive(Default)]
 struct Piped {
-    /// Match records held back for -m: (stdin line, order, session, record).
-    held: Vec<(u64, u64, String, Vec<u8>)>,
+    /// Match records held back for -m: the first N per session.
+    held: Option<Window>,
     /// Per session: first stdin line with a match, capture path, matches in
     /// this worker.
     sessions: HashMap<String, (u64, String, u64)>,
@@ -245,9 +246,7 @@ struct Grep<'a> {
     /// Matches in the current capture.
     count: u64,
     found: bool,
-    order: u64,
     piped: Piped,
-    line_buf: Vec<u8>,
 }
 
 /// Where a match was found.
@@ -337,22 +336,16 @@ impl Grep<'_> {
         }
         let cfg = self.cfg;
         let site = Site { session: &session, path: &path, line };
-        let hold = cfg.mode == Mode::Matches && cfg.max.is_some();
         let mut found = 0;
-        let (held, order) = (&mut self.piped.held, &mut self.order);
-        let buf = &mut self.line_buf;
+        let held = &mut self.piped.held;
         search_event(cfg, ev, limit.saturating_sub(seen), &mut |m| {
             found += 1;
             if cfg.mode != Mode::Matches {
                 return;
             }
-            if hold {
-                buf.clear();
-                write_match(buf, cfg, ev, &site, prov.map(|p| p.bytes()), &m);
-                held.push((ev.line, *order, session.clone(), buf.clone()));
-                *order += 1;
-            } else {
-                write_match(out, cfg, ev, &site, prov.map(|p| p.bytes()), &m);
+            match held {
+                Some(w) => w.hold(&session, ev.line, |b| write_match(b, cfg, ev, &site, prov.map(|p| p.bytes()), &m)),
+                None => write_match(out, cfg, ev, &site, prov.map(|p| p.bytes()), &m),
             }
         });
         if found > 0 {
@@ -636,9 +629,13 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         cfg: &cfg,
         count: 0,
         found: false,
-        order: 0,
-        piped: Piped::default(),
-        line_buf: Vec::new(),
+        piped: Piped {
+            held: (cfg.mode == Mode::Matches)
+                .then_some(cfg.max)
+                .flatten()
+                .map(|k| Window::new(Keep { first: Some(k), last: None })),
+            sessions: HashMap::new(),
+        },
     })?;
     let found = visitors.iter().any(|v| v.found);
     let mut buf = Vec::new();
@@ -655,7 +652,7 @@ fn finish_piped(cfg: &Config, parts: Vec<Piped>, diag: &Diag, out: &mut Vec<u8>)
         Mode::List => 1,
         _ => cfg.max.unwrap_or(u64::MAX),
     };
-    let mut held: Vec<(u64, u64, String, Vec<u8>)> = vec![];
+    let mut held = vec![];
     let mut sessions: HashMap<String, (u64, String, u64)> = HashMap::new();
     for p in parts {
         held.extend(p.held);
@@ -668,17 +665,7 @@ fn finish_piped(cfg: &Config, parts: Vec<Piped>, diag: &Diag, out: &mut Vec<u8>)
         }
     }
     match cfg.mode {
-        Mode::Matches => {
-            held.sort_by_key(|h| (h.0, h.1));
-            let mut per: HashMap<&str, u64> = HashMap::new();
-            for (_, _, s, rec) in &held {
-                let n = per.entry(s.as_str()).or_insert(0);
-                if *n < limit {
-                    *n += 1;
-                    out.extend_from_slice(rec);
-                }
-            }
-        }
+        Mode::Matches => Window::merge(held, out),
         Mode::Count | Mode::List => {
             let mut list: Vec<(String, (u64, String, u64))> = sessions.into_iter().collect();
             list.sort_by(|a, b| (a.1 .0, &a.0).cmp(&(b.1 .0, &b.0)));
