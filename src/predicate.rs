@@ -20,6 +20,7 @@ use crate::session::{Capture, SessionRecord};
 use crate::time::Timestamp;
 
 pub mod expr;
+pub mod never;
 
 pub use expr::{CmpOp, Literal, Where, WhereError};
 

@@ -213,3 +213,115 @@ fn piped_head_and_tail_are_exact_across_workers() {
         }
     }
 }
+
+// ------------------------------------------------ tests and keys never met
+
+/// `--where 'x > "5"'` matched nothing without a word: a test that never
+/// held is named once per run when no record has its path (with the nearest
+/// key there) or when its values are never of the type it compares with.
+/// Tests that held, or that only a choice of value keeps from holding, and
+/// tests under `not`, are not named.
+#[test]
+fn where_tests_that_never_hold_are_named_once() {
+    let cases: &[(&str, &str)] = &[
+        ("x > \"5\"", "--where 'x > \"5\"': no record has x"),
+        (
+            "data.usage.output_token > 5",
+            "--where 'data.usage.output_token > 5': no record has data.usage.output_token; \
+             did you mean \"data.usage.output_tokens\"?",
+        ),
+        (
+            "event == 'x' or dat.tool_name exists",
+            "--where 'event == 'x' or dat.tool_name exists': no record has dat.tool_name; \
+             did you mean \"data.tool_name\"?",
+        ),
+        ("ci.lin == 3", "--where 'ci.lin == 3': no record has ci.lin; did you mean \"ci.line\"?"),
+        (
+            "data.message_count > \"5\"",
+            "--where 'data.message_count > \"5\"': data.message_count is a number in every record that has it, \
+             never a string: '>' compares numbers with numbers and strings with strings",
+        ),
+        (
+            "data.tool_name == 5",
+            "--where 'data.tool_name == 5': data.tool_name is a string in every record that has it, \
+             never a number: '==' compares without coercion (\"5\" is not 5)",
+        ),
+        (
+            "data.message_count ~ '1'",
+            "--where 'data.message_count ~ '1'': data.message_count is a number in every record that has it, \
+             never a string: '~' matches strings only",
+        ),
+    ];
+    for (expr, warning) in cases {
+        for j in ["-j1", "-j3"] {
+            let run = ci("ci-filter").args(["--where", expr, j, CLEAN]).run();
+            assert_eq!(
+                (run.code, run.stdout.as_str(), run.stderr.as_str()),
+                (1, "", format!("ci-filter: warning: {warning}\n").as_str()),
+                "{expr} {j}"
+            );
+        }
+    }
+    // Held, a choice of value, or negated: no warning.
+    for expr in ["data.message_count > 1000", "not data.zzz exists", "data.zzz == null", "data.tool_name ~ 'zz'"] {
+        let run = ci("ci-filter").args(["--where", expr, CLEAN]).run();
+        assert_eq!(run.stderr, "", "{expr}");
+    }
+    // Two --where: each named on its own.
+    let run = ci("ci-filter").args(["--where", "x exists", "--where", "y exists", CLEAN]).run();
+    assert_eq!(
+        run.stderr,
+        "ci-filter: warning: --where 'x exists': no record has x\nci-filter: warning: --where 'y exists': no record has y\n"
+    );
+}
+
+/// On a stream dealt to several workers, a path only one late record has is
+/// found (no warning), and a test that never holds is named once.
+#[test]
+fn where_warnings_merge_the_workers() {
+    let pad = "x".repeat(900);
+    let mut stream = String::new();
+    for n in 1..=4000u64 {
+        let extra = if n == 3999 { ",\"late\":7" } else { "" };
+        stream.push_str(&format!("{{\"event\":\"e\",\"data\":{{\"n\":{n},\"pad\":\"{pad}\"{extra}}}}}\n"));
+    }
+    for j in ["-j1", "-j3"] {
+        let run = ci("ci-filter")
+            .args(["--where", "data.late == 7", "--where", "data.nn > 1", j])
+            .stdin(stream.clone())
+            .run();
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (1, "ci-filter: warning: --where 'data.nn > 1': no record has data.nn; did you mean \"data.n\"?\n"),
+            "{j}"
+        );
+        let run = ci("ci-filter").args(["--where", "data.late > '5'", j]).stdin(stream.clone()).run();
+        assert_eq!(
+            run.stderr,
+            "ci-filter: warning: --where 'data.late > '5'': data.late is a number in every record that has it, \
+             never a string: '>' compares numbers with numbers and strings with strings\n",
+            "{j}"
+        );
+    }
+}
+
+/// `ci-agg --by K` where every record's K is null says so, once per key.
+#[test]
+fn a_key_null_for_every_record_says_so() {
+    let tool_pre = ok(&ci("ci-filter").args(["--event", "tool:pre", S1_FILE]).run()).to_owned();
+    for j in ["-j1", "-j3"] {
+        let run = ci("ci-agg").args(["--by", "model,agent,event", j]).stdin(tool_pre.clone()).run();
+        assert_eq!(run.stdout, "{\"model\":null,\"agent\":null,\"event\":\"tool:pre\",\"count\":5}\n");
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (
+                0,
+                "ci-agg: warning: --by model: null for every record (no record names a model)\n\
+                 ci-agg: warning: --by agent: null for every record (no session names its agent)\n"
+            )
+        );
+    }
+    // A key some records have: no warning.
+    let run = ci("ci-agg").args(["--by", "model", S1_FILE]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+}

@@ -108,6 +108,23 @@ impl Path {
         }
     }
 
+    /// The path of `keys`, written so that [`Path::parse`] reads it back (a
+    /// key is quoted when it is empty or holds a character a bare key may not).
+    pub fn from_keys(keys: &[String]) -> Path {
+        let mut text = String::new();
+        for (i, k) in keys.iter().enumerate() {
+            if i > 0 {
+                text.push('.');
+            }
+            if !k.is_empty() && k.chars().all(is_bare) {
+                text.push_str(k);
+            } else {
+                text.push_str(&serde_json::Value::String(k.clone()).to_string());
+            }
+        }
+        Path { text, segments: keys.to_vec() }
+    }
+
     /// The path as written.
     pub fn as_str(&self) -> &str {
         &self.text
@@ -221,6 +238,10 @@ mod tests {
         assert_eq!(segs(" data.x "), ["data", "x"]);
         assert_eq!(Path::parse("a[0].b").unwrap().as_str(), "a[0].b");
         assert_eq!(Path::parse("a[0].b").unwrap().dotted(), "a.0.b");
+        let keys = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let p = Path::from_keys(&keys(&["data", "a b", "0", "", "x\"y"]));
+        assert_eq!(p.as_str(), r#"data."a b".0.""."x\"y""#);
+        assert_eq!(Path::parse(p.as_str()).unwrap(), p);
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
-    fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             CmpOp::Eq => "==",
             CmpOp::Ne => "!=",
@@ -373,6 +373,21 @@ impl Where {
         }
     }
 
+    /// The tests (`exists`, comparisons, `~`) under an even number of `not`s:
+    /// those that say what a matching record has.
+    pub(super) fn positive_tests<'w>(&'w self, out: &mut Vec<&'w Where>) {
+        self.tests_under(false, out);
+    }
+
+    fn tests_under<'w>(&'w self, negated: bool, out: &mut Vec<&'w Where>) {
+        match self {
+            Where::And(v) | Where::Or(v) => v.iter().for_each(|w| w.tests_under(negated, out)),
+            Where::Not(w) => w.tests_under(!negated, out),
+            _ if !negated => out.push(self),
+            _ => {}
+        }
+    }
+
     /// Evaluates on an event (filled-in workspace and provenance visible).
     pub fn matches_event(&self, ev: &Event<'_>) -> bool {
         self.eval(&|p| event_field(ev, p))
@@ -383,7 +398,7 @@ impl Where {
         self.eval(&|p| rec.path(p).map_or(Val::Missing, Val::Raw))
     }
 
-    fn eval<'a>(&self, field: &dyn Fn(&Path) -> Val<'a>) -> bool {
+    pub(super) fn eval<'a>(&self, field: &dyn Fn(&Path) -> Val<'a>) -> bool {
         match self {
             Where::And(v) => v.iter().all(|w| w.eval(field)),
             Where::Or(v) => v.iter().any(|w| w.eval(field)),
@@ -527,7 +542,8 @@ impl Parser<'_> {
 // Evaluation
 
 /// A field's value for evaluation.
-enum Val<'a> {
+#[derive(Clone)]
+pub(super) enum Val<'a> {
     Missing,
     Raw(Raw<'a>),
     Str(Cow<'a, str>),
@@ -550,9 +566,28 @@ impl<'a> Val<'a> {
             _ => None,
         }
     }
+
+    /// The JSON type of the value; `None` when missing.
+    pub(super) fn kind(&self) -> Option<Kind> {
+        match self {
+            Val::Missing => None,
+            Val::Raw(r) => Some(r.kind()),
+            Val::Str(_) => Some(Kind::String),
+            Val::Int(_) => Some(Kind::Number),
+        }
+    }
+
+    /// The value as a raw JSON value of the line, when it is one.
+    pub(super) fn raw(&self) -> Option<Raw<'a>> {
+        match self {
+            Val::Raw(r) => Some(*r),
+            _ => None,
+        }
+    }
 }
 
-fn event_field<'a>(ev: &Event<'a>, p: &Path) -> Val<'a> {
+/// The value at `p` of an event, as tests see it.
+pub(super) fn event_field<'a>(ev: &Event<'a>, p: &Path) -> Val<'a> {
     match p.segments() {
         [w] if w == "workspace" => ev.workspace().map(Val::Str).unwrap_or(Val::Missing),
         [ci, key] if ci == PROVENANCE_KEY && ev.provenance().is_none() => match key.as_str() {
