@@ -244,6 +244,17 @@ mod tests {
         assert_eq!(Path::parse(p.as_str()).unwrap(), p);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn parse_never_panics_and_keys_read_back(s in "\\PC{0,24}", keys in proptest::collection::vec("\\PC{0,6}", 1..5)) {
+            if let Err(e) = Path::parse(&s) {
+                proptest::prop_assert!(e.starts_with("invalid field path"));
+            }
+            let p = Path::from_keys(&keys);
+            proptest::prop_assert_eq!(Path::parse(p.as_str()).map(|q| q.segments().to_vec()), Ok(keys));
+        }
+    }
+
     #[test]
     fn errors_name_the_column() {
         let e = |s: &str| Path::parse(s).unwrap_err();
