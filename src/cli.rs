@@ -72,13 +72,32 @@ pub struct EventOutput {
     /// Print records whole, without the byte budget.
     #[arg(long)]
     pub full: bool,
+    #[command(flatten)]
+    pub provenance: Provenance,
 }
 
 impl EventOutput {
     /// The event printer these flags describe.
     pub fn format(&self) -> EventFormat {
-        EventFormat { max_bytes: (!self.full).then_some(self.max_bytes), raw: false, fields: None }
+        EventFormat {
+            max_bytes: (!self.full).then_some(self.max_bytes),
+            raw: false,
+            fields: None,
+            no_provenance: self.provenance.no_provenance,
+        }
     }
+}
+
+/// `--no-provenance`, of the tools that print event records or matches.
+#[derive(Debug, Clone, Args)]
+pub struct Provenance {
+    /// Leave out the provenance key `ci` ({"session","path","line"}). The
+    /// output then no longer says where each record came from, so a ci-*
+    /// tool reading it cannot go back to the line or its session (ci-cat
+    /// --head/--tail per session, ci-agg's session metadata, ci-grep -l):
+    /// use it at the end of a pipeline, for people or other programs.
+    #[arg(long)]
+    pub no_provenance: bool,
 }
 
 /// A tool: its arguments know their common flags.

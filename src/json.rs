@@ -18,8 +18,11 @@ use std::ops::Range;
 
 use memchr::memchr2;
 
+pub mod path;
 pub(crate) mod string;
 pub mod write;
+
+pub use path::{Path, PathError};
 
 /// Deepest nesting accepted, counting the record itself. It is serde_json's
 /// recursion limit, so both parsers agree on every input.
@@ -291,49 +294,14 @@ impl<'a> Record<'a> {
         self.index.members.is_empty()
     }
 
-    /// Looks up a dotted path (`data.usage.output_tokens`, `data.raw.messages.0`).
+    /// Looks up a path (`data.usage.output_tokens`, `data.raw.messages[0]`).
     pub fn path(&self, path: &Path) -> Option<Raw<'a>> {
-        let (first, rest) = path.segments.split_first()?;
+        let (first, rest) = path.segments().split_first()?;
         let mut v = self.get(first)?;
         for seg in rest {
             v = v.get(seg)?;
         }
         Some(v)
-    }
-}
-
-/// A dotted field path, split once when a flag is parsed. Segments that are
-/// decimal numbers also index arrays.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Path {
-    text: String,
-    segments: Vec<String>,
-}
-
-impl Path {
-    /// Parses `a.b.c`. Empty segments are refused.
-    pub fn parse(text: &str) -> std::result::Result<Path, String> {
-        let segments: Vec<String> = text.split('.').map(str::to_owned).collect();
-        if text.is_empty() || segments.iter().any(String::is_empty) {
-            return Err(format!("invalid field path {text:?}: use dotted names like data.tool_name"));
-        }
-        Ok(Path { text: text.to_owned(), segments })
-    }
-
-    /// The path as written.
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// The segments.
-    pub fn segments(&self) -> &[String] {
-        &self.segments
-    }
-}
-
-impl fmt::Display for Path {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
     }
 }
 

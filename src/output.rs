@@ -16,13 +16,16 @@
 //! - a capture line that holds a `ci` key of its own gets the real one, and
 //!   its own is printed as `ci_original` (a file's bytes never claim where
 //!   they came from);
-//! - `--raw` prints the exact source bytes and nothing else.
+//! - `--raw` prints the exact source bytes and nothing else;
+//! - `--no-provenance` leaves `ci` out (also the one a piped record carries);
+//! - `--fields` prints a projection ([`crate::pick`]).
 
 use std::io::{self, IsTerminal, Write};
 
 use crate::error::{Error, Result};
 use crate::json::{Path, Raw};
 use crate::record::{Event, PROVENANCE_KEY};
+use crate::session::Writer;
 use crate::truncate;
 
 /// The name a capture line's own `ci` key is printed under (it is never
@@ -105,12 +108,13 @@ pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, li
 }
 
 /// Writes the cut marker, the member `"cut":{"offset":O,"bytes":L,"xxh3":H}`
-/// (with `"element":true` for an array element): the line's byte offset and
+/// (with `"element":true` for an array element, and for a projection
+/// `"writer":W,"fields":[…]`, its writer and the paths it picked): the line's byte offset and
 /// length in its file and the XXH3 hash of the line as read (hex), which is
 /// what a later tool needs to read the whole line again and to check that it
 /// is still the same ([`crate::reread`]). Without an origin (a piped record
 /// that arrived whole and is cut here): `"cut":true`.
-pub fn write_cut(out: &mut Vec<u8>, origin: Option<(crate::lines::Site, u64)>) {
+pub fn write_cut(out: &mut Vec<u8>, origin: Option<(crate::lines::Site, u64)>, fields: Option<(&[Path], Writer)>) {
     out.extend_from_slice(b"\"cut\":");
     let Some((site, hash)) = origin else {
         out.extend_from_slice(b"true");
@@ -120,6 +124,19 @@ pub fn write_cut(out: &mut Vec<u8>, origin: Option<(crate::lines::Site, u64)>) {
     let _ = write!(out, "{{\"offset\":{},\"bytes\":{},\"xxh3\":\"{hash:016x}\"", site.offset, site.len);
     if site.element {
         out.extend_from_slice(b",\"element\":true");
+    }
+    if let Some((fields, writer)) = fields {
+        // A projection may leave out what tells the writer: named.
+        out.extend_from_slice(b",\"writer\":");
+        json_str(out, writer.name());
+        out.extend_from_slice(b",\"fields\":[");
+        for (i, f) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            json_str(out, f.as_str());
+        }
+        out.push(b']');
     }
     out.push(b'}');
 }
@@ -134,7 +151,7 @@ fn with_cut(out: &mut Vec<u8>, ci: Raw<'_>, origin: Option<(crate::lines::Site, 
             if open != b"{" {
                 out.push(b',');
             }
-            write_cut(out, origin);
+            write_cut(out, origin, None);
             out.push(b'}');
         }
         // Not an object: nothing to add to; kept as it was.
@@ -149,8 +166,11 @@ pub struct EventFormat {
     pub max_bytes: Option<usize>,
     /// Print the exact source line (`--raw`).
     pub raw: bool,
-    /// Print only these paths (`--fields`), nested as in the record, plus `ci`.
+    /// Print only these paths (`--fields`), nested as in the record
+    /// ([`crate::pick`]), plus `ci`.
     pub fields: Option<Vec<Path>>,
+    /// Leave the provenance key `ci` out (`--no-provenance`).
+    pub no_provenance: bool,
 }
 
 impl EventFormat {
@@ -171,8 +191,9 @@ impl EventFormat {
             self.write_derived(ev, out);
             return;
         }
-        if ev.shadows_provenance() {
-            // The line's own `ci` is kept as `ci_original`; ours is added.
+        if ev.shadows_provenance() || self.drops_provenance(ev) {
+            // The line's own `ci` is kept as `ci_original`; ours is added
+            // (or, with --no-provenance, a piped record's `ci` is dropped).
             self.write_shrunk(ev, out);
             return;
         }
@@ -195,6 +216,12 @@ impl EventFormat {
         }
     }
 
+    /// With `--no-provenance`, whether `ev` carries a `ci` of its own to drop
+    /// (a piped event record).
+    fn drops_provenance(&self, ev: &Event<'_>) -> bool {
+        self.no_provenance && ev.provenance().is_some()
+    }
+
     /// Appends the keys this toolkit adds: provenance, and (with `workspace`)
     /// a filled-in workspace, comma-separated; with `cut`, the provenance
     /// says the record is cut ([`write_cut`]).
@@ -206,7 +233,7 @@ impl EventFormat {
                 json_str(extra, &w);
             }
         }
-        if ev.provenance().is_none() {
+        if ev.provenance().is_none() && !self.no_provenance {
             if extra.len() > empty {
                 extra.push(b',');
             }
@@ -215,7 +242,7 @@ impl EventFormat {
             if cut {
                 extra.pop();
                 extra.push(b',');
-                write_cut(extra, ev.cut_origin());
+                write_cut(extra, ev.cut_origin(), self.fields.as_deref().map(|f| (f, ev.writer())));
                 extra.push(b'}');
             }
         }
@@ -253,6 +280,9 @@ impl EventFormat {
             let mut tail = Vec::with_capacity(128);
             tail.push(b',');
             self.extra_keys(ev, false, cut, &mut tail);
+            if tail.len() == 1 {
+                tail.clear(); // --no-provenance: nothing added
+            }
             tail.extend_from_slice(b"}\n");
             tail
         };
@@ -311,7 +341,8 @@ impl EventFormat {
         let mut first = true;
         for (i, (key, value)) in ev.rec.members().enumerate() {
             let is_data = crate::json::key_eq(key, "data");
-            if is_data && Some(i) != last_data {
+            let is_ci = crate::json::key_eq(key, PROVENANCE_KEY);
+            if is_data && Some(i) != last_data || is_ci && self.drops_provenance(ev) {
                 continue;
             }
             if !first {
@@ -319,7 +350,6 @@ impl EventFormat {
             }
             first = false;
             out.push(b'"');
-            let is_ci = crate::json::key_eq(key, PROVENANCE_KEY);
             if ev.shadows_provenance() && is_ci {
                 out.extend_from_slice(ORIGINAL_PROVENANCE.as_bytes());
             } else {
@@ -335,7 +365,7 @@ impl EventFormat {
             }
         }
         if !extra.is_empty() {
-            if !ev.rec.is_empty() {
+            if !first {
                 out.push(b',');
             }
             out.extend_from_slice(extra);
@@ -351,22 +381,8 @@ impl EventFormat {
     }
 
     fn write_projection(&self, ev: &Event<'_>, fields: &[Path], out: &mut Vec<u8>) {
-        let mut obj = serde_json::Map::new();
-        for path in fields {
-            // The provenance object is always appended whole: `ci` or a path
-            // into it is not projected a second time (a duplicate key).
-            if path.segments().first().is_some_and(|k| k == PROVENANCE_KEY) {
-                continue;
-            }
-            let value = match path.as_str() {
-                "workspace" => ev.workspace().map(|w| serde_json::Value::String(w.into_owned())),
-                "event" if ev.derived() => Some(serde_json::Value::String(ev.name().into_owned())),
-                _ => ev.path(path).and_then(|r| r.to_value()),
-            };
-            let value = value.unwrap_or(serde_json::Value::Null);
-            insert_path(&mut obj, path.segments(), value);
-        }
-        let piped_ci = ev.provenance().and_then(|p| p.to_value());
+        let mut obj = crate::pick::pick(ev, fields);
+        let piped_ci = ev.provenance().filter(|_| !self.no_provenance).and_then(|p| p.to_value());
         if let Some(p) = &piped_ci {
             obj.insert(PROVENANCE_KEY.into(), p.clone());
         }
@@ -380,7 +396,7 @@ impl EventFormat {
                 self.extra_keys(ev, false, true, &mut extra);
                 if let Some(serde_json::Value::Object(ci)) = obj.get_mut(PROVENANCE_KEY) {
                     let mut marker = b"{".to_vec();
-                    write_cut(&mut marker, ev.cut_origin());
+                    write_cut(&mut marker, ev.cut_origin(), self.fields.as_deref().map(|f| (f, ev.writer())));
                     marker.push(b'}');
                     // The marker is our own valid JSON.
                     if let Ok(serde_json::Value::Object(m)) = serde_json::from_slice(&marker) {
@@ -443,19 +459,5 @@ fn shrink(value: Raw<'_>, room: usize) -> Vec<u8> {
         // Unreachable for validated lines (serde_json accepts what the
         // scanner accepts); keep the record valid rather than panic.
         None => b"null".to_vec(),
-    }
-}
-
-fn insert_path(obj: &mut serde_json::Map<String, serde_json::Value>, path: &[String], value: serde_json::Value) {
-    let Some((first, rest)) = path.split_first() else {
-        return;
-    };
-    if rest.is_empty() {
-        obj.insert(first.clone(), value);
-        return;
-    }
-    let entry = obj.entry(first.clone()).or_insert_with(|| serde_json::Value::Object(Default::default()));
-    if let serde_json::Value::Object(inner) = entry {
-        insert_path(inner, rest, value);
     }
 }

@@ -20,8 +20,9 @@ use crate::session::{Capture, SessionRecord};
 use crate::time::Timestamp;
 
 pub mod expr;
+pub mod never;
 
-pub use expr::{CmpOp, FieldPath, Literal, Where, WhereError};
+pub use expr::{CmpOp, Literal, Where, WhereError};
 
 // ---------------------------------------------------------------------------
 // Globs

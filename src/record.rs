@@ -133,6 +133,11 @@ impl<'a> Event<'a> {
         Some((site, hash.unwrap_or_else(|| line_hash(self.rec.line()))))
     }
 
+    /// The writer whose semantics apply.
+    pub fn writer(&self) -> crate::session::Writer {
+        self.format.writer()
+    }
+
     /// Whether the event record is derived from the line (a writer whose lines
     /// are not event records, such as Claude hooks), rather than the line itself.
     pub fn derived(&self) -> bool {
@@ -182,20 +187,26 @@ impl<'a> Event<'a> {
     /// `event`, `timestamp`, the original-name key), through the normalised
     /// view for derived records.
     pub fn path(&self, path: &crate::json::Path) -> Option<Raw<'a>> {
-        if !self.derived {
-            return self.rec.path(path);
+        let (first, rest) = path.segments().split_first()?;
+        let mut v = self.top(first)?;
+        for seg in rest {
+            v = v.get(seg)?;
         }
-        match path.segments() {
-            [k] if k == "event" => self.name_raw(),
-            [k] if k == "timestamp" => self.timestamp_raw(),
-            [k] if self.original().is_some_and(|(key, _)| key == k) => self.original().and_then(|(_, v)| v),
-            [k, rest @ ..] if k == "data" => {
-                let mut v = self.data()?;
-                for seg in rest {
-                    v = v.get(seg)?;
-                }
-                Some(v)
-            }
+        Some(v)
+    }
+
+    /// The value of a top-level key of the event record; for a derived
+    /// record, of its normalised view (`event`, `timestamp`, `data`, the
+    /// original-name key).
+    pub fn top(&self, key: &str) -> Option<Raw<'a>> {
+        if !self.derived {
+            return self.rec.get(key);
+        }
+        match key {
+            "event" => self.name_raw(),
+            "timestamp" => self.timestamp_raw(),
+            "data" => self.data(),
+            k if self.original().is_some_and(|(key, _)| key == k) => self.original().and_then(|(_, v)| v),
             _ => None,
         }
     }

@@ -19,14 +19,14 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::path::Path;
 
 use crate::elements::ElementReader;
 use crate::format::{self, ReadState};
-use crate::json::{decode_str, key_eq, Index, Kind, Raw, Record};
+use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
 use crate::record::{line_hash, PROVENANCE_KEY};
-use crate::truncate::ELISION_KEY;
+use crate::session::Writer;
+use crate::truncate::{ELISION_KEY, ITEMS_MARK_HEAD, ITEMS_MARK_TAIL};
 
 /// The envelope keys of an event record: never cut, never refilled.
 const ENVELOPE: [&str; 3] = ["event", "workspace", "timestamp"];
@@ -38,6 +38,8 @@ struct Marker<'a> {
     part: Option<u32>,
     site: Site,
     hash: u64,
+    fields: Option<Vec<Path>>,
+    writer: Option<Writer>,
 }
 
 /// A worker's re-reader of cut records: it keeps the last file it read from
@@ -51,6 +53,12 @@ pub struct Reread {
     full: Vec<u8>,
     /// The part of its line the fetched record is.
     part: Option<u32>,
+    /// The paths of a fetched projection, and its writer.
+    fields: Option<Vec<Path>>,
+    writer: Option<Writer>,
+    /// The index of the line's record for a projection.
+    whole_idx: Index,
+    whole: Vec<u8>,
 }
 
 impl Reread {
@@ -67,6 +75,8 @@ impl Reread {
             return Err(format!("{}:{}: the line changed since this record was printed cut", m.path, m.line));
         }
         self.part = m.part;
+        self.fields = m.fields;
+        self.writer = m.writer;
         Ok(Some((m.site, m.hash)))
     }
 
@@ -78,7 +88,7 @@ impl Reread {
     /// Makes the cut record `rec`, whose line [`Reread::fetch`] read, whole
     /// ([`Reread::full`]); `Err` with the reason when it cannot be.
     pub fn build(&mut self, rec: &Record<'_>) -> Result<(), String> {
-        let Self { idx, line, state, full, part, .. } = self;
+        let Self { idx, line, state, full, part, fields, writer, whole_idx, whole, .. } = self;
         let here = || {
             let ci = rec.get(PROVENANCE_KEY);
             let path = ci.and_then(|c| c.get("path")).and_then(|p| p.as_str()).unwrap_or_default();
@@ -87,7 +97,7 @@ impl Reread {
         // Skimmed, not validated again: the first tool validated these very
         // bytes (their hash is the one it printed).
         let orig = idx.skim(line).map_err(|e| format!("{}: the line read again is not a record: {e}", here()))?;
-        let fmt = format::of_record(rec).format();
+        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).format();
         full.clear();
         full.push(b'{');
         if fmt.derived() {
@@ -104,10 +114,25 @@ impl Reread {
                 }
             }
             let data = fmt.data(&orig, part.unwrap_or(0), state);
+            if let Some(fields) = fields {
+                // The normalised record the projection picked from.
+                whole.clear();
+                whole.extend_from_slice(b"{\"event\":");
+                whole.extend_from_slice(rec.get("event").map_or(&b"null"[..], |e| e.bytes()));
+                whole.extend_from_slice(b",\"data\":");
+                whole.extend_from_slice(data.map_or(&b"null"[..], |d| d.bytes()));
+                whole.push(b'}');
+                let w = whole_idx.skim(whole).map_err(|e| format!("{}: {e}", here()))?;
+                project(full, rec, &w, fields);
+                return Ok(());
+            }
             for (i, (key, value)) in rec.members().enumerate() {
                 let filled = (key_eq(key, "data")).then_some(data).flatten();
                 member(full, i, key, value, filled);
             }
+        } else if let Some(fields) = fields {
+            project(full, rec, &orig, fields);
+            return Ok(());
         } else {
             for (i, (key, value)) in rec.members().enumerate() {
                 let own = if key_eq(key, crate::output::ORIGINAL_PROVENANCE) { Some(PROVENANCE_KEY) } else { None };
@@ -135,7 +160,7 @@ impl Reread {
     fn read_line(&mut self, m: &Marker<'_>) -> Result<(), String> {
         let fail = |e: &dyn std::fmt::Display| format!("{}:{}: cannot read the line again: {e}", m.path, m.line);
         if self.open.as_ref().is_none_or(|(p, _)| *p != m.path) {
-            let file = crate::files::open_regular(Path::new(m.path.as_ref())).map_err(|e| fail(&e))?;
+            let file = crate::files::open_regular(std::path::Path::new(m.path.as_ref())).map_err(|e| fail(&e))?;
             self.open = Some((m.path.clone().into_owned(), file));
         }
         let Some((_, file)) = &self.open else { return Err(fail(&"not open")) };
@@ -186,8 +211,22 @@ fn marker<'a>(ci: Raw<'a>, cut: Raw<'a>) -> Result<Marker<'a>, String> {
     let bad = || format!("{here}: the record's cut marker is damaged, so its line cannot be read again");
     let num = |k: &str| cut.get(k).and_then(as_u64);
     let hash = cut.get("xxh3").and_then(|h| h.as_str()).and_then(|h| u64::from_str_radix(&h, 16).ok());
+    let fields = match cut.get("fields") {
+        None => None,
+        Some(list) => {
+            let paths: Option<Vec<Path>> =
+                list.items().map(|p| p.as_str().and_then(|p| Path::parse(&p).ok())).collect();
+            Some(paths.ok_or_else(bad)?)
+        }
+    };
+    let writer = match cut.get("writer").map(|w| w.as_str()) {
+        None => None,
+        Some(name) => Some(format::WRITERS.into_iter().find(|w| name.as_deref() == Some(w.name())).ok_or_else(bad)?),
+    };
     match (path, line, num("offset"), num("bytes"), hash) {
         (Some(path), Some(line), Some(offset), Some(len), Some(hash)) => Ok(Marker {
+            fields,
+            writer,
             path,
             line,
             part: ci.get("part").and_then(as_u64).and_then(|p| u32::try_from(p).ok()),
@@ -196,6 +235,31 @@ fn marker<'a>(ci: Raw<'a>, cut: Raw<'a>) -> Result<Marker<'a>, String> {
         }),
         _ => Err(bad()),
     }
+}
+
+/// Writes the projection on `fields` of the record `whole` (the line, or a
+/// derived line's normalised record) made whole again, closing `out`'s
+/// object: the picked members in their order, the envelope and any member
+/// `whole` does not have as the cut record `rec` printed them (the filled-in
+/// workspace, a hook's original name), then `ci` without its marker.
+fn project(out: &mut Vec<u8>, rec: &Record<'_>, whole: &Record<'_>, fields: &[Path]) {
+    let picked = crate::pick::pick(&crate::record::Event::piped(whole.clone(), 0, "-"), fields);
+    let mut i = 0;
+    for (key, value) in &picked {
+        let own = rec.get(key).filter(|_| ENVELOPE.contains(&key.as_str()) || whole.get(key).is_none());
+        let bytes = match own {
+            Some(raw) => raw.bytes().to_vec(),
+            None => serde_json::to_vec(value).unwrap_or_else(|_| b"null".to_vec()),
+        };
+        let mut k = Vec::with_capacity(key.len() + 2);
+        crate::output::json_str(&mut k, key);
+        member(out, i, &k[1..k.len() - 1], Raw(&bytes), None);
+        i += 1;
+    }
+    if let Some(ci) = rec.get(PROVENANCE_KEY) {
+        member(out, i, PROVENANCE_KEY.as_bytes(), ci, None);
+    }
+    out.push(b'}');
 }
 
 /// A non-negative integer value.
@@ -239,31 +303,70 @@ fn without_cut(out: &mut Vec<u8>, ci: Raw<'_>) {
     out.push(b'}');
 }
 
-/// Writes the value of the line that the cut value `cut` stands for: an
-/// object that kept every member of the line's (in order) is the line's
-/// object whole; an object that kept some (a projection) is filled member by
-/// member; an elided object, and anything else, is the line's value whole.
+/// Writes the value of the line that the cut value `cut` stands for.
+/// Cutting shortens strings and elides array items and object members, and
+/// nothing else; a projection ([`crate::pick`]) keeps some members and pads
+/// arrays with `null`. So: a string is the line's value; `null` and booleans
+/// are kept (a projection's padding stays padding); a number is the line's
+/// (its text as written); an object that kept every member of the line's (in
+/// order), or an elided object or array, is the line's value whole; any other
+/// object or array is filled member by member, item by item.
 fn refill(out: &mut Vec<u8>, cut: Raw<'_>, orig: Raw<'_>) {
-    let objects = cut.kind() == Kind::Object && orig.kind() == Kind::Object;
-    if !objects || same_keys(cut, orig) || get_raw(cut.members(), ELISION_KEY.as_bytes()).is_some() {
-        out.extend_from_slice(orig.bytes());
-        return;
-    }
-    out.push(b'{');
-    for (i, (key, value)) in cut.members().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    match (cut.kind(), orig.kind()) {
+        (Kind::Object, Kind::Object) => {
+            if same_keys(cut, orig) || get_raw(cut.members(), ELISION_KEY.as_bytes()).is_some() {
+                out.extend_from_slice(orig.bytes());
+                return;
+            }
+            out.push(b'{');
+            for (i, (key, value)) in cut.members().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.push(b'"');
+                out.extend_from_slice(key);
+                out.extend_from_slice(b"\":");
+                match get_raw(orig.members(), key) {
+                    Some(o) => refill(out, value, o),
+                    // A projected path the line does not have (printed as null).
+                    None => out.extend_from_slice(value.bytes()),
+                }
+            }
+            out.push(b'}');
         }
-        out.push(b'"');
-        out.extend_from_slice(key);
-        out.extend_from_slice(b"\":");
-        match get_raw(orig.members(), key) {
-            Some(o) => refill(out, value, o),
-            // A projected path the line does not have (printed as null).
-            None => out.extend_from_slice(value.bytes()),
+        (Kind::Array, Kind::Array) => {
+            if elided(cut, orig) {
+                out.extend_from_slice(orig.bytes());
+                return;
+            }
+            out.push(b'[');
+            let mut items = orig.items();
+            for (i, value) in cut.items().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                match items.next() {
+                    Some(o) => refill(out, value, o),
+                    None => out.extend_from_slice(value.bytes()),
+                }
+            }
+            out.push(b']');
         }
+        (Kind::Null | Kind::Bool, _) => out.extend_from_slice(cut.bytes()),
+        (Kind::Number, k) if k != Kind::Number => out.extend_from_slice(cut.bytes()),
+        _ => out.extend_from_slice(orig.bytes()),
     }
-    out.push(b'}');
+}
+
+/// Whether the array `cut` is `orig` with items elided: its last item is the
+/// marker `"…[+N items]"` standing for the items after the ones kept.
+fn elided(cut: Raw<'_>, orig: Raw<'_>) -> bool {
+    let (kept, total) = (cut.items().count(), orig.items().count());
+    let last = cut.items().last().and_then(|l| l.as_str());
+    let n = last
+        .as_deref()
+        .and_then(|l| l.strip_prefix(ITEMS_MARK_HEAD)?.strip_suffix(ITEMS_MARK_TAIL)?.parse::<usize>().ok());
+    n.is_some_and(|n| kept >= 1 && kept - 1 + n == total)
 }
 
 /// Whether two objects have the same keys in the same order.

@@ -137,8 +137,10 @@ pub const ELISION_KEY: &str = "…";
 
 const STR_MARK_HEAD: &str = "…[+";
 const STR_MARK_TAIL: &str = " bytes]";
-const ITEMS_MARK_HEAD: &str = "…[+";
-const ITEMS_MARK_TAIL: &str = " items]";
+/// How the marker of elided array items starts ([`marker_for_items`]).
+pub const ITEMS_MARK_HEAD: &str = "…[+";
+/// How it ends.
+pub const ITEMS_MARK_TAIL: &str = " items]";
 const MEMBERS_MARK_HEAD: &str = "[+";
 const MEMBERS_MARK_TAIL: &str = " members]";
 

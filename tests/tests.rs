@@ -23,6 +23,7 @@ mod hostile;
 mod huge;
 mod json_props;
 mod man;
+mod paths;
 mod pipeline;
 mod pipes;
 mod regression;

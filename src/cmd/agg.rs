@@ -48,7 +48,8 @@ KEYS (--by, comma-separated; also the fields of metrics):
   2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default UTC; records
   carry \"tz\":ZONE), input_tokens / output_tokens / cache_read_tokens /
   cache_write_tokens / cost_usd (data.usage, current or older key names), or any
-  dotted path (data.provider, data.usage.output_tokens). A record without the
+  field path (data.provider, data.raw.messages[0].role, data.\"odd.key\": the
+  paths of ci-filter --where and ci-cat --fields). A record without the
   key is grouped under null, never dropped; records without a usable
   timestamp are counted in the summary line.
 
@@ -412,7 +413,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
 
 /// One warning per `--by` key or metric path that no record had: a typo
 /// (`--by evnt`) would otherwise print one `null` group without a word. The
-/// nearest named field is suggested when the name is close to one.
+/// nearest named field is suggested when the name is close to one. A named
+/// key null for every record (`--by model` over events that name none) is
+/// said so too.
 /// `seen`: metric fields that had values, though not numbers.
 fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], diag: &Diag) {
     if rows.is_empty() {
@@ -422,11 +425,17 @@ fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], diag: &Diag) 
         Some(n) => format!("; did you mean {n:?}?"),
         None => String::new(),
     };
-    for (i, key) in q.keys.iter().enumerate() {
-        let Field::Path(p) = key else { continue };
-        if rows.iter().all(|r| r.key.get(i).is_none_or(|k| *k == KeyVal::Null)) {
-            let name = p.as_str();
-            diag.warn(&format_args!("--by {name}: no record has this field (null in every group){}", hint(name)));
+    // The `--by` keys (a preset's own keys come after them).
+    for (i, key) in q.keys.iter().enumerate().take(q.spec.by.len()) {
+        if !rows.iter().all(|r| r.key.get(i).is_none_or(|k| *k == KeyVal::Null)) {
+            continue;
+        }
+        let name = key.name();
+        match null_reason(key) {
+            None => {
+                diag.warn(&format_args!("--by {name}: no record has this field (null in every group){}", hint(name)))
+            }
+            Some(why) => diag.warn(&format_args!("--by {name}: null for every record ({why})")),
         }
     }
     for m in &q.measures {
@@ -444,6 +453,22 @@ fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], diag: &Diag) 
             diag.warn(&format_args!("{name}: no record has this field, so its metrics are empty{}", hint(name)));
         }
     }
+}
+
+/// Why a named `--by` key is null for every record (`None` for a path).
+fn null_reason(key: &Field) -> Option<String> {
+    Some(match key {
+        Field::Path(_) => return None,
+        Field::Event => "no record has an event name".into(),
+        Field::Workspace => "no record has a workspace".into(),
+        Field::Session => "no record has a session id".into(),
+        Field::Tool => "no record names a tool".into(),
+        Field::Model => "no record names a model".into(),
+        Field::Agent => "no session names its agent".into(),
+        Field::Status => "no record has a status".into(),
+        Field::Time(_) => "no record has a usable timestamp".into(),
+        Field::Usage(u) => format!("no record has {}", u.name()),
+    })
 }
 
 /// One warning naming the models no price was found for (their responses'

@@ -12,6 +12,7 @@ use crate::output::{EventFormat, Output};
 use crate::record::Event;
 use crate::session::Capture;
 use crate::source::{self, Flow, RunOpts, Visitor};
+use crate::window::{Keep, Window};
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -30,6 +31,16 @@ INPUT:
   their events, event records pass through. With no PATH, stdin is read when it
   is a pipe, a socket or a regular file (`< file`); otherwise (a terminal,
   /dev/null as under cron or CI, another device) the default roots are read.
+
+SELECTING EVENTS:
+  --lines, --head and --tail apply to each capture read; on piped event
+  records they apply as if the captures were read: --lines to the capture
+  line each names (ci.line; a record without ci: its line of stdin), --head
+  and --tail to the records of each session (ci.session, else data.session_id;
+  records with neither are one group), counted in stream order. --head H
+  --tail T keeps the last T of the first H. Piped records selected by --head
+  or --tail are printed, in stream order, after the whole stream was read
+  (which of them are first or last is known only then); the same for any -j.
 
 OUTPUT:
   One event record per line, as on disk plus \"ci\":{\"session\",\"path\",\"line\"}
@@ -77,7 +88,8 @@ EXIT STATUS:
 
 const FOLLOW_NOTE: &str = "\
 --tail K prints the last K events of each capture first (also of a capture
-  whose session record arrives later); not with --head or --lines.";
+  whose session record arrives later); not with --head or --lines. Piped
+  event records are printed as they arrive (a live stream has no last K).";
 
 /// Stream the events of captures as NDJSON, with large payloads size-truncated.
 #[derive(Debug, Parser)]
@@ -93,16 +105,22 @@ pub struct Args {
     /// regular file, else the default roots (a terminal, /dev/null).
     #[arg(value_name = "PATH")]
     pub paths: Vec<std::path::PathBuf>,
-    /// Only physical line N, or lines A-B (1-based, inclusive), of each capture.
+    /// Only physical line N, or lines A-B (1-based, inclusive), of each
+    /// capture (of a piped event record: its ci.line).
     #[arg(long, value_name = "N|A-B", value_parser = crate::cli::parse_line_range)]
     pub lines: Option<(u64, u64)>,
-    /// Only the first K events of each capture.
+    /// Only the first K events of each capture (of piped event records: of
+    /// each session).
     #[arg(long, value_name = "K")]
     pub head: Option<u64>,
-    /// Only the last K events of each capture.
+    /// Only the last K events of each capture (of piped event records: of
+    /// each session).
     #[arg(long, value_name = "K")]
     pub tail: Option<usize>,
-    /// Print only these comma-separated field paths (e.g. event,timestamp,data.tool_name).
+    /// Print only these comma-separated field paths (event,timestamp,
+    /// data.tool_name, data.raw.messages[0].role; the paths of ci-filter
+    /// --where), each value at its own path as jq's pick prints it (an index
+    /// is an array position, null before it; a missing key is null), plus `ci`.
     #[arg(long, value_name = "PATHS", value_delimiter = ',')]
     pub fields: Vec<String>,
     /// Print the exact source bytes of each line (no provenance, no truncation).
@@ -141,6 +159,9 @@ struct Cat<'a> {
     /// `--raw`: the line (file, number) last printed, so that a line that
     /// yields several events is printed once.
     last_raw: Option<(usize, u64)>,
+    /// `--head`/`--tail` of piped event records, per session (not when
+    /// following: a live stream has no end to count back from).
+    window: Option<Window>,
 }
 
 impl Visitor for Cat<'_> {
@@ -161,10 +182,9 @@ impl Visitor for Cat<'_> {
     }
 
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
-        if let Some((a, b)) = self.lines {
-            if ev.capture.is_none() && (ev.line < a || ev.line > b) {
-                return Flow::Continue;
-            }
+        if ev.capture.is_none() {
+            self.piped(ev, out);
+            return Flow::Continue;
         }
         if self.format.raw && ev.part.is_some() {
             let at = (ev.source.as_ptr() as usize, ev.line);
@@ -201,6 +221,24 @@ impl Visitor for Cat<'_> {
     }
 }
 
+impl Cat<'_> {
+    /// An event record read from a stream: `--lines` selects on the capture
+    /// line it names (`ci.line`), `--head`/`--tail` count per session.
+    fn piped(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) {
+        if let Some((a, b)) = self.lines {
+            let line = ev.origin().1;
+            if line < a || line > b {
+                return;
+            }
+        }
+        let format = self.format;
+        match &mut self.window {
+            Some(w) => w.hold(&ev.session().unwrap_or_default(), ev.line, |buf| format.write(ev, buf)),
+            None => format.write(ev, out),
+        }
+    }
+}
+
 /// Runs ci-cat.
 pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let mut format = args.output.format();
@@ -214,8 +252,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     let inputs = source::inputs_from_args(&args.paths, diag);
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
+    let keep = Keep { first: args.head, last: args.tail.map(|k| k as u64) };
+    let keep = (!args.follow && (keep.first.is_some() || keep.last.is_some())).then_some(keep);
     let mut out = Output::stdout();
-    source::run(&inputs, &opts, diag, &mut out, || Cat {
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || Cat {
         format: &format,
         lines: args.lines,
         head: args.head,
@@ -225,6 +265,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         in_capture: false,
         polling: false,
         last_raw: None,
+        window: keep.map(Window::new),
     })?;
+    let mut held = Vec::new();
+    Window::merge(visitors.into_iter().filter_map(|v| v.window), &mut held);
+    out.write(&held)?;
+    out.flush()?;
     Ok(Found::Some)
 }

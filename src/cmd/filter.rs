@@ -9,6 +9,7 @@ use crate::cli::{Common, EventOutput, Tool};
 use crate::diag::Diag;
 use crate::error::{Error, Found, Result};
 use crate::output::{EventFormat, Output};
+use crate::predicate::never::{Seen, Tests};
 use crate::predicate::{Glob, Selection, SessionId, Verdict, Where, PHANTOM_EVENTS};
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
@@ -49,7 +50,8 @@ WHERE EXPRESSIONS:
   PATH OP VALUE, PATH exists, joined with and/&&, or/||, not/!, ( ).
   PATH is dotted from the top of the record (data.usage.output_tokens,
   data.raw.messages[0].role or data.raw.messages.0.role, data.\"odd.key\";
-  a leading . is allowed). OP is == != < <= > >= or ~ !~ (regex search,
+  a leading . is allowed); a key with a space or one of . [ ] \" ' = ! < > ~
+  & | ( ) is quoted. The same paths are read by --fields, --by and metrics. OP is == != < <= > >= or ~ !~ (regex search,
   Rust syntax, (?i) for case-insensitive). VALUE is a number, \"string\" (JSON
   escapes), 'string' (literal, \\' for a quote), true, false or null.
   No coercion: numbers compare as numbers (1 == 1.0), strings as decoded
@@ -59,7 +61,11 @@ WHERE EXPRESSIONS:
   or both strings; ~ matches strings only; != and !~ are the negations of ==
   and ~ (so true for a missing field). `workspace` is the filled-in workspace
   and ci.session/ci.path/ci.line the provenance. A malformed expression is
-  rejected before any input is read, with the column of the bad token.
+  rejected before any input is read, with the column of the bad token. A
+  test that held for no record of the run is named once on stderr when no
+  record has its path (a typo; with the nearest key the records have there)
+  or when its values are never of the type it compares with (data.n > \"5\"
+  on numbers); tests under not, and != and !~, are not watched.
 
 TIME:
   --since is inclusive, --until exclusive (since <= t < until). Values: an
@@ -238,6 +244,9 @@ struct Filter<'a> {
     /// Distinct event names read while a pattern is unmatched (for the hint;
     /// at most [`NAMES_KEPT`]).
     names: std::collections::BTreeSet<String>,
+    /// `--where` tests, watched for the ones that never hold.
+    tests: &'a Tests<'a>,
+    seen: Seen,
 }
 
 /// Distinct event names kept for the "did you mean" hint of an `--event`
@@ -278,6 +287,7 @@ impl Visitor for Filter<'_> {
 
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         self.piped += u64::from(ev.capture.is_none());
+        self.tests.observe(&mut self.seen, ev);
         if !self.unmatched.is_empty() {
             let name = ev.name();
             let events = &self.sel.events;
@@ -336,8 +346,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     // Skim lines and validate only those that pass, unless --strict asks for
     // every bad line (or nothing would be dropped anyway).
     let lazy = !args.common.strict && (sel.has_event_predicates() || sel.has_session_predicates() || args.invert);
+    let tests = Tests::new(&sel.wheres);
     let mut out = Output::stdout();
-    let visitors = source::run(&inputs, &opts, diag, &mut out, || Filter {
+    let mut visitors = source::run(&inputs, &opts, diag, &mut out, || Filter {
         sel: &sel,
         format: &format,
         diag,
@@ -348,8 +359,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         piped: 0,
         unmatched: (0..sel.events.len()).collect(),
         names: std::collections::BTreeSet::new(),
+        tests: &tests,
+        seen: tests.seen(),
     })?;
     warn_unmatched_events(&sel, &visitors, diag);
+    tests.warn(visitors.iter_mut().map(|v| std::mem::take(&mut v.seen)).collect(), &args.where_, diag);
     let passed: u64 = visitors.iter().map(|v| v.passed).sum();
     let piped: u64 = visitors.iter().map(|v| v.piped).sum();
     if sel.needs_session_metadata() && piped > 0 {

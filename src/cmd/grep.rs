@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::cli::{Common, Tool};
+use crate::cli::{Common, Provenance, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
@@ -19,6 +19,7 @@ use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
 use crate::session::{Capture, SessionRecord, Writer};
 use crate::source::{self, Flow, Input, RunOpts, Visitor};
+use crate::window::{Keep, Window};
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -43,7 +44,8 @@ MATCHING:
   inside data is searched; --field PATH (repeatable) limits the search to
   those paths and everything under them (data.result covers
   data.result.output); --keys also searches object keys inside them. Paths
-  are dotted, array items by index: data.raw.messages.0.content.
+  are those of ci-filter --where: data.raw.messages[0].content (or
+  data.raw.messages.0.content, as matches name them), data.\"odd.key\".
 
 NARROWING (before any string is decoded):
   --event NAME|GLOB, --workspace W, --session ID (each repeatable, OR), with
@@ -187,6 +189,8 @@ pub struct Args {
     #[arg(short = 'f', long, conflicts_with_all = ["count", "files_with_matches", "max_count"])]
     pub follow: bool,
     #[command(flatten)]
+    pub provenance: Provenance,
+    #[command(flatten)]
     pub common: Common,
 }
 
@@ -216,6 +220,8 @@ struct Config {
     mode: Mode,
     text: bool,
     color: bool,
+    /// `--no-provenance`: match records without `ci`.
+    no_provenance: bool,
 }
 
 const MAGENTA: &str = "\x1b[35m";
@@ -227,8 +233,8 @@ const RESET: &str = "\x1b[0m";
 /// batches handled by different workers: merged after the run.
 #[derive(Default)]
 struct Piped {
-    /// Match records held back for -m: (stdin line, order, session, record).
-    held: Vec<(u64, u64, String, Vec<u8>)>,
+    /// Match records held back for -m: the first N per session.
+    held: Option<Window>,
     /// Per session: first stdin line with a match, capture path, matches in
     /// this worker.
     sessions: HashMap<String, (u64, String, u64)>,
@@ -240,9 +246,7 @@ struct Grep<'a> {
     /// Matches in the current capture.
     count: u64,
     found: bool,
-    order: u64,
     piped: Piped,
-    line_buf: Vec<u8>,
 }
 
 /// Where a match was found.
@@ -332,22 +336,16 @@ impl Grep<'_> {
         }
         let cfg = self.cfg;
         let site = Site { session: &session, path: &path, line };
-        let hold = cfg.mode == Mode::Matches && cfg.max.is_some();
         let mut found = 0;
-        let (held, order) = (&mut self.piped.held, &mut self.order);
-        let buf = &mut self.line_buf;
+        let held = &mut self.piped.held;
         search_event(cfg, ev, limit.saturating_sub(seen), &mut |m| {
             found += 1;
             if cfg.mode != Mode::Matches {
                 return;
             }
-            if hold {
-                buf.clear();
-                write_match(buf, cfg, ev, &site, prov.map(|p| p.bytes()), &m);
-                held.push((ev.line, *order, session.clone(), buf.clone()));
-                *order += 1;
-            } else {
-                write_match(out, cfg, ev, &site, prov.map(|p| p.bytes()), &m);
+            match held {
+                Some(w) => w.hold(&session, ev.line, |b| write_match(b, cfg, ev, &site, prov.map(|p| p.bytes()), &m)),
+                None => write_match(out, cfg, ev, &site, prov.map(|p| p.bytes()), &m),
             }
         });
         if found > 0 {
@@ -443,10 +441,12 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
     json_str(out, &snip.match_text());
     out.extend_from_slice(b",\"snippet\":");
     json_str(out, &snip.render());
-    out.extend_from_slice(b",\"ci\":");
-    match prov {
-        Some(p) => out.extend_from_slice(p),
-        None => crate::output::write_provenance(out, Some(site.session), site.path, site.line, ev.part),
+    if !cfg.no_provenance {
+        out.extend_from_slice(b",\"ci\":");
+        match prov {
+            Some(p) => out.extend_from_slice(p),
+            None => crate::output::write_provenance(out, Some(site.session), site.path, site.line, ev.part),
+        }
     }
     out.extend_from_slice(b"}\n");
 }
@@ -614,6 +614,7 @@ impl Args {
             mode,
             text: self.format == OutputFormat::Text,
             color,
+            no_provenance: self.provenance.no_provenance,
         };
         Ok((cfg, paths))
     }
@@ -632,9 +633,13 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         cfg: &cfg,
         count: 0,
         found: false,
-        order: 0,
-        piped: Piped::default(),
-        line_buf: Vec::new(),
+        piped: Piped {
+            held: (cfg.mode == Mode::Matches)
+                .then_some(cfg.max)
+                .flatten()
+                .map(|k| Window::new(Keep { first: Some(k), last: None })),
+            sessions: HashMap::new(),
+        },
     })?;
     let found = visitors.iter().any(|v| v.found);
     let mut buf = Vec::new();
@@ -651,7 +656,7 @@ fn finish_piped(cfg: &Config, parts: Vec<Piped>, diag: &Diag, out: &mut Vec<u8>)
         Mode::List => 1,
         _ => cfg.max.unwrap_or(u64::MAX),
     };
-    let mut held: Vec<(u64, u64, String, Vec<u8>)> = vec![];
+    let mut held = vec![];
     let mut sessions: HashMap<String, (u64, String, u64)> = HashMap::new();
     for p in parts {
         held.extend(p.held);
@@ -664,17 +669,7 @@ fn finish_piped(cfg: &Config, parts: Vec<Piped>, diag: &Diag, out: &mut Vec<u8>)
         }
     }
     match cfg.mode {
-        Mode::Matches => {
-            held.sort_by_key(|h| (h.0, h.1));
-            let mut per: HashMap<&str, u64> = HashMap::new();
-            for (_, _, s, rec) in &held {
-                let n = per.entry(s.as_str()).or_insert(0);
-                if *n < limit {
-                    *n += 1;
-                    out.extend_from_slice(rec);
-                }
-            }
-        }
+        Mode::Matches => Window::merge(held, out),
         Mode::Count | Mode::List => {
             let mut list: Vec<(String, (u64, String, u64))> = sessions.into_iter().collect();
             list.sort_by(|a, b| (a.1 .0, &a.0).cmp(&(b.1 .0, &b.0)));

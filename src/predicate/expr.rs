@@ -9,8 +9,8 @@
 //! test    := path "exists"
 //!          | path ("==" | "!=" | "<" | "<=" | ">" | ">=") literal
 //!          | path ("~" | "!~") string
-//! path    := ["."] segment ("." segment | "[" digits "]")*   e.g. data.usage.output_tokens,
-//!            segment = [A-Za-z0-9_$@-]+ | "quoted key"           data.raw.messages[0].role
+//! path    := the field path grammar of every flag (crate::json::path), e.g.
+//!            data.usage.output_tokens, data.raw.messages[0].role, data."odd.key"
 //! literal := number | string | true | false | null
 //! string  := "…" (JSON escapes) | '…' (literal; \' is a quote)
 //! ```
@@ -38,7 +38,8 @@ use std::fmt;
 
 use regex::Regex;
 
-use crate::json::{Kind, Raw, Record};
+use crate::json::path::{is_bare, quoted};
+use crate::json::{Kind, Path, Raw, Record};
 use crate::record::{Event, PROVENANCE_KEY};
 
 /// Deepest nesting of parentheses and `not` accepted in a `--where` expression.
@@ -93,7 +94,7 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
-    fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             CmpOp::Eq => "==",
             CmpOp::Ne => "!=",
@@ -118,7 +119,7 @@ impl CmpOp {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
-    Path(FieldPath),
+    Path(Path),
     Word(&'static str),
     Str(String),
     Num(Number),
@@ -143,10 +144,6 @@ struct Token {
 }
 
 const KEYWORDS: &[&str] = &["and", "or", "not", "exists", "true", "false", "null"];
-
-fn is_seg_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '@' | '-')
-}
 
 struct Lexer<'s> {
     chars: Vec<char>,
@@ -205,7 +202,7 @@ impl<'s> Lexer<'s> {
                 }
                 ('"', _) | ('\'', _) => Tok::Str(self.string(c)?),
                 ('-', _) | ('0'..='9', _) => Tok::Num(self.number()?),
-                _ if c == '.' || is_seg_char(c) => self.path()?,
+                _ if c == '.' || is_bare(c) => self.path()?,
                 _ => return Err(self.err(col, format!("unexpected character {c:?}"))),
             };
             out.push(Token { tok, col, text: self.text(start) });
@@ -215,6 +212,11 @@ impl<'s> Lexer<'s> {
     /// A quoted string starting at the quote `q`: `"…"` with JSON escapes, or
     /// `'…'` taken literally except `\'`.
     fn string(&mut self, q: char) -> Result<String, WhereError> {
+        if q == '"' {
+            let (s, end) = quoted(&self.chars, self.i).map_err(|e| self.err(e.column, e.message))?;
+            self.i = end;
+            return Ok(s);
+        }
         let open = self.i + 1;
         self.i += 1;
         let mut s = String::new();
@@ -225,60 +227,13 @@ impl<'s> Lexer<'s> {
             self.i += 1;
             match c {
                 _ if c == q => return Ok(s),
-                '\\' if q == '\'' => {
-                    if self.chars.get(self.i) == Some(&'\'') {
-                        s.push('\'');
-                        self.i += 1;
-                    } else {
-                        s.push('\\');
-                    }
-                }
-                '\\' => {
-                    let at = self.i;
-                    let e = self.chars.get(at).copied();
+                '\\' if self.chars.get(self.i) == Some(&'\'') => {
+                    s.push('\'');
                     self.i += 1;
-                    match e {
-                        Some('"') => s.push('"'),
-                        Some('\\') => s.push('\\'),
-                        Some('/') => s.push('/'),
-                        Some('b') => s.push('\u{8}'),
-                        Some('f') => s.push('\u{c}'),
-                        Some('n') => s.push('\n'),
-                        Some('r') => s.push('\r'),
-                        Some('t') => s.push('\t'),
-                        Some('u') => s.push(self.unicode_escape(at)?),
-                        _ => return Err(self.err(at, "invalid escape in a \"…\" string (use '…' for regexes)".into())),
-                    }
                 }
                 _ => s.push(c),
             }
         }
-    }
-
-    /// `\uXXXX` (with a surrogate pair when needed); `at` is the `u`.
-    fn unicode_escape(&mut self, at: usize) -> Result<char, WhereError> {
-        let hex4 = |l: &mut Lexer<'_>| -> Option<u32> {
-            let digits: String = l.chars.get(l.i..l.i + 4)?.iter().collect();
-            let v = u32::from_str_radix(&digits, 16).ok()?;
-            l.i += 4;
-            Some(v)
-        };
-        let bad = |l: &Lexer<'_>| l.err(at, "invalid \\u escape".into());
-        let hi = hex4(self).ok_or_else(|| bad(self))?;
-        let cp = if (0xD800..0xDC00).contains(&hi) {
-            if self.chars.get(self.i..self.i + 2) != Some(&['\\', 'u']) {
-                return Err(bad(self));
-            }
-            self.i += 2;
-            let lo = hex4(self).ok_or_else(|| bad(self))?;
-            if !(0xDC00..0xE000).contains(&lo) {
-                return Err(bad(self));
-            }
-            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-        } else {
-            hi
-        };
-        char::from_u32(cp).ok_or_else(|| bad(self))
     }
 
     /// A JSON number.
@@ -309,7 +264,7 @@ impl<'s> Lexer<'s> {
             ok = digits(self) > 0;
         }
         // A number must not run into a name (`5abc`, `1.2.3`).
-        while self.chars.get(self.i).is_some_and(|&c| is_seg_char(c) || c == '.') {
+        while self.chars.get(self.i).is_some_and(|&c| is_bare(c) || c == '.') {
             self.i += 1;
             ok = false;
         }
@@ -322,87 +277,22 @@ impl<'s> Lexer<'s> {
 
     /// A field path, or a keyword.
     fn path(&mut self) -> Result<Tok, WhereError> {
-        let start = self.i;
-        let mut segments = vec![];
-        let mut dotted = false;
-        if self.chars.get(self.i) == Some(&'.') {
-            self.i += 1;
-            dotted = true;
+        let (path, end) = Path::parse_at(&self.chars, self.i).map_err(|e| self.err(e.column, e.message))?;
+        self.i = end;
+        if let Some(k) = KEYWORDS.iter().find(|k| **k == path.as_str()) {
+            return Ok(match *k {
+                "and" => Tok::And,
+                "or" => Tok::Or,
+                "not" => Tok::Not,
+                other => Tok::Word(other),
+            });
         }
-        loop {
-            // One segment: a name or a quoted key.
-            match self.chars.get(self.i) {
-                Some('"') => {
-                    let s = self.string('"')?;
-                    segments.push(s);
-                }
-                Some(&c) if is_seg_char(c) => {
-                    let s = self.i;
-                    while self.chars.get(self.i).is_some_and(|&c| is_seg_char(c)) {
-                        self.i += 1;
-                    }
-                    segments.push(self.text(s));
-                }
-                _ => return Err(self.err(self.i + 1, "expected a field name after '.'".into())),
-            }
-            // Array indexes.
-            while self.chars.get(self.i) == Some(&'[') {
-                let open = self.i + 1;
-                self.i += 1;
-                let s = self.i;
-                while self.chars.get(self.i).is_some_and(char::is_ascii_digit) {
-                    self.i += 1;
-                }
-                if self.i == s || self.chars.get(self.i) != Some(&']') {
-                    return Err(self.err(open, "expected an array index like [0]".into()));
-                }
-                segments.push(self.text(s));
-                self.i += 1;
-            }
-            if self.chars.get(self.i) == Some(&'.') {
-                self.i += 1;
-                dotted = true;
-                continue;
-            }
-            break;
-        }
-        let text = self.text(start);
-        if !dotted && segments.len() == 1 {
-            if let Some(k) = KEYWORDS.iter().find(|k| **k == text) {
-                return Ok(match *k {
-                    "and" => Tok::And,
-                    "or" => Tok::Or,
-                    "not" => Tok::Not,
-                    other => Tok::Word(other),
-                });
-            }
-        }
-        Ok(Tok::Path(FieldPath { text, segments }))
+        Ok(Tok::Path(path))
     }
 }
 
 // ---------------------------------------------------------------------------
 // The --where language: values and the tree
-
-/// A field path of a `--where` test, split into keys (array indexes are
-/// decimal keys).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldPath {
-    text: String,
-    segments: Vec<String>,
-}
-
-impl FieldPath {
-    /// The path as written.
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// Whether the path looks inside `data`.
-    pub fn in_data(&self) -> bool {
-        self.segments.first().is_some_and(|s| s == "data")
-    }
-}
 
 /// A number literal: its `f64` value and, for integers, the exact value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -450,11 +340,11 @@ pub enum Where {
     /// Not this.
     Not(Box<Where>),
     /// `path exists`
-    Exists(FieldPath),
+    Exists(Path),
     /// `path OP literal`
-    Cmp(FieldPath, CmpOp, Literal),
+    Cmp(Path, CmpOp, Literal),
     /// `path ~ 'regex'`
-    Match(FieldPath, Regex),
+    Match(Path, Regex),
 }
 
 impl Where {
@@ -483,6 +373,21 @@ impl Where {
         }
     }
 
+    /// The tests (`exists`, comparisons, `~`) under an even number of `not`s:
+    /// those that say what a matching record has.
+    pub(super) fn positive_tests<'w>(&'w self, out: &mut Vec<&'w Where>) {
+        self.tests_under(false, out);
+    }
+
+    fn tests_under<'w>(&'w self, negated: bool, out: &mut Vec<&'w Where>) {
+        match self {
+            Where::And(v) | Where::Or(v) => v.iter().for_each(|w| w.tests_under(negated, out)),
+            Where::Not(w) => w.tests_under(!negated, out),
+            _ if !negated => out.push(self),
+            _ => {}
+        }
+    }
+
     /// Evaluates on an event (filled-in workspace and provenance visible).
     pub fn matches_event(&self, ev: &Event<'_>) -> bool {
         self.eval(&|p| event_field(ev, p))
@@ -490,10 +395,10 @@ impl Where {
 
     /// Evaluates on a bare record (paths resolve on the line as written).
     pub fn matches_record(&self, rec: &Record<'_>) -> bool {
-        self.eval(&|p| record_field(rec, &p.segments))
+        self.eval(&|p| rec.path(p).map_or(Val::Missing, Val::Raw))
     }
 
-    fn eval<'a>(&self, field: &dyn Fn(&FieldPath) -> Val<'a>) -> bool {
+    pub(super) fn eval<'a>(&self, field: &dyn Fn(&Path) -> Val<'a>) -> bool {
         match self {
             Where::And(v) => v.iter().all(|w| w.eval(field)),
             Where::Or(v) => v.iter().any(|w| w.eval(field)),
@@ -579,7 +484,7 @@ impl Parser<'_> {
         }
     }
 
-    fn test(&mut self, path: FieldPath, text: &str) -> Result<Where, WhereError> {
+    fn test(&mut self, path: Path, text: &str) -> Result<Where, WhereError> {
         let op = self.bump();
         match op.tok {
             Tok::Word("exists") => Ok(Where::Exists(path)),
@@ -637,7 +542,8 @@ impl Parser<'_> {
 // Evaluation
 
 /// A field's value for evaluation.
-enum Val<'a> {
+#[derive(Clone)]
+pub(super) enum Val<'a> {
     Missing,
     Raw(Raw<'a>),
     Str(Cow<'a, str>),
@@ -660,27 +566,29 @@ impl<'a> Val<'a> {
             _ => None,
         }
     }
-}
 
-fn record_field<'a>(rec: &Record<'a>, segments: &[String]) -> Val<'a> {
-    let Some((first, rest)) = segments.split_first() else {
-        return Val::Missing;
-    };
-    let mut v = match rec.get(first) {
-        Some(v) => v,
-        None => return Val::Missing,
-    };
-    for seg in rest {
-        v = match v.get(seg) {
-            Some(v) => v,
-            None => return Val::Missing,
-        };
+    /// The JSON type of the value; `None` when missing.
+    pub(super) fn kind(&self) -> Option<Kind> {
+        match self {
+            Val::Missing => None,
+            Val::Raw(r) => Some(r.kind()),
+            Val::Str(_) => Some(Kind::String),
+            Val::Int(_) => Some(Kind::Number),
+        }
     }
-    Val::Raw(v)
+
+    /// The value as a raw JSON value of the line, when it is one.
+    pub(super) fn raw(&self) -> Option<Raw<'a>> {
+        match self {
+            Val::Raw(r) => Some(*r),
+            _ => None,
+        }
+    }
 }
 
-fn event_field<'a>(ev: &Event<'a>, p: &FieldPath) -> Val<'a> {
-    match p.segments.as_slice() {
+/// The value at `p` of an event, as tests see it.
+pub(super) fn event_field<'a>(ev: &Event<'a>, p: &Path) -> Val<'a> {
+    match p.segments() {
         [w] if w == "workspace" => ev.workspace().map(Val::Str).unwrap_or(Val::Missing),
         [ci, key] if ci == PROVENANCE_KEY && ev.provenance().is_none() => match key.as_str() {
             "session" => ev.session().map(Val::Str).unwrap_or(Val::Missing),
@@ -688,7 +596,7 @@ fn event_field<'a>(ev: &Event<'a>, p: &FieldPath) -> Val<'a> {
             "line" => Val::Int(i128::from(ev.line)),
             _ => Val::Missing,
         },
-        segs if !ev.derived() => record_field(&ev.rec, segs),
+        _ if !ev.derived() => ev.rec.path(p).map_or(Val::Missing, Val::Raw),
         // A derived record (e.g. a Claude hook line) through its normalised view.
         [e] if e == "event" => Val::Str(ev.name()),
         [t] if t == "timestamp" => ev.timestamp_raw().map_or(Val::Missing, Val::Raw),
@@ -790,9 +698,9 @@ mod tests {
         assert_eq!(err("data.x exists)"), (14, "unmatched ')'".into()));
         assert_eq!(err("data.x & data.y"), (8, "'&' is not an operator (use '&&')".into()));
         assert_eq!(err("data.x == \"\\q\""), (12, "invalid escape in a \"…\" string (use '…' for regexes)".into()));
-        assert_eq!(err("data.x # 1"), (8, "unexpected character '#'".into()));
-        assert_eq!(err("é == 1"), (1, "unexpected character 'é'".into()));
-        assert_eq!(err("data.é == 1"), (6, "expected a field name after '.'".into()));
+        assert_eq!(err("data.x # 1"), (8, "expected an operator after 'data.x', found '#'".into()));
+        assert_eq!(err("\u{1} == 1"), (1, "unexpected character '\\u{1}'".into()));
+        assert_eq!(err("data.x[0]y == 1"), (10, "expected an operator after 'data.x[0]', found 'y'".into()));
         let deep = format!("{}data.x exists{}", "(".repeat(100), ")".repeat(100));
         assert_eq!(err(&deep).1, format!("nested deeper than {MAX_NESTING} levels"));
     }
@@ -806,7 +714,7 @@ mod tests {
         );
     }
 
-    const LINE: &str = r#"{"data":{"n":1200,"f":1.5,"big":12345678901234567891,"s":"caf\u00e9","e":"","z":null,"t":true,"no":false,"o":{"k":[1,"two"]},"num_str":"5","a.b":1,"tool_input":"raw string"},"event":"tool:pre","timestamp":"2026-03-01T00:00:00Z","workspace":"w"}"#;
+    const LINE: &str = r#"{"data":{"n":1200,"f":1.5,"big":12345678901234567891,"s":"caf\u00e9","e":"","z":null,"t":true,"no":false,"o":{"k":[1,"two"]},"num_str":"5","a.b":1,"é":2,"tool_input":"raw string"},"event":"tool:pre","timestamp":"2026-03-01T00:00:00Z","workspace":"w"}"#;
 
     #[test]
     fn evaluation_semantics() {
@@ -849,6 +757,9 @@ mod tests {
             ("data.num_str == '5'", true),
             ("data.num_str > 4", false),
             ("data.\"a.b\" == 1", true),
+            ("data.é == 2", true),
+            ("data.o.k[1] ~ 'tw'", true),
+            ("data.o.k[2] exists", false),
             ("data.tool_input.agent == 'self'", false),
             (".event == 'tool:pre'", true),
             ("event == 'tool:pre' and data.n > 1 and not data.z != null", true),

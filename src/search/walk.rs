@@ -22,7 +22,7 @@ impl Scope {
         if fields.is_empty() {
             return Scope { fields: vec!["data".into()] };
         }
-        Scope { fields: fields.iter().map(|f| f.as_str().to_owned()).collect() }
+        Scope { fields: fields.iter().map(Path::dotted).collect() }
     }
 
     /// Whether `path` is one of the fields or lies under one.
