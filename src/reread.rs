@@ -243,7 +243,7 @@ fn marker<'a>(ci: Raw<'a>, cut: Raw<'a>) -> Result<Marker<'a>, String> {
 /// `whole` does not have as the cut record `rec` printed them (the filled-in
 /// workspace, a hook's original name), then `ci` without its marker.
 fn project(out: &mut Vec<u8>, rec: &Record<'_>, whole: &Record<'_>, fields: &[Path]) {
-    let picked = crate::pick::pick(&crate::record::Event::piped(whole.clone(), 0, "-"), fields);
+    let picked = crate::pick::pick(&crate::record::Event::piped(*whole, 0, "-"), fields);
     let mut i = 0;
     for (key, value) in &picked {
         let own = rec.get(key).filter(|_| ENVELOPE.contains(&key.as_str()) || whole.get(key).is_none());
