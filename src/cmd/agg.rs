@@ -16,7 +16,7 @@ use crate::aggregate::query::Layout;
 use crate::aggregate::query::{Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
 use crate::cli::values;
-use crate::cli::{Common, Tool};
+use crate::cli::{Common, Tool, Zone};
 use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
@@ -25,7 +25,7 @@ use crate::output::Output;
 use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
 use crate::table::{self, TableFormat};
-use crate::time::{self, TimeZone};
+use crate::time;
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -193,7 +193,13 @@ pub enum SortOrder {
 
 /// Group, count and measure events; session, tool and token analytics.
 #[derive(Debug, Parser)]
-#[command(name = "ci-agg", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+#[command(
+    name = "ci-agg",
+    version,
+    after_long_help = EXAMPLES,
+    after_help = "Run with --help for examples.",
+    mut_arg("tz", |a| a.help("Time zone of hour/day/week/month buckets: IANA name, UTC, ±HH:MM or local"))
+)]
 pub struct Args {
     /// Captures: events.jsonl files, session directories, roots, or - for
     /// stdin (session records or event records; always read). With no PATH: stdin when it is a pipe, a socket or a
@@ -203,37 +209,36 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     /// Group by these keys (comma-separated or repeated): event, workspace,
     /// session, tool, model, agent, status, hour, day, week, month, or a dotted path.
-    #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',')]
+    #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',', hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub by: Vec<String>,
-    /// Time zone of hour/day/week/month buckets: IANA name, UTC, ±HH:MM or local.
-    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, value_parser = values::tz)]
-    pub tz: TimeZone,
+    #[command(flatten)]
+    pub zone: Zone,
     /// Sum of a numeric field per group (exact; numeric strings count).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub sum: Vec<String>,
     /// Mean of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub avg: Vec<String>,
     /// Minimum of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub min: Vec<String>,
     /// Maximum of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub max: Vec<String>,
     /// Median of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub p50: Vec<String>,
     /// 95th percentile of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub p95: Vec<String>,
     /// 99th percentile of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub p99: Vec<String>,
     /// count, sum, mean, min, max, p50, p95, p99 of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub stats: Vec<String>,
     /// Number of distinct non-null values of a field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub distinct: Vec<String>,
     /// One record per session: events, tool calls, turns, response time, tokens, cost, children.
     #[arg(long, conflicts_with_all = ["tools", "tokens"])]
@@ -347,7 +352,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             }
         }
     } else {
-        let tz = args.tz.clone();
+        let tz = args.zone.tz.clone();
         let mut spec = args.spec();
         spec.tz = time::tz_name(&tz);
         let prices = match &args.pricing {

@@ -5,15 +5,15 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::cli::values::{self, TimeArg};
-use crate::cli::{Common, Tool};
+use crate::cli::values;
+use crate::cli::{Common, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::discover;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::output::Output;
 use crate::session::{self, SessionRecord};
-use crate::time::{self, BoundKind, TimeZone, Timestamp};
+use crate::time::{self, Timestamp};
 use crate::watch::Watch;
 
 const EXAMPLES: &str = "\
@@ -133,7 +133,15 @@ pub enum SortKey {
 
 /// Discover captures (sessions) and filter them by metadata.
 #[derive(Debug, Parser)]
-#[command(name = "ci-find", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+#[command(
+    name = "ci-find",
+    version,
+    after_long_help = EXAMPLES,
+    after_help = "Run with --help for examples.",
+    mut_arg("since", |a| a.help("Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, or an age like 30m, 2h, 7d or -7d). Activity is metadata started_at..last_event_at (else ended_at); a session with no time in its metadata never matches")),
+    mut_arg("until", |a| a.help("Only sessions started before this time (exclusive; a date means the end of that day)")),
+    mut_arg("tz", |a| a.help("Time zone for dates in --since/--until (IANA name, UTC, ±HH:MM or local)"))
+)]
 pub struct Args {
     /// Capture root to search (repeatable).
     #[arg(long, value_name = "DIR")]
@@ -152,14 +160,8 @@ pub struct Args {
     /// Only sessions whose metadata status is this (repeatable, OR).
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
-    /// Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, or an
-    /// age like 30m, 2h, 7d or -7d). Activity is metadata started_at..last_event_at
-    /// (else ended_at); a session with no time in its metadata never matches.
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
-    pub since: Option<TimeArg>,
-    /// Only sessions started before this time (exclusive; a date means the end of that day).
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
-    pub until: Option<TimeArg>,
+    #[command(flatten)]
+    pub time: TimeWindow,
     /// Only sessions of this agent (metadata agent_name, else the fork line's
     /// data.metadata.agent_name).
     #[arg(long, value_name = "NAME")]
@@ -221,9 +223,6 @@ pub struct Args {
     /// as it appears (polled every second).
     #[arg(short = 'f', long, conflicts_with = "tree")]
     pub follow: bool,
-    /// Time zone for dates in --since/--until (IANA name, UTC, ±HH:MM or local).
-    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, value_parser = values::tz)]
-    pub tz: TimeZone,
     #[command(flatten)]
     pub common: Common,
 }
@@ -309,11 +308,8 @@ impl Filters {
 
 /// Runs ci-find.
 pub fn run(args: Args, diag: &Diag) -> Result<Found> {
-    let now = time::now();
-    let bound = |flag: &str, v: &Option<TimeArg>, k| v.as_ref().map(|t| t.resolve(flag, k, now, &args.tz)).transpose();
     // Resolved before any root is read, so a bad bound is the only message.
-    let since = bound("--since", &args.since, BoundKind::Since)?;
-    let until = bound("--until", &args.until, BoundKind::Until)?;
+    let (since, until) = args.time.bounds(time::now())?;
     let roots = discover::resolve_roots(&args.root, diag);
     let mut all = vec![];
     for root in &roots {
