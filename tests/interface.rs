@@ -64,8 +64,13 @@ fn bash_completes_group_keys_not_file_names() {
     assert_eq!(offered(&bash_case(&script, "--sort")), ["auto", "count", "key"]);
     assert_eq!(offered(&bash_case(&script, "--format")), ["json", "table", "tsv", "csv"]);
     assert_eq!(offered(&bash_case(&script, "--cost")), ["auto", "computed"]);
+    assert!(!bash_case(&script, "--columns").contains("compgen -f"));
     assert_eq!(offered(&bash_case(&script, "--tz")), ["UTC", "local"]);
     let find = generated("ci-find", "complete-bash");
+    let columns = offered(&bash_case(&find, "--columns"));
+    assert_eq!(columns[..3], ["session", "project", "workspace"]);
+    assert!(columns.contains(&"started_at".to_owned()) && columns.contains(&"tags".to_owned()), "{columns:?}");
+    assert_eq!(offered(&bash_case(&find, "--format")), ["json", "table", "tsv", "csv"]);
     // Times: what was typed, never a file name.
     for flag in ["--since", "--until"] {
         let case = bash_case(&find, flag);
@@ -107,9 +112,9 @@ fn event_names_of_every_writer_are_completed() {
 }
 
 #[test]
-fn any_group_key_is_still_taken() {
-    let run = ci("ci-agg").args(["--by", "data.tool_name", "--sort", "key", "fixtures/demo-clean"]).run();
-    assert_eq!((run.code, run.json()[1]["data.tool_name"].as_str()), (0, Some("bash")), "{run:?}");
+fn any_group_key_and_sort_column_is_still_taken() {
+    let run = ci("ci-agg").args(["--by", "data.tool_name", "--sort", "data.tool_name", "fixtures/demo-clean"]).run();
+    assert_eq!((run.code, run.json()[0]["data.tool_name"].as_str()), (0, Some("bash")), "{run:?}");
 }
 
 #[test]
@@ -135,7 +140,7 @@ fn man_synopsis_shows_option_arguments() {
     for want in [
         r"[\fB\-\-by\fR\ \fIKEY[,KEY…]\fR]",
         r"[\fB\-\-tz\fR\ \fITZ\fR]",
-        r"[\fB\-\-cost\fR\ \fIMODE\fR]",
+        r"[\fB\-\-sort\fR\ \fIORDER\fR]",
         r"[\fB\-j\fR|\fB\-\-threads\fR\ \fIN\fR]",
         r"[\fB\-\-sessions\fR]",
         r"[\fB\-\-generate\fR\ \fIKIND\fR]",
@@ -187,4 +192,16 @@ fn time_flags_are_declared_once() {
     }
     let run = ci("ci-agg").args(["--by", "day", "--tz", "-05:00", "fixtures/demo-clean"]).run();
     assert_eq!((run.code, run.json()[0]["tz"].as_str()), (0, Some("-05:00")), "{run:?}");
+}
+
+/// The record printers share `--format` and `--columns` (one declaration).
+#[test]
+fn table_flags_are_declared_once() {
+    for id in ["format", "columns"] {
+        let helps: Vec<String> = [ci_tools::cmd::find::Args::command(), ci_tools::cmd::agg::Args::command()]
+            .iter()
+            .map(|c| c.get_arguments().find(|a| a.get_id() == id).expect(id).get_help().unwrap().to_string())
+            .collect();
+        assert_eq!(helps[0], helps[1], "{id}");
+    }
 }

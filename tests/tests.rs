@@ -20,6 +20,7 @@ mod hooklogsgen;
 mod hooks;
 mod hostile;
 mod huge;
+mod human;
 mod interface;
 mod json_props;
 mod man;
