@@ -1,7 +1,11 @@
 //! Command-line plumbing shared by all five binaries: common flags, the
 //! `--generate` hook for man pages and shell completions, and `main`.
 
+pub mod groups;
+mod man;
 pub mod values;
+
+pub use self::groups::{Format, Tabular, TimeWindow, Zone};
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -35,7 +39,7 @@ pub struct Common {
     #[arg(long, global = true)]
     pub strict: bool,
     /// Print a man page or shell completions and exit.
-    #[arg(long, value_name = "KIND", hide = true)]
+    #[arg(long, value_name = "KIND")]
     pub generate: Option<Generate>,
 }
 
@@ -106,12 +110,9 @@ pub trait Tool: Parser {
     fn common(&self) -> &Common;
 }
 
-/// The man page for a command, as committed under `man/`.
+/// The man page for a command, as committed under `man/` ([`man::page`]).
 pub fn man_page(cmd: clap::Command) -> Vec<u8> {
-    let mut buf = vec![];
-    // Rendering into a Vec cannot fail.
-    let _ = clap_mangen::Man::new(cmd).render(&mut buf);
-    buf
+    man::page(cmd)
 }
 
 /// Completions for a command.

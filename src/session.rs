@@ -119,6 +119,34 @@ pub struct SessionRecord {
     pub tags: Option<Vec<String>>,
 }
 
+/// The keys of a session record, in output order (`ci-find --columns`
+/// offers them in completions).
+pub const FIELDS: [&str; 23] = [
+    "session",
+    "project",
+    "workspace",
+    "parent",
+    "agent",
+    "status",
+    "started_at",
+    "last_event_at",
+    "ended_at",
+    "working_dir",
+    "recipe",
+    "recipe_step",
+    "parallel_group_id",
+    "format",
+    "path",
+    "bytes",
+    "mtime",
+    "metadata",
+    "model",
+    "files",
+    "transcript",
+    "events",
+    "tags",
+];
+
 impl SessionRecord {
     /// A record that knows only its id, layout and path: every other field is
     /// unknown (`null`, size 0). Discovery fills in what it finds.
@@ -385,6 +413,13 @@ pub fn select_session<'a>(all: &'a [SessionRecord], wanted: &str) -> Result<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_are_the_record_keys() {
+        let rec = serde_json::to_value(SessionRecord::new("id".into(), Writer::Amplifier, "/p".into())).unwrap();
+        let keys: Vec<&str> = rec.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, FIELDS);
+    }
 
     #[test]
     fn write_json_is_serde_json() {

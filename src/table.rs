@@ -1,24 +1,45 @@
 //! Records as a table for people (`table`), or for spreadsheets and `cut`
-//! (`tsv`, `csv`).
+//! (`tsv`, `csv`): the one renderer of ci-agg's and ci-find's `--format
+//! table|tsv|csv`, with their `--columns` and ci-agg's `--sort COLUMN`.
 //!
-//! Columns are the union of the records' keys in first-seen order, nested
-//! objects flattened with dotted names (`tokens.input`, `events.tool:pre`),
-//! so records of different shapes line up; a record without a column leaves
-//! its cell empty.
+//! Columns are the records' keys, nested objects flattened with dotted
+//! names (`tokens.input`, `events.tool:pre`), in first-seen order, so
+//! records of different shapes line up; a record without a column leaves
+//! its cell empty. A [`Columns`] selection chooses and orders them; a
+//! column is named ([`Schema::resolve`]):
+//!
+//! - `NAME`: the column `NAME` (`cost_usd`, `tokens.input`); when `NAME` is
+//!   an object, every column under it (`tokens` is `tokens.input`,
+//!   `tokens.output`, …). A name under an object that no record fills
+//!   (`events.tool:pre` when no session has one) is an empty column.
+//! - `sum(NAME)`: one column, the sum of the numbers at and under `NAME`
+//!   (`sum(events)`: a session's events; 0 for an empty object, null when a
+//!   record has no number there).
+//!
+//! Any other name is refused, naming the nearest column when one is a typo
+//! away ([`crate::diag::nearest`]).
 //!
 //! - `table`: a header line and space-aligned columns (widths in terminal
 //!   columns: wide CJK characters count two), numbers right-aligned and
 //!   fractions rounded to six significant digits ([`rounded`]); `null` shown
 //!   as `null`; control characters shown escaped (`\n`), so one record is one
 //!   line on a terminal.
-//! - `tsv`: tab-separated with a header, `\t`, `\n`, `\r` and `\\` escaped as
-//!   jq's `@tsv` does; `null` is an empty cell.
+//! - `tsv`: tab-separated with a header; `\` is written `\\` and control
+//!   characters escaped (`\t`, `\n`, `\r` as jq's `@tsv`, NUL as `\u{0}`,
+//!   ESC as `\u{1b}`), so a cell never holds a tab, a line break or a
+//!   terminal escape; `null` is an empty cell.
 //! - `csv`: RFC 4180 (comma-separated, fields with `,`, `"` or line breaks
 //!   quoted, quotes doubled), with a header; `null` is an empty cell.
 //!
-//! Arrays are shown as compact JSON in every format.
+//! Arrays (and empty objects) are shown as compact JSON in every format.
 
-use serde_json::{Map, Value};
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+use serde_json::{Map, Number, Value};
+
+/// A record as the tools hold it.
+pub type Record = Map<String, Value>;
 
 /// A tabular format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,16 +52,230 @@ pub enum TableFormat {
     Csv,
 }
 
-fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+/// Which columns a table shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Columns {
+    /// Every column of the records.
+    All,
+    /// These, in this order (`--columns`, or a tool's default set).
+    Named(Vec<String>),
+    /// Every column but these and the columns under them.
+    Except(Vec<String>),
+}
+
+impl Columns {
+    /// `Named` from a static list.
+    pub fn named(names: &[&str]) -> Columns {
+        Columns::Named(names.iter().map(|s| (*s).to_owned()).collect())
+    }
+}
+
+/// One record flattened: (dotted name, value) in record order.
+type Flat = Vec<(String, Value)>;
+
+/// Names in first-seen order, each once.
+#[derive(Debug, Default)]
+struct Names {
+    list: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl Names {
+    fn add(&mut self, name: &str) {
+        if !self.seen.contains(name) {
+            self.seen.insert(name.to_owned());
+            self.list.push(name.to_owned());
+        }
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.seen.contains(name)
+    }
+}
+
+fn flatten(prefix: &str, v: &Value, out: &mut Flat, objects: &mut Names) {
     match v {
         Value::Object(m) if !m.is_empty() => {
+            if !prefix.is_empty() {
+                objects.add(prefix);
+            }
             for (k, v) in m {
                 let name = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
-                flatten(&name, v, out);
+                flatten(&name, v, out, objects);
             }
         }
         _ => out.push((prefix.to_owned(), v.clone())),
     }
+}
+
+/// Whether `name` is `outer` or a column under it.
+fn within(name: &str, outer: &str) -> bool {
+    name.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
+/// One column of a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Col {
+    /// A flattened column.
+    Field(String),
+    /// `sum(NAME)`.
+    Sum(String),
+}
+
+impl Col {
+    fn header(&self) -> String {
+        match self {
+            Col::Field(n) => n.clone(),
+            Col::Sum(n) => format!("sum({n})"),
+        }
+    }
+
+    /// The cell of a flattened record, `None` when the record has no such column.
+    fn value(&self, flat: &Flat) -> Option<Value> {
+        match self {
+            Col::Field(n) => flat.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()),
+            Col::Sum(n) => Some(sum_under(flat, n)),
+        }
+    }
+}
+
+/// `sum(NAME)` of one record.
+fn sum_under(flat: &Flat, name: &str) -> Value {
+    let under: Vec<&Value> = flat.iter().filter(|(k, _)| within(k, name)).map(|(_, v)| v).collect();
+    let numbers: Vec<&Number> = under.iter().filter_map(|v| v.as_number()).collect();
+    if numbers.is_empty() {
+        let empty_object = !under.is_empty() && under.iter().all(|v| v.as_object().is_some_and(Map::is_empty));
+        return if empty_object { Value::from(0) } else { Value::Null };
+    }
+    let ints: Option<i64> = numbers.iter().try_fold(0i64, |acc, n| acc.checked_add(n.as_i64()?));
+    match ints {
+        Some(i) => Value::from(i),
+        None => Number::from_f64(numbers.iter().filter_map(|n| n.as_f64()).sum()).map_or(Value::Null, Value::Number),
+    }
+}
+
+/// The records flattened, and the columns and objects they have.
+#[derive(Debug)]
+pub struct Schema {
+    rows: Vec<Flat>,
+    /// Leaf columns, first-seen order.
+    leaves: Names,
+    /// Dotted names of non-empty objects.
+    objects: Names,
+}
+
+impl Schema {
+    /// Flattens `records`.
+    pub fn of(records: &[Record]) -> Schema {
+        let (mut leaves, mut objects) = (Names::default(), Names::default());
+        let mut rows = Vec::with_capacity(records.len());
+        for rec in records {
+            let mut flat = vec![];
+            for (k, v) in rec {
+                flatten(k, v, &mut flat, &mut objects);
+            }
+            for (name, _) in &flat {
+                leaves.add(name);
+            }
+            rows.push(flat);
+        }
+        Schema { rows, leaves, objects }
+    }
+
+    /// The columns a name stands for (see the module docs), or why none.
+    fn resolve(&self, spec: &str) -> Result<Vec<Col>, String> {
+        let spec = spec.trim();
+        if let Some(inner) = spec.strip_prefix("sum(").and_then(|s| s.strip_suffix(')')) {
+            let inner = inner.trim();
+            self.resolve(inner)?;
+            return Ok(vec![Col::Sum(inner.to_owned())]);
+        }
+        if self.objects.has(spec) {
+            let under = self.leaves.list.iter().filter(|l| l.len() > spec.len() && within(l, spec));
+            return Ok(under.map(|l| Col::Field(l.clone())).collect());
+        }
+        if self.leaves.has(spec) {
+            return Ok(vec![Col::Field(spec.to_owned())]);
+        }
+        if self.objects.list.iter().any(|o| spec.len() > o.len() && within(spec, o)) {
+            return Ok(vec![Col::Field(spec.to_owned())]);
+        }
+        Err(self.unknown(spec))
+    }
+
+    fn unknown(&self, spec: &str) -> String {
+        let mut names: Vec<&str> = self.leaves.list.iter().map(String::as_str).collect();
+        names.extend(self.objects.list.iter().map(String::as_str).filter(|o| !self.leaves.has(o)));
+        match crate::diag::nearest(spec, &names) {
+            Some(n) => format!("no column {spec:?}; did you mean {n:?}?"),
+            None => {
+                let top: Vec<&str> = names.iter().copied().filter(|n| !n.contains('.')).collect();
+                format!("no column {spec:?} (the columns: {})", top.join(", "))
+            }
+        }
+    }
+
+    fn select(&self, columns: &Columns) -> Result<Vec<Col>, String> {
+        Ok(match columns {
+            Columns::All => self.leaves.list.iter().map(|l| Col::Field(l.clone())).collect(),
+            Columns::Except(skip) => self
+                .leaves
+                .list
+                .iter()
+                .filter(|l| !skip.iter().any(|s| within(l, s)))
+                .map(|l| Col::Field(l.clone()))
+                .collect(),
+            Columns::Named(specs) => {
+                let mut cols = vec![];
+                for s in specs {
+                    cols.extend(self.resolve(s)?);
+                }
+                cols
+            }
+        })
+    }
+}
+
+/// Sorts `records` by one column (a name as `--columns` takes, standing for
+/// one column): numbers first, largest first; then text in ascending order;
+/// then other values (true/false, arrays) by their JSON text; records
+/// without a value (or `null`) last. Stable: ties keep their order.
+pub fn sort_by_column(records: &mut Vec<Record>, spec: &str) -> Result<(), String> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    let schema = Schema::of(records);
+    let col = match schema.resolve(spec)?.as_slice() {
+        [one] => one.clone(),
+        many => {
+            let names: Vec<String> = many.iter().map(Col::header).collect();
+            return Err(format!("{spec:?} is {} columns; name one: {}", names.len(), names.join(", ")));
+        }
+    };
+    let keys: Vec<Option<Value>> = schema.rows.iter().map(|r| col.value(r)).collect();
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    order.sort_by(|&a, &b| sort_cmp(keys[a].as_ref(), keys[b].as_ref()));
+    let mut taken: Vec<Option<Record>> = std::mem::take(records).into_iter().map(Some).collect();
+    records.extend(order.into_iter().filter_map(|i| taken[i].take()));
+    Ok(())
+}
+
+fn sort_cmp(a: Option<&Value>, b: Option<&Value>) -> Ordering {
+    let rank = |v: Option<&Value>| match v {
+        Some(Value::Number(_)) => 0,
+        Some(Value::String(_)) => 1,
+        None | Some(Value::Null) => 3,
+        Some(_) => 2,
+    };
+    rank(a).cmp(&rank(b)).then_with(|| match (a, b) {
+        (Some(Value::Number(x)), Some(Value::Number(y))) => {
+            let (x, y) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
+            y.partial_cmp(&x).unwrap_or(Ordering::Equal)
+        }
+        (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
+        (Some(x), Some(y)) => x.to_string().cmp(&y.to_string()),
+        _ => Ordering::Equal,
+    })
 }
 
 fn cell(v: &Value, format: TableFormat) -> String {
@@ -48,11 +283,8 @@ fn cell(v: &Value, format: TableFormat) -> String {
         Value::Null if format == TableFormat::Table => "null".into(),
         Value::Null => String::new(),
         Value::String(s) => match format {
-            TableFormat::Table => s
-                .chars()
-                .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
-                .collect(),
-            TableFormat::Tsv => s.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r"),
+            TableFormat::Table => escape_controls(s, false),
+            TableFormat::Tsv => escape_controls(s, true),
             TableFormat::Csv => s.clone(),
         },
         Value::Number(n) if format == TableFormat::Table => {
@@ -60,6 +292,23 @@ fn cell(v: &Value, format: TableFormat) -> String {
         }
         other => other.to_string(),
     }
+}
+
+/// `s` with control characters written as Rust escapes (`\n`, `\t`,
+/// `\u{1b}`), and `\` doubled when `backslash` (TSV, where the escapes
+/// must read back).
+fn escape_controls(s: &str, backslash: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else if c == '\\' && backslash {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Significant digits of a fractional number in a table for people.
@@ -101,100 +350,114 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Renders `records` in `format`; nothing at all (not even a header) for no records.
-pub fn render(records: &[Map<String, Value>], format: TableFormat) -> Vec<u8> {
+/// A cell: its text and [`kind`].
+type Cell = Option<(String, u8)>;
+
+/// Renders `records` in `format`, showing `columns`; nothing at all (not
+/// even a header) for no records. `footer` (a total row) is printed last
+/// when its first shown cell is text (its label, `total`): without the label
+/// a row of sums would read as one more record. Errors name a column that is
+/// not there.
+pub fn render(
+    records: &[Record],
+    footer: Option<&Record>,
+    format: TableFormat,
+    columns: &Columns,
+) -> Result<Vec<u8>, String> {
     if records.is_empty() {
-        return vec![];
+        return Ok(vec![]);
     }
-    let mut columns: Vec<String> = vec![];
-    let mut rows: Vec<Vec<(String, Value)>> = Vec::with_capacity(records.len());
-    for rec in records {
-        let mut flat = vec![];
-        for (k, v) in rec {
-            flatten(k, v, &mut flat);
+    let schema = Schema::of(records);
+    let cols = schema.select(columns)?;
+    let row = |flat: &Flat| -> Vec<Cell> {
+        cols.iter().map(|c| c.value(flat).map(|v| (cell(&v, format), kind(&v)))).collect()
+    };
+    let mut grid: Vec<Vec<Cell>> = schema.rows.iter().map(row).collect();
+    if let Some(f) = footer {
+        let flat = Schema::of(std::slice::from_ref(f)).rows.remove(0);
+        let cells = row(&flat);
+        if cells.first().is_some_and(|c| c.as_ref().is_some_and(|(_, k)| *k == 2)) {
+            grid.push(cells);
         }
-        for (name, _) in &flat {
-            if !columns.contains(name) {
-                columns.push(name.clone());
-            }
-        }
-        rows.push(flat);
     }
-    let grid: Vec<Vec<Option<(String, u8)>>> = rows
+    let headers: Vec<String> = cols.iter().map(Col::header).collect();
+    let out = match format {
+        TableFormat::Tsv => separated(&headers, &grid, "\t", str::to_owned),
+        TableFormat::Csv => separated(&headers, &grid, ",", csv_field),
+        TableFormat::Table => aligned(&headers, &grid),
+    };
+    Ok(out.into_bytes())
+}
+
+/// TSV or CSV: a header line, then one line per row.
+fn separated(headers: &[String], grid: &[Vec<Cell>], sep: &str, field: fn(&str) -> String) -> String {
+    let mut out = String::new();
+    let line = |cells: Vec<String>, out: &mut String| {
+        out.push_str(&cells.join(sep));
+        out.push('\n');
+    };
+    line(headers.iter().map(|h| field(h)).collect(), &mut out);
+    for row in grid {
+        line(row.iter().map(|c| c.as_ref().map_or(String::new(), |(s, _)| field(s))).collect(), &mut out);
+    }
+    out
+}
+
+/// Space-aligned columns, numbers right-aligned, widths in terminal columns
+/// (East Asian wide characters take two).
+fn aligned(headers: &[String], grid: &[Vec<Cell>]) -> String {
+    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+    let widths: Vec<usize> = headers
         .iter()
-        .map(|flat| {
-            columns.iter().map(|c| flat.iter().find(|(n, _)| n == c).map(|(_, v)| (cell(v, format), kind(v)))).collect()
+        .enumerate()
+        .map(|(i, h)| grid.iter().filter_map(|r| r[i].as_ref()).map(|(s, _)| width(s)).fold(width(h), usize::max))
+        .collect();
+    let numeric: Vec<bool> = (0..headers.len())
+        .map(|i| {
+            let kinds: Vec<u8> = grid.iter().filter_map(|r| r[i].as_ref()).map(|c| c.1).collect();
+            kinds.contains(&NUMBER) && kinds.iter().all(|&k| k == NUMBER || k == NULL)
         })
         .collect();
     let mut out = String::new();
-    match format {
-        TableFormat::Tsv | TableFormat::Csv => {
-            let sep = if format == TableFormat::Tsv { "\t" } else { "," };
-            let field = |s: &str| {
-                if format == TableFormat::Csv {
-                    csv_field(s)
-                } else {
-                    s.to_owned()
-                }
-            };
-            out.push_str(&columns.iter().map(|c| field(c)).collect::<Vec<_>>().join(sep));
-            out.push('\n');
-            for row in &grid {
-                let cells: Vec<String> =
-                    row.iter().map(|c| c.as_ref().map_or(String::new(), |(s, _)| field(s))).collect();
-                out.push_str(&cells.join(sep));
-                out.push('\n');
+    let mut line = |cells: Vec<&str>| {
+        let mut text = String::new();
+        for (i, s) in cells.iter().enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            let pad = " ".repeat(widths[i].saturating_sub(width(s)));
+            if numeric[i] {
+                text.push_str(&pad);
+                text.push_str(s);
+            } else {
+                text.push_str(s);
+                text.push_str(&pad);
             }
         }
-        TableFormat::Table => {
-            // Terminal columns: East Asian wide characters take two.
-            let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
-            let widths: Vec<usize> = columns
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    grid.iter().filter_map(|r| r[i].as_ref()).map(|(s, _)| width(s)).fold(width(c), usize::max)
-                })
-                .collect();
-            let numeric: Vec<bool> = (0..columns.len())
-                .map(|i| {
-                    let kinds: Vec<u8> = grid.iter().filter_map(|r| r[i].as_ref()).map(|c| c.1).collect();
-                    kinds.contains(&NUMBER) && kinds.iter().all(|&k| k == NUMBER || k == NULL)
-                })
-                .collect();
-            let line = |cells: Vec<&str>, out: &mut String| {
-                let mut text = String::new();
-                for (i, s) in cells.iter().enumerate() {
-                    if i > 0 {
-                        text.push_str("  ");
-                    }
-                    let pad = " ".repeat(widths[i].saturating_sub(width(s)));
-                    if numeric[i] {
-                        text.push_str(&pad);
-                        text.push_str(s);
-                    } else {
-                        text.push_str(s);
-                        text.push_str(&pad);
-                    }
-                }
-                out.push_str(text.trim_end());
-                out.push('\n');
-            };
-            line(columns.iter().map(String::as_str).collect(), &mut out);
-            for row in &grid {
-                line(row.iter().map(|c| c.as_ref().map_or("", |(s, _)| s.as_str())).collect(), &mut out);
-            }
-        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(headers.iter().map(String::as_str).collect());
+    for row in grid {
+        line(row.iter().map(|c| c.as_ref().map_or("", |(s, _)| s.as_str())).collect());
     }
-    out.into_bytes()
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn recs(v: Value) -> Vec<Map<String, Value>> {
+    fn recs(v: Value) -> Vec<Record> {
         v.as_array().unwrap().iter().map(|r| r.as_object().unwrap().clone()).collect()
+    }
+
+    fn show(rows: &[Record], format: TableFormat) -> String {
+        String::from_utf8(render(rows, None, format, &Columns::All).unwrap()).unwrap()
+    }
+
+    fn pick(rows: &[Record], columns: &[&str]) -> Result<String, String> {
+        render(rows, None, TableFormat::Table, &Columns::named(columns)).map(|b| String::from_utf8(b).unwrap())
     }
 
     #[test]
@@ -206,17 +469,14 @@ mod tests {
         assert_eq!(rounded(-0.5), "-0.5");
         assert_eq!(rounded(99999.95), "99999.9");
         let rows = recs(serde_json::json!([{"k": "a", "mean": 3622.1111111111113, "n": 7}]));
-        assert_eq!(String::from_utf8(render(&rows, TableFormat::Table)).unwrap(), "k     mean  n\na  3622.11  7\n");
-        assert_eq!(String::from_utf8(render(&rows, TableFormat::Csv)).unwrap(), "k,mean,n\na,3622.1111111111113,7\n");
+        assert_eq!(show(&rows, TableFormat::Table), "k     mean  n\na  3622.11  7\n");
+        assert_eq!(show(&rows, TableFormat::Csv), "k,mean,n\na,3622.1111111111113,7\n");
     }
 
     #[test]
     fn wide_characters_take_two_columns() {
         let rows = recs(serde_json::json!([{"w": "日本語", "n": 1}, {"w": "abc", "n": 22}]));
-        assert_eq!(
-            String::from_utf8(render(&rows, TableFormat::Table)).unwrap(),
-            "w        n\n日本語   1\nabc     22\n"
-        );
+        assert_eq!(show(&rows, TableFormat::Table), "w        n\n日本語   1\nabc     22\n");
     }
 
     #[test]
@@ -225,16 +485,75 @@ mod tests {
             {"event": "tool:pre", "count": 10, "x": {"sum": 1.5}},
             {"event": "session:start", "count": 7, "x": {"sum": null}},
         ]));
-        let t = String::from_utf8(render(&r, TableFormat::Table)).unwrap();
-        assert_eq!(t, "event          count  x.sum\ntool:pre          10    1.5\nsession:start      7   null\n");
-        let t = String::from_utf8(render(&r, TableFormat::Tsv)).unwrap();
-        assert_eq!(t, "event\tcount\tx.sum\ntool:pre\t10\t1.5\nsession:start\t7\t\n");
+        assert_eq!(
+            show(&r, TableFormat::Table),
+            "event          count  x.sum\ntool:pre          10    1.5\nsession:start      7   null\n"
+        );
+        assert_eq!(show(&r, TableFormat::Tsv), "event\tcount\tx.sum\ntool:pre\t10\t1.5\nsession:start\t7\t\n");
     }
 
     #[test]
     fn csv_quotes_and_tsv_escapes() {
         let r = recs(serde_json::json!([{"w": "a,b \"c\"", "n": "x\ty\nz"}]));
-        assert_eq!(String::from_utf8(render(&r, TableFormat::Csv)).unwrap(), "w,n\n\"a,b \"\"c\"\"\",\"x\ty\nz\"\n");
-        assert_eq!(String::from_utf8(render(&r, TableFormat::Tsv)).unwrap(), "w\tn\na,b \"c\"\tx\\ty\\nz\n");
+        assert_eq!(show(&r, TableFormat::Csv), "w,n\n\"a,b \"\"c\"\"\",\"x\ty\nz\"\n");
+        assert_eq!(show(&r, TableFormat::Tsv), "w\tn\na,b \"c\"\tx\\ty\\nz\n");
+        let r = recs(serde_json::json!([{"w": "nul\u{0} esc\u{1b}[31m cr\r back\\slash"}]));
+        assert_eq!(show(&r, TableFormat::Tsv), "w\nnul\\u{0} esc\\u{1b}[31m cr\\r back\\\\slash\n");
+        assert_eq!(show(&r, TableFormat::Table), "w\nnul\\u{0} esc\\u{1b}[31m cr\\r back\\slash\n");
+    }
+
+    #[test]
+    fn columns_are_chosen_and_ordered() {
+        let r = recs(serde_json::json!([
+            {"id": "a", "tokens": {"in": 1, "out": 2}, "events": {"x": 3, "y": 4}, "calls": {}},
+            {"id": "b", "tokens": {"in": 5, "out": 6}, "events": {"x": 1}, "calls": {"t": 2.5}},
+        ]));
+        assert_eq!(pick(&r, &["tokens.out", "id"]).unwrap(), "tokens.out  id\n         2  a\n         6  b\n");
+        // An object's name is every column under it.
+        assert_eq!(
+            pick(&r, &["id", "tokens"]).unwrap(),
+            "id  tokens.in  tokens.out\na           1           2\nb           5           6\n"
+        );
+        // sum(): 0 for an empty object; a name under an object no record fills is empty.
+        assert_eq!(
+            pick(&r, &["id", "sum(events)", "sum(calls)", "events.z"]).unwrap(),
+            "id  sum(events)  sum(calls)  events.z\na             7           0\nb             1         2.5\n"
+        );
+        assert_eq!(pick(&r, &["idd"]).unwrap_err(), "no column \"idd\"; did you mean \"id\"?");
+        assert_eq!(pick(&r, &["sum(tokenz)"]).unwrap_err(), "no column \"tokenz\"; did you mean \"tokens\"?");
+        assert_eq!(pick(&r, &["zzzzzz"]).unwrap_err(), "no column \"zzzzzz\" (the columns: id, calls, tokens, events)");
+        let except = render(&r, None, TableFormat::Csv, &Columns::Except(vec!["events".into(), "calls".into()]));
+        assert_eq!(String::from_utf8(except.unwrap()).unwrap(), "id,tokens.in,tokens.out\na,1,2\nb,5,6\n");
+    }
+
+    #[test]
+    fn a_footer_is_shown_with_its_label() {
+        let r = recs(serde_json::json!([{"k": "a", "n": 1}, {"k": "b", "n": 2}]));
+        let total = recs(serde_json::json!([{"k": "total", "n": 3}])).remove(0);
+        let t = |cols: &[&str]| {
+            String::from_utf8(render(&r, Some(&total), TableFormat::Table, &Columns::named(cols)).unwrap()).unwrap()
+        };
+        assert_eq!(t(&["k", "n"]), "k      n\na      1\nb      2\ntotal  3\n");
+        assert_eq!(t(&["n"]), "n\n1\n2\n");
+    }
+
+    #[test]
+    fn sorting_by_a_column() {
+        let mut r = recs(serde_json::json!([
+            {"k": "a", "v": 1, "m": {"x": 1}},
+            {"k": "b", "v": null, "m": {"x": 5, "y": 5}},
+            {"k": "c", "v": 3, "m": {}},
+            {"k": "d", "v": "text", "m": {"x": 2}},
+            {"k": "e", "v": 3},
+        ]));
+        let keys = |r: &[Record]| r.iter().map(|x| x["k"].as_str().unwrap().to_owned()).collect::<Vec<_>>().join("");
+        sort_by_column(&mut r, "v").unwrap();
+        assert_eq!(keys(&r), "ceadb");
+        sort_by_column(&mut r, "k").unwrap();
+        assert_eq!(keys(&r), "abcde");
+        sort_by_column(&mut r, "sum(m)").unwrap();
+        assert_eq!(keys(&r), "bdace");
+        assert_eq!(sort_by_column(&mut r, "m").unwrap_err(), "\"m\" is 2 columns; name one: m.x, m.y");
+        assert_eq!(sort_by_column(&mut r, "vv").unwrap_err(), "no column \"vv\"; did you mean \"v\"?");
     }
 }

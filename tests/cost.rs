@@ -312,9 +312,29 @@ fn token_reports_by_day_week_month_and_session_in_time_order_with_a_total() {
     let run = ci("ci-agg").args(["--tokens", "--by", "month", "--format", "table", "--top", "1"]).arg(dir.path()).run();
     assert_eq!(
         run.stdout,
-        "month    tz   model              responses  input_tokens  output_tokens  cache_read_tokens  cache_write_tokens  cost_usd  cost_source  unpriced_models\n\
-         2026-03  UTC  claude-sonnet-4-5          2          5000            500                  0                   0    0.0225  computed     []\n\
-         total                                    4         10000           1000                  0                   0     0.045  computed     []\n"
+        "month    tz   model              responses  input_tokens  output_tokens  cache_read_tokens  cache_write_tokens  cost_usd\n\
+         2026-03  UTC  claude-sonnet-4-5          2          5000            500                  0                   0    0.0225\n\
+         total                                    4         10000           1000                  0                   0     0.045\n"
+    );
+    // cost_source and unpriced_models are left out of a table unless named.
+    let run = ci("ci-agg")
+        .args([
+            "--tokens",
+            "--by",
+            "month",
+            "--format",
+            "table",
+            "--columns",
+            "month,cost_usd,cost_source,unpriced_models",
+        ])
+        .arg(dir.path())
+        .run();
+    assert_eq!(
+        run.stdout,
+        "month    cost_usd  cost_source  unpriced_models\n\
+         2026-03    0.0225  computed     []\n\
+         2026-04    0.0225  computed     []\n\
+         total       0.045  computed     []\n"
     );
     // NDJSON, TSV and CSV have no total row.
     let run = ci("ci-agg").args(["--tokens", "--by", "month", "--format", "csv"]).arg(dir.path()).run();

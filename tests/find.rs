@@ -86,34 +86,7 @@ fn session_record_of_a_current_writer_capture() {
     // Keys come in a fixed order (serde_json keeps it), mtime included.
     let rec: serde_json::Value = serde_json::from_str(run.stdout.trim_end()).unwrap();
     let keys: Vec<&str> = rec.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "session",
-            "project",
-            "workspace",
-            "parent",
-            "agent",
-            "status",
-            "started_at",
-            "last_event_at",
-            "ended_at",
-            "working_dir",
-            "recipe",
-            "recipe_step",
-            "parallel_group_id",
-            "format",
-            "path",
-            "bytes",
-            "mtime",
-            "metadata",
-            "model",
-            "files",
-            "transcript",
-            "events",
-            "tags"
-        ]
-    );
+    assert_eq!(keys, ci_tools::session::FIELDS);
 }
 
 #[test]

@@ -21,6 +21,8 @@ mod hooklogsgen;
 mod hooks;
 mod hostile;
 mod huge;
+mod human;
+mod interface;
 mod json_props;
 mod man;
 mod paths;

@@ -22,6 +22,10 @@
 //! declared with `allow_hyphen_values`, so clap does not take the value for
 //! a flag.
 
+use std::ffi::OsStr;
+
+use clap::builder::{PossibleValue, TypedValueParser};
+
 use crate::error::{Error, Result};
 use crate::time::{BoundKind, TimeSpec, TimeZone, Timestamp};
 
@@ -108,6 +112,54 @@ pub fn time(s: &str) -> std::result::Result<TimeArg, String> {
 /// Parses a `--tz` value.
 pub fn tz(s: &str) -> std::result::Result<TimeZone, String> {
     crate::time::tz_value(s)
+}
+
+/// The value parser of a flag whose values are an open set with well-known
+/// members (`--by event` or `--by data.x`, `--event tool:pre` or a glob):
+/// any value `parse` accepts is taken; the known ones are what shell
+/// completions offer (so they never offer file names there). Declare such a
+/// flag with `hide_possible_values = true`: its help text says what is
+/// accepted, and clap's "possible values" would read as the only ones.
+#[derive(Clone)]
+pub struct Known<T> {
+    names: Vec<&'static str>,
+    parse: fn(&str) -> std::result::Result<T, String>,
+}
+
+/// A [`Known`] parser of strings.
+pub fn known(names: &[&'static str]) -> Known<String> {
+    Known { names: names.to_vec(), parse: |s| Ok(s.to_owned()) }
+}
+
+/// A [`Known`] parser for `--event` names: the writers' event names
+/// ([`crate::format::event_names`]) are offered, any name or glob is taken.
+pub fn event_name() -> Known<String> {
+    known(&crate::format::event_names())
+}
+
+impl<T> Known<T> {
+    /// A [`Known`] parser of values `parse` makes.
+    pub fn new(names: &[&'static str], parse: fn(&str) -> std::result::Result<T, String>) -> Known<T> {
+        Known { names: names.to_vec(), parse }
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Known<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> std::result::Result<T, clap::Error> {
+        // clap's parser for a function: its "invalid value" error shape.
+        self.parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(|n| PossibleValue::new(*n))))
+    }
 }
 
 #[cfg(test)]

@@ -12,11 +12,10 @@ use crate::aggregate::cost::Mode;
 use crate::aggregate::field::{Field, KeyVal, NAMES};
 use crate::aggregate::groups::{total_record, Order, Row};
 use crate::aggregate::partial::{self, Merger};
-use crate::aggregate::query::Layout;
-use crate::aggregate::query::{Query, QuerySpec};
+use crate::aggregate::query::{Layout, Preset, Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
 use crate::cli::values;
-use crate::cli::{Common, Tool};
+use crate::cli::{Common, Tabular, Tool, Zone};
 use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
@@ -24,8 +23,8 @@ use crate::lines::LineReader;
 use crate::output::Output;
 use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
-use crate::table::{self, TableFormat};
-use crate::time::{self, TimeZone};
+use crate::table::{self, Columns, Record, TableFormat};
+use crate::time;
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -66,14 +65,29 @@ OUTPUT:
   One NDJSON record per group. Groups with a time key (hour, day, week, month)
   come in time order (untimed last; then count descending), others count
   descending then key ascending (--sort count|key forces one: key ascending;
-  keys sort null < false/true < numbers < strings). --top N keeps the first N.
-  --format table|tsv|csv for people and spreadsheets (nested objects become
-  dotted columns); a table ends with a total row (first key column \"total\")
-  for --tokens and for --sum/--stats metrics: counts, token and cost columns
-  and sums over every group, before --top. Without --by: one record, the total count.
-  Metric objects follow the flag order sum, avg, min, max, p50, p95, p99,
-  stats, distinct. --sessions records are always newest first (--sort is for
-  groups).
+  keys sort null < false/true < numbers < strings). --sessions records are
+  newest first. --sort COLUMN orders by one column of the records, named as
+  for --columns (cost_usd, data.duration_ms.p95, sum(events)): numbers largest
+  first, then text ascending, null last, ties in the order above; it works for
+  --sessions too. --top N keeps the first N. Without --by: one record, the
+  total count. Metric objects follow the flag order sum, avg, min, max, p50,
+  p95, p99, stats, distinct.
+
+TABLES (--format table|tsv|csv):
+  Nested objects become dotted columns (tokens.input, events.tool:pre).
+  --columns A,B,… chooses and orders them: a column, an object for every
+  column under it (tokens), or sum(NAME) for the sum of the numbers under NAME
+  (sum(events): the session's events); a name that is none of these is an
+  error naming the nearest column. Default: every column, except
+    --sessions  session, workspace, started, duration_ms, sum(events),
+                sum(tool_calls), tool_errors, cost_usd
+    --tokens    all but cost_source and unpriced_models
+  (NDJSON records always carry every field). A table ends with a total row
+  (first key column \"total\", shown when the columns start with it) for
+  --tokens and for --sum/--stats metrics: counts, token and cost columns and
+  sums over every group, before --top. Only the table rounds fractions (six
+  significant digits); TSV writes \\ as \\\\ and control characters escaped
+  (\\t, \\n, \\u{1b}), so a cell is one field; CSV quotes as RFC 4180.
 
 PRESETS:
   --sessions  one record per session, newest first: session, project, workspace,
@@ -159,19 +173,6 @@ EXIT STATUS:
   partial line, bad lines under --strict); 130 interrupted by SIGINT, SIGTERM
   or SIGHUP: nothing is printed (a partial aggregate would look whole).";
 
-/// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// One JSON object per line.
-    Json,
-    /// Aligned columns for people.
-    Table,
-    /// Tab-separated values with a header.
-    Tsv,
-    /// Comma-separated values with a header (RFC 4180).
-    Csv,
-}
-
 /// Values of `--cost`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CostFlag {
@@ -182,7 +183,7 @@ pub enum CostFlag {
 }
 
 /// Orders of `--sort`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SortOrder {
     /// Time buckets in time order (then count descending), other groups by count.
     Auto,
@@ -190,11 +191,43 @@ pub enum SortOrder {
     Count,
     /// Key ascending.
     Key,
+    /// By a column of the records ([`table::sort_by_column`]).
+    Column(String),
 }
+
+/// The named orders of `--sort` (any other value is a column).
+const SORT_NAMES: [&str; 3] = ["auto", "count", "key"];
+
+impl SortOrder {
+    fn parse(s: &str) -> std::result::Result<SortOrder, String> {
+        Ok(match s.trim() {
+            "auto" => SortOrder::Auto,
+            "count" => SortOrder::Count,
+            "key" => SortOrder::Key,
+            "" => return Err("expected auto, count, key or a column name".into()),
+            column => SortOrder::Column(column.to_owned()),
+        })
+    }
+}
+
+/// The columns `--format table|tsv|csv` shows of `--sessions` records when
+/// `--columns` does not say: who, where, when, how long, how much.
+pub const SESSION_COLUMNS: [&str; 8] =
+    ["session", "workspace", "started", "duration_ms", "sum(events)", "sum(tool_calls)", "tool_errors", "cost_usd"];
+
+/// The columns of `--tokens` records a table leaves out unless `--columns`
+/// names them (stderr names unpriced models; NDJSON has both).
+const TOKENS_HIDDEN: [&str; 2] = ["cost_source", "unpriced_models"];
 
 /// Group, count and measure events; session, tool and token analytics.
 #[derive(Debug, Parser)]
-#[command(name = "ci-agg", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+#[command(
+    name = "ci-agg",
+    version,
+    after_long_help = EXAMPLES,
+    after_help = "Run with --help for examples.",
+    mut_arg("tz", |a| a.help("Time zone of hour/day/week/month buckets: IANA name, UTC, ±HH:MM or local"))
+)]
 pub struct Args {
     /// Captures: events.jsonl files, session directories, roots, or - for
     /// stdin (session records or event records; always read). With no PATH: stdin when it is a pipe, a socket or a
@@ -204,37 +237,36 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     /// Group by these keys (comma-separated or repeated): event, workspace,
     /// session, tool, model, agent, status, hour, day, week, month, or a dotted path.
-    #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',')]
+    #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',', hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub by: Vec<String>,
-    /// Time zone of hour/day/week/month buckets: IANA name, UTC, ±HH:MM or local.
-    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, value_parser = values::tz)]
-    pub tz: TimeZone,
+    #[command(flatten)]
+    pub zone: Zone,
     /// Sum of a numeric field per group (exact; numeric strings count).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub sum: Vec<String>,
     /// Mean of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub avg: Vec<String>,
     /// Minimum of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub min: Vec<String>,
     /// Maximum of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub max: Vec<String>,
     /// Median of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub p50: Vec<String>,
     /// 95th percentile of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub p95: Vec<String>,
     /// 99th percentile of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub p99: Vec<String>,
     /// count, sum, mean, min, max, p50, p95, p99 of a numeric field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub stats: Vec<String>,
     /// Number of distinct non-null values of a field per group.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub distinct: Vec<String>,
     /// One record per session: events, tool calls, turns, response time, tokens, cost, children.
     #[arg(long, conflicts_with_all = ["tools", "tokens"])]
@@ -257,14 +289,15 @@ pub struct Args {
     /// Keep only the first N records.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
-    /// Record order.
-    #[arg(long, value_enum, default_value_t = SortOrder::Auto)]
+    /// Record order: auto (time buckets in time order, other groups by
+    /// count), count, key, or a column (cost_usd, data.duration_ms.p95,
+    /// sum(events)): numbers largest first, text ascending.
+    #[arg(long, value_name = "ORDER", default_value = "auto", hide_possible_values = true, value_parser = values::Known::new(&SORT_NAMES, SortOrder::parse))]
     pub sort: SortOrder,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Json)]
-    pub format: Format,
+    #[command(flatten)]
+    pub output: Tabular,
     /// Write mergeable partial state instead of records (for --merge).
-    #[arg(long, conflicts_with_all = ["merge", "top", "format", "sort"])]
+    #[arg(long, conflicts_with_all = ["merge", "top", "format", "columns", "sort"])]
     pub partial: bool,
     /// Merge partial streams (from --partial runs) into the final records.
     #[arg(long, conflicts_with_all = ["by", "tz", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens"])]
@@ -338,6 +371,8 @@ impl Args {
 
 /// Runs ci-agg.
 pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+    // Before any input is read: a usage error is the only message.
+    let format = args.output.table_format()?;
     let (q, answer) = if args.merge {
         match merge_inputs(&args.paths, diag)? {
             Some(qa) => qa,
@@ -348,7 +383,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             }
         }
     } else {
-        let tz = args.tz.clone();
+        let tz = args.zone.tz.clone();
         let mut spec = args.spec();
         spec.tz = time::tz_name(&tz);
         let prices = match &args.pricing {
@@ -377,38 +412,52 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::Some);
     }
     let order = match args.sort {
-        SortOrder::Auto => Order::Auto,
+        SortOrder::Auto | SortOrder::Column(_) => Order::Auto,
         SortOrder::Count => Order::Count,
         SortOrder::Key => Order::Key,
     };
     let rows = answer.rows(&q, order);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
     warn_fields_never_found(&rows, &q, &seen, diag);
-    let mut records: Vec<serde_json::Map<String, Value>> = rows.into_iter().map(|r| r.record).collect();
+    let mut records: Vec<Record> = rows.into_iter().map(|r| r.record).collect();
     warn_unpriced(&records, &q, diag);
-    let total = if args.format == Format::Table { total_record(&q, &records) } else { None };
+    if let SortOrder::Column(column) = &args.sort {
+        table::sort_by_column(&mut records, column).map_err(|e| Error::Usage(format!("--sort: {e}")))?;
+    }
+    let total = if format == Some(TableFormat::Table) { total_record(&q, &records) } else { None };
     if let Some(n) = args.top {
         records.truncate(n);
     }
-    let found = !records.is_empty();
-    records.extend(total.filter(|_| found));
-    let mut out = Output::stdout();
-    let bytes = match args.format {
-        Format::Json => {
-            let mut buf = Vec::with_capacity(records.len() * 64);
-            for rec in &records {
-                serde_json::to_writer(&mut buf, rec).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
-                buf.push(b'\n');
-            }
-            buf
-        }
-        Format::Table => table::render(&records, TableFormat::Table),
-        Format::Tsv => table::render(&records, TableFormat::Tsv),
-        Format::Csv => table::render(&records, TableFormat::Csv),
+    let bytes = match format {
+        None => ndjson(&records)?,
+        Some(format) => table::render(&records, total.as_ref(), format, &args.output.columns(default_columns(&q))?)
+            .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
     };
+    let mut out = Output::stdout();
     out.write(&bytes)?;
     out.flush()?;
-    Ok(Found::from_bool(found))
+    Ok(Found::from_bool(!records.is_empty()))
+}
+
+/// Records as NDJSON.
+fn ndjson(records: &[Record]) -> Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(records.len() * 64);
+    for rec in records {
+        serde_json::to_writer(&mut buf, rec).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
+        buf.push(b'\n');
+    }
+    Ok(buf)
+}
+
+/// The columns a table of `q`'s records shows unless `--columns` says:
+/// [`SESSION_COLUMNS`] for `--sessions`, all but [`TOKENS_HIDDEN`] for
+/// `--tokens`, every column otherwise.
+fn default_columns(q: &Query) -> Columns {
+    match q.preset {
+        Preset::Sessions => Columns::named(&SESSION_COLUMNS),
+        Preset::Tokens => Columns::Except(TOKENS_HIDDEN.iter().map(|s| (*s).to_owned()).collect()),
+        Preset::Group | Preset::Tools => Columns::All,
+    }
 }
 
 /// One warning per `--by` key or metric path that no record had: a typo

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use crate::cli::values::{self, TimeArg};
-use crate::cli::{Common, EventOutput, Tool};
+use crate::cli::values;
+use crate::cli::{Common, EventOutput, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::error::{Error, Found, Result};
 use crate::output::{EventFormat, Output};
@@ -14,7 +14,7 @@ use crate::predicate::{Glob, Selection, SessionId, Verdict, Where, PHANTOM_EVENT
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
 use crate::source::{self, Flow, RunOpts, SessionFlow, Visitor};
-use crate::time::{self, BoundKind, TimeZone};
+use crate::time;
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -124,7 +124,10 @@ Each passing event is printed as its line is written. Session records that
     name = "ci-filter",
     version,
     after_long_help = crate::follow::long_help(EXAMPLES, "ci-filter", FOLLOW_NOTE),
-    after_help = "Run with --help for examples."
+    after_help = "Run with --help for examples.",
+    mut_arg("since", |a| a.help("Only records at or after this time (RFC 3339, date, or age like 30m, 2h, 7d or -7d)")),
+    mut_arg("until", |a| a.help("Only records before this time (exclusive; a date means the end of that day)")),
+    mut_arg("tz", |a| a.help("Time zone for dates and date-times without offset in --since/--until (IANA name, UTC, ±HH:MM or local)")),
 )]
 pub struct Args {
     /// Captures: events.jsonl files, session directories, roots, or - for
@@ -133,10 +136,10 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Only events whose name matches (exact or glob like 'tool:*'; repeatable, OR).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", hide_possible_values = true, value_parser = values::event_name())]
     pub event: Vec<String>,
     /// Drop events whose name matches (exact or glob; repeatable).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", hide_possible_values = true, value_parser = values::event_name())]
     pub not_event: Vec<String>,
     /// Only this workspace: the (filled-in) workspace field or the project folder
     /// (repeatable, OR).
@@ -151,16 +154,8 @@ pub struct Args {
     /// Only sessions of this agent (session-level; repeatable, OR).
     #[arg(long, value_name = "NAME")]
     pub agent: Vec<String>,
-    /// Only records at or after this time (RFC 3339, date, or age like 30m, 2h, 7d or -7d).
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
-    pub since: Option<TimeArg>,
-    /// Only records before this time (exclusive; a date means the end of that day).
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
-    pub until: Option<TimeArg>,
-    /// Time zone for dates and date-times without offset in --since/--until
-    /// (IANA name, UTC, ±HH:MM or local).
-    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, value_parser = values::tz)]
-    pub tz: TimeZone,
+    #[command(flatten)]
+    pub time: TimeWindow,
     /// Only events whose data.tool_name matches (exact or glob; repeatable, OR).
     #[arg(long, value_name = "NAME")]
     pub tool: Vec<String>,
@@ -202,9 +197,7 @@ impl Args {
                 .map(|s| Glob::new(s).map_err(|e| Error::Usage(format!("{flag} {s:?}: {e}"))))
                 .collect::<Result<Vec<_>>>()
         };
-        let now = time::now();
-        let bound =
-            |flag: &str, v: &Option<TimeArg>, k| v.as_ref().map(|t| t.resolve(flag, k, now, &self.tz)).transpose();
+        let (since, until) = self.time.bounds(time::now())?;
         Ok(Selection {
             events: globs("--event", &self.event)?,
             not_events: globs("--not-event", &self.not_event)?,
@@ -212,8 +205,8 @@ impl Args {
             sessions: self.session.iter().map(|s| SessionId::new(s).map_err(Error::Usage)).collect::<Result<_>>()?,
             statuses: self.status.clone(),
             agents: self.agent.clone(),
-            since: bound("--since", &self.since, BoundKind::Since)?,
-            until: bound("--until", &self.until, BoundKind::Until)?,
+            since,
+            until,
             tools: globs("--tool", &self.tool)?,
             errors: self.errors,
             wheres: self

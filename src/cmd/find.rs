@@ -5,15 +5,16 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::cli::values::{self, TimeArg};
-use crate::cli::{Common, Tool};
+use crate::cli::values;
+use crate::cli::{Common, Tabular, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::discover;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::output::Output;
 use crate::session::{self, SessionRecord};
-use crate::time::{self, BoundKind, TimeZone, Timestamp};
+use crate::table::{self, Columns, Record, TableFormat};
+use crate::time::{self, Timestamp};
 use crate::watch::Watch;
 
 const EXAMPLES: &str = "\
@@ -28,6 +29,7 @@ EXAMPLES:
   ci-find --root $SESSION_DATA_DIR --model claude-sonnet-4-5 --min-events 10 --active
   ci-find --root A --root B --tag source:startup | ci-agg --by tool
   ci-find --root myproject/logs | ci-agg --tools   a project's committed hook logs
+  ci-find --format table --columns session,agent,status,started_at
 
 ROOTS:
   --root (repeatable) wins; else $AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed,
@@ -85,6 +87,11 @@ OUTPUT:
   when --model read the capture). Every key is always
   present (null when unknown). A session record has `session` and `path` and no
   `event` key; every ci-* tool expands it into the capture's events.
+  --format table|tsv|csv prints them as columns for people and spreadsheets
+  (the renderer of ci-agg --format, see TABLES in ci-agg --help): by default
+  session, workspace, status, started_at, bytes; --columns A,B,… chooses and
+  orders any of the keys above (an unknown name is an error naming the
+  nearest). Not with --paths, -0, --tree or --follow.
 
 HOSTILE PATHS:
   Discovery walks a fixed depth, so symbolic-link loops cannot make it hang. An
@@ -131,9 +138,22 @@ pub enum SortKey {
     Path,
 }
 
+/// The columns of `--format table|tsv|csv` unless `--columns` says: which
+/// session, where, in what state, since when, how big.
+pub const TABLE_COLUMNS: [&str; 5] = ["session", "workspace", "status", "started_at", "bytes"];
+
 /// Discover captures (sessions) and filter them by metadata.
 #[derive(Debug, Parser)]
-#[command(name = "ci-find", version, after_long_help = EXAMPLES, after_help = "Run with --help for examples.")]
+#[command(
+    name = "ci-find",
+    version,
+    after_long_help = EXAMPLES,
+    after_help = "Run with --help for examples.",
+    mut_arg("since", |a| a.help("Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, or an age like 30m, 2h, 7d or -7d). Activity is metadata started_at..last_event_at (else ended_at); a session with no time in its metadata never matches")),
+    mut_arg("until", |a| a.help("Only sessions started before this time (exclusive; a date means the end of that day)")),
+    mut_arg("tz", |a| a.help("Time zone for dates in --since/--until (IANA name, UTC, ±HH:MM or local)")),
+    mut_arg("columns", |a| a.value_parser(values::known(&session::FIELDS)))
+)]
 pub struct Args {
     /// Capture root to search (repeatable).
     #[arg(long, value_name = "DIR")]
@@ -152,14 +172,8 @@ pub struct Args {
     /// Only sessions whose metadata status is this (repeatable, OR).
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
-    /// Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, or an
-    /// age like 30m, 2h, 7d or -7d). Activity is metadata started_at..last_event_at
-    /// (else ended_at); a session with no time in its metadata never matches.
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
-    pub since: Option<TimeArg>,
-    /// Only sessions started before this time (exclusive; a date means the end of that day).
-    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = values::time)]
-    pub until: Option<TimeArg>,
+    #[command(flatten)]
+    pub time: TimeWindow,
     /// Only sessions of this agent (metadata agent_name, else the fork line's
     /// data.metadata.agent_name).
     #[arg(long, value_name = "NAME")]
@@ -209,21 +223,20 @@ pub struct Args {
     #[arg(short = 'r', long)]
     pub reverse: bool,
     /// Print only the path of each events.jsonl, one per line.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["format", "columns"])]
     pub paths: bool,
     /// Print paths terminated by NUL (for xargs -0); implies --paths.
-    #[arg(short = '0', long = "null")]
+    #[arg(short = '0', long = "null", conflicts_with_all = ["format", "columns"])]
     pub null: bool,
     /// Print the parent/child structure as an indented text tree.
-    #[arg(long, conflicts_with_all = ["paths", "null"])]
+    #[arg(long, conflicts_with_all = ["paths", "null", "format", "columns"])]
     pub tree: bool,
     /// After the listing, keep watching the roots and print each new session
     /// as it appears (polled every second).
-    #[arg(short = 'f', long, conflicts_with = "tree")]
+    #[arg(short = 'f', long, conflicts_with_all = ["tree", "columns"])]
     pub follow: bool,
-    /// Time zone for dates in --since/--until (IANA name, UTC, ±HH:MM or local).
-    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, value_parser = values::tz)]
-    pub tz: TimeZone,
+    #[command(flatten)]
+    pub output: Tabular,
     #[command(flatten)]
     pub common: Common,
 }
@@ -309,11 +322,14 @@ impl Filters {
 
 /// Runs ci-find.
 pub fn run(args: Args, diag: &Diag) -> Result<Found> {
-    let now = time::now();
-    let bound = |flag: &str, v: &Option<TimeArg>, k| v.as_ref().map(|t| t.resolve(flag, k, now, &args.tz)).transpose();
-    // Resolved before any root is read, so a bad bound is the only message.
-    let since = bound("--since", &args.since, BoundKind::Since)?;
-    let until = bound("--until", &args.until, BoundKind::Until)?;
+    // Resolved before any root is read, so a bad bound or format is the only message.
+    let (since, until) = args.time.bounds(time::now())?;
+    let format = args.output.table_format()?;
+    if args.follow && format.is_some() {
+        return Err(Error::Usage(
+            "--follow prints NDJSON records (or paths) as sessions appear: not with --format table, tsv or csv".into(),
+        ));
+    }
     let roots = discover::resolve_roots(&args.root, diag);
     let mut all = vec![];
     for root in &roots {
@@ -369,6 +385,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         let mut buf = Vec::with_capacity(64 * 1024);
         write_tree(&selected, &mut buf);
         out.write(&buf)?;
+    } else if let Some(format) = format {
+        out.write(&write_table(&selected, format, &args.output)?)?;
     } else {
         write_records(&selected, &args, &mut out)?;
     }
@@ -399,6 +417,19 @@ fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Resul
         }
     }
     out.write(&buf)
+}
+
+/// Session records as a table (`--format table|tsv|csv`).
+fn write_table(list: &[SessionRecord], format: TableFormat, output: &Tabular) -> Result<Vec<u8>> {
+    let records: Vec<Record> = list
+        .iter()
+        .filter_map(|r| match serde_json::to_value(r) {
+            Ok(serde_json::Value::Object(m)) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let columns = output.columns(Columns::named(&TABLE_COLUMNS))?;
+    table::render(&records, None, format, &columns).map_err(|e| Error::Usage(format!("--columns: {e}")))
 }
 
 /// `--follow`: prints each session that appears under the roots, until a

@@ -159,7 +159,7 @@ pub struct Args {
     #[arg(long)]
     pub keys: bool,
     /// Only events with this name or glob, e.g. tool:* (repeatable).
-    #[arg(long = "event", value_name = "NAME")]
+    #[arg(long = "event", value_name = "NAME", hide_possible_values = true, value_parser = crate::cli::values::event_name())]
     pub events: Vec<String>,
     /// Only events of this workspace or project folder (repeatable).
     #[arg(long = "workspace", value_name = "W", allow_hyphen_values = true)]

@@ -39,6 +39,55 @@ const MAX_METADATA: u64 = 1 << 20;
 /// The Amplifier writer.
 pub struct Amplifier;
 
+/// The event names of Amplifier's kernel (amplifier-core's canonical event
+/// list) and of its delegate tool; a module may emit others.
+const EVENTS: [&str; 41] = [
+    "session:start",
+    "session:end",
+    "session:fork",
+    "session:resume",
+    "prompt:submit",
+    "prompt:complete",
+    "plan:start",
+    "plan:end",
+    "provider:request",
+    "provider:response",
+    "provider:error",
+    "llm:request",
+    "llm:request:debug",
+    "llm:request:raw",
+    "llm:response",
+    "llm:response:debug",
+    "llm:response:raw",
+    "content_block:start",
+    "content_block:delta",
+    "content_block:end",
+    "thinking:delta",
+    "thinking:final",
+    "tool:pre",
+    "tool:post",
+    "tool:error",
+    "context:pre_compact",
+    "context:post_compact",
+    "context:compaction",
+    "context:include",
+    "orchestrator:complete",
+    "execution:start",
+    "execution:end",
+    "user:notification",
+    "artifact:write",
+    "artifact:read",
+    "policy:violation",
+    "approval:required",
+    "approval:granted",
+    "approval:denied",
+    "cancel:requested",
+    "cancel:completed",
+];
+
+/// Events of the delegate tool (child sessions).
+const DELEGATE_EVENTS: [&str; 2] = ["delegate:agent_spawned", "delegate:agent_completed"];
+
 impl Format for Amplifier {
     fn writer(&self) -> Writer {
         Writer::Amplifier
@@ -170,6 +219,10 @@ impl Format for Amplifier {
 
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Cow<'a, str> {
         rec.get_str("event").unwrap_or(Cow::Borrowed(""))
+    }
+
+    fn event_names(&self) -> Vec<&'static str> {
+        EVENTS.iter().chain(&DELEGATE_EVENTS).copied().collect()
     }
 
     fn data<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Option<Raw<'a>> {

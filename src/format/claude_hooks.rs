@@ -192,6 +192,10 @@ impl Format for ClaudeHooks {
         }
     }
 
+    fn event_names(&self) -> Vec<&'static str> {
+        event_names()
+    }
+
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Cow<'a, str> {
         match rec.get_str("hook_event_name") {
             Some(h) => canonical(&h),
@@ -269,24 +273,42 @@ impl Format for ClaudeHooks {
     }
 }
 
-/// The Amplifier event name of a hook (formats.md §2), as a JSON string
-/// literal; `None` for a hook with no Amplifier counterpart.
+/// Hooks with an Amplifier counterpart (formats.md §2): the hook and the
+/// Amplifier event name, as a JSON string literal.
+const CANONICAL: [(&str, &[u8]); 12] = [
+    ("SessionStart", b"\"session:start\""),
+    ("SessionEnd", b"\"session:end\""),
+    ("UserPromptSubmit", b"\"prompt:submit\""),
+    ("Stop", b"\"prompt:complete\""),
+    ("PreToolUse", b"\"tool:pre\""),
+    ("PostToolUse", b"\"tool:post\""),
+    ("PostToolUseFailure", b"\"tool:error\""),
+    ("SubagentStart", b"\"delegate:agent_spawned\""),
+    ("SubagentStop", b"\"delegate:agent_completed\""),
+    ("PreCompact", b"\"context:compaction\""),
+    ("PermissionRequest", b"\"approval:required\""),
+    ("Notification", b"\"user:notification\""),
+];
+
+/// The Amplifier event name of a hook, as a JSON string literal; `None` for
+/// a hook with no Amplifier counterpart.
 fn canonical_json(hook: &str) -> Option<&'static [u8]> {
-    Some(match hook {
-        "SessionStart" => b"\"session:start\"",
-        "SessionEnd" => b"\"session:end\"",
-        "UserPromptSubmit" => b"\"prompt:submit\"",
-        "Stop" => b"\"prompt:complete\"",
-        "PreToolUse" => b"\"tool:pre\"",
-        "PostToolUse" => b"\"tool:post\"",
-        "PostToolUseFailure" => b"\"tool:error\"",
-        "SubagentStart" => b"\"delegate:agent_spawned\"",
-        "SubagentStop" => b"\"delegate:agent_completed\"",
-        "PreCompact" => b"\"context:compaction\"",
-        "PermissionRequest" => b"\"approval:required\"",
-        "Notification" => b"\"user:notification\"",
-        _ => return None,
-    })
+    CANONICAL.iter().find(|(h, _)| *h == hook).map(|(_, lit)| *lit)
+}
+
+/// A JSON string literal's text (the literals are ASCII with no escapes).
+fn unquoted(lit: &'static [u8]) -> &'static str {
+    std::str::from_utf8(&lit[1..lit.len() - 1]).unwrap_or("")
+}
+
+/// The hooks of [`LIFECYCLE`] without an Amplifier counterpart, as events.
+pub const OTHER_HOOK_EVENTS: [&str; 2] = ["hook:CorrectiveFeedback", "hook:AcceptedRedirection"];
+
+/// The names of [`Format::event_names`] for hook captures and hook logs:
+/// the canonical ones and [`OTHER_HOOK_EVENTS`] (any other hook gives
+/// `hook:<Name>`).
+pub fn event_names() -> Vec<&'static str> {
+    CANONICAL.iter().map(|(_, lit)| unquoted(lit)).chain(OTHER_HOOK_EVENTS).collect()
 }
 
 /// The canonical name as a JSON literal (for raw field reads), when static.
@@ -297,8 +319,7 @@ pub fn canonical_raw(hook: &str) -> Option<crate::json::Raw<'static>> {
 /// The Amplifier event name of a hook; `hook:<Name>` for any other hook.
 pub fn canonical(hook: &str) -> Cow<'static, str> {
     match canonical_json(hook) {
-        // The literals are ASCII with no escapes.
-        Some(lit) => Cow::Borrowed(std::str::from_utf8(&lit[1..lit.len() - 1]).unwrap_or("")),
+        Some(lit) => Cow::Borrowed(unquoted(lit)),
         None => Cow::Owned(format!("hook:{hook}")),
     }
 }

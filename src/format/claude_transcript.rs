@@ -310,6 +310,28 @@ impl Format for ClaudeTranscript {
         None
     }
 
+    fn event_names(&self) -> Vec<&'static str> {
+        let own = [
+            "tool:pre",
+            "tool:post",
+            "tool:error",
+            "llm:content",
+            "llm:response",
+            "prompt:submit",
+            "subagent:prompt",
+            "context:compaction",
+            "transcript:block",
+            "transcript:synthetic",
+            "transcript:compact_summary",
+            "transcript:meta",
+            "transcript:user",
+            "transcript:unknown",
+            "system",
+            "progress",
+        ];
+        own.into_iter().chain(KNOWN).collect()
+    }
+
     fn name<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Cow<'a, str> {
         if part >= BLOCKS {
             let block = block_at(rec, part);

@@ -270,6 +270,12 @@ impl Format for Codex {
         None
     }
 
+    fn event_names(&self) -> Vec<&'static str> {
+        let mapped = ["session:start", "context:compaction", "prompt:submit", "prompt:complete", "llm:response"];
+        let tools = ["tool:pre", "tool:post", "tool:error", "codex:unknown"];
+        mapped.into_iter().chain(tools).chain(KNOWN).collect()
+    }
+
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, state: &'a ReadState) -> Cow<'a, str> {
         let kind = rec.get_str("type");
         let payload_type = rec.get_in("payload", "type").and_then(|t| t.as_str());

@@ -551,6 +551,10 @@ impl Format for ClaudeHookLogs {
         ClaudeHooks.name(rec, part, state)
     }
 
+    fn event_names(&self) -> Vec<&'static str> {
+        ClaudeHooks.event_names()
+    }
+
     /// The element, compacted.
     fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>> {
         ClaudeHooks.data(rec, part, state)

@@ -68,6 +68,14 @@ impl Writer {
     }
 }
 
+/// The event names of every writer ([`Format::event_names`]), sorted, once each.
+pub fn event_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = WRITERS.iter().flat_map(|w| w.format().event_names()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 /// Token and cost fields, in the toolkit's one set of names. Each writer maps
 /// its own usage keys onto these ([`Format::tokens`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -348,6 +356,10 @@ pub trait Format: Sync {
 
     /// The event name of a line's part.
     fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str>;
+
+    /// The event names this writer gives for the lines it knows (what shell
+    /// completions offer for `--event`; a writer may give others).
+    fn event_names(&self) -> Vec<&'static str>;
 
     /// The `data` of a line's part.
     fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>>;
