@@ -25,6 +25,7 @@ mod man;
 mod pipeline;
 mod pipes;
 mod regression;
+mod relative;
 mod signals;
 mod stdin;
 mod transcriptgen;

@@ -237,7 +237,7 @@ impl Tool for Args {
 /// Filters resolved from the arguments.
 struct Filters {
     workspaces: Vec<String>,
-    projects: Vec<String>,
+    projects: Vec<Project>,
     statuses: Vec<String>,
     agents: Vec<String>,
     recipes: Vec<String>,
@@ -261,7 +261,7 @@ impl Filters {
     fn matches(&self, r: &mut SessionRecord) -> bool {
         let any = |list: &[String], v: Option<&str>| list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v));
         (self.workspaces.is_empty() || self.workspaces.iter().any(|w| r.in_workspace(w)))
-            && (self.projects.is_empty() || self.projects.iter().any(|p| in_project(r, p)))
+            && (self.projects.is_empty() || self.projects.iter().any(|p| p.holds(r)))
             && any(&self.statuses, r.status.as_deref())
             && any(&self.agents, r.agent.as_deref())
             && any(&self.recipes, r.recipe.as_deref())
@@ -317,7 +317,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let roots = discover::resolve_roots(&args.root, diag);
     let mut all = vec![];
     for root in &roots {
-        match discover::discover(root, Detail::Full, diag) {
+        match discover::sessions_at(root, Detail::Full, diag) {
             Ok(found) if found.is_empty() => {
                 crate::diag::eprint(format_args!("{}: looked in {}, found 0", diag.prog(), root.display()))
             }
@@ -336,7 +336,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     };
     let filters = Filters {
         workspaces: args.workspace.clone(),
-        projects: args.project.clone(),
+        projects: args.project.iter().map(|p| Project::new(p)).collect(),
         statuses: args.status.clone(),
         agents: args.agent.clone(),
         recipes: args.recipe.clone(),
@@ -438,23 +438,46 @@ fn live_status(r: &SessionRecord) -> &'static str {
     r.format.format().live_status()
 }
 
-/// Whether a record is of project `p`: its folder name, or (for a value
-/// that looks like a path) the folder its writer names that working
-/// directory after ([`crate::format::Format::project_folder`]).
-fn in_project(r: &SessionRecord, p: &str) -> bool {
-    if r.project.as_deref() == Some(p) {
-        return true;
+/// A `--project` value: a project folder name, and, when the value is a
+/// path, the working directory it names (absolute).
+struct Project {
+    name: String,
+    dir: Option<String>,
+}
+
+impl Project {
+    /// A value is a working directory when it is a path: absolute (`/…`,
+    /// `C:\…`), `~`-relative, or relative with a `/` or `\` in it or made of
+    /// `.` and `..` (`.`, `..`, `./x`, `src/app`); a relative one is
+    /// resolved against the working directory as `pwd` shows it
+    /// ([`crate::files::absolute`]). A folder name has none of these
+    /// (folder names start with `-` and hold no `/`).
+    fn new(value: &str) -> Project {
+        let first = value.split(['/', '\\']).next().unwrap_or("");
+        let is_path = !value.starts_with('-')
+            && (value.starts_with('~') || value.contains(['/', '\\']) || first == "." || first == "..");
+        let b = value.as_bytes();
+        let windows = value.starts_with("\\\\") || b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+        let dir = is_path.then(|| {
+            let mut dir = if windows {
+                value.to_owned() // another system's path: taken as written
+            } else {
+                crate::files::absolute(&crate::files::expand_tilde(value)).to_string_lossy().into_owned()
+            };
+            // A trailing separator is not part of the name (`/` stays).
+            dir.truncate(dir.trim_end_matches(['/', '\\']).len().max(1));
+            dir
+        });
+        Project { name: value.to_owned(), dir }
     }
-    let looks_like_path = p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
-    if !looks_like_path || p.starts_with('-') {
-        return false;
+
+    /// Whether a record is of this project: its folder name, or (for a
+    /// path) the folder its writer names that working directory after
+    /// ([`crate::format::Format::project_folder`]).
+    fn holds(&self, r: &SessionRecord) -> bool {
+        let Some(project) = r.project.as_deref() else { return false };
+        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.format().project_folder(d))
     }
-    let expanded = match (p.strip_prefix('~'), std::env::var("HOME")) {
-        (Some(rest), Ok(home)) => format!("{home}{rest}"),
-        _ => p.to_owned(),
-    };
-    let dir = expanded.trim_end_matches('/');
-    r.project.as_deref() == Some(r.format.format().project_folder(dir).as_str())
 }
 
 fn sort(v: &mut [SessionRecord], key: SortKey) {
