@@ -470,15 +470,8 @@ pub fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
     if meta.is_file() {
         return discover::file_captures(path, diag);
     }
-    // A writer's session directory, else a root.
-    if let Some(rec) = discover::session_in(path, diag) {
-        return rec.map(format::capture).into_iter().collect();
-    }
-    match discover::discover(path, detail, diag) {
+    match discover::sessions_at(path, detail, diag) {
         Ok(mut found) => {
-            if found.is_empty() {
-                diag.error(&format_args!("looked in {}, found 0", path.display()));
-            }
             session::sort_newest_first(&mut found);
             found.into_iter().map(format::capture).collect()
         }
@@ -642,6 +635,10 @@ struct Worker<'d> {
     gone: &'d AtomicBool,
     /// What the writer remembers of the capture being read.
     parts: LineState,
+    /// Lines of the capture being read that were events, and that were
+    /// damaged (to tell a file that is no capture at all).
+    lines_ok: u64,
+    lines_bad: u64,
 }
 
 impl<'d> Worker<'d> {
@@ -657,6 +654,8 @@ impl<'d> Worker<'d> {
             followed: Vec::new(),
             gone,
             parts: LineState::default(),
+            lines_ok: 0,
+            lines_bad: 0,
         }
     }
 
@@ -875,6 +874,7 @@ impl<'d> Worker<'d> {
         if !self.follow {
             self.parts.state.clear();
         }
+        (self.lines_ok, self.lines_bad) = (0, 0);
         let files: Vec<(&Path, String)> = cap
             .files
             .iter()
@@ -930,9 +930,23 @@ impl<'d> Worker<'d> {
                 Read::Gone => return false,
             }
         }
+        self.not_a_capture(cap);
         self.companion(v, cap);
         v.end(cap, &mut self.out);
         true
+    }
+
+    /// A file named as PATH in no writer's layout of which not one line
+    /// was an event, and some line was damaged, is not a capture at all
+    /// (`/etc/hostname`): an error naming it (exit 2), beside the reports of
+    /// its lines. An empty file is an empty capture.
+    fn not_a_capture(&self, cap: &Capture) {
+        if cap.record.is_none() && !self.follow && self.lines_ok == 0 && self.lines_bad > 0 {
+            self.diag.error(&format_args!(
+                "{}: not a capture: no line of it is an event of a writer the tools read",
+                cap.display
+            ));
+        }
     }
 
     /// Reads a session's companion file for a visitor that wants it
@@ -1099,16 +1113,26 @@ impl<'d> Worker<'d> {
             }
             match parsed {
                 Ok(rec) => match fmt.accept(&rec) {
-                    Ok(()) if !wanted => fmt.observe(&rec, &mut self.parts.state),
                     Ok(()) => {
-                        if visit_line(v, &mut self.out, &mut self.parts, rec, cap, line.number, display) == Flow::Stop {
+                        self.lines_ok += 1;
+                        if !wanted {
+                            fmt.observe(&rec, &mut self.parts.state);
+                        } else if visit_line(v, &mut self.out, &mut self.parts, rec, cap, line.number, display)
+                            == Flow::Stop
+                        {
                             return Read::Stopped;
                         }
                     }
-                    Err(reason) => self.diag.bad_line(&display, line.number, &reason),
+                    Err(reason) => {
+                        self.lines_bad += 1;
+                        self.diag.bad_line(&display, line.number, &reason);
+                    }
                 },
                 Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
-                Err(e) => self.diag.bad_line(&display, line.number, &e),
+                Err(e) => {
+                    self.lines_bad += 1;
+                    self.diag.bad_line(&display, line.number, &e);
+                }
             }
             if self.out.len() >= CHUNK && !self.send() {
                 return Read::Gone;

@@ -9,6 +9,7 @@ mod codex;
 mod codexgen;
 mod cost;
 mod elements_props;
+mod exit_codes;
 mod faultgen;
 mod faults;
 mod filter;

@@ -154,9 +154,13 @@ DAMAGED INPUT:
   skipped bad lines. Grouped records stay pure group records: no extra record.
 
 EXIT STATUS:
-  0 records printed; 1 none (no groups); 2 an error (unreadable input, a bad
-  partial line, bad lines under --strict); 130 interrupted by SIGINT, SIGTERM
-  or SIGHUP: nothing is printed (a partial aggregate would look whole).";
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
+  0 records printed; 1 nothing found: no group, or no event read (the total of
+  nothing, {\"count\":0}, is still printed, as grep -c prints 0; a root with no
+  session is noted `looked in R, found 0`); 2 an error, which wins (a missing
+  or unreadable input, a file that is no capture, a bad partial line, bad
+  lines under --strict); 130 interrupted by SIGINT, SIGTERM or SIGHUP: nothing
+  is printed (a partial aggregate would look whole).";
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -380,7 +384,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         SortOrder::Count => Order::Count,
         SortOrder::Key => Order::Key,
     };
+    // Groups of nothing read (`{"count":0}`, no key) are printed but found
+    // nothing: exit 1, as `grep -c` prints 0.
+    let grouped = matches!(answer, Answer::Groups(_));
     let rows = answer.rows(&q, order);
+    let read_any = !grouped || rows.iter().any(|r| r.count > 0);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
     warn_fields_never_found(&rows, &q, &seen, diag);
     let mut records: Vec<serde_json::Map<String, Value>> = rows.into_iter().map(|r| r.record).collect();
@@ -389,7 +397,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     if let Some(n) = args.top {
         records.truncate(n);
     }
-    let found = !records.is_empty();
+    let found = !records.is_empty() && read_any;
     records.extend(total.filter(|_| found));
     let mut out = Output::stdout();
     let bytes = match args.format {

@@ -71,9 +71,12 @@ DAMAGED INPUT:
   complete last line without a newline is printed. --strict turns any bad line into exit status 2.
 
 EXIT STATUS:
-  0 done; 2 an error (unreadable input, a bad line with --strict); 130
-  interrupted by SIGINT, SIGTERM or SIGHUP: the output holds whole records
-  only (with --follow a signal is the normal end: 0).";
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
+  0 an event printed; 1 none (a --lines range past the end, an empty capture; a
+  root with no session is noted `looked in R, found 0`); 2 an error, which
+  wins (a missing or unreadable input, a file that is no capture, a bad line
+  with --strict); 130 interrupted by SIGINT, SIGTERM or SIGHUP: the output
+  holds whole records only (with --follow a signal is the normal end: 0).";
 
 const FOLLOW_NOTE: &str = "\
 --tail K prints the last K events of each capture first (also of a capture
@@ -226,5 +229,5 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         polling: false,
         last_raw: None,
     })?;
-    Ok(Found::Some)
+    Ok(Found::from_bool(out.wrote()))
 }

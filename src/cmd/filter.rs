@@ -102,10 +102,12 @@ DAMAGED INPUT:
   any bad line exit status 2.
 
 EXIT STATUS:
-  0 something passed, 1 nothing passed, 2 an error (bad flag or expression,
-  unreadable input, or a bad line with --strict); 130 interrupted by SIGINT,
-  SIGTERM or SIGHUP: the output holds whole records only (with --follow a
-  signal is the normal end: 0).";
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
+  0 something passed, 1 nothing passed (a root with no session is noted
+  `looked in R, found 0`), 2 an error, which wins (bad flag or expression, a
+  missing or unreadable input, a file that is no capture, or a bad line with
+  --strict); 130 interrupted by SIGINT, SIGTERM or SIGHUP: the output holds
+  whole records only (with --follow a signal is the normal end: 0).";
 
 const FOLLOW_NOTE: &str = "\
 Each passing event is printed as its line is written. Session records that

@@ -111,8 +111,10 @@ FOLLOW (-f, --follow):
     ci-find --follow --root ROOT | ci-cat -f
 
 EXIT STATUS:
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
   0 sessions printed; 1 none found or none matched (stderr says `looked in <root>,
-  found 0` when a root has no capture at all); 2 an error (e.g. a missing root);
+  found 0` when a root has no capture at all); 2 an error, which wins (e.g. a
+  missing root);
   130 interrupted by SIGINT, SIGTERM or SIGHUP (whole records only; with
   --follow a signal is the normal end: 0).";
 
@@ -318,9 +320,6 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let mut all = vec![];
     for root in &roots {
         match discover::sessions_at(root, Detail::Full, diag) {
-            Ok(found) if found.is_empty() => {
-                crate::diag::eprint(format_args!("{}: looked in {}, found 0", diag.prog(), root.display()))
-            }
             // The first root's records are taken as they are (no copy of 100,000 records).
             Ok(found) if all.is_empty() => all = found,
             Ok(found) => all.extend(found),

@@ -90,7 +90,10 @@ CLAUDE CODE HOOK CAPTURES:
   ci.path the hook file. The AssistantResponse copy and transcript are not searched.
 
 EXIT STATUS:
-  0 a match was found; 1 none; 2 an error (an error wins over a match); 130
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
+  0 a match was printed; 1 none (a root with no session is noted `looked in R,
+  found 0`); 2 an error, which wins over a match (a missing or unreadable
+  input, a file that is no capture); 130
   interrupted by SIGINT, SIGTERM or SIGHUP: the output holds whole records
   only, and -c, -l and held -m matches are not printed (with --follow a signal
   is the normal end: 0).";
