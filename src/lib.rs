@@ -40,6 +40,7 @@ pub mod pricing;
 pub mod record;
 pub mod search;
 pub mod session;
+pub mod session_id;
 pub mod signal;
 pub mod skim;
 pub mod source;

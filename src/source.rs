@@ -170,12 +170,15 @@ impl<V: Visitor> Visitor for Companion<'_, V> {
 }
 
 /// One input named on the command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Input {
     /// A file or directory.
     Path(PathBuf),
     /// Standard input.
     Stdin,
+    /// Captures already found (the PATHs of a run narrowed to the sessions
+    /// of `--session`, [`crate::session_id::SessionIds::narrow_inputs`]).
+    Captures(Vec<Capture>),
 }
 
 /// Turns command-line arguments into inputs: `-` is stdin; no argument means
@@ -451,6 +454,9 @@ fn produce(inputs: &[Input], opts: &RunOpts, mut dealer: Dealer, diag: &Diag, ba
             Input::Path(p) => captures_at(p, detail, diag)
                 .into_iter()
                 .all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped()),
+            Input::Captures(caps) => {
+                caps.iter().all(|c| dealer.push(Unit::Capture(Box::new(c.clone()))) && !diag.is_stopped())
+            }
         };
         if !go_on || !dealer.flush() {
             return;

@@ -27,6 +27,7 @@ mod pipeline;
 mod pipes;
 mod regression;
 mod relative;
+mod session_ids;
 mod signals;
 mod stdin;
 mod transcriptgen;

@@ -16,7 +16,7 @@ use crate::aggregate::query::Layout;
 use crate::aggregate::query::{Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
 use crate::cli::values;
-use crate::cli::{Common, Tool};
+use crate::cli::{Common, SessionArg, Tool};
 use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
@@ -156,11 +156,12 @@ DAMAGED INPUT:
 EXIT STATUS:
   One rule in every ci-* tool (README: Paths, session ids, exit status).
   0 records printed; 1 nothing found: no group, or no event read (the total of
-  nothing, {\"count\":0}, is still printed, as grep -c prints 0; a root with no
-  session is noted `looked in R, found 0`); 2 an error, which wins (a missing
-  or unreadable input, a file that is no capture, a bad partial line, bad
-  lines under --strict); 130 interrupted by SIGINT, SIGTERM or SIGHUP: nothing
-  is printed (a partial aggregate would look whole).";
+  nothing, {\"count\":0}, is still printed, as grep -c prints 0); a root with no
+  session is noted `looked in R, found 0`, a --session that matches none `no
+  session id starts with \"…\"`; 2 an error, which wins (a missing or unreadable
+  input, a file that is no capture, a refused or ambiguous --session, a bad
+  partial line, bad lines under --strict); 130 interrupted by SIGINT, SIGTERM
+  or SIGHUP: nothing is printed (a partial aggregate would look whole).";
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -270,8 +271,10 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["merge", "top", "format", "sort"])]
     pub partial: bool,
     /// Merge partial streams (from --partial runs) into the final records.
-    #[arg(long, conflicts_with_all = ["by", "tz", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens"])]
+    #[arg(long, conflicts_with_all = ["by", "tz", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens", "session"])]
     pub merge: bool,
+    #[command(flatten)]
+    pub session: SessionArg,
     #[command(flatten)]
     pub common: Common,
 }
@@ -485,14 +488,16 @@ fn plural(n: u64) -> &'static str {
 
 /// Reads the inputs and aggregates them.
 fn aggregate(q: &Query, args: &Args, diag: &Diag) -> Result<Answer> {
-    let inputs = source::inputs_from_args(&args.paths, diag);
     // Dealt by size only: the same input gives the same split, and the same
     // percentile estimates, however fast the pipe fills.
     let opts =
         RunOpts { threads: args.common.threads(diag), follow: false, detail: Detail::Reading, deal_on_idle: false };
+    let ids = args.session.ids()?;
+    let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
     let mut out = Output::stdout();
-    let visitors = source::run(&inputs, &opts, diag, &mut out, || Aggregator::new(q, diag))?;
-    Ok(combine(q, visitors))
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || ids.narrow(Aggregator::new(q, diag), true))?;
+    ids.check_stream(&inputs, &visitors, diag)?;
+    Ok(combine(q, visitors.into_iter().map(|v| v.inner).collect()))
 }
 
 /// Reads partial streams from `paths` (stdin when empty or `-`).

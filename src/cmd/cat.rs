@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use clap::Parser;
 
-use crate::cli::{Common, EventOutput, Tool};
+use crate::cli::{Common, EventOutput, SessionArg, Tool};
 use crate::diag::Diag;
 use crate::error::{Error, Found, Result};
 use crate::json::Path;
@@ -73,10 +73,12 @@ DAMAGED INPUT:
 EXIT STATUS:
   One rule in every ci-* tool (README: Paths, session ids, exit status).
   0 an event printed; 1 none (a --lines range past the end, an empty capture; a
-  root with no session is noted `looked in R, found 0`); 2 an error, which
-  wins (a missing or unreadable input, a file that is no capture, a bad line
-  with --strict); 130 interrupted by SIGINT, SIGTERM or SIGHUP: the output
-  holds whole records only (with --follow a signal is the normal end: 0).";
+  root with no session is noted `looked in R, found 0`, a --session that
+  matches none `no session id starts with \"…\"`); 2 an error, which wins (a
+  missing or unreadable input, a file that is no capture, a refused or
+  ambiguous --session, a bad line with --strict); 130 interrupted by SIGINT,
+  SIGTERM or SIGHUP: the output holds whole records only (with --follow a
+  signal is the normal end: 0).";
 
 const FOLLOW_NOTE: &str = "\
 --tail K prints the last K events of each capture first (also of a capture
@@ -114,6 +116,8 @@ pub struct Args {
     /// Keep reading the captures as they grow, printing new events as written.
     #[arg(short = 'f', long, conflicts_with_all = ["head", "lines"])]
     pub follow: bool,
+    #[command(flatten)]
+    pub session: SessionArg,
     #[command(flatten)]
     pub output: EventOutput,
     #[command(flatten)]
@@ -215,19 +219,24 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     if args.head == Some(0) || args.tail == Some(0) {
         return Ok(Found::None);
     }
-    let inputs = source::inputs_from_args(&args.paths, diag);
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
+    let ids = args.session.ids()?;
+    let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
     let mut out = Output::stdout();
-    source::run(&inputs, &opts, diag, &mut out, || Cat {
-        format: &format,
-        lines: args.lines,
-        head: args.head,
-        tail: args.tail,
-        count: 0,
-        ring: VecDeque::new(),
-        in_capture: false,
-        polling: false,
-        last_raw: None,
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || {
+        let cat = Cat {
+            format: &format,
+            lines: args.lines,
+            head: args.head,
+            tail: args.tail,
+            count: 0,
+            ring: VecDeque::new(),
+            in_capture: false,
+            polling: false,
+            last_raw: None,
+        };
+        ids.narrow(cat, true)
     })?;
+    ids.check_stream(&inputs, &visitors, diag)?;
     Ok(Found::from_bool(out.wrote()))
 }

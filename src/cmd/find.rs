@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 
 use crate::cli::values::{self, TimeArg};
-use crate::cli::{Common, Tool};
+use crate::cli::{Common, SessionArg, Tool};
 use crate::diag::Diag;
 use crate::discover;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::output::Output;
 use crate::session::{self, SessionRecord};
+use crate::session_id::SessionIds;
 use crate::time::{self, BoundKind, TimeZone, Timestamp};
 use crate::watch::Watch;
 
@@ -113,10 +114,11 @@ FOLLOW (-f, --follow):
 EXIT STATUS:
   One rule in every ci-* tool (README: Paths, session ids, exit status).
   0 sessions printed; 1 none found or none matched (stderr says `looked in <root>,
-  found 0` when a root has no capture at all); 2 an error, which wins (e.g. a
-  missing root);
-  130 interrupted by SIGINT, SIGTERM or SIGHUP (whole records only; with
-  --follow a signal is the normal end: 0).";
+  found 0` when a root has no capture at all, `no session id starts with \"…\"`
+  for a --session or --parent that matches none); 2 an error, which wins (a
+  missing root, a refused or ambiguous --session); 130 interrupted by SIGINT,
+  SIGTERM or SIGHUP (whole records only; with --follow a signal is the normal
+  end: 0).";
 
 /// Sort orders of `--sort`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -148,9 +150,8 @@ pub struct Args {
     /// directory (`/home/u/my-api`), compared as slugs.
     #[arg(long, value_name = "SLUG|DIR", allow_hyphen_values = true)]
     pub project: Vec<String>,
-    /// One session: its exact id or a unique prefix of at least 8 characters.
-    #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
+    #[command(flatten)]
+    pub session: SessionArg,
     /// Only sessions whose metadata status is this (repeatable, OR).
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
@@ -166,7 +167,8 @@ pub struct Args {
     /// data.metadata.agent_name).
     #[arg(long, value_name = "NAME")]
     pub agent: Vec<String>,
-    /// Only children of this session (id or unique 8-char prefix).
+    /// Only children of this session (its exact id, or a prefix of at least
+    /// 8 characters that starts one id only, as for --session).
     #[arg(long, value_name = "ID")]
     pub parent: Option<String>,
     /// Only root sessions (no parent).
@@ -245,7 +247,8 @@ struct Filters {
     recipes: Vec<String>,
     since: Option<Timestamp>,
     until: Option<Timestamp>,
-    parent: Option<String>,
+    /// `--parent`: the ids it selects.
+    parent: Option<HashSet<String>>,
     roots: bool,
     children: bool,
     min_bytes: Option<u64>,
@@ -267,7 +270,7 @@ impl Filters {
             && any(&self.statuses, r.status.as_deref())
             && any(&self.agents, r.agent.as_deref())
             && any(&self.recipes, r.recipe.as_deref())
-            && self.parent.as_ref().is_none_or(|p| r.parent.as_ref() == Some(p))
+            && self.parent.as_ref().is_none_or(|p| r.parent.as_ref().is_some_and(|id| p.contains(id)))
             && (!self.roots || !r.is_child())
             && (!self.children || r.is_child())
             && self.min_bytes.is_none_or(|m| r.bytes >= m)
@@ -316,6 +319,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     // Resolved before any root is read, so a bad bound is the only message.
     let since = bound("--since", &args.since, BoundKind::Since)?;
     let until = bound("--until", &args.until, BoundKind::Until)?;
+    let ids = args.session.ids()?;
+    let parent_id = args.parent.as_ref().map(|p| SessionIds::parse("--parent", std::slice::from_ref(p))).transpose()?;
     let roots = discover::resolve_roots(&args.root, diag);
     let mut all = vec![];
     for root in &roots {
@@ -326,11 +331,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             Err(e) => diag.error(&e),
         }
     }
-    if all.is_empty() && !args.follow {
-        return Ok(Found::None);
-    }
-    let parent = match &args.parent {
-        Some(p) => Some(session::select_session(&all, p)?[0].session.clone()),
+    let parent = match parent_id {
+        Some(p) => {
+            let parents = p.select(all.iter().collect(), |r| (r.session.as_str(), r.path.as_str()), diag)?;
+            Some(parents.into_iter().map(|r| r.session.clone()).collect())
+        }
         None => None,
     };
     let filters = Filters {
@@ -352,11 +357,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         tags: args.tag.clone(),
     };
     let watch = args.follow.then(|| Watch::new(&roots, &all));
-    let mut selected: Vec<SessionRecord> = match &args.session {
+    let mut selected: Vec<SessionRecord> = if args.follow {
         // Following: the session may not exist yet, so no lookup error.
-        Some(id) if args.follow => all.into_iter().filter(|r| id_matches(&r.session, id)).collect(),
-        Some(id) => session::select_session(&all, id)?.into_iter().cloned().collect(),
-        None => all,
+        all.into_iter().filter(|r| ids.matches(&r.session)).collect()
+    } else {
+        ids.select(all, |r| (r.session.as_str(), r.path.as_str()), diag)?
     };
     selected.retain_mut(|r| filters.matches(r));
     sort(&mut selected, args.sort);
@@ -373,7 +378,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     out.flush()?;
     if let Some(watch) = watch {
-        follow(watch, &filters, &args, diag, &mut out)?;
+        follow(watch, &filters, &ids, &args, diag, &mut out)?;
     }
     Ok(Found::from_bool(!selected.is_empty()))
 }
@@ -402,7 +407,14 @@ fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Resul
 
 /// `--follow`: prints each session that appears under the roots, until a
 /// signal (Ok) or until stdout's reader is gone (a closed pipe).
-fn follow(mut watch: Watch, filters: &Filters, args: &Args, diag: &Diag, out: &mut Output) -> Result<()> {
+fn follow(
+    mut watch: Watch,
+    filters: &Filters,
+    ids: &SessionIds,
+    args: &Args,
+    diag: &Diag,
+    out: &mut Output,
+) -> Result<()> {
     crate::signal::set_follow();
     loop {
         // One interval, in steps that notice a signal or a closed reader.
@@ -416,7 +428,7 @@ fn follow(mut watch: Watch, filters: &Filters, args: &Args, diag: &Diag, out: &m
             std::thread::sleep(crate::watch::INTERVAL / 10);
         }
         let mut fresh = watch.fresh(diag);
-        fresh.retain_mut(|r| args.session.as_deref().is_none_or(|id| id_matches(&r.session, id)) && filters.matches(r));
+        fresh.retain_mut(|r| ids.matches(&r.session) && filters.matches(r));
         sort(&mut fresh, args.sort);
         if args.reverse {
             fresh.reverse();
@@ -424,12 +436,6 @@ fn follow(mut watch: Watch, filters: &Filters, args: &Args, diag: &Diag, out: &m
         write_records(&fresh, args, out)?;
         out.flush()?;
     }
-}
-
-/// `--session` in follow mode: the exact id, or an id it starts (at least 8
-/// characters), with no ambiguity check.
-fn id_matches(session: &str, wanted: &str) -> bool {
-    session == wanted || (wanted.chars().count() >= 8 && session.starts_with(wanted))
 }
 
 /// The status that means "live" for a record's writer.
