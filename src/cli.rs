@@ -61,6 +61,25 @@ impl Common {
     }
 }
 
+/// `--session`, declared once for every tool; the rule is
+/// [`crate::session_id`]'s.
+#[derive(Debug, Clone, Args)]
+pub struct SessionArg {
+    /// Only this session: its exact id, or a prefix of at least 8 characters
+    /// that starts one id only (a prefix starting several is an error that
+    /// lists them; a shorter one, or a part from inside an id, is refused).
+    /// Repeatable (OR).
+    #[arg(long = "session", value_name = "ID")]
+    pub session: Vec<String>,
+}
+
+impl SessionArg {
+    /// The values, parsed (a usage error names a bad one).
+    pub fn ids(&self) -> Result<crate::session_id::SessionIds> {
+        crate::session_id::SessionIds::parse("--session", &self.session)
+    }
+}
+
 /// Flags of tools that print event records.
 #[derive(Debug, Clone, Args)]
 pub struct EventOutput {
@@ -139,6 +158,7 @@ pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Found>) -> ExitCode {
         // --help, --version (exit 0) and usage errors (exit 2), printed by
         // clap; output that cannot be written (a full disk) is an error.
         Err(e) => {
+            let e = other_tool_hint(e, &mut T::command());
             let code = e.exit_code();
             let printed = e.print().and_then(|()| std::io::stdout().flush());
             return match printed {
@@ -166,6 +186,73 @@ pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Found>) -> ExitCode {
         return ExitCode::from(crate::signal::status(diag.failed()));
     }
     exit_code(prog, result, diag.failed())
+}
+
+/// An unknown `--flag` that another ci-* tool has: clap's own tip (a
+/// similar flag of this tool, or "use `-- --flag`") would mislead, so the
+/// tip names the tool that has it and the pipeline that uses it, e.g.
+/// `ci-cat has no --root: it reads PATHs or stdin; discover sessions with
+/// ci-find --root R | ci-cat`.
+fn other_tool_hint(mut e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return e;
+    }
+    let prog = cmd.get_name().to_owned();
+    let prog = prog.as_str();
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else { return e };
+    let Some(long) = arg.strip_prefix("--").map(|a| a.split('=').next().unwrap_or(a).to_owned()) else { return e };
+    let commands = crate::cmd::commands();
+    let owners: Vec<&clap::Command> = commands
+        .iter()
+        .filter(|c| c.get_name() != prog && c.get_arguments().any(|a| a.get_long() == Some(long.as_str())))
+        .collect();
+    let Some(first) = owners.first() else { return e };
+    let owner = first.get_name();
+    let spec = first.get_arguments().find(|a| a.get_long() == Some(long.as_str()));
+    let value = match spec.filter(|a| a.get_action().takes_values()) {
+        Some(a) => {
+            let name = a.get_value_names().and_then(|n| n.first()).map_or("V".into(), |n| n.to_string());
+            format!(" {}", flag_value(&long).unwrap_or(name))
+        }
+        None => String::new(),
+    };
+    let flag = format!("--{long}{value}");
+    let tip = if long == "root" && prog != "ci-find" {
+        format!("{prog} has no --root: it reads PATHs (a root is one) or stdin; discover sessions with ci-find {flag} | {prog}")
+    } else {
+        let names: Vec<&str> = owners.iter().map(|c| c.get_name()).collect();
+        let have = if names.len() == 1 { "has" } else { "have" };
+        let pipeline = match (prog, owner) {
+            ("ci-find", _) => format!("ci-find | {owner} {flag}"),
+            (_, "ci-find") => format!("ci-find {flag} | {prog}"),
+            (_, "ci-agg") => format!("{prog} … | ci-agg {flag}"),
+            _ => format!("{owner} {flag} … | {prog}"),
+        };
+        format!("{prog} has no --{long}; {} {have} it: {pipeline}", names.join(" and "))
+    };
+    e.remove(ContextKind::SuggestedArg);
+    e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.into()]));
+    // clap's usage line would show the similar flag it suggested.
+    e.insert(ContextKind::Usage, ContextValue::StyledStr(cmd.render_usage()));
+    e
+}
+
+/// The value typed after an unknown `--flag` (`--flag=V` or `--flag V`).
+fn flag_value(long: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    let flag = format!("--{long}");
+    for (i, a) in args.iter().enumerate() {
+        if let Some(v) = a.strip_prefix(&flag).and_then(|rest| rest.strip_prefix('=')) {
+            return Some(v.to_owned());
+        }
+        if *a == flag {
+            if let Some(v) = args.get(i + 1).filter(|v| !v.starts_with('-')) {
+                return Some(v.clone());
+            }
+        }
+    }
+    None
 }
 
 /// Help, version or generated text that could not be written: reported,

@@ -77,6 +77,12 @@ impl Diag {
         eprint(format_args!("{}: {msg}", self.prog));
     }
 
+    /// A note on what a run found (`looked in R, found 0`): one line,
+    /// `prog: message`, that does not change the exit code.
+    pub fn note(&self, msg: &dyn fmt::Display) {
+        eprint(format_args!("{}: {msg}", self.prog));
+    }
+
     /// A warning that does not change the exit code.
     pub fn warn(&self, msg: &dyn fmt::Display) {
         eprint(format_args!("{}: warning: {msg}", self.prog));

@@ -48,6 +48,24 @@ pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionR
     Ok(out)
 }
 
+/// The sessions at a directory named as a root or an argument, as every
+/// tool reads it: a writer's session directory is that session; anything
+/// else is searched as a root ([`discover`]), which each writer also
+/// reads at the levels of its layout below a root (an Amplifier or Claude
+/// Code project folder, a Codex `sessions/YYYY/MM` folder, a project's
+/// `logs/`). An error only when it cannot be listed; a root with no
+/// session is noted (`looked in DIR, found 0`), not an error.
+pub fn sessions_at(dir: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
+    if let Some(rec) = session_in(dir, diag) {
+        return Ok(rec.into_iter().collect());
+    }
+    let found = discover(dir, detail, diag)?;
+    if found.is_empty() {
+        diag.note(&format_args!("looked in {}, found 0", dir.display()));
+    }
+    Ok(found)
+}
+
 /// The session of a directory named as an argument, when it is one
 /// writer's session directory (`Some(None)`: it is, but is unusable and
 /// was reported); `None` when no writer recognises it (it may be a root).

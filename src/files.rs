@@ -76,6 +76,94 @@ pub fn expand_tilde(s: &str) -> PathBuf {
     }
 }
 
+/// The working directory as the shell shows it (`pwd`): `$PWD` when it is
+/// absolute and names the same directory as `.` (a path through a symbolic
+/// link stays as typed), else the physical one; `None` when neither can be
+/// read (the directory was removed).
+pub fn working_dir() -> Option<PathBuf> {
+    let physical = std::env::current_dir().ok();
+    let logical = std::env::var_os("PWD").map(PathBuf::from).filter(|p| p.is_absolute());
+    match (logical, &physical) {
+        (Some(l), Some(p)) if same_file(&l, p) => Some(l),
+        _ => physical,
+    }
+}
+
+#[cfg(unix)]
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+}
+
+/// `path` made absolute against [`working_dir`], with `.` and `..` resolved
+/// lexically (as `cd` does: `a/link/..` is `a`), so `.`, `..`, `./x` and
+/// `sessions/<id>` name the folders they stand for. Unchanged when the
+/// working directory cannot be read.
+pub fn absolute(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match working_dir() {
+            Some(cwd) => cwd.join(path),
+            None => return path.to_path_buf(),
+        }
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The name of the folder `up` levels above `path` (0: its own name), as
+/// the path is typed when it shows it, else as it resolves against the
+/// working directory ([`absolute`]): writers name sessions and projects
+/// after folders, and `.`, `..` or a short relative path (`sessions/<id>`
+/// typed inside a project folder) does not show them.
+pub fn name_above(path: &Path, up: usize) -> Option<String> {
+    use std::path::Component;
+    let nth = |p: &Path| {
+        let mut names = p.components().rev().filter_map(|c| match c {
+            Component::Normal(n) => Some(n),
+            _ => None,
+        });
+        names.nth(up).map(|n| n.to_string_lossy().into_owned())
+    };
+    let lexical = !path.components().any(|c| c == Component::ParentDir);
+    match nth(path) {
+        Some(n) if lexical => Some(n),
+        _ => nth(&absolute(path)),
+    }
+}
+
+/// The folder `up` levels above `path` (0: `path` itself): as typed when the
+/// typed path holds it, else resolved against the working directory
+/// ([`absolute`]), so a bare `events.jsonl` still has its session folder.
+pub fn dir_above(path: &Path, up: usize) -> Option<PathBuf> {
+    use std::path::Component;
+    let typed = path.ancestors().nth(up).filter(|p| !p.as_os_str().is_empty());
+    let lexical = !path.components().any(|c| c == Component::ParentDir);
+    match typed {
+        Some(p) if lexical => Some(p.to_path_buf()),
+        _ => absolute(path).ancestors().nth(up).map(Path::to_path_buf),
+    }
+}
+
 /// Opens `path` for reading without waiting: a FIFO opens at once (and reads
 /// as empty with no writer) instead of blocking the tool. Reading a regular
 /// file is unaffected.

@@ -42,6 +42,7 @@ pub mod record;
 pub mod reread;
 pub mod search;
 pub mod session;
+pub mod session_id;
 pub mod signal;
 pub mod skim;
 pub mod source;

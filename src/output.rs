@@ -43,6 +43,8 @@ pub const MAX_BYTES_ENV: &str = "CI_MAX_BYTES";
 pub struct Output {
     w: io::BufWriter<io::Stdout>,
     tty: bool,
+    /// Whether anything was written (the exit status: 0 printed, 1 nothing).
+    wrote: bool,
 }
 
 impl Output {
@@ -50,7 +52,7 @@ impl Output {
     pub fn stdout() -> Output {
         let out = io::stdout();
         let tty = out.is_terminal();
-        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty }
+        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty, wrote: false }
     }
 
     /// Whether stdout is a terminal.
@@ -58,11 +60,17 @@ impl Output {
         self.tty
     }
 
+    /// Whether anything was written so far.
+    pub fn wrote(&self) -> bool {
+        self.wrote
+    }
+
     /// Writes bytes. Callers pass whole records (lines), so that what has
     /// reached stdout after any call ends on a record boundary; the write
     /// holds [`crate::signal::write_guard`], so a signal's safety-net exit
     /// never cuts it.
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.wrote |= !bytes.is_empty();
         let _writing = crate::signal::write_guard();
         self.w.write_all(bytes).map_err(Error::stream)?;
         if self.tty {

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
+use crate::session_id::SessionId;
 use crate::time::Timestamp;
 
 pub mod expr;
@@ -127,36 +128,6 @@ pub const PHANTOM_EVENTS: &[&str] = &[
     "provider:response",
     "content_block:delta",
 ];
-
-// ---------------------------------------------------------------------------
-// Session ids
-
-/// A `--session` value: the exact id, or (for values of at least 8
-/// characters) a prefix of it. On a stream there is no list of candidates, so
-/// a prefix selects every session it starts; use `ci-find --session` for
-/// Amplifier's ambiguity report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionId(String);
-
-impl SessionId {
-    /// Parses a value; an empty one is refused, and so is one that no
-    /// session directory can be named (`/`, `\`, NUL, `.`, `..`; see
-    /// [`crate::session::unsafe_name`]), with the message ci-find gives.
-    pub fn new(id: &str) -> Result<SessionId, String> {
-        if id.is_empty() {
-            return Err("--session needs a session id or a prefix of at least 8 characters".into());
-        }
-        if crate::session::unsafe_name(id) {
-            return Err(format!("--session: {}", crate::session::unsafe_id_message(id)));
-        }
-        Ok(SessionId(id.to_owned()))
-    }
-
-    /// Whether session `id` is selected.
-    pub fn matches(&self, id: &str) -> bool {
-        id == self.0 || (self.0.chars().count() >= 8 && id.starts_with(self.0.as_str()))
-    }
-}
 
 // ---------------------------------------------------------------------------
 // Selection: the conjunction of every predicate flag
@@ -375,16 +346,5 @@ mod tests {
         assert!(g("a*b*c", "abc") && g("a*b*c", "aXbYbZc") && !g("a*b*c", "aXbYcZ"));
         assert!(g("*é*", "café") && g("caf?", "café"));
         assert!(Glob::new("").is_err());
-    }
-
-    #[test]
-    fn session_ids() {
-        let s = SessionId::new("abcdef12").unwrap();
-        assert!(s.matches("abcdef12-0000") && s.matches("abcdef12"));
-        let short = SessionId::new("abc").unwrap();
-        assert!(short.matches("abc") && !short.matches("abcdef12"));
-        for bad in ["../x", "a/b", "..", ".", "/etc", "a\\b", "a\0b"] {
-            assert_eq!(SessionId::new(bad).unwrap_err(), format!("--session: unsafe session id {bad:?}"));
-        }
     }
 }

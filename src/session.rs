@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{Error, Result};
 use crate::time::{self, Timestamp};
 
 /// The writer a session comes from (the `format` key of a session record).
@@ -383,31 +382,6 @@ fn permute<T>(v: &mut [T], mut order: Vec<usize>) {
         }
         order[cur] = cur;
     }
-}
-
-/// Resolves a session id given in full or as a unique prefix of at least 8
-/// characters, as Amplifier does: an exact match wins; otherwise the prefix
-/// must select exactly one session. The same id in two projects is ambiguous.
-pub fn select_session<'a>(all: &'a [SessionRecord], wanted: &str) -> Result<Vec<&'a SessionRecord>> {
-    if unsafe_name(wanted) {
-        return Err(Error::Usage(format!("--session: {}", unsafe_id_message(wanted))));
-    }
-    let exact: Vec<_> = all.iter().filter(|r| r.session == wanted).collect();
-    let found = if !exact.is_empty() {
-        exact
-    } else if wanted.chars().count() >= 8 {
-        all.iter().filter(|r| r.session.starts_with(wanted)).collect()
-    } else {
-        return Err(Error::Usage(format!(
-            "session {wanted:?}: no exact match, and a prefix needs at least 8 characters"
-        )));
-    };
-    if found.len() > 1 {
-        let mut names: Vec<String> = found.iter().map(|r| format!("{} ({})", r.session, r.path)).collect();
-        names.sort();
-        return Err(Error::Msg(format!("session {wanted:?} is ambiguous; candidates:\n  {}", names.join("\n  "))));
-    }
-    Ok(found)
 }
 
 #[cfg(test)]

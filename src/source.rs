@@ -170,12 +170,15 @@ impl<V: Visitor> Visitor for Companion<'_, V> {
 }
 
 /// One input named on the command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Input {
     /// A file or directory.
     Path(PathBuf),
     /// Standard input.
     Stdin,
+    /// Captures already found (the PATHs of a run narrowed to the sessions
+    /// of `--session`, [`crate::session_id::SessionIds::narrow_inputs`]).
+    Captures(Vec<Capture>),
 }
 
 /// Turns command-line arguments into inputs: `-` is stdin; no argument means
@@ -451,6 +454,9 @@ fn produce(inputs: &[Input], opts: &RunOpts, mut dealer: Dealer, diag: &Diag, ba
             Input::Path(p) => captures_at(p, detail, diag)
                 .into_iter()
                 .all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped()),
+            Input::Captures(caps) => {
+                caps.iter().all(|c| dealer.push(Unit::Capture(Box::new(c.clone()))) && !diag.is_stopped())
+            }
         };
         if !go_on || !dealer.flush() {
             return;
@@ -470,15 +476,8 @@ pub fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
     if meta.is_file() {
         return discover::file_captures(path, diag);
     }
-    // A writer's session directory, else a root.
-    if let Some(rec) = discover::session_in(path, diag) {
-        return rec.map(format::capture).into_iter().collect();
-    }
-    match discover::discover(path, detail, diag) {
+    match discover::sessions_at(path, detail, diag) {
         Ok(mut found) => {
-            if found.is_empty() {
-                diag.error(&format_args!("looked in {}, found 0", path.display()));
-            }
             session::sort_newest_first(&mut found);
             found.into_iter().map(format::capture).collect()
         }
@@ -646,6 +645,10 @@ struct Worker<'d> {
     reread: crate::reread::Reread,
     /// The index of a rebuilt record.
     whole_idx: Index,
+    /// Lines of the capture being read that were events, and that were
+    /// damaged (to tell a file that is no capture at all).
+    lines_ok: u64,
+    lines_bad: u64,
 }
 
 impl<'d> Worker<'d> {
@@ -663,6 +666,8 @@ impl<'d> Worker<'d> {
             parts: LineState::default(),
             reread: Default::default(),
             whole_idx: Index::new(),
+            lines_ok: 0,
+            lines_bad: 0,
         }
     }
 
@@ -881,6 +886,7 @@ impl<'d> Worker<'d> {
         if !self.follow {
             self.parts.state.clear();
         }
+        (self.lines_ok, self.lines_bad) = (0, 0);
         let files: Vec<(&Path, String)> = cap
             .files
             .iter()
@@ -936,9 +942,23 @@ impl<'d> Worker<'d> {
                 Read::Gone => return false,
             }
         }
+        self.not_a_capture(cap);
         self.companion(v, cap);
         v.end(cap, &mut self.out);
         true
+    }
+
+    /// A file named as PATH in no writer's layout of which not one line
+    /// was an event, and some line was damaged, is not a capture at all
+    /// (`/etc/hostname`): an error naming it (exit 2), beside the reports of
+    /// its lines. An empty file is an empty capture.
+    fn not_a_capture(&self, cap: &Capture) {
+        if cap.record.is_none() && !self.follow && self.lines_ok == 0 && self.lines_bad > 0 {
+            self.diag.error(&format_args!(
+                "{}: not a capture: no line of it is an event of a writer the tools read",
+                cap.display
+            ));
+        }
     }
 
     /// Reads a session's companion file for a visitor that wants it
@@ -1106,18 +1126,33 @@ impl<'d> Worker<'d> {
             }
             match parsed {
                 Ok(rec) => match fmt.accept(&rec) {
-                    Ok(()) if !wanted => fmt.observe(&rec, &mut self.parts.state),
                     Ok(()) => {
-                        if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (line.number, line.site), display)
-                            == Flow::Stop
+                        self.lines_ok += 1;
+                        if !wanted {
+                            fmt.observe(&rec, &mut self.parts.state);
+                        } else if visit_line(
+                            v,
+                            &mut self.out,
+                            &mut self.parts,
+                            rec,
+                            cap,
+                            (line.number, line.site),
+                            display,
+                        ) == Flow::Stop
                         {
                             return Read::Stopped;
                         }
                     }
-                    Err(reason) => self.diag.bad_line(&display, line.number, &reason),
+                    Err(reason) => {
+                        self.lines_bad += 1;
+                        self.diag.bad_line(&display, line.number, &reason);
+                    }
                 },
                 Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
-                Err(e) => self.diag.bad_line(&display, line.number, &e),
+                Err(e) => {
+                    self.lines_bad += 1;
+                    self.diag.bad_line(&display, line.number, &e);
+                }
             }
             if self.out.len() >= CHUNK && !self.send() {
                 return Read::Gone;

@@ -358,7 +358,11 @@ fn a_piped_capture_is_read_like_the_file() {
                     want.push(faultgen::summary_line("ci-cat", s.bad.len() as u64, torn, strict));
                 }
                 assert_eq!(run.stderr.lines().collect::<Vec<_>>(), want, "{}", s.display());
-                let code = if strict && !s.bad.is_empty() { 2 } else { 0 };
+                let code = match () {
+                    _ if strict && !s.bad.is_empty() => 2,
+                    _ if s.good.is_empty() => 1, // nothing printed
+                    _ => 0,
+                };
                 assert_eq!(run.code, code, "{}", s.display());
             }
         }

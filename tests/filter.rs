@@ -195,17 +195,28 @@ fn workspace_fills_older_writers_and_matches_project_folders() {
 
 #[test]
 fn session_exact_and_prefix() {
+    // A prefix starting two ids is ambiguous (tests/session_ids.rs has the message).
     let run = filter(&["--session", "abcdef12"], &[DEMO]);
-    let p = picks(&run);
-    assert_eq!(p.len(), 8);
-    let ids: Vec<String> = run.json().iter().map(|r| r["ci"]["session"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(ids.iter().filter(|s| s.ends_with("0001")).count(), 4);
-    assert_eq!(ids.iter().filter(|s| s.ends_with("0002")).count(), 4);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    // Two values (OR), each starting one id.
+    let run = filter(
+        &["--session", "abcdef12-0000-4000-8000-000000000001", "--session", "abcdef12-0000-4000-8000-0000000000"],
+        &[DEMO],
+    );
+    assert_eq!(run.code, 2, "the second is still ambiguous");
     let run = filter(&["--session", "abcdef12-0000-4000-8000-000000000001"], &[DEMO]);
     assert_eq!(picks(&run), strs(&["abcdef12:1", "abcdef12:2", "abcdef12:3", "abcdef12:4"]));
-    // Shorter than 8 characters: exact ids only.
+    let run = filter(&["--session", "abcdef12-0000-4000-8000-000000000001", "--session", "a7c3e9d1"], &[DEMO]);
+    let ids: Vec<String> = run.json().iter().map(|r| r["ci"]["session"].as_str().unwrap()[..8].to_owned()).collect();
+    let a7 = filter(&["--session", "a7c3e9d1"], &[DEMO]).json().len();
+    assert!(a7 > 0);
+    assert_eq!(
+        (ids.iter().filter(|s| *s == "abcdef12").count(), ids.iter().filter(|s| *s == "a7c3e9d1").count()),
+        (4, a7)
+    );
+    // Shorter than 8 characters and no id: refused.
     let run = filter(&["--session", "abcdef1"], &[DEMO]);
-    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
 }
 
 #[test]
@@ -371,8 +382,8 @@ fn session_records_stay_session_records_with_session_level_predicates() {
     assert_eq!(ids, strs(&["e1f2a3b4", "d4a7b1e3", "b2d4f6a8"]));
     let run = ci("ci-filter").args(["--agent", "foundation:explorer"]).stdin(found.clone()).run();
     assert_eq!(run.lines(), [by_id("0000000000000000").as_str()]);
-    let run = ci("ci-filter").args(["--session", "abcdef12", "--invert"]).stdin(found.clone()).run();
-    assert_eq!(run.lines().len(), 8);
+    let run = ci("ci-filter").args(["--session", "a7c3e9d1", "--invert"]).stdin(found.clone()).run();
+    assert_eq!(run.lines().len(), found.lines().count() - 1);
     assert_eq!(run.stderr, "");
 }
 

@@ -132,9 +132,9 @@ fn session_prefix_exact_and_ambiguous() {
     )), "{}", run.stderr);
     let run = ci("ci-find").args(["--root", DEMO, "--session", "abc"]).run();
     assert_eq!(run.code, 2);
-    assert!(run
-        .stderr
-        .ends_with("ci-find: session \"abc\": no exact match, and a prefix needs at least 8 characters\n"));
+    assert!(run.stderr.ends_with(&format!(
+        "ci-find: session \"abc\": no exact match, and a prefix needs at least 8 characters; ids starting with it:\n  {S9A} (fixtures/demo/-srv-build-data pipeline/sessions/{S9A}/context-intelligence/events.jsonl)\n  {S9B} (fixtures/demo/-srv-build-data pipeline/sessions/{S9B}/context-intelligence/events.jsonl)\n"
+    )), "{}", run.stderr);
 }
 
 #[test]

@@ -340,7 +340,7 @@ fn times_with_an_offset_count_and_chat_json_is_refused() {
     assert_eq!(
         (run.code, run.stdout.as_str(), run.stderr.clone()),
         (
-            0,
+            1,
             "",
             format!(
                 "ci-cat: warning: {}: the hooks template's transcript lines (chat.json), not hook events: not read\n",

@@ -87,6 +87,12 @@ impl Cmd {
         self
     }
 
+    /// Runs in `dir` (absolute), with `$PWD` set to it as a shell would.
+    pub fn current_dir(mut self, dir: impl AsRef<std::path::Path>) -> Cmd {
+        self.inner.current_dir(dir.as_ref()).env("PWD", dir.as_ref());
+        self
+    }
+
     pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Cmd {
         self.inner.write_stdin(input.into());
         self

@@ -171,10 +171,10 @@ impl Visitor for Aggregator<'_> {
         }
         if let Some(s) = self.current.take() {
             // A file named on its own (no session record: not in any writer's
-            // layout) is a session only when it held events of a known writer;
-            // a discovered capture is one even while it is empty.
+            // layout) is a session only when it held events of a known writer
+            // (one whose lines are all damaged is reported as no capture by
+            // the engine); a discovered capture is one even while it is empty.
             if cap.record.is_none() && s.is_empty() {
-                self.diag.error(&format_args!("{}: no events of a known writer", cap.display));
                 return;
             }
             self.answer.add_session(s.finish());

@@ -15,7 +15,7 @@ use crate::aggregate::partial::{self, Merger};
 use crate::aggregate::query::{Layout, Preset, Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
 use crate::cli::values;
-use crate::cli::{Common, Tabular, Tool, Zone};
+use crate::cli::{Common, SessionArg, Tabular, Tool, Zone};
 use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
@@ -169,7 +169,12 @@ DAMAGED INPUT:
   skipped bad lines. Grouped records stay pure group records: no extra record.
 
 EXIT STATUS:
-  0 records printed; 1 none (no groups); 2 an error (unreadable input, a bad
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
+  0 records printed; 1 nothing found: no group, or no event read (the total of
+  nothing, {\"count\":0}, is still printed, as grep -c prints 0); a root with no
+  session is noted `looked in R, found 0`, a --session that matches none `no
+  session id starts with \"…\"`; 2 an error, which wins (a missing or unreadable
+  input, a file that is no capture, a refused or ambiguous --session, a bad
   partial line, bad lines under --strict); 130 interrupted by SIGINT, SIGTERM
   or SIGHUP: nothing is printed (a partial aggregate would look whole).";
 
@@ -300,8 +305,10 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["merge", "top", "format", "columns", "sort"])]
     pub partial: bool,
     /// Merge partial streams (from --partial runs) into the final records.
-    #[arg(long, conflicts_with_all = ["by", "tz", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens"])]
+    #[arg(long, conflicts_with_all = ["by", "tz", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens", "session"])]
     pub merge: bool,
+    #[command(flatten)]
+    pub session: SessionArg,
     #[command(flatten)]
     pub common: Common,
 }
@@ -416,7 +423,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         SortOrder::Count => Order::Count,
         SortOrder::Key => Order::Key,
     };
+    // Groups of nothing read (`{"count":0}`, no key) are printed but found
+    // nothing: exit 1, as `grep -c` prints 0.
+    let grouped = matches!(answer, Answer::Groups(_));
     let rows = answer.rows(&q, order);
+    let read_any = !grouped || rows.iter().any(|r| r.count > 0);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
     warn_fields_never_found(&rows, &q, &seen, diag);
     let mut records: Vec<Record> = rows.into_iter().map(|r| r.record).collect();
@@ -428,15 +439,21 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     if let Some(n) = args.top {
         records.truncate(n);
     }
+    let found = !records.is_empty() && read_any;
     let bytes = match format {
         None => ndjson(&records)?,
-        Some(format) => table::render(&records, total.as_ref(), format, &args.output.columns(default_columns(&q))?)
-            .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
+        Some(format) => table::render(
+            &records,
+            total.as_ref().filter(|_| found),
+            format,
+            &args.output.columns(default_columns(&q))?,
+        )
+        .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
     };
     let mut out = Output::stdout();
     out.write(&bytes)?;
     out.flush()?;
-    Ok(Found::from_bool(!records.is_empty()))
+    Ok(Found::from_bool(found))
 }
 
 /// Records as NDJSON.
@@ -551,14 +568,16 @@ fn plural(n: u64) -> &'static str {
 
 /// Reads the inputs and aggregates them.
 fn aggregate(q: &Query, args: &Args, diag: &Diag) -> Result<Answer> {
-    let inputs = source::inputs_from_args(&args.paths, diag);
     // Dealt by size only: the same input gives the same split, and the same
     // percentile estimates, however fast the pipe fills.
     let opts =
         RunOpts { threads: args.common.threads(diag), follow: false, detail: Detail::Reading, deal_on_idle: false };
+    let ids = args.session.ids()?;
+    let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
     let mut out = Output::stdout();
-    let visitors = source::run(&inputs, &opts, diag, &mut out, || Aggregator::new(q, diag))?;
-    Ok(combine(q, visitors))
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || ids.narrow(Aggregator::new(q, diag), true))?;
+    ids.check_stream(&inputs, &visitors, diag)?;
+    Ok(combine(q, visitors.into_iter().map(|v| v.inner).collect()))
 }
 
 /// Reads partial streams from `paths` (stdin when empty or `-`).

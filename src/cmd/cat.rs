@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use clap::Parser;
 
-use crate::cli::{Common, EventOutput, Tool};
+use crate::cli::{Common, EventOutput, SessionArg, Tool};
 use crate::diag::Diag;
 use crate::error::{Error, Found, Result};
 use crate::json::Path;
@@ -82,9 +82,14 @@ DAMAGED INPUT:
   complete last line without a newline is printed. --strict turns any bad line into exit status 2.
 
 EXIT STATUS:
-  0 done; 2 an error (unreadable input, a bad line with --strict); 130
-  interrupted by SIGINT, SIGTERM or SIGHUP: the output holds whole records
-  only (with --follow a signal is the normal end: 0).";
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
+  0 an event printed; 1 none (a --lines range past the end, an empty capture; a
+  root with no session is noted `looked in R, found 0`, a --session that
+  matches none `no session id starts with \"…\"`); 2 an error, which wins (a
+  missing or unreadable input, a file that is no capture, a refused or
+  ambiguous --session, a bad line with --strict); 130 interrupted by SIGINT,
+  SIGTERM or SIGHUP: the output holds whole records only (with --follow a
+  signal is the normal end: 0).";
 
 const FOLLOW_NOTE: &str = "\
 --tail K prints the last K events of each capture first (also of a capture
@@ -129,6 +134,8 @@ pub struct Args {
     /// Keep reading the captures as they grow, printing new events as written.
     #[arg(short = 'f', long, conflicts_with_all = ["head", "lines"])]
     pub follow: bool,
+    #[command(flatten)]
+    pub session: SessionArg,
     #[command(flatten)]
     pub output: EventOutput,
     #[command(flatten)]
@@ -250,26 +257,33 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     if args.head == Some(0) || args.tail == Some(0) {
         return Ok(Found::None);
     }
-    let inputs = source::inputs_from_args(&args.paths, diag);
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
+    let ids = args.session.ids()?;
+    let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
     let keep = Keep { first: args.head, last: args.tail.map(|k| k as u64) };
     let keep = (!args.follow && (keep.first.is_some() || keep.last.is_some())).then_some(keep);
     let mut out = Output::stdout();
-    let visitors = source::run(&inputs, &opts, diag, &mut out, || Cat {
-        format: &format,
-        lines: args.lines,
-        head: args.head,
-        tail: args.tail,
-        count: 0,
-        ring: VecDeque::new(),
-        in_capture: false,
-        polling: false,
-        last_raw: None,
-        window: keep.map(Window::new),
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || {
+        let cat = Cat {
+            format: &format,
+            lines: args.lines,
+            head: args.head,
+            tail: args.tail,
+            count: 0,
+            ring: VecDeque::new(),
+            in_capture: false,
+            polling: false,
+            last_raw: None,
+            window: keep.map(Window::new),
+        };
+        ids.narrow(cat, true)
     })?;
+    ids.check_stream(&inputs, &visitors, diag)?;
     let mut held = Vec::new();
-    Window::merge(visitors.into_iter().filter_map(|v| v.window), &mut held);
-    out.write(&held)?;
+    Window::merge(visitors.into_iter().filter_map(|v| v.inner.window), &mut held);
+    if !held.is_empty() {
+        out.write(&held)?;
+    }
     out.flush()?;
-    Ok(Found::Some)
+    Ok(Found::from_bool(out.wrote()))
 }

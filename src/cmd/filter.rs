@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use crate::cli::values;
-use crate::cli::{Common, EventOutput, TimeWindow, Tool};
+use crate::cli::{Common, EventOutput, SessionArg, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::error::{Error, Found, Result};
 use crate::output::{EventFormat, Output};
 use crate::predicate::never::{Seen, Tests};
-use crate::predicate::{Glob, Selection, SessionId, Verdict, Where, PHANTOM_EVENTS};
+use crate::predicate::{Glob, Selection, Verdict, Where, PHANTOM_EVENTS};
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
 use crate::source::{self, Flow, RunOpts, SessionFlow, Visitor};
@@ -34,11 +34,12 @@ PREDICATES:
   --where, whose repetitions are ANDed (use `or` inside one expression).
   --event/--not-event/--tool take exact names or globs: `*` matches any run of
   characters (`:` too), `?` one character. --session takes the exact id or a
-  prefix of at least 8 characters (every session it starts is selected; there
-  is no ambiguity check on a stream). --workspace matches the event's
-  workspace (filled in for older writers that left it out: the session's
-  metadata workspace, else its project folder) or its session's project folder
-  (<root>/<W>/sessions), as ci-find --workspace does. --status and --agent are
+  prefix of at least 8 characters that starts one id only (the rule of every
+  tool; on stdin it is checked at the end, after the records passed).
+  --workspace matches the event's workspace (filled in for older writers that
+  left it out: the session's metadata workspace, else its project folder) or
+  its session's project folder (<root>/<W>/sessions), as ci-find --workspace
+  does. --status and --agent are
   session metadata: event records piped from ci-cat carry none and never match
   them (pipe ci-find's session records instead). --errors selects tool:error,
   provider:error, orchestrator:complete with data.status \"error\", and tool:post
@@ -108,10 +109,14 @@ DAMAGED INPUT:
   any bad line exit status 2.
 
 EXIT STATUS:
-  0 something passed, 1 nothing passed, 2 an error (bad flag or expression,
-  unreadable input, or a bad line with --strict); 130 interrupted by SIGINT,
-  SIGTERM or SIGHUP: the output holds whole records only (with --follow a
-  signal is the normal end: 0).";
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
+  0 something passed, 1 nothing passed (a root with no session is noted
+  `looked in R, found 0`, a --session that matches none `no session id starts
+  with \"…\"`), 2 an error, which wins (bad flag or expression, a missing or
+  unreadable input, a file that is no capture, a refused or ambiguous
+  --session, or a bad line with --strict); 130 interrupted by SIGINT, SIGTERM
+  or SIGHUP: the output holds whole records only (with --follow a signal is
+  the normal end: 0).";
 
 const FOLLOW_NOTE: &str = "\
 Each passing event is printed as its line is written. Session records that
@@ -145,9 +150,8 @@ pub struct Args {
     /// (repeatable, OR).
     #[arg(long, value_name = "W", allow_hyphen_values = true)]
     pub workspace: Vec<String>,
-    /// Only this session: exact id or a prefix of at least 8 characters (repeatable, OR).
-    #[arg(long, value_name = "ID")]
-    pub session: Vec<String>,
+    #[command(flatten)]
+    pub session: SessionArg,
     /// Only sessions whose metadata status is this (session-level; repeatable, OR).
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
@@ -202,7 +206,7 @@ impl Args {
             events: globs("--event", &self.event)?,
             not_events: globs("--not-event", &self.not_event)?,
             workspaces: self.workspace.clone(),
-            sessions: self.session.iter().map(|s| SessionId::new(s).map_err(Error::Usage)).collect::<Result<_>>()?,
+            sessions: self.session.ids()?.values().to_vec(),
             statuses: self.status.clone(),
             agents: self.agent.clone(),
             since,
@@ -333,28 +337,36 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         diag.warn(&format_args!("--event {}: no writer emits this event, it never matches{hint}", g.as_str()));
     }
     let format = args.output.format();
-    let inputs = source::inputs_from_args(&args.paths, diag);
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
+    // The rule is checked here; the selection (or its inverse) is the
+    // visitor's, so every capture stays.
+    let ids = args.session.ids()?;
+    let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), false, opts.detail, diag)?;
     let expand = args.expand || sel.has_event_predicates();
     // Skim lines and validate only those that pass, unless --strict asks for
     // every bad line (or nothing would be dropped anyway).
     let lazy = !args.common.strict && (sel.has_event_predicates() || sel.has_session_predicates() || args.invert);
     let tests = Tests::new(&sel.wheres);
     let mut out = Output::stdout();
-    let mut visitors = source::run(&inputs, &opts, diag, &mut out, || Filter {
-        sel: &sel,
-        format: &format,
-        diag,
-        invert: args.invert,
-        expand,
-        lazy,
-        passed: 0,
-        piped: 0,
-        unmatched: (0..sel.events.len()).collect(),
-        names: std::collections::BTreeSet::new(),
-        tests: &tests,
-        seen: tests.seen(),
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || {
+        let filter = Filter {
+            sel: &sel,
+            format: &format,
+            diag,
+            invert: args.invert,
+            expand,
+            lazy,
+            passed: 0,
+            piped: 0,
+            unmatched: (0..sel.events.len()).collect(),
+            names: std::collections::BTreeSet::new(),
+            tests: &tests,
+            seen: tests.seen(),
+        };
+        ids.narrow(filter, false)
     })?;
+    ids.check_stream(&inputs, &visitors, diag)?;
+    let mut visitors: Vec<Filter<'_>> = visitors.into_iter().map(|v| v.inner).collect();
     warn_unmatched_events(&sel, &visitors, diag);
     tests.warn(visitors.iter_mut().map(|v| std::mem::take(&mut v.seen)).collect(), &args.where_, diag);
     let passed: u64 = visitors.iter().map(|v| v.passed).sum();

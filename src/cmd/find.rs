@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 
 use crate::cli::values;
-use crate::cli::{Common, Tabular, TimeWindow, Tool};
+use crate::cli::{Common, SessionArg, Tabular, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::discover;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::output::Output;
 use crate::session::{self, SessionRecord};
+use crate::session_id::SessionIds;
 use crate::table::{self, Columns, Record, TableFormat};
 use crate::time::{self, Timestamp};
 use crate::watch::Watch;
@@ -118,10 +119,13 @@ FOLLOW (-f, --follow):
     ci-find --follow --root ROOT | ci-cat -f
 
 EXIT STATUS:
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
   0 sessions printed; 1 none found or none matched (stderr says `looked in <root>,
-  found 0` when a root has no capture at all); 2 an error (e.g. a missing root);
-  130 interrupted by SIGINT, SIGTERM or SIGHUP (whole records only; with
-  --follow a signal is the normal end: 0).";
+  found 0` when a root has no capture at all, `no session id starts with \"…\"`
+  for a --session or --parent that matches none); 2 an error, which wins (a
+  missing root, a refused or ambiguous --session); 130 interrupted by SIGINT,
+  SIGTERM or SIGHUP (whole records only; with --follow a signal is the normal
+  end: 0).";
 
 /// Sort orders of `--sort`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -166,9 +170,8 @@ pub struct Args {
     /// directory (`/home/u/my-api`), compared as slugs.
     #[arg(long, value_name = "SLUG|DIR", allow_hyphen_values = true)]
     pub project: Vec<String>,
-    /// One session: its exact id or a unique prefix of at least 8 characters.
-    #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
+    #[command(flatten)]
+    pub session: SessionArg,
     /// Only sessions whose metadata status is this (repeatable, OR).
     #[arg(long, value_name = "STATUS")]
     pub status: Vec<String>,
@@ -178,7 +181,8 @@ pub struct Args {
     /// data.metadata.agent_name).
     #[arg(long, value_name = "NAME")]
     pub agent: Vec<String>,
-    /// Only children of this session (id or unique 8-char prefix).
+    /// Only children of this session (its exact id, or a prefix of at least
+    /// 8 characters that starts one id only, as for --session).
     #[arg(long, value_name = "ID")]
     pub parent: Option<String>,
     /// Only root sessions (no parent).
@@ -250,13 +254,14 @@ impl Tool for Args {
 /// Filters resolved from the arguments.
 struct Filters {
     workspaces: Vec<String>,
-    projects: Vec<String>,
+    projects: Vec<Project>,
     statuses: Vec<String>,
     agents: Vec<String>,
     recipes: Vec<String>,
     since: Option<Timestamp>,
     until: Option<Timestamp>,
-    parent: Option<String>,
+    /// `--parent`: the ids it selects.
+    parent: Option<HashSet<String>>,
     roots: bool,
     children: bool,
     min_bytes: Option<u64>,
@@ -274,11 +279,11 @@ impl Filters {
     fn matches(&self, r: &mut SessionRecord) -> bool {
         let any = |list: &[String], v: Option<&str>| list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v));
         (self.workspaces.is_empty() || self.workspaces.iter().any(|w| r.in_workspace(w)))
-            && (self.projects.is_empty() || self.projects.iter().any(|p| in_project(r, p)))
+            && (self.projects.is_empty() || self.projects.iter().any(|p| p.holds(r)))
             && any(&self.statuses, r.status.as_deref())
             && any(&self.agents, r.agent.as_deref())
             && any(&self.recipes, r.recipe.as_deref())
-            && self.parent.as_ref().is_none_or(|p| r.parent.as_ref() == Some(p))
+            && self.parent.as_ref().is_none_or(|p| r.parent.as_ref().is_some_and(|id| p.contains(id)))
             && (!self.roots || !r.is_child())
             && (!self.children || r.is_child())
             && self.min_bytes.is_none_or(|m| r.bytes >= m)
@@ -330,29 +335,28 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             "--follow prints NDJSON records (or paths) as sessions appear: not with --format table, tsv or csv".into(),
         ));
     }
+    let ids = args.session.ids()?;
+    let parent_id = args.parent.as_ref().map(|p| SessionIds::parse("--parent", std::slice::from_ref(p))).transpose()?;
     let roots = discover::resolve_roots(&args.root, diag);
     let mut all = vec![];
     for root in &roots {
-        match discover::discover(root, Detail::Full, diag) {
-            Ok(found) if found.is_empty() => {
-                crate::diag::eprint(format_args!("{}: looked in {}, found 0", diag.prog(), root.display()))
-            }
+        match discover::sessions_at(root, Detail::Full, diag) {
             // The first root's records are taken as they are (no copy of 100,000 records).
             Ok(found) if all.is_empty() => all = found,
             Ok(found) => all.extend(found),
             Err(e) => diag.error(&e),
         }
     }
-    if all.is_empty() && !args.follow {
-        return Ok(Found::None);
-    }
-    let parent = match &args.parent {
-        Some(p) => Some(session::select_session(&all, p)?[0].session.clone()),
+    let parent = match parent_id {
+        Some(p) => {
+            let parents = p.select(all.iter().collect(), |r| (r.session.as_str(), r.path.as_str()), diag)?;
+            Some(parents.into_iter().map(|r| r.session.clone()).collect())
+        }
         None => None,
     };
     let filters = Filters {
         workspaces: args.workspace.clone(),
-        projects: args.project.clone(),
+        projects: args.project.iter().map(|p| Project::new(p)).collect(),
         statuses: args.status.clone(),
         agents: args.agent.clone(),
         recipes: args.recipe.clone(),
@@ -369,11 +373,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         tags: args.tag.clone(),
     };
     let watch = args.follow.then(|| Watch::new(&roots, &all));
-    let mut selected: Vec<SessionRecord> = match &args.session {
+    let mut selected: Vec<SessionRecord> = if args.follow {
         // Following: the session may not exist yet, so no lookup error.
-        Some(id) if args.follow => all.into_iter().filter(|r| id_matches(&r.session, id)).collect(),
-        Some(id) => session::select_session(&all, id)?.into_iter().cloned().collect(),
-        None => all,
+        all.into_iter().filter(|r| ids.matches(&r.session)).collect()
+    } else {
+        ids.select(all, |r| (r.session.as_str(), r.path.as_str()), diag)?
     };
     selected.retain_mut(|r| filters.matches(r));
     sort(&mut selected, args.sort);
@@ -392,7 +396,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     out.flush()?;
     if let Some(watch) = watch {
-        follow(watch, &filters, &args, diag, &mut out)?;
+        follow(watch, &filters, &ids, &args, diag, &mut out)?;
     }
     Ok(Found::from_bool(!selected.is_empty()))
 }
@@ -434,7 +438,14 @@ fn write_table(list: &[SessionRecord], format: TableFormat, output: &Tabular) ->
 
 /// `--follow`: prints each session that appears under the roots, until a
 /// signal (Ok) or until stdout's reader is gone (a closed pipe).
-fn follow(mut watch: Watch, filters: &Filters, args: &Args, diag: &Diag, out: &mut Output) -> Result<()> {
+fn follow(
+    mut watch: Watch,
+    filters: &Filters,
+    ids: &SessionIds,
+    args: &Args,
+    diag: &Diag,
+    out: &mut Output,
+) -> Result<()> {
     crate::signal::set_follow();
     loop {
         // One interval, in steps that notice a signal or a closed reader.
@@ -448,7 +459,7 @@ fn follow(mut watch: Watch, filters: &Filters, args: &Args, diag: &Diag, out: &m
             std::thread::sleep(crate::watch::INTERVAL / 10);
         }
         let mut fresh = watch.fresh(diag);
-        fresh.retain_mut(|r| args.session.as_deref().is_none_or(|id| id_matches(&r.session, id)) && filters.matches(r));
+        fresh.retain_mut(|r| ids.matches(&r.session) && filters.matches(r));
         sort(&mut fresh, args.sort);
         if args.reverse {
             fresh.reverse();
@@ -458,34 +469,51 @@ fn follow(mut watch: Watch, filters: &Filters, args: &Args, diag: &Diag, out: &m
     }
 }
 
-/// `--session` in follow mode: the exact id, or an id it starts (at least 8
-/// characters), with no ambiguity check.
-fn id_matches(session: &str, wanted: &str) -> bool {
-    session == wanted || (wanted.chars().count() >= 8 && session.starts_with(wanted))
-}
-
 /// The status that means "live" for a record's writer.
 fn live_status(r: &SessionRecord) -> &'static str {
     r.format.format().live_status()
 }
 
-/// Whether a record is of project `p`: its folder name, or (for a value
-/// that looks like a path) the folder its writer names that working
-/// directory after ([`crate::format::Format::project_folder`]).
-fn in_project(r: &SessionRecord, p: &str) -> bool {
-    if r.project.as_deref() == Some(p) {
-        return true;
+/// A `--project` value: a project folder name, and, when the value is a
+/// path, the working directory it names (absolute).
+struct Project {
+    name: String,
+    dir: Option<String>,
+}
+
+impl Project {
+    /// A value is a working directory when it is a path: absolute (`/…`,
+    /// `C:\…`), `~`-relative, or relative with a `/` or `\` in it or made of
+    /// `.` and `..` (`.`, `..`, `./x`, `src/app`); a relative one is
+    /// resolved against the working directory as `pwd` shows it
+    /// ([`crate::files::absolute`]). A folder name has none of these
+    /// (folder names start with `-` and hold no `/`).
+    fn new(value: &str) -> Project {
+        let first = value.split(['/', '\\']).next().unwrap_or("");
+        let is_path = !value.starts_with('-')
+            && (value.starts_with('~') || value.contains(['/', '\\']) || first == "." || first == "..");
+        let b = value.as_bytes();
+        let windows = value.starts_with("\\\\") || b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+        let dir = is_path.then(|| {
+            let mut dir = if windows {
+                value.to_owned() // another system's path: taken as written
+            } else {
+                crate::files::absolute(&crate::files::expand_tilde(value)).to_string_lossy().into_owned()
+            };
+            // A trailing separator is not part of the name (`/` stays).
+            dir.truncate(dir.trim_end_matches(['/', '\\']).len().max(1));
+            dir
+        });
+        Project { name: value.to_owned(), dir }
     }
-    let looks_like_path = p.starts_with('/') || p.starts_with('~') || p.contains('\\') || p.contains(":\\");
-    if !looks_like_path || p.starts_with('-') {
-        return false;
+
+    /// Whether a record is of this project: its folder name, or (for a
+    /// path) the folder its writer names that working directory after
+    /// ([`crate::format::Format::project_folder`]).
+    fn holds(&self, r: &SessionRecord) -> bool {
+        let Some(project) = r.project.as_deref() else { return false };
+        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.format().project_folder(d))
     }
-    let expanded = match (p.strip_prefix('~'), std::env::var("HOME")) {
-        (Some(rest), Ok(home)) => format!("{home}{rest}"),
-        _ => p.to_owned(),
-    };
-    let dir = expanded.trim_end_matches('/');
-    r.project.as_deref() == Some(r.format.format().project_folder(dir).as_str())
 }
 
 fn sort(v: &mut [SessionRecord], key: SortKey) {

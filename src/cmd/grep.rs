@@ -5,13 +5,13 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::cli::{Common, Provenance, Tool};
+use crate::cli::{Common, Provenance, SessionArg, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::json::{decode_str, Path};
 use crate::output::{json_str, Output};
-use crate::predicate::{Glob, Selection, SessionId, Verdict};
+use crate::predicate::{Glob, Selection, Verdict};
 use crate::record::Event;
 use crate::search::snippet::{escape_into, Snippet};
 use crate::search::tape;
@@ -50,8 +50,9 @@ MATCHING:
 NARROWING (before any string is decoded):
   --event NAME|GLOB, --workspace W, --session ID (each repeatable, OR), with
   the meaning they have in ci-filter: --workspace matches the event's
-  (filled-in) workspace or its session's project folder. A session is skipped
-  unread when its id does not match --session. Session records piped from
+  (filled-in) workspace or its session's project folder; --session is an
+  exact id or a prefix of at least 8 characters that starts one id only. A
+  session is skipped unread when its id does not match --session. Session records piped from
   ci-find/ci-filter are searched only for their captures.
 
 OUTPUT (one JSON object per match, keys in this order):
@@ -92,7 +93,11 @@ CLAUDE CODE HOOK CAPTURES:
   ci.path the hook file. The AssistantResponse copy and transcript are not searched.
 
 EXIT STATUS:
-  0 a match was found; 1 none; 2 an error (an error wins over a match); 130
+  One rule in every ci-* tool (README: Paths, session ids, exit status).
+  0 a match was printed; 1 none (a root with no session is noted `looked in R,
+  found 0`, a --session that matches none `no session id starts with \"…\"`);
+  2 an error, which wins over a match (a missing or unreadable input, a file
+  that is no capture, a refused or ambiguous --session); 130
   interrupted by SIGINT, SIGTERM or SIGHUP: the output holds whole records
   only, and -c, -l and held -m matches are not printed (with --follow a signal
   is the normal end: 0).";
@@ -164,9 +169,8 @@ pub struct Args {
     /// Only events of this workspace or project folder (repeatable).
     #[arg(long = "workspace", value_name = "W", allow_hyphen_values = true)]
     pub workspaces: Vec<String>,
-    /// Only this session: exact id or a prefix of at least 8 characters (repeatable).
-    #[arg(long = "session", value_name = "ID")]
-    pub sessions: Vec<String>,
+    #[command(flatten)]
+    pub session: SessionArg,
     /// Characters of context on each side of a match in the snippet.
     #[arg(short = 'C', long = "context", value_name = "N", default_value_t = 40)]
     pub context: usize,
@@ -601,12 +605,7 @@ impl Args {
                     .collect::<std::result::Result<_, _>>()
                     .map_err(Error::Usage)?,
                 workspaces: self.workspaces.clone(),
-                sessions: self
-                    .sessions
-                    .iter()
-                    .map(|s| SessionId::new(s))
-                    .collect::<std::result::Result<_, _>>()
-                    .map_err(Error::Usage)?,
+                sessions: self.session.ids()?.values().to_vec(),
                 ..Selection::default()
             },
             context: self.context,
@@ -627,20 +626,26 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     if cfg.max == Some(0) {
         return Ok(Found::None);
     }
-    let inputs: Vec<Input> = source::inputs_from_args(&paths, diag);
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
-    let visitors = source::run(&inputs, &opts, diag, &mut out, || Grep {
-        cfg: &cfg,
-        count: 0,
-        found: false,
-        piped: Piped {
-            held: (cfg.mode == Mode::Matches)
-                .then_some(cfg.max)
-                .flatten()
-                .map(|k| Window::new(Keep { first: Some(k), last: None })),
-            sessions: HashMap::new(),
-        },
+    let ids = args.session.ids()?;
+    let inputs: Vec<Input> = ids.narrow_inputs(source::inputs_from_args(&paths, diag), true, opts.detail, diag)?;
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || {
+        let grep = Grep {
+            cfg: &cfg,
+            count: 0,
+            found: false,
+            piped: Piped {
+                held: (cfg.mode == Mode::Matches)
+                    .then_some(cfg.max)
+                    .flatten()
+                    .map(|k| Window::new(Keep { first: Some(k), last: None })),
+                sessions: HashMap::new(),
+            },
+        };
+        ids.narrow(grep, true)
     })?;
+    ids.check_stream(&inputs, &visitors, diag)?;
+    let visitors: Vec<Grep<'_>> = visitors.into_iter().map(|v| v.inner).collect();
     let found = visitors.iter().any(|v| v.found);
     let mut buf = Vec::new();
     finish_piped(&cfg, visitors.into_iter().map(|v| v.piped).collect(), diag, &mut buf);

@@ -25,7 +25,7 @@ use super::{str_at, CallKey, Format, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Result};
-use crate::files::{expand_tilde, read_dir_sorted, sorted_dirs, NOT_UTF8};
+use crate::files::{dir_above, expand_tilde, name_above, read_dir_sorted, NOT_UTF8};
 use crate::json::{Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
@@ -105,13 +105,13 @@ impl Format for Amplifier {
 
     /// A session directory, or its `context-intelligence` folder.
     fn session_in(&self, dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
-        let session_dir = if dir.file_name().is_some_and(|n| n == "context-intelligence") {
-            dir.parent().unwrap_or(dir)
+        let session_dir = if name_above(dir, 0).is_some_and(|n| n == "context-intelligence") {
+            dir_above(dir, 1)?
         } else {
-            dir
+            dir.to_path_buf()
         };
         if session_dir.join("context-intelligence").join("events.jsonl").is_file() {
-            return Some(capture_in(session_dir, Some(diag)));
+            return Some(capture_in(&session_dir, Some(diag)));
         }
         None
     }
@@ -120,11 +120,11 @@ impl Format for Amplifier {
     /// found as for a session directory.
     fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
         let in_layout = file.file_name().is_some_and(|n| n == "events.jsonl")
-            && file.parent().and_then(Path::file_name).is_some_and(|n| n == "context-intelligence");
+            && name_above(file, 1).is_some_and(|n| n == "context-intelligence");
         if !in_layout {
             return None;
         }
-        let rec = file.parent().and_then(Path::parent).and_then(|dir| capture_in(dir, Some(diag)))?;
+        let rec = dir_above(file, 2).and_then(|dir| capture_in(&dir, Some(diag)))?;
         let mut cap = super::capture(rec);
         cap.display = file.to_string_lossy().into_owned();
         Some(cap)
@@ -140,23 +140,18 @@ impl Format for Amplifier {
     /// appears, with the metadata there by then).
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
-        for dir in sorted_dirs(root) {
-            let sessions = dir.join("sessions");
-            if !sessions.is_dir() {
+        let entries = read_dir_sorted(root).unwrap_or_default();
+        for session in session_dirs(root, &entries, None) {
+            if seen.contains(&session) || !session.is_dir() {
                 continue;
             }
-            for session in sorted_dirs(&sessions) {
-                if seen.contains(&session) {
-                    continue;
-                }
-                let record = capture_in(&session, Some(diag));
-                let events = session.join("context-intelligence").join("events.jsonl");
-                // Nothing there yet: look again next round.
-                if record.is_some() || fs::symlink_metadata(&events).is_ok() {
-                    seen.insert(session);
-                }
-                found.extend(record);
+            let record = capture_in(&session, Some(diag));
+            let events = session.join("context-intelligence").join("events.jsonl");
+            // Nothing there yet: look again next round.
+            if record.is_some() || fs::symlink_metadata(&events).is_ok() {
+                seen.insert(session);
             }
+            found.extend(record);
         }
         found
     }
@@ -320,19 +315,34 @@ fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
         std::io::ErrorKind::NotFound => Error::Msg(format!("root does not exist: {}", root.display())),
         _ => Error::Io(root.to_path_buf(), e),
     })?;
-    let mut dirs = vec![];
-    for project in projects {
-        let sessions_dir = project.join("sessions");
-        if !sessions_dir.is_dir() {
-            continue;
-        }
-        match read_dir_sorted(&sessions_dir) {
-            Ok(ids) => dirs.extend(ids),
-            Err(e) => diag.error(&format_args!("{}: {e}", sessions_dir.display())),
-        }
-    }
+    let dirs = session_dirs(root, &projects, Some(diag));
     // Each costs a stat and a metadata read; a tree can hold 100,000.
     Ok(crate::files::in_parallel(&dirs, |dir| capture_in(dir, Some(diag)), diag))
+}
+
+/// The directories that may be sessions under `root`, whose entries are
+/// `entries`: `<root>/<project>/sessions/<id>` for every project folder;
+/// when `root` is itself a project folder (it has `sessions/`), its own
+/// `sessions/<id>`; when it is a project's `sessions` folder, its
+/// `<id>` holding a `context-intelligence` folder. A `sessions` folder that
+/// cannot be listed is reported (when `diag` is given).
+fn session_dirs(root: &Path, entries: &[PathBuf], diag: Option<&Diag>) -> Vec<PathBuf> {
+    let mut dirs = vec![];
+    let folders = std::iter::once(root.join("sessions")).chain(entries.iter().map(|p| p.join("sessions")));
+    for sessions in folders.filter(|d| d.is_dir()) {
+        match read_dir_sorted(&sessions) {
+            Ok(ids) => dirs.extend(ids),
+            Err(e) => {
+                if let Some(d) = diag {
+                    d.error(&format_args!("{}: {e}", sessions.display()));
+                }
+            }
+        }
+    }
+    if name_above(root, 0).is_some_and(|n| n == "sessions") {
+        dirs.extend(entries.iter().filter(|d| d.join("context-intelligence").is_dir()).cloned());
+    }
+    dirs
 }
 
 /// The session record of the capture whose events file is `events`
@@ -360,9 +370,8 @@ fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
         }
         return None;
     };
-    let session = dir.file_name()?.to_string_lossy().into_owned();
-    let project =
-        dir.parent().and_then(Path::parent).and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned());
+    let session = name_above(dir, 0)?;
+    let project = name_above(dir, 2);
     let mut rec = SessionRecord {
         project: project.clone(),
         bytes: meta.len(),

@@ -90,7 +90,7 @@ impl Format for ClaudeHooks {
         if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
             return None;
         }
-        let rec = file.parent().and_then(|dir| session_at(dir, Detail::Full, Some(diag)))?;
+        let rec = crate::files::dir_above(file, 1).and_then(|dir| session_at(&dir, Detail::Full, Some(diag)))?;
         let mut cap = super::capture(rec);
         cap.files = vec![file.to_path_buf()];
         Some(cap)
@@ -381,7 +381,7 @@ pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Vec<SessionRecord> 
 /// event line once (hook sessions are small) for the fields of the record,
 /// and with [`Detail::Full`] the head and tail of its transcript copy.
 pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
-    let session = dir.file_name()?.to_string_lossy().into_owned();
+    let session = crate::files::name_above(dir, 0)?;
     if dir.to_str().is_none() {
         if let Some(d) = diag {
             d.error(&format_args!("{}: {}, skipped", dir.display(), NOT_UTF8));

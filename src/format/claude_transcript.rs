@@ -93,7 +93,7 @@ fn projects_dir(root: &Path) -> Option<PathBuf> {
     if p.is_dir() {
         return Some(p);
     }
-    (root.file_name().is_some_and(|n| n == "projects") && root.is_dir()).then(|| root.to_path_buf())
+    (crate::files::name_above(root, 0).is_some_and(|n| n == "projects") && root.is_dir()).then(|| root.to_path_buf())
 }
 
 impl Format for ClaudeTranscript {
@@ -593,7 +593,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
     if unsafe_name(&session) {
         return None;
     }
-    let project = file.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+    let project = crate::files::name_above(file, 1);
     let mut rec = SessionRecord {
         project: project.clone(),
         workspace: project,

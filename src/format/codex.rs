@@ -121,7 +121,7 @@ fn root_files(root: &Path) -> Vec<PathBuf> {
     let home: Vec<PathBuf> =
         ["sessions", "archived_sessions"].iter().map(|d| root.join(d)).filter(|d| d.is_dir()).collect();
     if home.is_empty() {
-        let named = root.file_name().is_some_and(|n| n == "sessions" || n == "archived_sessions");
+        let named = crate::files::name_above(root, 0).is_some_and(|n| n == "sessions" || n == "archived_sessions");
         rollouts(root, 3, named, &mut files);
     } else {
         for d in home {

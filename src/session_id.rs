@@ -1,0 +1,376 @@
+//! The one rule for naming a session on the command line: `--session ID` in
+//! every tool and `ci-find --parent ID`.
+//!
+//! - An exact id always matches (every capture of it, when it is in several).
+//! - A prefix of at least [`MIN_PREFIX`] characters matches the ids it
+//!   starts; when it starts several different ids (and is none of them), it
+//!   is ambiguous: an error listing them (exit 2), as git does.
+//! - A shorter value that is no id, or a value found only inside ids (not at
+//!   their start, e.g. `bb5a-4483`), is refused with the rule (exit 2).
+//! - A value that matches nothing is noted, `no session id starts with "…"`,
+//!   and selects nothing (exit 1 when nothing is printed).
+//!
+//! The rule needs every session id of the run. When they are known before
+//! anything is read (ci-find, and the other tools given only PATHs:
+//! [`SessionIds::narrow_inputs`]), it is applied first, so an error prints
+//! nothing else. On a stream (stdin) sessions are known only as they
+//! arrive: each value selects the ids it matches as they come, every id met
+//! is noted ([`Narrow`]), and the rule is checked at the end of the run
+//! ([`SessionIds::check_stream`]), an error then following the output.
+
+use std::collections::BTreeMap;
+
+use crate::diag::Diag;
+use crate::discover::Detail;
+use crate::error::{Error, Result};
+use crate::record::Event;
+use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
+use crate::source::{Flow, Input, SessionFlow, Visitor};
+
+/// The shortest prefix that may stand for an id (Amplifier's rule).
+pub const MIN_PREFIX: usize = 8;
+
+/// Candidates listed in a refusal, at most.
+const LISTED: usize = 10;
+
+/// One `--session` value: an id or a prefix of one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionId(String);
+
+/// What one value makes of a run's sessions.
+#[derive(Debug, PartialEq, Eq)]
+enum Judgement {
+    /// It selects these ids (one, or an exact id only).
+    Selects(Vec<String>),
+    /// It matches nothing (noted, not an error).
+    Nothing,
+    /// It breaks the rule; the message says how.
+    Refused(String),
+}
+
+impl SessionId {
+    /// Parses a value; an empty one is refused, and so is one that no
+    /// session directory can be named (`/`, `\`, NUL, `.`, `..`; see
+    /// [`crate::session::unsafe_name`]).
+    pub fn new(id: &str) -> std::result::Result<SessionId, String> {
+        SessionId::of_flag("--session", id)
+    }
+
+    /// [`SessionId::new`] for a value of `flag` (named in the message).
+    fn of_flag(flag: &str, id: &str) -> std::result::Result<SessionId, String> {
+        if id.is_empty() {
+            return Err(format!("{flag} needs a session id or a prefix of at least {MIN_PREFIX} characters"));
+        }
+        if unsafe_name(id) {
+            return Err(format!("{flag}: {}", unsafe_id_message(id)));
+        }
+        Ok(SessionId(id.to_owned()))
+    }
+
+    /// The value as given.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether session `id` is selected: the exact id, or an id this
+    /// value (of at least [`MIN_PREFIX`] characters) starts.
+    pub fn matches(&self, id: &str) -> bool {
+        id == self.0 || (self.0.chars().count() >= MIN_PREFIX && id.starts_with(self.0.as_str()))
+    }
+
+    /// The rule applied to this value over every session of a run, as
+    /// (id, where it is) pairs.
+    fn judge(&self, ids: &[(&str, &str)]) -> Judgement {
+        let v = self.0.as_str();
+        if ids.iter().any(|(id, _)| *id == v) {
+            return Judgement::Selects(vec![v.to_owned()]);
+        }
+        let listed = |pick: &dyn Fn(&str) -> bool| -> Vec<String> {
+            let mut names: Vec<String> =
+                ids.iter().filter(|(id, _)| pick(id)).map(|(id, at)| format!("{id} ({at})")).collect();
+            names.sort();
+            names.dedup();
+            names
+        };
+        let starting: Vec<String> = listed(&|id| id.starts_with(v));
+        if v.chars().count() < MIN_PREFIX {
+            let mut msg = format!("session {v:?}: no exact match, and a prefix needs at least {MIN_PREFIX} characters");
+            if !starting.is_empty() {
+                msg.push_str(&format!("; ids starting with it:\n  {}", shortlist(&starting)));
+            }
+            return Judgement::Refused(msg);
+        }
+        let distinct: std::collections::BTreeSet<&str> =
+            ids.iter().map(|(id, _)| *id).filter(|id| id.starts_with(v)).collect();
+        match distinct.len() {
+            1 => Judgement::Selects(distinct.into_iter().map(str::to_owned).collect()),
+            0 => {
+                let inside = listed(&|id| id.contains(v));
+                if inside.is_empty() {
+                    return Judgement::Nothing;
+                }
+                Judgement::Refused(format!(
+                    "session {v:?}: no session id starts with it; it is part of:\n  {}\n(a session is named by its exact id or its first {MIN_PREFIX} or more characters)",
+                    shortlist(&inside)
+                ))
+            }
+            _ => Judgement::Refused(format!("session {v:?} is ambiguous; candidates:\n  {}", shortlist(&starting))),
+        }
+    }
+}
+
+/// Candidate lines for a message, at most [`LISTED`] of them.
+fn shortlist(names: &[String]) -> String {
+    let mut shown = names.iter().take(LISTED).cloned().collect::<Vec<_>>().join("\n  ");
+    if names.len() > LISTED {
+        shown.push_str(&format!("\n  … and {} more", names.len() - LISTED));
+    }
+    shown
+}
+
+/// The `--session` values of a run (any may match: OR). Empty selects
+/// every session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionIds(Vec<SessionId>);
+
+impl SessionIds {
+    /// Parses the values of `flag` (`--session`, `--parent`; a usage
+    /// error names a bad one).
+    pub fn parse(flag: &str, values: &[String]) -> Result<SessionIds> {
+        let ids = values.iter().map(|v| SessionId::of_flag(flag, v)).collect::<std::result::Result<_, _>>();
+        ids.map(SessionIds).map_err(Error::Usage)
+    }
+
+    /// Whether no value was given.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The values.
+    pub fn values(&self) -> &[SessionId] {
+        &self.0
+    }
+
+    /// Whether session `id` is selected (always, when no value is given).
+    pub fn matches(&self, id: &str) -> bool {
+        self.0.is_empty() || self.0.iter().any(|s| s.matches(id))
+    }
+
+    /// Applies the rule to every value over every session of the run, as
+    /// (id, where it is) pairs, and returns the ids selected: the first value
+    /// refused is the error; each value that matches nothing is noted on
+    /// stderr. `streamed`: the run passed on every id a value
+    /// [`SessionId::matches`] as it came, so a value that is one id exactly
+    /// and starts others too is ambiguous there.
+    fn check(&self, ids: &[(&str, &str)], streamed: bool, diag: &Diag) -> Result<std::collections::HashSet<String>> {
+        let mut selected = std::collections::HashSet::new();
+        for value in &self.0 {
+            match value.judge(ids) {
+                Judgement::Selects(chosen) => {
+                    let passed: std::collections::BTreeSet<&str> =
+                        ids.iter().map(|(id, _)| *id).filter(|id| value.matches(id)).collect();
+                    if streamed && passed.len() > chosen.len() {
+                        let names: Vec<String> = passed.iter().map(|id| id.to_string()).collect();
+                        return Err(Error::Usage(format!(
+                            "session {:?} is ambiguous; candidates:\n  {}",
+                            value.as_str(),
+                            shortlist(&names)
+                        )));
+                    }
+                    selected.extend(chosen);
+                }
+                Judgement::Nothing => diag.note(&format_args!("no session id starts with {:?}", value.as_str())),
+                Judgement::Refused(msg) => return Err(Error::Usage(msg)),
+            }
+        }
+        Ok(selected)
+    }
+
+    /// The items of a run whose sessions are all known, `key` giving each
+    /// one's (id, where it is): the rule applied over all of them (an
+    /// error, or a note for a value that matches nothing), then the items
+    /// of the sessions selected.
+    pub fn select<T>(&self, mut items: Vec<T>, key: impl Fn(&T) -> (&str, &str), diag: &Diag) -> Result<Vec<T>> {
+        if self.is_empty() {
+            return Ok(items);
+        }
+        let ids: Vec<(&str, &str)> = items.iter().map(&key).collect();
+        let selected = self.check(&ids, false, diag)?;
+        items.retain(|i| selected.contains(key(i).0));
+        Ok(items)
+    }
+
+    /// The inputs of a run with the rule applied before anything is read,
+    /// when every input is a PATH: each is expanded into its captures now
+    /// (`detail` as the run's) and the rule is applied over all of them; with
+    /// `drop`, only the selected captures are kept. With stdin among the
+    /// inputs (or no value given) they are returned as they are, and
+    /// [`SessionIds::check_stream`] decides at the end.
+    pub fn narrow_inputs(&self, inputs: Vec<Input>, drop: bool, detail: Detail, diag: &Diag) -> Result<Vec<Input>> {
+        if self.is_empty() || has_stdin(&inputs) {
+            return Ok(inputs);
+        }
+        let mut caps: Vec<Capture> = vec![];
+        for input in &inputs {
+            if let Input::Path(p) = input {
+                caps.extend(crate::source::captures_at(p, detail, diag));
+            }
+        }
+        let selected = self.select(caps.iter().collect(), |c| (c.session.as_str(), c.display.as_str()), diag)?;
+        if drop {
+            caps = selected.into_iter().cloned().collect();
+        }
+        Ok(vec![Input::Captures(caps)])
+    }
+
+    /// After a run over `inputs` with visitors wrapped in [`Narrow`]: the
+    /// rule over every session the stream held (when [`SessionIds::narrow_inputs`]
+    /// could not decide it before).
+    pub fn check_stream<V>(&self, inputs: &[Input], visitors: &[Narrow<'_, V>], diag: &Diag) -> Result<()> {
+        if self.is_empty() || !has_stdin(inputs) {
+            return Ok(());
+        }
+        let ids: Vec<(&str, &str)> =
+            visitors.iter().flat_map(|v| v.seen.iter().map(|(id, at)| (id.as_str(), at.as_str()))).collect();
+        self.check(&ids, true, diag).map(drop)
+    }
+
+    /// `visitor` narrowed to the selected sessions (`drop`: events and
+    /// records of other sessions never reach it), noting the sessions met.
+    /// Without `drop` it sees everything (a tool that selects sessions itself,
+    /// e.g. `ci-filter --invert`), and only the noting is done here.
+    pub fn narrow<V>(&self, visitor: V, drop: bool) -> Narrow<'_, V> {
+        Narrow { inner: visitor, ids: self, drop, seen: BTreeMap::new() }
+    }
+}
+
+fn has_stdin(inputs: &[Input]) -> bool {
+    inputs.iter().any(|i| matches!(i, Input::Stdin))
+}
+
+/// A visitor seen through `--session` ([`SessionIds::narrow`]): it notes
+/// the id (and where it is) of every session met, and with `drop` passes
+/// on only what the selected sessions hold.
+pub struct Narrow<'a, V> {
+    /// The tool's visitor.
+    pub inner: V,
+    ids: &'a SessionIds,
+    drop: bool,
+    /// Session ids met, with where each is.
+    seen: BTreeMap<String, String>,
+}
+
+impl<V> Narrow<'_, V> {
+    /// Notes session `id` (at `at`) and tells whether it passes.
+    fn meet(&mut self, id: &str, at: &str) -> bool {
+        if self.ids.is_empty() {
+            return true;
+        }
+        if !self.seen.contains_key(id) {
+            self.seen.insert(id.to_owned(), at.to_owned());
+        }
+        !self.drop || self.ids.matches(id)
+    }
+}
+
+impl<V: Visitor> Visitor for Narrow<'_, V> {
+    fn session(&mut self, rec: &SessionRecord, line: &[u8], out: &mut Vec<u8>) -> SessionFlow {
+        if !self.meet(&rec.session, &rec.path) {
+            return SessionFlow::Handled;
+        }
+        self.inner.session(rec, line, out)
+    }
+
+    fn lazy(&self) -> bool {
+        self.inner.lazy()
+    }
+
+    fn begin(&mut self, cap: &Capture, out: &mut Vec<u8>) -> bool {
+        self.meet(&cap.session, &cap.display) && self.inner.begin(cap, out)
+    }
+
+    fn line(&mut self, number: u64) -> Flow {
+        self.inner.line(number)
+    }
+
+    fn precheck(&mut self, raw: &[u8]) -> bool {
+        self.inner.precheck(raw)
+    }
+
+    fn needs_events(&mut self, raw: &[u8]) -> bool {
+        self.inner.needs_events(raw)
+    }
+
+    fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
+        // A piped event record: its own session (a capture's was met in `begin`).
+        if ev.capture.is_none() && !self.ids.is_empty() {
+            let id = ev.session().unwrap_or_default();
+            let at = ev.provenance().and_then(|p| p.get("path")?.as_str()).unwrap_or_default();
+            if !self.meet(&id, &at) {
+                return Flow::Continue;
+            }
+        }
+        self.inner.event(ev, out)
+    }
+
+    fn end(&mut self, cap: &Capture, out: &mut Vec<u8>) {
+        self.inner.end(cap, out)
+    }
+
+    fn following(&mut self) {
+        self.inner.following()
+    }
+
+    fn companions(&self) -> bool {
+        self.inner.companions()
+    }
+
+    fn companion_begin(&mut self, cap: &Capture, out: &mut Vec<u8>) {
+        self.inner.companion_begin(cap, out)
+    }
+
+    fn companion_event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
+        self.inner.companion_event(ev, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matching() {
+        let s = SessionId::new("abcdef12").unwrap();
+        assert!(s.matches("abcdef12-0000") && s.matches("abcdef12"));
+        let short = SessionId::new("abc").unwrap();
+        assert!(short.matches("abc") && !short.matches("abcdef12"));
+        for bad in ["../x", "a/b", "..", ".", "/etc", "a\\b", "a\0b"] {
+            assert_eq!(SessionId::new(bad).unwrap_err(), format!("--session: unsafe session id {bad:?}"));
+        }
+    }
+
+    #[test]
+    fn judgements() {
+        let ids =
+            [("abcdef12-1", "p1"), ("abcdef12-2", "p2"), ("abc", "p3"), ("x-bb5a-4483-y", "p4"), ("abcdef12-1", "p5")];
+        let judge = |v: &str| SessionId::new(v).unwrap().judge(&ids);
+        let one = |id: &str| Judgement::Selects(vec![id.to_owned()]);
+        assert_eq!(judge("abc"), one("abc"));
+        assert_eq!(judge("abcdef12-1"), one("abcdef12-1"));
+        assert_eq!(judge("x-bb5a-4"), one("x-bb5a-4483-y"));
+        assert_eq!(judge("abcdef12-"), Judgement::Refused(
+            "session \"abcdef12-\" is ambiguous; candidates:\n  abcdef12-1 (p1)\n  abcdef12-1 (p5)\n  abcdef12-2 (p2)".into()
+        ));
+        assert_eq!(judge("zzzzzzzz"), Judgement::Nothing);
+        assert!(
+            matches!(judge("bb5a-4483"), Judgement::Refused(m) if m.contains("it is part of:\n  x-bb5a-4483-y (p4)\n"))
+        );
+        assert!(
+            matches!(judge("abcd"), Judgement::Refused(m) if m.starts_with("session \"abcd\": no exact match, and a prefix needs at least 8 characters; ids starting with it:\n  abcdef12-1 (p1)\n  abcdef12-1 (p5)\n  abcdef12-2 (p2)"))
+        );
+        assert_eq!(
+            judge("zz"),
+            Judgement::Refused("session \"zz\": no exact match, and a prefix needs at least 8 characters".into())
+        );
+    }
+}
