@@ -5,7 +5,7 @@ pub mod groups;
 mod man;
 pub mod values;
 
-pub use self::groups::{Format, Tabular, TimeWindow, Zone};
+pub use self::groups::{EventSelect, Format, Tabular, TimeWindow, Zone};
 
 use std::io::Write;
 use std::process::ExitCode;

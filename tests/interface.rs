@@ -194,6 +194,39 @@ fn time_flags_are_declared_once() {
     assert_eq!((run.code, run.json()[0]["tz"].as_str()), (0, Some("-05:00")), "{run:?}");
 }
 
+/// ci-filter and ci-grep select events with one declaration of `--event`
+/// and `--workspace` (same value name, parser, hyphen rule, help).
+#[test]
+fn event_selection_flags_are_declared_once() {
+    let cmds = commands();
+    let arg = |cmd: &clap::Command, id: &str| cmd.get_arguments().find(|a| a.get_id() == id).cloned();
+    let shape = |a: clap::Arg| {
+        (
+            a.get_value_names().map(|v| v.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+            a.is_allow_hyphen_values_set(),
+            a.get_help().map(|h| h.to_string()),
+            a.get_possible_values().len(),
+        )
+    };
+    for id in ["event", "workspace"] {
+        let shapes: Vec<_> = cmds
+            .iter()
+            .filter(|c| ["ci-filter", "ci-grep"].contains(&c.get_name()))
+            .filter_map(|c| arg(c, id))
+            .map(shape)
+            .collect();
+        assert_eq!(shapes.len(), 2, "{id}");
+        assert!(shapes.windows(2).all(|w| w[0] == w[1]), "{id}: {shapes:?}");
+    }
+    // A workspace that starts with a hyphen (a project folder) is a value in both.
+    let filter =
+        ci("ci-filter").args(["--workspace", "-home-user-webapp", "--event", "tool:*", "fixtures/demo-clean"]).run();
+    let grep = ci("ci-grep")
+        .args(["-c", "--workspace", "-home-user-webapp", "--event", "tool:*", "npm", "fixtures/demo-clean"])
+        .run();
+    assert_eq!((filter.code, grep.code), (0, 0), "{filter:?} {grep:?}");
+}
+
 /// The record printers share `--format` and `--columns` (one declaration).
 #[test]
 fn table_flags_are_declared_once() {

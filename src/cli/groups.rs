@@ -7,7 +7,10 @@
 //! - [`Zone`] alone: ci-agg (the zone of its time buckets);
 //! - [`Tabular`]: `--format json|table|tsv|csv` and `--columns`: ci-agg and
 //!   ci-find (the record printers; ci-cat and ci-filter print event records
-//!   with [`super::EventOutput`]).
+//!   with [`super::EventOutput`]);
+//! - [`EventSelect`]: `--event` and `--workspace`, the event selection of
+//!   ci-filter and ci-grep (`--session` is [`super::SessionArg`], in every
+//!   tool; ci-find's `--workspace` selects sessions, worded for that).
 //!
 //! What a flag means differs per tool (sessions active since, records since,
 //! the zone of buckets), so each tool words its help with
@@ -50,6 +53,18 @@ impl TimeWindow {
         let bound = |flag: &str, v: &Option<TimeArg>, k| v.as_ref().map(|t| t.resolve(flag, k, now, tz)).transpose();
         Ok((bound("--since", &self.since, BoundKind::Since)?, bound("--until", &self.until, BoundKind::Until)?))
     }
+}
+
+/// `--event` and `--workspace`: which events a tool reads.
+#[derive(Debug, Clone, Args)]
+pub struct EventSelect {
+    /// Only events whose name matches (exact or glob like 'tool:*'; repeatable, OR).
+    #[arg(long, value_name = "NAME", hide_possible_values = true, value_parser = values::event_name())]
+    pub event: Vec<String>,
+    /// Only events of this workspace: the (filled-in) workspace field or the
+    /// project folder (repeatable, OR).
+    #[arg(long, value_name = "W", allow_hyphen_values = true)]
+    pub workspace: Vec<String>,
 }
 
 /// Values of `--format` of the record printers.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use crate::cli::values;
-use crate::cli::{Common, EventOutput, SessionArg, TimeWindow, Tool};
+use crate::cli::{Common, EventOutput, EventSelect, SessionArg, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::error::{Error, Found, Result};
 use crate::output::{EventFormat, Output};
@@ -140,16 +140,11 @@ pub struct Args {
     /// regular file, else the default roots (a terminal, /dev/null).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Only events whose name matches (exact or glob like 'tool:*'; repeatable, OR).
-    #[arg(long, value_name = "NAME", hide_possible_values = true, value_parser = values::event_name())]
-    pub event: Vec<String>,
+    #[command(flatten)]
+    pub select: EventSelect,
     /// Drop events whose name matches (exact or glob; repeatable).
     #[arg(long, value_name = "NAME", hide_possible_values = true, value_parser = values::event_name())]
     pub not_event: Vec<String>,
-    /// Only this workspace: the (filled-in) workspace field or the project folder
-    /// (repeatable, OR).
-    #[arg(long, value_name = "W", allow_hyphen_values = true)]
-    pub workspace: Vec<String>,
     #[command(flatten)]
     pub session: SessionArg,
     /// Only sessions whose metadata status is this (session-level; repeatable, OR).
@@ -203,9 +198,9 @@ impl Args {
         };
         let (since, until) = self.time.bounds(time::now())?;
         Ok(Selection {
-            events: globs("--event", &self.event)?,
+            events: globs("--event", &self.select.event)?,
             not_events: globs("--not-event", &self.not_event)?,
-            workspaces: self.workspace.clone(),
+            workspaces: self.select.workspace.clone(),
             sessions: self.session.ids()?.values().to_vec(),
             statuses: self.status.clone(),
             agents: self.agent.clone(),

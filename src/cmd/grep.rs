@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::cli::{Common, Provenance, SessionArg, Tool};
+use crate::cli::{Common, EventSelect, Provenance, SessionArg, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
@@ -163,12 +163,8 @@ pub struct Args {
     /// Also search object keys inside the searched fields.
     #[arg(long)]
     pub keys: bool,
-    /// Only events with this name or glob, e.g. tool:* (repeatable).
-    #[arg(long = "event", value_name = "NAME", hide_possible_values = true, value_parser = crate::cli::values::event_name())]
-    pub events: Vec<String>,
-    /// Only events of this workspace or project folder (repeatable).
-    #[arg(long = "workspace", value_name = "W", allow_hyphen_values = true)]
-    pub workspaces: Vec<String>,
+    #[command(flatten)]
+    pub select: EventSelect,
     #[command(flatten)]
     pub session: SessionArg,
     /// Characters of context on each side of a match in the snippet.
@@ -599,12 +595,13 @@ impl Args {
             keys: self.keys,
             narrow: Selection {
                 events: self
-                    .events
+                    .select
+                    .event
                     .iter()
                     .map(|e| Glob::new(e))
                     .collect::<std::result::Result<_, _>>()
                     .map_err(Error::Usage)?,
-                workspaces: self.workspaces.clone(),
+                workspaces: self.select.workspace.clone(),
                 sessions: self.session.ids()?.values().to_vec(),
                 ..Selection::default()
             },
