@@ -382,6 +382,12 @@ impl EventFormat {
         let Some((at, value)) = data_at else { return false };
         let others = out.len() - start;
         let room = max.saturating_sub(others);
+        if value.bytes().len() <= room {
+            // It fits (a record re-serialised for its own `ci`, or --full):
+            // as written, not cut.
+            out.splice(at..at, value.bytes().iter().copied());
+            return false;
+        }
         let shrunk = shrink(value, room);
         let was_cut = shrunk != value.bytes();
         out.splice(at..at, shrunk);

@@ -4,13 +4,14 @@
 //! A record printed over the byte budget says so in its provenance:
 //! `"ci":{…,"cut":{"offset":O,"bytes":L,"xxh3":H}}` ([`crate::output::write_cut`]):
 //! where its line is in `ci.path` and the hash of that line. A tool reading
-//! such a record from stdin never works on the cut text: [`Reread::rebuild`]
+//! such a record from stdin never works on the cut text: [`Reread::fetch`]
 //! reads the `L` bytes at offset `O` again (for a JSON array file, the
 //! element that starts there), checks that they hash to `H`, and rebuilds the
-//! record as the first tool would have printed it with `--full`: every member
-//! the record has, filled from the line (a projection stays a projection:
-//! an object is filled member by member, anything else is taken whole from
-//! the line), and `ci` without the marker. When the line cannot be read
+//! record ([`Reread::build`]) as the first tool would have printed it with `--full`: a line as
+//! written plus the keys the first tool added, each member of a re-serialised
+//! line (one with its own `ci`) from the line's member, a derived record's
+//! `data` made again by its writer, a projection projected again from the
+//! line (its marker names the paths), and `ci` without the marker. When the line cannot be read
 //! again (the file is gone, shorter, or the line changed) the record is
 //! reported, with its stream line, and dropped: the run ends with exit 2.
 //!
@@ -26,7 +27,6 @@ use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
 use crate::record::{line_hash, PROVENANCE_KEY};
 use crate::session::Writer;
-use crate::truncate::{ELISION_KEY, ITEMS_MARK_HEAD, ITEMS_MARK_TAIL};
 
 /// The envelope keys of an event record: never cut, never refilled.
 const ENVELOPE: [&str; 3] = ["event", "workspace", "timestamp"];
@@ -133,16 +133,33 @@ impl Reread {
         } else if let Some(fields) = fields {
             project(full, rec, &orig, fields);
             return Ok(());
+        } else if orig.get(PROVENANCE_KEY).is_none() {
+            // As the first tool prints a whole line: the line as written, then
+            // the keys it added (a filled-in workspace, `ci` without the marker).
+            full.clear();
+            full.extend_from_slice(line[..orig.close()].trim_ascii_end());
+            let added = rec.members().filter(|(k, _)| get_raw(orig.members(), k).is_none());
+            for (i, (key, value)) in (usize::from(!orig.is_empty())..).zip(added) {
+                member(full, i, key, value, None);
+            }
+            full.push(b'}');
+            return Ok(());
         } else {
+            // A line with its own `ci`, re-serialised by the printer: its
+            // members in order (its `ci` renamed `ci_original`, all but the
+            // last of repeated `data` keys dropped), then the keys it added.
+            // So the cut record's members are filled from the line's by
+            // position, whatever their names.
+            let last_data = orig.members().enumerate().filter(|(_, (k, _))| key_eq(k, "data")).last().map(|(i, _)| i);
+            let mut line_members = orig
+                .members()
+                .enumerate()
+                .filter(|(i, (k, _))| !key_eq(k, "data") || Some(*i) == last_data)
+                .map(|(_, m)| m);
             for (i, (key, value)) in rec.members().enumerate() {
-                let own = if key_eq(key, crate::output::ORIGINAL_PROVENANCE) { Some(PROVENANCE_KEY) } else { None };
-                let filled = if ENVELOPE.iter().any(|k| key_eq(key, k)) || key_eq(key, PROVENANCE_KEY) {
-                    None
-                } else {
-                    match own {
-                        Some(k) => orig.get(k),
-                        None => get_raw(orig.members(), key),
-                    }
+                let filled = match line_members.next() {
+                    Some((k, v)) if !ENVELOPE.iter().any(|e| key_eq(k, e)) => Some(v),
+                    _ => None,
                 };
                 member(full, i, key, value, filled);
             }
@@ -280,10 +297,10 @@ fn member(out: &mut Vec<u8>, i: usize, key: &[u8], value: Raw<'_>, filled: Optio
         without_cut(out, value);
         return;
     }
-    match filled {
-        Some(orig) => refill(out, value, orig),
-        None => out.extend_from_slice(value.bytes()),
-    }
+    // Cutting only shortens strings and elides items and members (and a
+    // re-serialised object loses its repeated keys): what a cut member
+    // stands for is the line's member, as written.
+    out.extend_from_slice(filled.unwrap_or(value).bytes());
 }
 
 /// The provenance object without its `cut` member.
@@ -301,84 +318,6 @@ fn without_cut(out: &mut Vec<u8>, ci: Raw<'_>) {
         out.extend_from_slice(value.bytes());
     }
     out.push(b'}');
-}
-
-/// Writes the value of the line that the cut value `cut` stands for.
-/// Cutting shortens strings and elides array items and object members, and
-/// nothing else; a projection ([`crate::pick`]) keeps some members and pads
-/// arrays with `null`. So: a string is the line's value; `null` and booleans
-/// are kept (a projection's padding stays padding); a number is the line's
-/// (its text as written); an object that kept every member of the line's (in
-/// order), or an elided object or array, is the line's value whole; any other
-/// object or array is filled member by member, item by item.
-fn refill(out: &mut Vec<u8>, cut: Raw<'_>, orig: Raw<'_>) {
-    match (cut.kind(), orig.kind()) {
-        (Kind::Object, Kind::Object) => {
-            if same_keys(cut, orig) || get_raw(cut.members(), ELISION_KEY.as_bytes()).is_some() {
-                out.extend_from_slice(orig.bytes());
-                return;
-            }
-            out.push(b'{');
-            for (i, (key, value)) in cut.members().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.push(b'"');
-                out.extend_from_slice(key);
-                out.extend_from_slice(b"\":");
-                match get_raw(orig.members(), key) {
-                    Some(o) => refill(out, value, o),
-                    // A projected path the line does not have (printed as null).
-                    None => out.extend_from_slice(value.bytes()),
-                }
-            }
-            out.push(b'}');
-        }
-        (Kind::Array, Kind::Array) => {
-            if elided(cut, orig) {
-                out.extend_from_slice(orig.bytes());
-                return;
-            }
-            out.push(b'[');
-            let mut items = orig.items();
-            for (i, value) in cut.items().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                match items.next() {
-                    Some(o) => refill(out, value, o),
-                    None => out.extend_from_slice(value.bytes()),
-                }
-            }
-            out.push(b']');
-        }
-        (Kind::Null | Kind::Bool, _) => out.extend_from_slice(cut.bytes()),
-        (Kind::Number, k) if k != Kind::Number => out.extend_from_slice(cut.bytes()),
-        _ => out.extend_from_slice(orig.bytes()),
-    }
-}
-
-/// Whether the array `cut` is `orig` with items elided: its last item is the
-/// marker `"…[+N items]"` standing for the items after the ones kept.
-fn elided(cut: Raw<'_>, orig: Raw<'_>) -> bool {
-    let (kept, total) = (cut.items().count(), orig.items().count());
-    let last = cut.items().last().and_then(|l| l.as_str());
-    let n = last
-        .as_deref()
-        .and_then(|l| l.strip_prefix(ITEMS_MARK_HEAD)?.strip_suffix(ITEMS_MARK_TAIL)?.parse::<usize>().ok());
-    n.is_some_and(|n| kept >= 1 && kept - 1 + n == total)
-}
-
-/// Whether two objects have the same keys in the same order.
-fn same_keys(a: Raw<'_>, b: Raw<'_>) -> bool {
-    let mut bm = b.members();
-    for (ka, _) in a.members() {
-        match bm.next() {
-            Some((kb, _)) if same_key(ka, kb) => {}
-            _ => return false,
-        }
-    }
-    bm.next().is_none()
 }
 
 /// The last member whose (raw) key decodes to the same key as `key`.

@@ -324,3 +324,22 @@ proptest::proptest! {
         same(&pipe(cut, "ci-cat", &["--full"]), &full, "ci-cat | ci-cat --full");
     }
 }
+
+/// Found by fuzz/fuzz_targets/reread.rs: a line with its own `ci` key (so it
+/// is re-serialised) and whitespace in `data`, printed with `--full`, was
+/// marked cut (its `data` compacted). Whole, it is printed as written.
+#[test]
+fn a_whole_record_with_its_own_ci_is_not_marked_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("events.jsonl");
+    std::fs::write(
+        &file,
+        "{\"event\": \"tool:pre\", \"data\": {\"tool_name\": \"bash\"}, \"ci\": {\"path\": \"/etc/passwd\"}}\n",
+    )
+    .unwrap();
+    let run = ci("ci-cat").arg("--full").arg(&file).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let line = run.stdout.trim_end();
+    assert!(line.starts_with("{\"event\":\"tool:pre\",\"data\":{\"tool_name\": \"bash\"},\"ci_original\":{\"path\": \"/etc/passwd\"},\"ci\":{"), "{line}");
+    assert!(!line.contains("\"cut\""), "{line}");
+}
