@@ -208,7 +208,12 @@ impl Reread {
 /// Whether a raw line may be a cut record (a cheap test for lines a tool's
 /// pre-check would skip: the pre-check saw only the cut text).
 pub fn maybe_cut(raw: &[u8]) -> bool {
-    memchr::memmem::rfind(raw, b"\"cut\":").is_some()
+    // Forward, though the marker sits near the end: memchr's forward
+    // searcher has a SIMD prefilter, its reverse one has none (about 4x
+    // slower over lines without a marker, the common case).
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"cut\":"));
+    FINDER.find(raw).is_some()
 }
 
 /// Reads the marker `cut` of the provenance `ci`.
