@@ -538,18 +538,28 @@ fn minimal_record(session: &str, path: &str, format: Writer, workspace: Option<S
 
 /// The session record for a session seen only through piped event records:
 /// its capture's record when the path is a capture, else a minimal one.
-fn piped_session_record(session: &str, path: &str, diag: &Diag) -> SessionRecord {
-    let p = std::path::Path::new(path);
-    if p.is_file() {
-        // The file's capture of this session (a file of a writer that keeps
-        // several sessions in one file, or one session in several, names
-        // the session's own path).
-        let records = source::captures_at(p, Detail::Full, diag).into_iter().filter_map(|c| c.record);
-        if let Some(rec) = records.reduce(|a, b| if a.session != session && b.session == session { b } else { a }) {
-            return rec;
+fn piped_session_record(
+    session: &str,
+    path: &str,
+    known: &mut HashMap<String, Vec<SessionRecord>>,
+    diag: &Diag,
+) -> SessionRecord {
+    // The file's captures, read once per file (a hook-log file holds many
+    // sessions, and indexing it reads it whole).
+    let records = known.entry(path.to_owned()).or_insert_with(|| {
+        let p = std::path::Path::new(path);
+        if !p.is_file() {
+            return Vec::new();
         }
+        source::captures_at(p, Detail::Full, diag).into_iter().filter_map(|c| c.record).collect()
+    });
+    // The file's capture of this session (a file of a writer that keeps
+    // several sessions in one file, or one session in several, names the
+    // session's own path), else the file's first.
+    match records.iter().find(|r| r.session == session).or(records.first()) {
+        Some(rec) => rec.clone(),
+        None => minimal_record(session, path, Writer::Amplifier, None),
     }
-    minimal_record(session, path, Writer::Amplifier, None)
 }
 
 impl Args {
@@ -675,13 +685,14 @@ fn finish_piped(cfg: &Config, parts: Vec<Piped>, diag: &Diag, out: &mut Vec<u8>)
         Mode::Count | Mode::List => {
             let mut list: Vec<(String, (u64, String, u64))> = sessions.into_iter().collect();
             list.sort_by(|a, b| (a.1 .0, &a.0).cmp(&(b.1 .0, &b.0)));
+            let mut known = HashMap::new();
             for (s, (_, path, n)) in list {
                 if cfg.mode == Mode::Count {
                     // The session's path, as when reading the capture itself.
-                    let rec = piped_session_record(&s, &path, diag);
+                    let rec = piped_session_record(&s, &path, &mut known, diag);
                     write_count(out, &s, &rec.path, n.min(limit), cfg.text);
                 } else {
-                    write_session(out, &piped_session_record(&s, &path, diag), cfg.text);
+                    write_session(out, &piped_session_record(&s, &path, &mut known, diag), cfg.text);
                 }
             }
         }
