@@ -18,6 +18,7 @@ use std::ops::Range;
 
 use memchr::memchr2;
 
+pub mod dom;
 pub mod path;
 pub(crate) mod string;
 pub mod write;
@@ -415,12 +416,10 @@ impl<'a> Raw<'a> {
         Members { b: self.0, i: if self.kind() == Kind::Array { 1 } else { usize::MAX }, object: false }.map(|(_, v)| v)
     }
 
-    /// Parses the value into a serde_json DOM (for the few jobs that need one).
+    /// Parses the value into a serde_json DOM (for the few jobs that need
+    /// one), every number kept as written ([`dom`]).
     pub fn to_value(&self) -> Option<serde_json::Value> {
-        // serde_json skips its per-string UTF-8 checks for a `&str`; the
-        // SIMD check of the whole value is cheaper.
-        let text = simdutf8::basic::from_utf8(self.0).ok()?;
-        serde_json::from_str(text).ok()
+        dom::parse(self.0)
     }
 }
 
@@ -846,27 +845,19 @@ fn digits(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Validates a number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
-///
-/// serde_json refuses a number whose value overflows `f64` ("number out of
-/// range", e.g. `1e400`), and where exactly that happens depends on its float
-/// parsing (its features). A number that might be that large (at least 10^300
-/// by its digit count and exponent; never seen in real captures) is therefore
-/// handed to serde_json itself, so both agree on every input.
+/// Validates a number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`), of
+/// any size: its text is kept as written (serde_json's `arbitrary_precision`
+/// accepts `1e400` too).
 fn number(b: &[u8], mut i: usize) -> Result<usize> {
-    let start = i;
     if b.get(i) == Some(&b'-') {
         i += 1;
     }
-    let int_start = i;
     match b.get(i) {
         Some(b'0') => i += 1,
         Some(b'1'..=b'9') => i = digits(b, i + 1),
         None => return Err(ParseError::UnexpectedEnd),
         Some(_) => return Err(ParseError::Syntax(i, "invalid number")),
     }
-    // The value is below 10^magnitude.
-    let mut magnitude = i64::try_from(i - int_start).unwrap_or(i64::MAX);
     if b.get(i) == Some(&b'.') {
         let j = digits(b, i + 1);
         if j == i + 1 {
@@ -876,7 +867,6 @@ fn number(b: &[u8], mut i: usize) -> Result<usize> {
     }
     if let Some(b'e' | b'E') = b.get(i) {
         i += 1;
-        let negative = b.get(i) == Some(&b'-');
         if let Some(b'+' | b'-') = b.get(i) {
             i += 1;
         }
@@ -884,12 +874,7 @@ fn number(b: &[u8], mut i: usize) -> Result<usize> {
         if j == i {
             return Err(unexpected(b, j, "invalid number"));
         }
-        let exp = b[i..j].iter().fold(0i64, |e, &d| e.saturating_mul(10).saturating_add(i64::from(d - b'0')));
-        magnitude = if negative { magnitude.saturating_sub(exp) } else { magnitude.saturating_add(exp) };
         i = j;
-    }
-    if magnitude >= 300 && serde_json::from_slice::<serde_json::Value>(&b[start..i]).is_err() {
-        return Err(ParseError::Syntax(start, "number out of range"));
     }
     Ok(i)
 }

@@ -866,8 +866,7 @@ pub fn shrink_raw(data: &[u8], room: usize) -> Option<Vec<u8>> {
         return None;
     }
     copy.extend_from_slice(data.get(from..)?);
-    let text = simdutf8::basic::from_utf8(&copy).ok()?;
-    let mut value: Value = serde_json::from_str(text).ok()?;
+    let mut value = crate::json::dom::parse(&copy)?;
     shrink_with(&mut value, room, &precut);
     serde_json::to_vec(&value).ok()
 }

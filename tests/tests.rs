@@ -31,6 +31,7 @@ mod pipeline;
 mod pipes;
 mod regression;
 mod relative;
+mod reliability;
 mod session_ids;
 mod signals;
 mod stdin;

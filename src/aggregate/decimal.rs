@@ -5,9 +5,10 @@
 //! `0.08199999999999999` for four costs that add up to `0.082`, so every value
 //! that can be is held as a fixed-point [`Decimal`]: an `i128` counting units of
 //! 10⁻¹⁸. That covers ±1.7·10²⁰ with 18 fractional digits, far beyond any token
-//! count or bill, and adds without rounding. Digits below 10⁻¹⁸ are rounded
-//! (half away from zero); values that do not fit are left to the caller's `f64`
-//! fallback ([`Decimal::parse`] returns `None`).
+//! count or bill, and adds without rounding. A value that does not fit exactly
+//! (beyond that range, or with a nonzero digit below 10⁻¹⁸, such as `1e-30`) is
+//! never rounded: [`Decimal::parse`] returns `None` and the caller falls back
+//! to `f64`, and says so (`"approximate"` in ci-agg's records).
 //!
 //! Why not a decimal crate: `rust_decimal`'s `FromStr` rejects exponent forms
 //! (`"1E-7"`, which Python's `str(Decimal)` writes for small costs), and all that
@@ -38,7 +39,8 @@ impl Decimal {
     /// optional sign, digits with an optional `.`, optional exponent
     /// (`12`, `-0.0123`, `+.5`, `1E-7`, `2.5e3`). Surrounding ASCII whitespace
     /// is ignored. `None` for anything else (`NaN`, `""`, `1,5`) and for values
-    /// beyond ±1.7·10²⁰.
+    /// a `Decimal` cannot hold exactly (beyond ±1.7·10²⁰, or a nonzero digit
+    /// below 10⁻¹⁸).
     ///
     /// ```
     /// use ci_tools::aggregate::decimal::Decimal;
@@ -72,10 +74,10 @@ impl Decimal {
                 b'0'..=b'9' => {
                     digits = digits.saturating_add(1);
                     if mant >= i128::MAX / 100 {
-                        // More significant digits than an i128 holds: further
-                        // fraction digits are below the precision; further
-                        // integer digits are out of range.
-                        if !dot {
+                        // More significant digits than an i128 holds: a
+                        // further zero after the point changes nothing;
+                        // anything else cannot be held exactly.
+                        if !dot || c != b'0' {
                             return None;
                         }
                     } else {
@@ -129,10 +131,13 @@ impl Decimal {
             0
         } else if shift >= 0 {
             mant.checked_mul(10i128.checked_pow(shift as u32)?)?
-        } else if -shift > 38 {
-            0
         } else {
-            round_div(mant, 10i128.pow((-shift) as u32))
+            // Digits below 10⁻¹⁸: exact only when they are all zeros.
+            let unit = 10i128.checked_pow(u32::try_from(-shift).ok()?)?;
+            if mant % unit != 0 {
+                return None;
+            }
+            mant / unit
         };
         Some(Decimal(if neg { -v } else { v }))
     }
@@ -256,8 +261,13 @@ mod tests {
             ("5.", "5"),
             ("1E-7", "0.0000001"),
             ("2.5e3", "2500"),
-            ("1e-30", "0"),
-            ("0.0000000000000000005", "0.000000000000000001"),
+            ("1e-30", "none"),
+            ("0.0000000000000000005", "none"),
+            ("0.000000000000000001", "0.000000000000000001"),
+            ("1.50000000000000000000000000000000000000000", "1.5"),
+            ("1.50000000000000000000000000000000000000001", "none"),
+            ("1000e-21", "0.000000000000000001"),
+            ("0e-99", "0"),
             (" 7 ", "7"),
             ("123456789012345678901", "123456789012345678901"),
             ("1234567890123456789012", "none"),

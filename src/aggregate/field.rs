@@ -283,7 +283,9 @@ impl KeyVal {
             KeyVal::Null => Value::Null,
             KeyVal::Bool(b) => Value::Bool(*b),
             KeyVal::Str(s) => Value::String(s.clone()),
-            KeyVal::Num(t) | KeyVal::Json(t) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
+            KeyVal::Num(t) | KeyVal::Json(t) => {
+                crate::json::dom::parse(t.as_bytes()).unwrap_or_else(|| Value::String(t.clone()))
+            }
         }
     }
 

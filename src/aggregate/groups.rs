@@ -251,11 +251,22 @@ impl Groups {
             .map(|(key, g)| {
                 let mut rec = key_record(q, &key);
                 rec.insert(q.count_name.into(), Value::from(g.count));
+                // Flat columns computed in floating point (see Stat::is_approximate).
+                let mut approximate = Vec::new();
                 for (m, s) in q.measures.iter().zip(&g.stats) {
                     match &m.layout {
                         Layout::Nested => {
-                            let obj: Map<String, Value> =
+                            let mut obj: Map<String, Value> =
                                 m.outs.iter().map(|&o| (o.name().into(), s.output(o))).collect();
+                            let inexact: Vec<Value> = m
+                                .outs
+                                .iter()
+                                .filter(|&&o| s.is_approximate(o))
+                                .map(|o| Value::from(o.name()))
+                                .collect();
+                            if !inexact.is_empty() {
+                                obj.insert("approximate".into(), Value::Array(inexact));
+                            }
                             rec.insert(m.field.name().to_owned(), Value::Object(obj));
                         }
                         Layout::Flat { name, zero } => {
@@ -264,9 +275,15 @@ impl Groups {
                                 Value::Null if *zero => Value::from(0),
                                 v => v,
                             };
+                            if s.is_approximate(out) {
+                                approximate.push(Value::from(*name));
+                            }
                             rec.insert((*name).into(), v);
                         }
                     }
+                }
+                if !approximate.is_empty() {
+                    rec.insert("approximate".into(), Value::Array(approximate));
                 }
                 if q.reads_cost() {
                     g.cost.write(&mut rec);

@@ -51,16 +51,20 @@ use self::session::{SessionKey, Summary};
 /// digits (`0.082`, not `0.08199999999999999`), other values as the shortest
 /// `f64` text.
 pub fn json_num(n: Num) -> Value {
-    if let Num::Exact(d) = n {
-        if let Some(i) = d.to_i64() {
-            return Value::from(i);
+    match n {
+        // Exact: the decimal's own digits (`0.000000000000000001`,
+        // `123456789012345678901`), never rounded through `f64`.
+        Num::Exact(d) => match d.to_i64() {
+            Some(i) => Value::from(i),
+            None => d.to_string().parse::<serde_json::Number>().map_or(Value::Null, Value::Number),
+        },
+        Num::Float(f) => {
+            if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+                return Value::from(f as i64);
+            }
+            serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
         }
     }
-    let f = n.to_f64();
-    if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
-        return Value::from(f as i64);
-    }
-    serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
 }
 
 /// The combined state of a run (or of merged partial streams).

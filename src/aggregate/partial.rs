@@ -64,9 +64,16 @@ pub const PIPE_BUF: usize = 512;
 /// Percentile values / centroids / distinct keys per line piece.
 const PER_PIECE: usize = 64;
 
-/// One line of a partial stream.
+/// One line of a partial stream: `{"kind":NAME,…its fields}` on the wire
+/// ([`Line::to_bytes`], [`Line::parse`]).
+///
+/// serde's own internally tagged form (`#[serde(tag = "kind")]`) buffers
+/// every value first, and with serde_json's `arbitrary_precision` (numbers
+/// kept as written, see `crate::json::dom`) a buffered number no longer
+/// reads back as a number; so the derive is serde's external form and the
+/// tag is moved in and out here.
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Line {
     /// Names the query; one per producing process.
     Header {
@@ -116,6 +123,36 @@ pub enum Line {
         /// Unfinished last lines held back.
         unfinished_lines: u64,
     },
+}
+
+impl Line {
+    /// The wire form, without its newline.
+    pub fn to_bytes(&self) -> serde_json::Result<Vec<u8>> {
+        let Value::Object(outer) = serde_json::to_value(self)? else {
+            return Err(serde::ser::Error::custom("a partial line is an object"));
+        };
+        let mut wire = serde_json::Map::new();
+        for (kind, fields) in outer {
+            wire.insert("kind".into(), Value::String(kind));
+            if let Value::Object(fields) = fields {
+                wire.extend(fields);
+            }
+        }
+        serde_json::to_vec(&wire)
+    }
+
+    /// Reads the wire form.
+    pub fn parse(bytes: &[u8]) -> serde_json::Result<Line> {
+        let mut fields: serde_json::Map<String, Value> = serde_json::from_slice(bytes)?;
+        let kind = match fields.remove("kind") {
+            Some(Value::String(kind)) => kind,
+            Some(_) => return Err(serde::de::Error::custom("`kind` is not a string")),
+            None => return Err(serde::de::Error::missing_field("kind")),
+        };
+        let mut outer = serde_json::Map::new();
+        outer.insert(kind, Value::Object(fields));
+        serde_json::from_value(Value::Object(outer))
+    }
 }
 
 fn keys_json(key: &[KeyVal]) -> Vec<Value> {
@@ -188,7 +225,7 @@ pub fn write_lines(lines: &[Line]) -> Result<()> {
     let mut out = stdout.lock();
     let mut batch: Vec<u8> = Vec::with_capacity(PIPE_BUF);
     for line in lines {
-        let mut bytes = serde_json::to_vec(line).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
+        let mut bytes = line.to_bytes().map_err(|e| Error::Msg(format!("internal error: {e}")))?;
         bytes.push(b'\n');
         if !batch.is_empty() && batch.len() + bytes.len() > PIPE_BUF {
             out.write_all(&batch).and_then(|_| out.flush()).map_err(Error::stream)?;
@@ -200,6 +237,15 @@ pub fn write_lines(lines: &[Line]) -> Result<()> {
         out.write_all(&batch).and_then(|_| out.flush()).map_err(Error::stream)?;
     }
     Ok(())
+}
+
+/// Refuses counts whose sum a `u64` cannot hold: no real run gets there, so
+/// the streams are damaged, and a saturated count would be a wrong answer.
+fn no_overflow(pairs: &[(u64, u64)]) -> std::result::Result<(), String> {
+    match pairs.iter().all(|(a, b)| a.checked_add(*b).is_some()) {
+        true => Ok(()),
+        false => Err("merged counts overflow a 64-bit integer".into()),
+    }
 }
 
 /// Combines partial lines into one answer.
@@ -222,8 +268,11 @@ impl Merger {
     /// header for a different query is an [`Error::Usage`]-worthy mismatch,
     /// reported the same way.
     pub fn line(&mut self, bytes: &[u8]) -> std::result::Result<(), String> {
-        let line: Line = serde_json::from_slice(bytes).map_err(|e| format!("not a ci-agg partial line: {e}"))?;
+        let line = Line::parse(bytes).map_err(|e| format!("not a ci-agg partial line: {e}"))?;
         if let Line::Skipped { bad_lines, unfinished_lines } = line {
+            if self.query.is_none() {
+                return Err("partial state before its header line".into());
+            }
             self.skipped.0 = self.skipped.0.saturating_add(bad_lines);
             self.skipped.1 = self.skipped.1.saturating_add(unfinished_lines);
             return Ok(());
@@ -244,7 +293,9 @@ impl Merger {
                 }),
                 Some(_) => Ok(()),
                 None => {
-                    // Buckets were labelled by the partial runs; the zone is only named.
+                    // Buckets were labelled by the partial runs; the zone is only
+                    // named, but it must be one (a header is not trusted blindly).
+                    crate::time::parse_tz(&query.tz).map_err(|e| format!("header: {e}"))?;
                     let q = Query::from_spec(query, crate::time::TimeZone::UTC)?;
                     self.answer = Some(Answer::new(&q));
                     self.query = Some(q);
@@ -268,12 +319,27 @@ impl Merger {
                 }
                 let stats = stats.iter().map(Stat::from_wire).collect::<std::result::Result<Vec<_>, _>>()?;
                 let key = key_of(&key, q.keys.len())?;
+                if let Some(mine) = groups.map.get(&key) {
+                    no_overflow(&[(mine.count, count)])?;
+                    for (a, b) in mine.stats.iter().zip(&stats) {
+                        no_overflow(&[(a.n, b.n), (a.not_numbers, b.not_numbers)])?;
+                    }
+                }
                 groups.merge_group(key, Group { count, stats, cost });
                 Ok(())
             }
             (Line::Tools { key, calls, ok, errors, unfinished, latency }, Answer::Tools(tools)) => {
                 let key = key_of(&key, q.keys.len())?;
                 let latency = Stat::from_wire(&latency)?;
+                if let Some(m) = tools.map.get(&key) {
+                    no_overflow(&[
+                        (m.calls, calls),
+                        (m.ok, ok),
+                        (m.errors, errors),
+                        (m.unfinished, unfinished),
+                        (m.latency.n, latency.n),
+                    ])?;
+                }
                 tools.merge_group(key, ToolGroup { calls, ok, errors, unfinished, latency });
                 Ok(())
             }
@@ -330,8 +396,10 @@ mod tests {
         assert_eq!(
             out,
             [
-                r#"{"event":"a","count":3,"x":{"count":2,"sum":1.5,"p50":0.75,"distinct":3}}"#,
-                r#"{"event":"b","count":1,"x":{"count":2,"sum":3,"p50":1.5,"distinct":0}}"#,
+                // A JSON number in the wire is a float (exact values travel
+                // as decimal strings), so what it feeds is approximate.
+                r#"{"event":"a","count":3,"x":{"count":2,"sum":1.5,"p50":0.75,"distinct":3,"approximate":["p50"]}}"#,
+                r#"{"event":"b","count":1,"x":{"count":2,"sum":3,"p50":1.5,"distinct":0,"approximate":["sum","p50"]}}"#,
             ]
         );
     }

@@ -451,17 +451,32 @@ impl Stat {
 
     /// The value of one output (`null` when there were no values).
     pub fn output(&self, out: Out) -> Value {
-        let num = |n: Option<Num>| n.map_or(Value::Null, json_num);
         match out {
             Out::Count => Value::from(self.n),
-            Out::Sum => num((self.n > 0).then(|| self.sum.value())),
-            Out::Avg | Out::Mean => num(self.sum.mean(self.n)),
-            Out::Min => num(self.min),
-            Out::Max => num(self.max),
-            Out::P50 | Out::P95 | Out::P99 => {
-                num(self.quant.as_ref().and_then(|q| q.quantile(out.quantile().unwrap_or(50))))
-            }
             Out::Distinct => Value::from(self.distinct.as_ref().map_or(0, HashSet::len)),
+            _ => self.figure(out).map_or(Value::Null, json_num),
+        }
+    }
+
+    /// Whether an output was computed in binary floating point, so it may
+    /// differ from the exact answer in its last digits: a value or total
+    /// beyond what a [`Decimal`] holds exactly, or a t-digest estimate.
+    pub fn is_approximate(&self, out: Out) -> bool {
+        matches!(self.figure(out), Some(Num::Float(_)))
+    }
+
+    /// A numeric output; `None` when there were no values (or for count and
+    /// distinct, which are always exact integers).
+    fn figure(&self, out: Out) -> Option<Num> {
+        match out {
+            Out::Count | Out::Distinct => None,
+            Out::Sum => (self.n > 0).then(|| self.sum.value()),
+            Out::Avg | Out::Mean => self.sum.mean(self.n),
+            Out::Min => self.min,
+            Out::Max => self.max,
+            Out::P50 | Out::P95 | Out::P99 => {
+                self.quant.as_ref().and_then(|q| q.quantile(out.quantile().unwrap_or(50)))
+            }
         }
     }
 
@@ -505,11 +520,18 @@ impl Stat {
             d: Option<Vec<Value>>,
         }
         let w: Wire = serde_json::from_value(v.clone()).map_err(|e| format!("bad metric state: {e}"))?;
+        let min = w.min.as_ref().map(num_from_wire).transpose()?;
+        let max = w.max.as_ref().map(num_from_wire).transpose()?;
+        if let (Some(lo), Some(hi)) = (min, max) {
+            if lo.total_cmp(hi).is_gt() {
+                return Err(format!("bad metric state: min {} is above max {}", json_num(lo), json_num(hi)));
+            }
+        }
         Ok(Stat {
             n: w.n,
             sum: w.sum.as_ref().map(Sum::from_wire).transpose()?.unwrap_or_default(),
-            min: w.min.as_ref().map(num_from_wire).transpose()?,
-            max: w.max.as_ref().map(num_from_wire).transpose()?,
+            min,
+            max,
             quant: w.q.as_ref().map(Quantiles::from_wire).transpose()?,
             distinct: w.d.map(|d| d.iter().map(KeyVal::from_json).collect()),
             not_numbers: w.nan.unwrap_or(0),

@@ -587,7 +587,8 @@ mod tests {
         let mut rec = SessionRecord::new("s".into(), Writer::Amplifier, "p".into());
         assert_eq!(with_metadata(&path, |m| apply_metadata(&mut rec, m)), Ok(true));
         assert_eq!((rec.status.as_deref(), rec.parent.as_deref(), rec.agent.as_deref()), (Some("b"), None, None));
-        assert_eq!(rec.recipe_step, Some(serde_json::json!([1.5, {"k": null}])));
+        // Numbers as written (`1.50`, not `1.5`).
+        assert_eq!(serde_json::to_string(&rec.recipe_step).ok().as_deref(), Some(r#"[1.50,{"k":null}]"#));
         std::fs::write(&path, "[1]").unwrap();
         assert_eq!(with_metadata(&path, |_| {}), Err("not a JSON object".into()));
         std::fs::write(&path, "{\"a\":").unwrap();
