@@ -329,14 +329,20 @@ impl EventFormat {
         }
     }
 
-    /// Writes the record's members, `data` shrunk into the room the rest
-    /// leaves, then `extra`; with `cut`, a piped record's own provenance gets
-    /// the cut marker. Returns whether `data` was cut.
+    /// Writes the record's members, then `extra`; over budget, the values of
+    /// members outside the envelope are shrunk: first the top-level members
+    /// other than `data` (in order, each into the room left with `data`
+    /// whole), then `data` into the room the rest leaves. Every member keeps
+    /// its key and place (a later tool fills them back by position,
+    /// [`crate::reread`]). With `cut`, a piped record's own provenance gets
+    /// the cut marker. Returns whether anything was cut.
     fn write_members(&self, ev: &Event<'_>, extra: &[u8], cut: bool, out: &mut Vec<u8>) -> bool {
         let max = self.max_bytes.unwrap_or(usize::MAX);
         let start = out.len();
         out.push(b'{');
-        let mut data_at = None;
+        // Where each shrinkable value goes (`data` last), filled in below.
+        let mut holes: Vec<(usize, Raw<'_>)> = Vec::new();
+        let mut data = None;
         // With duplicate `data` keys only the last one counts (as everywhere
         // else); the earlier ones are dropped, not copied whole.
         let last_data = ev
@@ -365,11 +371,13 @@ impl EventFormat {
             }
             out.extend_from_slice(b"\":");
             if is_data {
-                data_at = Some((out.len(), value));
+                data = Some((out.len(), value));
             } else if is_ci && cut && !ev.shadows_provenance() {
                 with_cut(out, value, ev.cut_origin());
-            } else {
+            } else if is_ci && !ev.shadows_provenance() || is_envelope(key) {
                 out.extend_from_slice(value.bytes());
+            } else {
+                holes.push((out.len(), value));
             }
         }
         if !extra.is_empty() {
@@ -379,18 +387,47 @@ impl EventFormat {
             out.extend_from_slice(extra);
         }
         out.extend_from_slice(b"}\n");
-        let Some((at, value)) = data_at else { return false };
-        let others = out.len() - start;
-        let room = max.saturating_sub(others);
-        if value.bytes().len() <= room {
-            // It fits (a record re-serialised for its own `ci`, or --full):
-            // as written, not cut.
-            out.splice(at..at, value.bytes().iter().copied());
-            return false;
+        let data_len = data.map_or(0, |(_, d)| d.bytes().len());
+        // The record without the shrinkable values.
+        let frame = out.len() - start;
+        // +1: the budget does not count the newline.
+        let fits = |len: usize| len <= max.saturating_add(1);
+        let mut was_cut = false;
+        let mut values: Vec<Vec<u8>> = Vec::with_capacity(holes.len() + 1);
+        let mut used = frame + data_len;
+        for (n, (_, value)) in holes.iter().enumerate() {
+            let bytes = value.bytes();
+            let later: usize = holes[n + 1..].iter().map(|(_, v)| v.bytes().len()).sum();
+            if fits(used + bytes.len() + later) {
+                values.push(bytes.to_vec());
+            } else {
+                let room = max.saturating_add(1).saturating_sub(used);
+                let shrunk = shrink(*value, room);
+                was_cut |= shrunk != bytes;
+                values.push(shrunk);
+            }
+            used += values[n].len();
         }
-        let shrunk = shrink(value, room);
-        let was_cut = shrunk != value.bytes();
-        out.splice(at..at, shrunk);
+        if let Some((at, value)) = data {
+            let others = used - data_len;
+            let room = max.saturating_add(1).saturating_sub(others);
+            if value.bytes().len() <= room {
+                // It fits (a record re-serialised for its own `ci`, or --full):
+                // as written, not cut.
+                values.push(value.bytes().to_vec());
+            } else {
+                let shrunk = shrink(value, room);
+                was_cut |= shrunk != value.bytes();
+                values.push(shrunk);
+            }
+            holes.push((at, value));
+        }
+        // Fill from the last hole back, so earlier positions stay valid.
+        let mut fills: Vec<(usize, Vec<u8>)> = holes.iter().map(|(at, _)| *at).zip(values).collect();
+        fills.sort_unstable_by_key(|(at, _)| std::cmp::Reverse(*at));
+        for (at, bytes) in fills {
+            out.splice(at..at, bytes);
+        }
         was_cut
     }
 
@@ -458,7 +495,16 @@ impl EventFormat {
     }
 }
 
-/// Shrinks a raw `data` value to at most `room` bytes where possible.
+/// Top-level keys never cut: `event`, `workspace`, `timestamp` (and `ci`,
+/// which is ours). Every other member's value is content, shrunk like `data`.
+pub const ENVELOPE: [&str; 3] = ["event", "workspace", "timestamp"];
+
+/// Whether a raw top-level key is one of [`ENVELOPE`].
+fn is_envelope(key: &[u8]) -> bool {
+    ENVELOPE.iter().any(|e| crate::json::key_eq(key, e))
+}
+
+/// Shrinks a raw value to at most `room` bytes where possible.
 fn shrink(value: Raw<'_>, room: usize) -> Vec<u8> {
     // Records with a few huge strings (the common oversized ones) skip the
     // DOM of those strings; the result is the same bytes.

@@ -25,11 +25,9 @@ use crate::elements::ElementReader;
 use crate::format::{self, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
+use crate::output::ENVELOPE;
 use crate::record::{line_hash, PROVENANCE_KEY};
 use crate::session::Writer;
-
-/// The envelope keys of an event record: never cut, never refilled.
-const ENVELOPE: [&str; 3] = ["event", "workspace", "timestamp"];
 
 /// Where a cut record says its line is.
 struct Marker<'a> {
