@@ -4,14 +4,22 @@
 //! A bad line never stops the stream: it is reported on stderr, skipped and
 //! counted. Workers on several threads share one [`Diag`].
 
+use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 
-/// Writes one line to stderr, ignoring a closed stderr.
+/// Writes one report to stderr, ignoring a closed stderr. Control characters
+/// in it (from a file name, an id, a value) are escaped, so it never forges
+/// a line and never reaches the terminal as an escape sequence
+/// ([`crate::printable::escape_report`]).
 pub fn eprint(args: fmt::Arguments<'_>) {
+    let text = args.as_str().map_or_else(|| Cow::Owned(args.to_string()), Cow::Borrowed);
+    let safe = crate::printable::escape_report(&text);
     let mut e = std::io::stderr().lock();
-    let _ = e.write_fmt(args);
+    let _ = e.write_all(safe.as_bytes());
     let _ = e.write_all(b"\n");
 }
 
@@ -25,6 +33,9 @@ pub struct Diag {
     errors: AtomicU64,
     untimed: AtomicU64,
     stopped: AtomicBool,
+    /// Errors already printed: two writers that find the same unreadable
+    /// directory report it once.
+    reported: Mutex<HashSet<String>>,
 }
 
 impl Diag {
@@ -38,6 +49,7 @@ impl Diag {
             errors: AtomicU64::new(0),
             untimed: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
+            reported: Mutex::new(HashSet::new()),
         }
     }
 
@@ -72,9 +84,14 @@ impl Diag {
 
     /// Reports an error that skips a whole input (an unreadable file); the run
     /// goes on but ends with exit code 2.
+    /// The same message twice is printed once.
     pub fn error(&self, msg: &dyn fmt::Display) {
         self.errors.fetch_add(1, Relaxed);
-        eprint(format_args!("{}: {msg}", self.prog));
+        let text = msg.to_string();
+        let fresh = self.reported.lock().map_or(true, |mut seen| seen.insert(text.clone()));
+        if fresh {
+            eprint(format_args!("{}: {text}", self.prog));
+        }
     }
 
     /// A note on what a run found (`looked in R, found 0`): one line,

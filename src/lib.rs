@@ -38,6 +38,7 @@ pub mod output;
 pub mod pick;
 pub mod predicate;
 pub mod pricing;
+pub mod printable;
 pub mod record;
 pub mod reread;
 pub mod search;

@@ -15,6 +15,33 @@ const GROW_STEP: usize = 4 << 20;
 /// The most bytes asked of one read.
 const READ_CHUNK: usize = 256 * 1024;
 
+/// Whether a line that failed to parse, without a newline after it, is a
+/// torn write to hold back until its newline arrives: not when it is blank,
+/// and not when its lines end in a bare CR (`{…}\r{…}\r`, a classic Mac
+/// file): no newline will ever come, so it is a bad line ([`BadLine`]).
+pub fn held_back(bytes: &[u8], terminated: bool, e: &crate::json::ParseError) -> bool {
+    !terminated && *e != crate::json::ParseError::Blank && !cr_separated(bytes)
+}
+
+/// Whether `bytes` hold records separated by a bare CR.
+fn cr_separated(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, b"\r{").is_some()
+}
+
+/// Why a line is bad, as reported: the parse error, or for records separated
+/// by bare CRs, that (with the fix).
+pub struct BadLine<'a>(pub &'a [u8], pub &'a crate::json::ParseError);
+
+impl std::fmt::Display for BadLine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if cr_separated(self.0) {
+            f.write_str("its lines end in a bare CR, not a newline (convert them: tr '\\r' '\\n')")
+        } else {
+            self.1.fmt(f)
+        }
+    }
+}
+
 /// One physical line, without its `\n`.
 #[derive(Debug, Clone, Copy)]
 pub struct Line<'a> {

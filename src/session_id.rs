@@ -110,7 +110,7 @@ impl SessionId {
                     return Judgement::Nothing;
                 }
                 Judgement::Refused(format!(
-                    "session {v:?}: no session id starts with it; it is part of:\n  {}\n(a session is named by its exact id or its first {MIN_PREFIX} or more characters)",
+                    "session {v:?}: no session id starts with it; it is part of:\n  {}\n  (a session is named by its exact id or its first {MIN_PREFIX} or more characters)",
                     shortlist(&inside)
                 ))
             }

@@ -1054,8 +1054,8 @@ impl<'d> Worker<'d> {
                             self.diag.bad_line(&files[fi].1, li as u64 + 1, &reason);
                         }
                     }
-                    Err(e) if !terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
-                    Err(e) => self.diag.bad_line(&files[fi].1, li as u64 + 1, &e),
+                    Err(e) if crate::lines::held_back(bytes, terminated, &e) => self.diag.torn_tail(),
+                    Err(e) => self.diag.bad_line(&files[fi].1, li as u64 + 1, &crate::lines::BadLine(bytes, &e)),
                 }
             }
         }
@@ -1148,10 +1148,10 @@ impl<'d> Worker<'d> {
                         self.diag.bad_line(&display, line.number, &reason);
                     }
                 },
-                Err(e) if !line.terminated && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
+                Err(e) if crate::lines::held_back(line.bytes, line.terminated, &e) => self.diag.torn_tail(),
                 Err(e) => {
                     self.lines_bad += 1;
-                    self.diag.bad_line(&display, line.number, &e);
+                    self.diag.bad_line(&display, line.number, &crate::lines::BadLine(line.bytes, &e));
                 }
             }
             if self.out.len() >= CHUNK && !self.send() {
@@ -1223,8 +1223,8 @@ impl<'d> Worker<'d> {
                     },
                     kind => self.diag.bad_line(&"-", number, &kind.not_an_event()),
                 },
-                Err(e) if unfinished && e != crate::json::ParseError::Blank => self.diag.torn_tail(),
-                Err(e) => self.diag.bad_line(&"-", number, &e),
+                Err(e) if crate::lines::held_back(bytes, !unfinished, &e) => self.diag.torn_tail(),
+                Err(e) => self.diag.bad_line(&"-", number, &crate::lines::BadLine(bytes, &e)),
             }
             if self.out.len() >= CHUNK && !self.send() {
                 return false;

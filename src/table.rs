@@ -38,6 +38,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value};
 
+use crate::printable::escape_controls;
+
 /// A record as the tools hold it.
 pub type Record = Map<String, Value>;
 
@@ -283,8 +285,8 @@ fn cell(v: &Value, format: TableFormat) -> String {
         Value::Null if format == TableFormat::Table => "null".into(),
         Value::Null => String::new(),
         Value::String(s) => match format {
-            TableFormat::Table => escape_controls(s, false),
-            TableFormat::Tsv => escape_controls(s, true),
+            TableFormat::Table => escape_controls(s, false).into_owned(),
+            TableFormat::Tsv => escape_controls(s, true).into_owned(),
             TableFormat::Csv => s.clone(),
         },
         Value::Number(n) if format == TableFormat::Table => {
@@ -292,23 +294,6 @@ fn cell(v: &Value, format: TableFormat) -> String {
         }
         other => other.to_string(),
     }
-}
-
-/// `s` with control characters written as Rust escapes (`\n`, `\t`,
-/// `\u{1b}`), and `\` doubled when `backslash` (TSV, where the escapes
-/// must read back).
-fn escape_controls(s: &str, backslash: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else if c == '\\' && backslash {
-            out.push_str("\\\\");
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Significant digits of a fractional number in a table for people.

@@ -208,38 +208,12 @@ fn piped_session_records_with_unsafe_names_are_refused() {
 // ---------------------------------------------------------------------------
 // Permissions
 
-/// The tool as a command that runs without permission overrides: as is for a
-/// normal user; as root (which ignores file modes) through `setpriv` as
-/// `nobody` when that works, else `None` (the caller skips the test).
-fn unprivileged(tool: &str) -> Option<std::process::Command> {
-    let cmd = crate::util::ci_command(tool);
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some(cmd);
-    }
-    let drop = ["--reuid=65534", "--regid=65534", "--clear-groups"];
-    let works = std::process::Command::new("setpriv").args(drop).arg("true").status().is_ok_and(|s| s.success());
-    if !works {
-        return None;
-    }
-    let mut wrapped = std::process::Command::new("setpriv");
-    wrapped.args(drop).arg(cmd.get_program()).args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => wrapped.env(k, v),
-            None => wrapped.env_remove(k),
-        };
-    }
-    wrapped.current_dir(crate::util::root());
-    Some(wrapped)
-}
-
 /// Unreadable captures and directories (mode 000) are reported with the OS
 /// error and skipped; the readable capture is still read; exit 2.
 #[test]
 fn unreadable_files_and_directories_are_reported_and_skipped() {
     use std::os::unix::fs::PermissionsExt;
-    let Some(_) = unprivileged("ci-find") else {
+    let Some(_) = crate::util::unprivileged("ci-find") else {
         eprintln!("skipped: running as root without a working setpriv");
         return;
     };
@@ -264,7 +238,7 @@ fn unreadable_files_and_directories_are_reported_and_skipped() {
         )
     };
     let run = |tool: &str, args: &[&std::ffi::OsStr]| {
-        let out = unprivileged(tool).unwrap().args(args).output().unwrap();
+        let out = crate::util::unprivileged(tool).unwrap().args(args).output().unwrap();
         (
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),

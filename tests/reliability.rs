@@ -148,3 +148,109 @@ fn merge_refuses_damaged_partial_state() {
     assert!(err.starts_with("ci-agg: -:1: header: "), "{err}");
     assert!(err.contains("Mars/Olympus"), "{err}");
 }
+
+/// Item 2: what discovery cannot read is reported, never skipped silently:
+/// a project folder of mode 000, an unreadable hooks session directory, a
+/// non-UTF-8 hooks session or event file name, an unreadable hook file
+/// (whose session's `events` would be short). Each once, exit 2.
+#[test]
+fn unreadable_and_unnamable_discovery_entries_are_reported() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::PermissionsExt;
+    if crate::util::unprivileged("ci-find").is_none() {
+        eprintln!("skipped: running as root without a working setpriv");
+        return;
+    }
+    let mode = |p: &std::path::Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = crate::util::unprivileged("ci-find").unwrap().args(args).output().unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        )
+    };
+    let denied = "Permission denied (os error 13)";
+    // Amplifier: a project folder that cannot be searched.
+    let (dir, _) = capture(&[r#"{"event":"x","data":{}}"#.into()]);
+    let closed = dir.path().join("q");
+    std::fs::create_dir_all(closed.join("sessions/s2/context-intelligence")).unwrap();
+    mode(dir.path(), 0o755);
+    mode(&closed, 0o000);
+    let (listed, stderr, code) = run(&["--strict".as_ref(), "--root".as_ref(), dir.path().as_os_str()][..]);
+    mode(&closed, 0o755);
+    assert_eq!((listed, stderr, code), (1, format!("ci-find: {}: {denied}, skipped\n", closed.display()), Some(2)));
+
+    // Claude Code hooks (_sessiondata layout).
+    let root = tempfile::tempdir().unwrap();
+    mode(root.path(), 0o755);
+    let line = r#"{"session_id":"S","hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/w"}"#;
+    let session = |name: &std::ffi::OsStr| {
+        let d = root.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("_claude_PreToolUse.jsonl"), format!("{line}\n")).unwrap();
+        mode(&d, 0o755);
+        d
+    };
+    let good = session("11111111-aaaa-4000-8000-000000000001".as_ref());
+    let locked = session("22222222-bbbb-4000-8000-000000000002".as_ref());
+    let odd = session(std::ffi::OsStr::from_bytes(b"bad\xff"));
+    let odd_file = good.join(std::ffi::OsStr::from_bytes(b"_claude_X\xff.jsonl"));
+    std::fs::write(&odd_file, format!("{line}\n")).unwrap();
+    let unreadable = good.join("_claude_PostToolUse.jsonl");
+    std::fs::write(&unreadable, format!("{line}\n")).unwrap();
+    mode(&unreadable, 0o000);
+    mode(&locked, 0o000);
+    let (listed, stderr, code) = run(&["--root".as_ref(), root.path().as_os_str()][..]);
+    mode(&locked, 0o755);
+    let not_utf8 = "path is not valid UTF-8 (not supported: records carry paths as JSON strings), skipped";
+    let mut reports: Vec<String> = stderr.lines().map(str::to_owned).collect();
+    reports.sort();
+    let mut want = vec![
+        format!("ci-find: {}: {denied}, skipped", locked.display()),
+        format!("ci-find: {}: {not_utf8}", odd.display()),
+        format!("ci-find: {}: {not_utf8}", odd_file.display()),
+        format!("ci-find: {}: {denied}, skipped", unreadable.display()),
+    ];
+    want.sort();
+    assert_eq!((listed, reports, code), (1, want, Some(2)));
+}
+
+/// Item 10: a hostile file name can neither forge a report line nor reach
+/// the terminal as an escape sequence.
+#[test]
+fn control_characters_in_names_are_escaped_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "evil\nfake.jsonl:99: x\u{1b}[2J";
+    let ci_dir = dir.path().join("p/sessions").join(name).join("context-intelligence");
+    std::fs::create_dir_all(&ci_dir).unwrap();
+    std::fs::write(ci_dir.join("events.jsonl"), "{\"event\":\"x\",\"data\":{}}\nbad\n").unwrap();
+    let run = ci("ci-cat").arg(dir.path()).run();
+    let shown = ci_dir.display().to_string().replace('\n', "\\n").replace('\u{1b}', "\\u{1b}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "ci-cat: warning: {shown}/metadata.json: missing\n{shown}/events.jsonl:2: invalid JSON at byte 0: expected a value\nci-cat: 1 bad line skipped (--strict makes bad lines an error)\n"
+        )
+    );
+    assert_eq!(run.code, 0);
+}
+
+/// Item 19: a file whose lines end in a bare CR is a bad line (no newline
+/// will ever come), not an unfinished one held back with exit 0.
+#[test]
+fn bare_cr_line_ends_are_reported() {
+    let (dir, path) = capture(&["{\"event\":\"x\",\"data\":{}}\r{\"event\":\"y\",\"data\":{}}\r".into()]);
+    std::fs::write(&path, "{\"event\":\"x\",\"data\":{}}\r{\"event\":\"y\",\"data\":{}}\r").unwrap();
+    let why = "its lines end in a bare CR, not a newline (convert them: tr '\\r' '\\n')";
+    let run = ci("ci-cat").arg("--strict").arg(dir.path()).run();
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str(), run.code),
+        ("", format!("{path}:1: {why}\nci-cat: 1 bad line skipped\n").as_str(), 2)
+    );
+    let piped = ci("ci-cat").stdin(std::fs::read(&path).unwrap()).run();
+    assert_eq!(
+        (piped.stderr.as_str(), piped.code),
+        (format!("-:1: {why}\nci-cat: 1 bad line skipped (--strict makes bad lines an error)\n").as_str(), 1)
+    );
+}

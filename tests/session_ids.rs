@@ -60,7 +60,7 @@ fn one_rule_in_every_tool() {
         events(S1)
     );
     let inner = format!(
-        "session \"4b2f-4e8a\": no session id starts with it; it is part of:\n  {S1} ({})\n(a session is named by its exact id or its first 8 or more characters)\n",
+        "session \"4b2f-4e8a\": no session id starts with it; it is part of:\n  {S1} ({})\n  (a session is named by its exact id or its first 8 or more characters)\n",
         events(S1)
     );
     for tool in TOOLS {

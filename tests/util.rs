@@ -184,3 +184,29 @@ pub fn run_std(mut cmd: std::process::Command) -> Run {
         code: out.status.code().unwrap_or(-1),
     }
 }
+
+/// The tool as a command that runs without permission overrides: as is for a
+/// normal user; as root (which ignores file modes) through `setpriv` as
+/// `nobody` when that works, else `None` (the caller skips the test).
+pub fn unprivileged(tool: &str) -> Option<std::process::Command> {
+    let cmd = ci_command(tool);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(cmd);
+    }
+    let drop = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+    let works = std::process::Command::new("setpriv").args(drop).arg("true").status().is_ok_and(|s| s.success());
+    if !works {
+        return None;
+    }
+    let mut wrapped = std::process::Command::new("setpriv");
+    wrapped.args(drop).arg(cmd.get_program()).args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
+    wrapped.current_dir(root());
+    Some(wrapped)
+}

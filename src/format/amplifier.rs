@@ -327,9 +327,25 @@ fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
 /// `<id>` holding a `context-intelligence` folder. A `sessions` folder that
 /// cannot be listed is reported (when `diag` is given).
 fn session_dirs(root: &Path, entries: &[PathBuf], diag: Option<&Diag>) -> Vec<PathBuf> {
+    use std::io::ErrorKind;
     let mut dirs = vec![];
     let folders = std::iter::once(root.join("sessions")).chain(entries.iter().map(|p| p.join("sessions")));
-    for sessions in folders.filter(|d| d.is_dir()) {
+    for sessions in folders {
+        match std::fs::metadata(&sessions) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => continue,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => continue,
+            // A project folder that cannot be searched (mode 000): its
+            // sessions would vanish without a word. Named as the folder
+            // (as another writer listing it names it: reported once).
+            Err(e) => {
+                if let Some(d) = diag {
+                    let folder = sessions.parent().unwrap_or(&sessions);
+                    d.error(&format_args!("{}: {e}, skipped", folder.display()));
+                }
+                continue;
+            }
+        }
         match read_dir_sorted(&sessions) {
             Ok(ids) => dirs.extend(ids),
             Err(e) => {

@@ -343,36 +343,77 @@ pub fn sort_files(files: &mut [String]) {
     files.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
 }
 
-/// The event files of session directory `dir`, in reading order.
+/// The event files of session directory `dir`, in reading order (none when
+/// it cannot be listed; [`listing`] says why).
 pub fn event_files(dir: &Path) -> Vec<String> {
-    let mut files: Vec<String> = match fs::read_dir(dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| is_event_file(n))
-            .collect(),
-        Err(_) => vec![],
-    };
-    sort_files(&mut files);
-    files
+    listing(dir).map(|l| l.files).unwrap_or_default()
 }
 
-/// Session directories of a hooks root, unsorted.
-fn session_dirs(root: &Path) -> impl Iterator<Item = std::path::PathBuf> {
-    fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter(|e| e.file_name().to_str().is_some_and(is_session_dir_name))
-        .map(|e| e.path())
-        .filter(|p| !event_files(p).is_empty())
+/// What a session directory holds.
+struct Listing {
+    /// Its event files, in reading order.
+    files: Vec<String>,
+    /// Event files whose names are not UTF-8 (reported, never read).
+    not_utf8: Vec<std::path::PathBuf>,
+}
+
+/// The event files of `dir`; `Err` when it cannot be listed.
+fn listing(dir: &Path) -> std::io::Result<Listing> {
+    let mut l = Listing { files: vec![], not_utf8: vec![] };
+    for e in fs::read_dir(dir)?.filter_map(|e| e.ok()) {
+        if !e.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        match e.file_name().into_string() {
+            Ok(n) if is_event_file(&n) => l.files.push(n),
+            Ok(_) => {}
+            Err(n) if is_event_file(&n.to_string_lossy()) => l.not_utf8.push(e.path()),
+            Err(_) => {}
+        }
+    }
+    sort_files(&mut l.files);
+    Ok(l)
+}
+
+/// Session directories of a hooks root, unsorted. A directory that looks
+/// like a session but cannot be listed, or whose name is not UTF-8 while it
+/// holds event files, is reported (`path: reason, skipped`).
+fn session_dirs<'a>(root: &Path, diag: &'a Diag) -> impl Iterator<Item = std::path::PathBuf> + 'a {
+    let entries = match fs::read_dir(root) {
+        Ok(rd) => Some(rd),
+        Err(e) => {
+            diag.error(&format_args!("{}: {e}, skipped", root.display()));
+            None
+        }
+    };
+    entries.into_iter().flatten().filter_map(|e| e.ok()).filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).filter_map(
+        move |e| {
+            let path = e.path();
+            let holds_events = |p: &Path| listing(p).is_ok_and(|l| !l.files.is_empty() || !l.not_utf8.is_empty());
+            match e.file_name().to_str() {
+                None => {
+                    if holds_events(&path) {
+                        diag.error(&format_args!("{}: {NOT_UTF8}, skipped", path.display()));
+                    }
+                    None
+                }
+                Some(name) if !is_session_dir_name(name) => None,
+                Some(_) => match listing(&path) {
+                    Ok(l) if l.files.is_empty() && l.not_utf8.is_empty() => None,
+                    Ok(_) => Some(path),
+                    Err(err) => {
+                        diag.error(&format_args!("{}: {err}, skipped", path.display()));
+                        None
+                    }
+                },
+            }
+        },
+    )
 }
 
 /// Every hooks session under `root`, in path order.
 pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Vec<SessionRecord> {
-    let mut dirs: Vec<_> = session_dirs(root).collect();
+    let mut dirs: Vec<_> = session_dirs(root, diag).collect();
     dirs.sort();
     dirs.iter().filter_map(|d| session_at(d, detail, Some(diag))).collect()
 }
@@ -394,7 +435,22 @@ pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Ses
         }
         return None;
     }
-    let files = event_files(dir);
+    let report = |path: &Path, why: &dyn std::fmt::Display| {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {why}, skipped", path.display()));
+        }
+    };
+    let listing = match listing(dir) {
+        Ok(l) => l,
+        Err(e) => {
+            report(dir, &e);
+            return None;
+        }
+    };
+    for path in &listing.not_utf8 {
+        report(path, &NOT_UTF8);
+    }
+    let files = listing.files;
     if files.is_empty() {
         return None;
     }
@@ -408,7 +464,10 @@ pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Ses
             let t = m.modified().ok().and_then(|t| Timestamp::try_from(t).ok());
             mtime = mtime.max(t);
         }
-        s.file(&path);
+        // An unreadable file: reported, so `events` is not silently short.
+        if let Err(e) = s.file(&path) {
+            report(&path, &e);
+        }
     }
     let mut tags: Vec<String> = s.tags.into_iter().collect();
     tags.sort();
@@ -462,14 +521,16 @@ pub(crate) struct Scan {
 }
 
 impl Scan {
-    fn file(&mut self, path: &Path) {
-        let Ok(f) = fs::File::open(path) else { return };
+    /// Counts the payloads of one file; `Err` when it cannot be opened.
+    fn file(&mut self, path: &Path) -> std::io::Result<()> {
+        let f = fs::File::open(path)?;
         let mut lines = LineReader::new(f);
         let mut idx = Index::new();
         while let Ok(Some(line)) = lines.next_line() {
             let Ok(rec) = idx.parse(line.bytes) else { continue };
             self.payload(&rec);
         }
+        Ok(())
     }
 
     /// Counts one record when it is a hook payload, and keeps its fields.
