@@ -71,6 +71,19 @@ pub struct Site {
     pub element: bool,
 }
 
+/// A place in the input to go on reading from ([`LineReader::restart_at`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Resume {
+    /// Byte offset in the input.
+    pub offset: u64,
+    /// The number of the last line before it.
+    pub number: u64,
+    /// Whether `offset` is inside line `number + 1`, whose start was taken
+    /// before: the bytes up to its newline are skipped, not returned (the
+    /// next line returned is `number + 2`).
+    pub mid_line: bool,
+}
+
 /// Splits a reader into lines with a single growing buffer.
 pub struct LineReader<R> {
     rdr: R,
@@ -85,6 +98,9 @@ pub struct LineReader<R> {
     number: u64,
     /// Offset in the input of `buf[0]`.
     base: u64,
+    /// Whether the bytes up to the next newline are the rest of a line taken
+    /// before ([`LineReader::restart_at`]): skipped, not returned.
+    mid_line: bool,
 }
 
 impl<R: Read> LineReader<R> {
@@ -97,18 +113,53 @@ impl<R: Read> LineReader<R> {
     /// it still grows to hold the longest line). Tests and fuzzing use tiny
     /// capacities to exercise the moves and growth that big lines cause.
     pub fn with_capacity(rdr: R, capacity: usize) -> LineReader<R> {
-        LineReader { rdr, buf: vec![0; capacity.max(1)], pos: 0, end: 0, scanned: 0, eof: false, number: 0, base: 0 }
+        LineReader::with_buffer(rdr, vec![0; capacity.max(1)])
+    }
+
+    /// Wraps a reader, reusing a buffer from [`LineReader::into_buffer`] (an
+    /// empty one is replaced by a new buffer of the default size).
+    pub fn with_buffer(rdr: R, mut buf: Vec<u8>) -> LineReader<R> {
+        if buf.is_empty() {
+            buf = vec![0; INITIAL];
+        }
+        LineReader { rdr, buf, pos: 0, end: 0, scanned: 0, eof: false, number: 0, base: 0, mid_line: false }
+    }
+
+    /// The buffer, for another reader ([`LineReader::with_buffer`]); the
+    /// wrapped reader is dropped (a file is closed).
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
     }
 
     /// Starts over on a new reader, keeping the buffer.
     pub fn reset(&mut self, rdr: R) {
         self.rdr = rdr;
+        self.restart_at(Resume::default());
+    }
+
+    /// Forgets what is buffered and goes on at `at` (see [`Resume`]), where
+    /// the wrapped reader must now be positioned. For a followed file that is
+    /// reopened or got shorter ([`crate::follow`]).
+    pub fn restart_at(&mut self, at: Resume) {
         self.pos = 0;
         self.end = 0;
         self.scanned = 0;
         self.eof = false;
-        self.number = 0;
-        self.base = 0;
+        self.number = at.number;
+        self.base = at.offset;
+        self.mid_line = at.mid_line;
+    }
+
+    /// Where reading stands: the first byte not yet returned in a line (the
+    /// start of a held unfinished line, if any), to go on from there later
+    /// with [`LineReader::restart_at`].
+    pub fn resume_point(&self) -> Resume {
+        Resume { offset: self.base + self.pos as u64, number: self.number, mid_line: self.mid_line }
+    }
+
+    /// Offset in the input after the last byte read.
+    pub fn read_end(&self) -> u64 {
+        self.base + self.end as u64
     }
 
     /// The number of the last line returned.
@@ -146,6 +197,9 @@ impl<R: Read> LineReader<R> {
                 self.pos = nl + 1;
                 self.scanned = self.pos;
                 self.number += 1;
+                if std::mem::take(&mut self.mid_line) {
+                    continue;
+                }
                 let site = self.site(start, nl);
                 return Ok(Some(Line { bytes: &self.buf[start..nl], number: self.number, site, terminated: true }));
             }
@@ -156,7 +210,8 @@ impl<R: Read> LineReader<R> {
                     self.eof = false;
                     return Ok(None);
                 }
-                if self.pos == self.end {
+                if self.pos == self.end || std::mem::take(&mut self.mid_line) {
+                    self.pos = self.end;
                     return Ok(None);
                 }
                 let start = self.first_line_start(self.pos, self.end);
@@ -200,9 +255,25 @@ impl<R: Read> LineReader<R> {
         &self.rdr
     }
 
-    /// Reads more bytes, first making room by moving the partial line to the
-    /// front or growing the buffer when the partial line fills it.
-    fn fill(&mut self) -> io::Result<()> {
+    /// The wrapped reader, to reposition it before [`LineReader::restart_at`].
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.rdr
+    }
+
+    /// Gives back memory: a buffer longer than `keep` bytes (grown for a long
+    /// line) is cut to `keep`, unless more than that is held unread. For a
+    /// file that stays open between polls while new lines are short.
+    pub fn shrink(&mut self, keep: usize) {
+        if self.buf.len() <= keep.max(1) || self.end - self.pos > keep {
+            return;
+        }
+        self.compact();
+        self.buf.truncate(keep.max(1));
+        self.buf.shrink_to_fit();
+    }
+
+    /// Moves the bytes not yet returned to the front of the buffer.
+    fn compact(&mut self) {
         if self.pos > 0 {
             self.base += self.pos as u64;
             self.buf.copy_within(self.pos..self.end, 0);
@@ -210,6 +281,12 @@ impl<R: Read> LineReader<R> {
             self.scanned -= self.pos;
             self.pos = 0;
         }
+    }
+
+    /// Reads more bytes, first making room by moving the partial line to the
+    /// front or growing the buffer when the partial line fills it.
+    fn fill(&mut self) -> io::Result<()> {
+        self.compact();
         if self.end == self.buf.len() {
             self.grow();
         }
@@ -376,5 +453,53 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A reader closed and reopened at its resume point, or restarted after a
+    /// truncation (`--follow`), goes on with the right line numbers and
+    /// offsets; inside a line taken before, the rest of that line is skipped.
+    #[test]
+    fn restarts_at_a_resume_point() {
+        let text = b"a\nbb\ncc".to_vec();
+        let mut r = LineReader::with_capacity(io::Cursor::new(text.clone()), 4);
+        assert_eq!(r.next_complete_line().unwrap().map(|l| l.bytes), Some(&b"a"[..]));
+        assert_eq!(r.next_complete_line().unwrap().map(|l| l.bytes), Some(&b"bb"[..]));
+        assert!(r.next_complete_line().unwrap().is_none());
+        let at = r.resume_point();
+        assert_eq!((at, r.read_end()), (Resume { offset: 5, number: 2, mid_line: false }, 7));
+        // Reopened: the held "cc" is read again from the file and completed.
+        let mut cursor = io::Cursor::new([text, b"c\n".to_vec()].concat());
+        cursor.set_position(at.offset);
+        let mut r = LineReader::with_buffer(cursor, r.into_buffer());
+        r.restart_at(at);
+        let l = r.next_complete_line().unwrap().unwrap();
+        assert_eq!((l.bytes, l.number, l.site.offset), (&b"ccc"[..], 3, 5));
+        // Restarted inside line 2: its rest ("b") is skipped, "x" is line 3.
+        let mut cursor = io::Cursor::new(b"a\nbb\nx\n".to_vec());
+        cursor.set_position(3);
+        r = LineReader::with_buffer(cursor, r.into_buffer());
+        r.restart_at(Resume { offset: 3, number: 1, mid_line: true });
+        let l = r.next_line().unwrap().unwrap();
+        assert_eq!((l.bytes, l.number, l.site.offset), (&b"x"[..], 3, 5));
+        assert!(r.next_line().unwrap().is_none());
+    }
+
+    #[test]
+    fn shrink_keeps_what_is_held() {
+        let mut input = vec![b'x'; 100_000];
+        input.extend_from_slice(b"\nheld");
+        let mut r = LineReader::new(io::Cursor::new(input));
+        assert_eq!(r.next_complete_line().unwrap().map(|l| l.bytes.len()), Some(100_000));
+        assert!(r.next_complete_line().unwrap().is_none());
+        r.shrink(16);
+        assert_eq!((r.buf.len(), r.pending(), r.resume_point().offset), (16, 4, 100_001));
+        r.get_mut().get_mut().extend_from_slice(b" on\n");
+        let l = r.next_complete_line().unwrap().unwrap();
+        assert_eq!((l.bytes, l.number, l.site.offset), (&b"held on"[..], 2, 100_001));
+        // More held than `keep`: nothing is dropped.
+        let mut r = LineReader::new(io::Cursor::new(vec![b'y'; 1000]));
+        assert!(r.next_complete_line().unwrap().is_none());
+        r.shrink(16);
+        assert_eq!(r.pending(), 1000);
     }
 }

@@ -354,6 +354,8 @@ where
 {
     let n = if opts.follow { 1 } else { opts.threads.max(1) };
     let follow = opts.follow;
+    // Following keeps files open: as many as the descriptor limit allows.
+    let open_budget = if follow { crate::follow::open_budget() } else { 0 };
     if follow {
         crate::signal::set_follow();
     }
@@ -371,6 +373,7 @@ where
             workers.push(s.spawn(move || {
                 let mut worker = Worker::new(diag, otx, gone);
                 worker.follow = follow;
+                worker.open_budget = open_budget;
                 worker.run(&mut visitor, wrx);
                 visitor
             }));
@@ -632,11 +635,17 @@ struct Worker<'d> {
     out: Vec<u8>,
     /// Where each unit finished since the last hand-over ends in `out`.
     ends: Vec<usize>,
-    lines: Option<LineReader<File>>,
+    /// The line buffer of the file being read, kept for the next one.
+    buffer: Vec<u8>,
     /// Follow mode: keep captures' files open after the first pass.
     follow: bool,
     /// Follow mode: the files read so far, polled for new lines.
     followed: Vec<crate::follow::Followed>,
+    /// Follow mode: how many followed files may stay open between polls
+    /// ([`crate::follow::open_budget`]; those beyond are closed between
+    /// polls), and how many do.
+    open_budget: usize,
+    kept_open: usize,
     /// Follow mode: set when stdout's reader went away while idle.
     gone: &'d AtomicBool,
     /// What the writer remembers of the capture being read.
@@ -659,9 +668,11 @@ impl<'d> Worker<'d> {
             idx: Index::new(),
             out: Vec::with_capacity(CHUNK * 2),
             ends: Vec::new(),
-            lines: None,
+            buffer: Vec::new(),
             follow: false,
             followed: Vec::new(),
+            open_budget: 0,
+            kept_open: 0,
             gone,
             parts: LineState::default(),
             reread: Default::default(),
@@ -806,6 +817,7 @@ impl<'d> Worker<'d> {
         // Files of captures read while polling (none today) come after.
         files.append(&mut self.followed);
         self.followed = files;
+        self.kept_open = self.followed.iter().filter(|f| f.is_open_between_polls()).count();
         result.map(|()| progressed)
     }
 
@@ -815,37 +827,35 @@ impl<'d> Worker<'d> {
     fn poll<V: Visitor>(&mut self, v: &mut V, f: &mut crate::follow::Followed) -> Option<bool> {
         use crate::follow::Change;
         let mut progressed = false;
-        let fresh = match f.change() {
-            Change::Same => None,
-            Change::Truncated(file) => Some(file),
+        match f.change(self.diag, &mut self.buffer) {
+            Change::Wait => return Some(false),
+            Change::Same => {}
             Change::Replaced(file) => {
                 // Drain the old file first: lines written before the rename.
-                let before = f.lines.line_number();
-                match self.capture_lines(v, &f.cap, &f.display, &mut f.lines, true) {
-                    Read::Done => {}
-                    Read::Stopped => f.done = true,
-                    Read::Gone => return None,
-                }
-                progressed |= f.lines.line_number() != before;
-                Some(file)
+                progressed |= self.poll_lines(v, f)?;
+                f.switch_to(file, self.diag);
             }
-        };
-        if let Some(file) = fresh {
-            if f.lines.pending() > 0 {
-                self.diag.torn_tail();
-            }
-            f.lines.reset(file);
         }
-        if f.done {
-            return Some(progressed);
+        if !f.done {
+            progressed |= self.poll_lines(v, f)?;
         }
-        let before = f.lines.line_number();
-        match self.capture_lines(v, &f.cap, &f.display, &mut f.lines, true) {
+        f.rest(&mut self.buffer);
+        Some(progressed)
+    }
+
+    /// Reads the complete lines a followed file has now; `Some(true)` when
+    /// there were some, `None` when the writer is gone.
+    fn poll_lines<V: Visitor>(&mut self, v: &mut V, f: &mut crate::follow::Followed) -> Option<bool> {
+        let Some((cap, display, lines)) = f.reading() else { return Some(false) };
+        let before = lines.line_number();
+        let read = self.capture_lines(v, cap, display, lines, true);
+        let progressed = lines.line_number() != before;
+        match read {
             Read::Done => {}
             Read::Stopped => f.done = true,
             Read::Gone => return None,
         }
-        Some(progressed || f.lines.line_number() != before)
+        Some(progressed)
     }
 
     /// Marks the end of a unit's output, handing output on when enough is
@@ -910,31 +920,24 @@ impl<'d> Worker<'d> {
                     Read::Gone => return false,
                 }
             }
-            let file = match crate::files::open_regular(path) {
+            let file = match self.open_capture_file(path) {
                 Ok(f) => f,
                 Err(e) => {
                     self.diag.error(&format_args!("{display}: {e}"));
                     continue;
                 }
             };
-            let mut lines = match self.lines.take() {
-                Some(mut l) => {
-                    l.reset(file);
-                    l
-                }
-                None => LineReader::new(file),
-            };
+            let mut lines = LineReader::with_buffer(file, std::mem::take(&mut self.buffer));
             let read = self.capture_lines(v, cap, display, &mut lines, self.follow);
             if self.follow && matches!(read, Read::Done) {
-                self.followed.push(crate::follow::Followed {
-                    cap: cap.clone(),
-                    path: path.to_path_buf(),
-                    display: display.clone(),
+                self.keep_following(crate::follow::Followed::new(
+                    cap.clone(),
+                    path.to_path_buf(),
+                    display.clone(),
                     lines,
-                    done: false,
-                });
+                ));
             } else {
-                self.lines = Some(lines);
+                self.buffer = lines.into_buffer();
             }
             match read {
                 Read::Done => {}
@@ -945,6 +948,42 @@ impl<'d> Worker<'d> {
         self.not_a_capture(cap);
         self.companion(v, cap);
         v.end(cap, &mut self.out);
+        true
+    }
+
+    /// Opens a capture file to read; following, when no descriptor is free,
+    /// followed files are closed between polls ([`Worker::park_one`]) until
+    /// one is.
+    fn open_capture_file(&mut self, path: &Path) -> io::Result<File> {
+        loop {
+            match crate::files::open_regular(path) {
+                Err(e) if self.follow && crate::follow::out_of_descriptors(&e) && self.park_one() => {}
+                opened => return opened,
+            }
+        }
+    }
+
+    /// Follows a file read to its end: open between polls while the budget
+    /// allows, else closed between them.
+    fn keep_following(&mut self, mut f: crate::follow::Followed) {
+        if self.kept_open < self.open_budget {
+            self.kept_open += 1;
+        } else {
+            f.park(&mut self.buffer);
+        }
+        self.followed.push(f);
+    }
+
+    /// Out of descriptors though within the budget (something else holds
+    /// some): the followed file opened last is closed between polls from now
+    /// on, and the budget shrinks to what stays open. False when none is open.
+    fn park_one(&mut self) -> bool {
+        let Some(f) = self.followed.iter_mut().rev().find(|f| f.is_open_between_polls()) else {
+            return false;
+        };
+        f.park(&mut self.buffer);
+        self.kept_open -= 1;
+        self.open_budget = self.kept_open;
         true
     }
 
