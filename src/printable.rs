@@ -38,8 +38,7 @@ pub fn escape_report(s: &str) -> Cow<'_, str> {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
-    let mut chars = s.char_indices();
-    while let Some((i, c)) = chars.next() {
+    for (i, c) in s.char_indices() {
         if c == '\n' && s[i + 1..].starts_with("  ") {
             out.push('\n');
         } else if c.is_control() {
