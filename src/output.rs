@@ -206,6 +206,15 @@ impl EventFormat {
             return;
         }
         let start = out.len();
+        self.write_whole(ev, out);
+        if self.max_bytes.is_some_and(|max| out.len() - start > max + 1) {
+            out.truncate(start);
+            self.write_shrunk(ev, out);
+        }
+    }
+
+    /// The line as written, with the keys this toolkit adds appended.
+    fn write_whole(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
         let line = ev.rec.line();
         // Drop whitespace before the closing brace so the comma sits right.
         out.extend_from_slice(line[..ev.rec.close()].trim_ascii_end());
@@ -218,10 +227,6 @@ impl EventFormat {
             out.truncate(before_extra); // nothing was added
         }
         out.extend_from_slice(b"}\n");
-        if self.max_bytes.is_some_and(|max| out.len() - start > max + 1) {
-            out.truncate(start);
-            self.write_shrunk(ev, out);
-        }
     }
 
     /// With `--no-provenance`, whether `ev` carries a `ci` of its own to drop
@@ -320,9 +325,15 @@ impl EventFormat {
         let mut extra = Vec::with_capacity(160);
         self.extra_keys(ev, true, true, &mut extra);
         if !self.write_members(ev, &extra, true, out) {
-            // Nothing was cut after all (a line re-serialised only for its
-            // own `ci`): no marker.
+            // Nothing could be cut (a record at its floor, or one
+            // re-serialised only for its own `ci`): printed as --full prints
+            // it, without a marker — the line as written, or re-serialised
+            // when its `ci` is renamed or dropped.
             out.truncate(start);
+            if !ev.shadows_provenance() && !self.drops_provenance(ev) {
+                self.write_whole(ev, out);
+                return;
+            }
             extra.clear();
             self.extra_keys(ev, true, false, &mut extra);
             self.write_members(ev, &extra, false, out);

@@ -343,3 +343,19 @@ fn a_whole_record_with_its_own_ci_is_not_marked_cut() {
     assert!(line.starts_with("{\"event\":\"tool:pre\",\"data\":{\"tool_name\": \"bash\"},\"ci_original\":{\"path\": \"/etc/passwd\"},\"ci\":{"), "{line}");
     assert!(!line.contains("\"cut\""), "{line}");
 }
+
+/// fuzz target reread: a record over budget in which nothing could be cut
+/// (its envelope alone is past the budget, its `data` compact) was printed
+/// re-serialised, its whitespace dropped, yet without a marker, so a later
+/// tool took it for the line as written. It is printed as `--full` prints it.
+#[test]
+fn a_record_at_its_floor_is_printed_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("events.jsonl");
+    let line = format!("{{\"event\": \"{}\", \"data\": {{\"tems\":\"m\"}}}}", "e".repeat(1100));
+    std::fs::write(&file, format!("{line}\n")).unwrap();
+    let full = ci("ci-cat").arg("--full").arg(&file).run();
+    let cut = ci("ci-cat").args(["--max-bytes", "1024"]).arg(&file).run();
+    assert_eq!((cut.stdout.as_str(), cut.code), (full.stdout.as_str(), 0));
+    assert!(cut.stdout.starts_with(&line[..line.len() - 1]), "{}", cut.stdout);
+}
