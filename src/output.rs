@@ -325,12 +325,19 @@ impl EventFormat {
         let mut extra = Vec::with_capacity(160);
         self.extra_keys(ev, true, true, &mut extra);
         if !self.write_members(ev, &extra, true, out) {
+            let reserialised = ev.shadows_provenance() || self.drops_provenance(ev);
+            let fits = self.max_bytes.is_none_or(|max| out.len() - start <= max + 1);
+            if fits && !reserialised {
+                // Compact, it fits: not the line's bytes, so marked, and a
+                // later tool reads the line again.
+                return;
+            }
             // Nothing could be cut (a record at its floor, or one
             // re-serialised only for its own `ci`): printed as --full prints
             // it, without a marker — the line as written, or re-serialised
             // when its `ci` is renamed or dropped.
             out.truncate(start);
-            if !ev.shadows_provenance() && !self.drops_provenance(ev) {
+            if !reserialised {
                 self.write_whole(ev, out);
                 return;
             }

@@ -71,15 +71,21 @@ fn json_scanner_agrees_with_serde_on_numbers_of_any_size() {
 /// one is the record's `data`, as everywhere else).
 #[test]
 fn shrunk_record_with_duplicate_data_keys_is_valid_json() {
-    // The minimised fuzz input: budget 32.
+    // The minimised fuzz input: budget 32. Nothing in it can be cut, so it
+    // is printed as --full prints it: the line as read (valid JSON).
     let out = print(br#"{"event":"sesrt","data":{},"data":{}}"#, Some(32));
-    assert_eq!(out, "{\"event\":\"sesrt\",\"data\":{},\"ci\":{\"session\":null,\"path\":\"-\",\"line\":1}}\n");
-    // An earlier, big duplicate is not copied whole into the output.
+    assert_eq!(
+        out,
+        "{\"event\":\"sesrt\",\"data\":{},\"data\":{},\"ci\":{\"session\":null,\"path\":\"-\",\"line\":1}}\n"
+    );
+    assert_eq!(out, print(br#"{"event":"sesrt","data":{},"data":{}}"#, None));
+    // An earlier, big duplicate is not copied whole into the output (and
+    // the record says it is not the line as read).
     let line = format!(r#"{{"event":"e","data":{{"big":"{}"}},"data":{{"tool_name":"t"}}}}"#, "x".repeat(1000));
     let out = print(line.as_bytes(), Some(200));
     assert_eq!(
         out,
-        "{\"event\":\"e\",\"data\":{\"tool_name\":\"t\"},\"ci\":{\"session\":null,\"path\":\"-\",\"line\":1}}\n"
+        "{\"event\":\"e\",\"data\":{\"tool_name\":\"t\"},\"ci\":{\"session\":null,\"path\":\"-\",\"line\":1,\"cut\":true}}\n"
     );
     // Within budget the line is copied as read, duplicates and all.
     let out = print(br#"{"event":"e","data":{},"data":{"a":1}}"#, Some(4096));
