@@ -39,3 +39,4 @@ mod transcripts;
 mod truncate_props;
 mod values;
 mod writers;
+mod writers_hostile;

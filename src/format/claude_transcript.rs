@@ -20,7 +20,11 @@
 //!   Part 2 + k is the line's k-th content block when it is a `tool_use`
 //!   (`tool:pre`) or a `tool_result` (`tool:post`, `tool:error` when
 //!   `is_error`). The `data` of a block event is the block; of the line's own
-//!   event, the whole line. The record keeps the line's `type` as `transcript`.
+//!   event, the whole line (so a line nested as deep as the parser's limit is
+//!   a bad line: [`super::fits_as_data`]). The record keeps the line's `type`
+//!   as `transcript`. A block event's model, usage and message key are read
+//!   off the block, as they are from a piped block record (a real block
+//!   carries none).
 //! - **Semantics**: call ids are the `tool_use` id; a response's model is
 //!   `message.model` (`<synthetic>` lines are not model output:
 //!   `transcript:synthetic`); usage maps `input_tokens` → `input_tokens`,
@@ -242,8 +246,10 @@ impl Format for ClaudeTranscript {
     }
 
     /// A transcript line, or any line with a string `type` (summary and
-    /// snapshot lines carry no `uuid` or `sessionId`).
+    /// snapshot lines carry no `uuid` or `sessionId`), that leaves room to be
+    /// an event's `data` ([`super::fits_as_data`]).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        super::fits_as_data(rec)?;
         match LineKind::of(rec) {
             LineKind::Writer(Writer::ClaudeTranscript) => Ok(()),
             LineKind::Unknown | LineKind::Session if rec.get("type").is_some_and(|t| t.kind() == Kind::String) => {
@@ -424,9 +430,11 @@ impl Format for ClaudeTranscript {
         t
     }
 
-    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
+    /// A block event: as its `data` (the block) says, so that a piped block
+    /// record gives the same answers (a real block carries no usage).
+    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32, data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
         if part >= BLOCKS {
-            return [None; 5];
+            return data.map_or([None; 5], |d| self.tokens(d));
         }
         let mut t = rec.get_in("message", "usage").map_or([None; 5], usage_tokens);
         t[Usage::Cost as usize] = rec.get("costUSD");
@@ -438,23 +446,26 @@ impl Format for ClaudeTranscript {
         data.get("message")?.get("usage").and_then(write_1h)
     }
 
-    fn line_cache_write_1h<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> Option<Raw<'a>> {
+    fn line_cache_write_1h<'a>(&self, rec: &Record<'a>, part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         if part >= BLOCKS {
-            return None;
+            return self.cache_write_1h(data?);
         }
         rec.get_in("message", "usage").and_then(write_1h)
     }
 
-    fn line_model<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> Option<Raw<'a>> {
+    fn line_model<'a>(&self, rec: &Record<'a>, part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         if part >= BLOCKS {
-            return None;
+            return self.model(data?);
         }
         let m = rec.get_in("message", "model")?;
         (m.as_str().as_deref() != Some("<synthetic>")).then_some(m)
     }
 
-    fn line_message_key(&self, rec: &Record<'_>, part: u32, _data: Option<Raw<'_>>, out: &mut String) -> bool {
-        part < BLOCKS && message_key_of(rec.get_in("message", "id"), rec.get("requestId"), out)
+    fn line_message_key(&self, rec: &Record<'_>, part: u32, data: Option<Raw<'_>>, out: &mut String) -> bool {
+        if part >= BLOCKS {
+            return data.is_some_and(|d| self.message_key(d, out));
+        }
+        message_key_of(rec.get_in("message", "id"), rec.get("requestId"), out)
     }
 
     fn message_key(&self, data: Raw<'_>, out: &mut String) -> bool {

@@ -13,8 +13,9 @@
 //!   of the session's `cwd` (the hooks rule, [`crate::session::slug_of`]),
 //!   `model` = the first `turn_context` model, `tags` = `originator:`,
 //!   `cli:` and `source:` of the session meta.
-//! - **Events**: one per line; `data` is the line's `payload`, and the record
-//!   keeps the line's `type` as `codex`. `session_meta` → `session:start`;
+//! - **Events**: one per line; `data` is the line's `payload` (an object: a
+//!   line whose payload is not one is a bad line), and the record keeps the
+//!   line's `type` as `codex`. `session_meta` → `session:start`;
 //!   `event_msg` `user_message` → `prompt:submit`, `task_complete` →
 //!   `prompt:complete`, `token_count` → `llm:response` when it counts (see
 //!   below), else `codex:token_count`; `response_item` `function_call`,
@@ -62,7 +63,7 @@ pub const ROOT_ENV: &str = "CODEX_HOME";
 pub struct Codex;
 
 /// Why a line of a rollout is not one of its events.
-const NOT_A_ROLLOUT_LINE: &str = "not a Codex rollout line (needs a string \"type\" and a \"payload\")";
+const NOT_A_ROLLOUT_LINE: &str = "not a Codex rollout line (needs a string \"type\" and an object \"payload\")";
 
 /// Line types Codex writes.
 const LINE_TYPES: [&str; 5] = ["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
@@ -210,13 +211,16 @@ impl Format for Codex {
             && rec.get_str("type").is_some_and(|t| LINE_TYPES.contains(&t.as_ref()))
     }
 
-    /// A Codex line, or any line with a string `type` and a `payload` (a
-    /// line type of a later version).
+    /// A Codex line, or any line with a string `type` and an object
+    /// `payload` (a line type of a later version). A payload that is not an
+    /// object is a bad line: it would be the event's `data`, and an event
+    /// record's `data` is an object (the next tool in a pipe would refuse it).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         match LineKind::of(rec) {
             LineKind::Writer(Writer::Codex) => Ok(()),
             LineKind::Unknown
-                if rec.get("type").is_some_and(|t| t.kind() == Kind::String) && rec.get("payload").is_some() =>
+                if rec.get("type").is_some_and(|t| t.kind() == Kind::String)
+                    && rec.get("payload").is_some_and(|p| p.kind() == Kind::Object) =>
             {
                 Ok(())
             }

@@ -176,10 +176,13 @@ impl FileIndex {
                     break;
                 }
             };
-            let rec = match idx.parse(el.bytes) {
+            // An element too deep for its record is bad here, as one that
+            // does not parse (it is no session's element).
+            let parsed = idx.parse(el.bytes).map_err(|e| e.to_string());
+            let rec = match parsed.and_then(|r| super::fits_as_data(&r).map(|()| r).map_err(str::to_owned)) {
                 Ok(rec) => rec,
-                Err(e) => {
-                    ix.bad.push((el.line, el.index, e.to_string()));
+                Err(reason) => {
+                    ix.bad.push((el.line, el.index, reason));
                     prev = None;
                     continue;
                 }

@@ -609,6 +609,24 @@ pub(crate) fn tail_times(
     }
 }
 
+/// Why a line is not read by a writer whose event record holds the whole
+/// line as `data` ([`fits_as_data`]).
+pub(crate) const TOO_DEEP_FOR_DATA: &str =
+    "JSON nested 127 levels deep, the limit: its event record, which holds the line as \"data\", would nest deeper";
+
+/// For a writer whose event record holds the whole line as `data` (Claude
+/// transcripts, hooks and hook logs), one level deeper than the line: a line
+/// that nests as deep as [`crate::json::MAX_DEPTH`] is a bad line, as the
+/// record printed for it would be to the next tool in a pipe. A skimmed
+/// line's depth is not known; it is checked when the line is validated
+/// ([`crate::record::Event::confirm`]).
+pub(crate) fn fits_as_data(rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+    match rec.depth() {
+        Some(d) if d >= crate::json::MAX_DEPTH => Err(TOO_DEEP_FOR_DATA),
+        _ => Ok(()),
+    }
+}
+
 /// `prefix` + `name` as an event name: one of `known` (no allocation) when
 /// it is there, else a new string. For writers that name events after their
 /// own line types (`codex:message`, `system:turn_duration`): every event's
