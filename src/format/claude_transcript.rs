@@ -49,7 +49,7 @@ use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
-use crate::session::{unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
 
 /// Env var naming the Claude config directories (comma-separated).
@@ -568,7 +568,7 @@ fn is_transcript_name(path: &Path) -> bool {
 }
 
 /// Whether `file` reads as a transcript: among its first lines (up to 20,
-/// within 1 MiB) one is a transcript line and none is another writer's or an
+/// starting within 1 MiB) one is a transcript line and none is another writer's or an
 /// event record (a real transcript may start with `summary` lines, which
 /// carry only `type`, `summary` and `leafUuid`).
 fn first_line_is_transcript(file: &Path) -> bool {
@@ -601,7 +601,11 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
         return None;
     };
     let session = file.file_stem()?.to_string_lossy().into_owned();
+    // `..jsonl`: the stem `.` names no session.
     if unsafe_name(&session) {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {}, skipped", file.display(), unsafe_id_message(&session)));
+        }
         return None;
     }
     let project = crate::files::name_above(file, 1);

@@ -84,9 +84,10 @@ const KNOWN: [&str; 12] = [
     "codex:patch_apply_end",
 ];
 
-/// `rollout-*.jsonl`.
+/// `rollout-*.jsonl`, told by its bytes: a name that is not UTF-8 is still a
+/// rollout's, reported when its session is made ([`session_of`]), not passed over.
 fn is_rollout_name(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("rollout-") && n.ends_with(".jsonl"))
+    path.file_name().map(|n| n.as_encoded_bytes()).is_some_and(|n| n.starts_with(b"rollout-") && n.ends_with(b".jsonl"))
 }
 
 /// The session id a file name carries: the UUID that ends its stem, else the stem.
@@ -478,7 +479,7 @@ struct Head {
     tags: Vec<String>,
 }
 
-/// Reads a rollout's first lines (at most 64, within 8 MiB) for the session
+/// Reads a rollout's first lines (at most 64, starting within 8 MiB) for the session
 /// meta and the first turn context.
 fn head(file: &Path) -> Head {
     let mut h = Head::default();

@@ -552,17 +552,22 @@ impl ReadState {
     }
 }
 
-/// Calls `f` with each of the first `lines` non-blank lines of `file`
-/// (within `bytes`), as a record (`None`: not a JSON object), until it
-/// returns false. What is not a regular file is never opened (a FIFO would block).
+/// Calls `f` with each of the first `lines` non-blank lines of `file` that
+/// start within its first `bytes`, as a record (`None`: not a JSON object),
+/// until it returns false. Each of those lines is read whole, however long
+/// (a transcript's first line can hold megabytes: cut at `bytes`, it would
+/// not parse, and the file would not be recognised). What is not a regular
+/// file is never opened (a FIFO would block).
 pub(crate) fn head_records(file: &Path, lines: usize, bytes: u64, mut f: impl FnMut(Option<&Record<'_>>) -> bool) {
-    use std::io::Read;
     let Ok(file) = crate::files::open_regular(file) else { return };
-    let mut reader = crate::lines::LineReader::with_capacity(file.take(bytes), 16 * 1024);
+    let mut reader = crate::lines::LineReader::with_capacity(file, 16 * 1024);
     let mut idx = crate::json::Index::new();
     let mut seen = 0;
     while seen < lines {
         let Ok(Some(line)) = reader.next_line() else { return };
+        if line.site.offset >= bytes {
+            return;
+        }
         if line.bytes.trim_ascii().is_empty() {
             continue;
         }
