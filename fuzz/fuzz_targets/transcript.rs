@@ -2,7 +2,7 @@
 //! capture's lines turned into event records, as `ci-cat` prints them.
 //!
 //! Input ([`normalise::capture_bytes`]): the file's bytes, or lines of JSON objects
-//! built from the transcript's own keys and strings. Each line is read as the
+//! built from the transcript's own keys and strings ([`VOCABULARY`]). Each line is read as the
 //! engine reads a capture (line reader, `Index::parse`, `accept`, `observe`,
 //! `parts`, `Event::read`) and each event printed with `--full` and with
 //! budgets of 4096 and 1024 bytes.
@@ -19,69 +19,11 @@
 //! second read from a fresh state prints the same bytes.
 #![no_main]
 
+use ci_tools::format::claude_transcript::VOCABULARY;
 use ci_tools::session::Writer;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common/normalise.rs"]
 mod normalise;
 
-/// The transcript's keys and strings.
-const WORDS: &[&str] = &[
-    "type",
-    "message",
-    "content",
-    "id",
-    "name",
-    "input",
-    "tool_use",
-    "tool_result",
-    "tool_use_id",
-    "is_error",
-    "usage",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_input_tokens",
-    "cache_creation",
-    "ephemeral_1h_input_tokens",
-    "costUSD",
-    "model",
-    "<synthetic>",
-    "claude-x",
-    "assistant",
-    "user",
-    "system",
-    "progress",
-    "summary",
-    "subtype",
-    "compact_boundary",
-    "turn_duration",
-    "requestId",
-    "sessionId",
-    "uuid",
-    "isMeta",
-    "isSidechain",
-    "isCompactSummary",
-    "text",
-    "image",
-    "data",
-    "timestamp",
-    "2026-03-01T00:00:00.000Z",
-    "2026-03-01T00:00:01+01:00",
-    "cwd",
-    "/home/u/my.app",
-    "file_path",
-    "notebook_path",
-    "role",
-    "m1",
-    "r1",
-    "a1",
-    "Read",
-    "\\u0000",
-    "ci",
-    "event",
-    "transcript",
-    "workspace",
-];
-
-fuzz_target!(|data: &[u8]| normalise::run(Writer::ClaudeTranscript, data, WORDS));
+fuzz_target!(|data: &[u8]| normalise::run(Writer::ClaudeTranscript, data, VOCABULARY));
