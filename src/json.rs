@@ -111,6 +111,9 @@ pub struct Index {
     close: usize,
     /// False after [`Index::skim`]: the insides of containers were not checked.
     validated: bool,
+    /// The deepest nesting of the line, counting the record itself (known
+    /// when validated).
+    depth: usize,
     /// The members of one top-level object value, indexed on first use
     /// ([`Record::get_in`]): a writer that reads several keys of one nested
     /// object (a transcript's `message`) walks it once per line, not once
@@ -159,6 +162,7 @@ impl Index {
         self.members.clear();
         self.nested.get_mut().of = None;
         self.validated = full;
+        self.depth = 1;
         if let Err(e) = simdutf8::basic::from_utf8(line) {
             let _ = e;
             let at = match simdutf8::compat::from_utf8(line) {
@@ -173,7 +177,7 @@ impl Index {
             Some(b'{') => {}
             Some(_) => {
                 // Tell "valid JSON but not an object" from garbage.
-                let end = skip_checked(line, i, 0)?;
+                let end = skip_checked(line, i, 0, &mut self.depth)?;
                 return if ws(line, end) == line.len() {
                     Err(ParseError::NotObject)
                 } else {
@@ -199,7 +203,7 @@ impl Index {
                 let start = i;
                 i = match line.get(i) {
                     Some(b'{' | b'[') if !full => crate::skim::skip_container(line, i)?,
-                    _ => skip_checked(line, i, 1)?,
+                    _ => skip_checked(line, i, 1, &mut self.depth)?,
                 };
                 self.members.push(Member::new(line, key, start..i));
                 i = ws(line, i);
@@ -288,6 +292,13 @@ impl<'a> Record<'a> {
     /// skimmed ([`Index::skim`]).
     pub fn is_validated(&self) -> bool {
         self.index.validated
+    }
+
+    /// How deep the line nests, counting the record itself (`{}` is 1, at
+    /// most [`MAX_DEPTH`]); `None` for a skimmed line, whose insides were
+    /// not walked.
+    pub fn depth(&self) -> Option<usize> {
+        self.index.validated.then_some(self.index.depth)
     }
 
     /// Whether the record has no members.
@@ -752,8 +763,9 @@ impl Stack {
 }
 
 /// Validates one value starting at `i`, nested `depth` levels deep already;
-/// returns one past its end.
-fn skip_checked(b: &[u8], mut i: usize, depth: usize) -> Result<usize> {
+/// returns one past its end. `deepest` is raised to the deepest level a
+/// container of the value opens at (counting the `depth` levels around it).
+fn skip_checked(b: &[u8], mut i: usize, depth: usize, deepest: &mut usize) -> Result<usize> {
     let mut stack = Stack { bits: [0; 2], len: 0 };
     let limit = MAX_DEPTH - depth;
     'value: loop {
@@ -764,6 +776,7 @@ fn skip_checked(b: &[u8], mut i: usize, depth: usize) -> Result<usize> {
                 if stack.len >= limit {
                     return Err(ParseError::TooDeep(i));
                 }
+                *deepest = (*deepest).max(depth + stack.len + 1);
                 let close = if open == b'{' { b'}' } else { b']' };
                 i = ws(b, i + 1);
                 if b.get(i) == Some(&close) {
@@ -991,6 +1004,19 @@ mod tests {
             let line = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
             assert_eq!(parse(line.as_bytes()).is_ok(), serde_ok(line.as_bytes()), "depth {depth}");
         }
+    }
+
+    #[test]
+    fn a_validated_line_knows_its_depth() {
+        let mut idx = Index::new();
+        for (line, depth) in
+            [("{}", 1), (r#"{"a":1,"b":"[{"}"#, 1), (r#"{"a":[]}"#, 2), (r#"{"a":{"b":[1,{"c":[]}]},"d":[[]]}"#, 5)]
+        {
+            assert_eq!(idx.parse(line.as_bytes()).unwrap().depth(), Some(depth), "{line}");
+        }
+        let deepest = format!("{}{}", "{\"a\":".repeat(MAX_DEPTH - 1), "[]".to_owned() + &"}".repeat(MAX_DEPTH - 1));
+        assert_eq!(idx.parse(deepest.as_bytes()).unwrap().depth(), Some(MAX_DEPTH));
+        assert_eq!(idx.skim(br#"{"a":[[]]}"#).unwrap().depth(), None, "a skim does not walk containers");
     }
 
     #[test]

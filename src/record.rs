@@ -278,17 +278,23 @@ impl<'a> Event<'a> {
     /// a full check for one the engine only skimmed ([`crate::source::Visitor::lazy`]).
     /// A bad line is reported as `path:line: reason`, counted, and `false` is
     /// returned: the caller drops the event.
+    /// A derived record's line is also asked of its writer again, now that
+    /// its depth is known ([`crate::format::fits_as_data`]).
     pub fn confirm(&self, diag: &crate::diag::Diag) -> bool {
         if self.rec.is_validated() {
             return true;
         }
-        match crate::json::validate(self.rec.line()) {
-            Ok(()) => true,
-            Err(e) => {
-                diag.bad_line(&self.source, self.line, &e);
-                false
-            }
-        }
+        let mut idx = crate::json::Index::new();
+        let reason = match idx.parse(self.rec.line()) {
+            Ok(rec) if self.derived => match self.format.accept(&rec) {
+                Ok(()) => return true,
+                Err(reason) => reason.to_string(),
+            },
+            Ok(_) => return true,
+            Err(e) => e.to_string(),
+        };
+        diag.bad_line(&self.source, self.line, &reason);
+        false
     }
 
     /// The `timestamp`, parsed; `None` when missing, `""` or unparseable.

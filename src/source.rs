@@ -479,6 +479,12 @@ pub fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
     if meta.is_file() {
         return discover::file_captures(path, diag);
     }
+    // A FIFO (`<(…)`), socket or device is never opened: it could block or
+    // never end (stdin is read as `-`).
+    if !meta.is_dir() {
+        diag.error(&format_args!("{}: not a regular file or directory, skipped", path.display()));
+        return vec![];
+    }
     match discover::sessions_at(path, detail, diag) {
         Ok(mut found) => {
             session::sort_newest_first(&mut found);
@@ -603,6 +609,16 @@ fn visit_line<V: Visitor>(
 struct LineState {
     state: format::ReadState,
     parts: Vec<u32>,
+}
+
+/// Why a piped event record must not be used: the session it names (its
+/// provenance's, else the one its payload names) is not a plain directory
+/// name ([`crate::session::unsafe_name`]), so no tool may take it for a
+/// session, print it in a session record or join it to a path. An empty
+/// id is no id.
+fn unsafe_session(rec: &crate::json::Record<'_>) -> Option<String> {
+    let id = Event::piped(*rec, 0, "-").session().filter(|s| !s.is_empty())?;
+    session::unsafe_name(&id).then(|| session::unsafe_id_message(&id))
 }
 
 /// A session record read from stdin, as a `SessionRecord`.
@@ -1226,6 +1242,10 @@ impl<'d> Worker<'d> {
             let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
             match parsed {
                 Ok(rec) => match LineKind::of(&rec) {
+                    LineKind::Event if unsafe_session(&rec).is_some() => {
+                        let reason = unsafe_session(&rec).unwrap_or_default();
+                        self.diag.error(&format_args!("-:{number}: {reason}"));
+                    }
                     LineKind::Event => match self.reread.fetch(&rec) {
                         Ok(None) => {
                             v.event(&Event::piped(rec, number, "-"), &mut self.out);

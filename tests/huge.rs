@@ -331,3 +331,67 @@ fn huge_capture_through_ci_find() {
     // Metadata only: ci-find never reads the capture.
     assert!(run.peak_rss < 64_000_000, "ci-find peak RSS {}", run.peak_rss);
 }
+
+/// One line of [`escape_dense_bytes`] holding one string of
+/// `\"ab\ncd\u00e9 ` repeated (16 bytes written, 9 decoded), then ` needle`
+/// (issue 18, item 15), written once per run: (path, line length, decoded
+/// length of the string).
+fn escape_dense() -> &'static (PathBuf, usize, usize) {
+    static DENSE: OnceLock<(PathBuf, usize, usize)> = OnceLock::new();
+    DENSE.get_or_init(|| {
+        const UNIT: &str = r#"\"ab\ncd\u00e9 "#;
+        let units = 2 * half() / UNIT.len();
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("huge");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("escape-dense.jsonl");
+        let mut f = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path).unwrap());
+        let head = r#"{"event":"tool:post","workspace":"w","data":{"s":""#;
+        let tail = r#" needle"}}"#;
+        f.write_all(head.as_bytes()).unwrap();
+        let chunk = UNIT.repeat(1 << 16);
+        for _ in 0..units >> 16 {
+            f.write_all(chunk.as_bytes()).unwrap();
+        }
+        f.write_all(UNIT.repeat(units & 0xffff).as_bytes()).unwrap();
+        writeln!(f, "{tail}").unwrap();
+        f.flush().unwrap();
+        (path, head.len() + units * UNIT.len() + tail.len(), units * 9 + 7)
+    })
+}
+
+/// ci-grep on a huge line dense with escapes holds the line and the one
+/// string it decodes, not the line's copies for simd-json's tape (before:
+/// about 2.7 × the line, 109 MB for a 40 MB line, 770 MB for 300 MB, over
+/// the bound of 64 MB + 2 × the line from about 90 MB on). Checked against
+/// what reading the line costs the same binary (a literal the pre-check
+/// rules out: the line is read and never decoded) plus the decoded string
+/// and 8 MB.
+#[test]
+fn escape_dense_huge_line_through_ci_grep() {
+    let (path, line, decoded) = escape_dense();
+    let path = path.to_str().unwrap();
+    let read = measure("ci-grep", &["-c", "-F", "absent", path]);
+    assert_eq!((read.stdout.as_slice(), read.stderr.as_str(), read.code), (&b""[..], "", 1));
+    let run = measure("ci-grep", &["needle", path]);
+    let bound = read.peak_rss + *decoded as u64 + 8_000_000;
+    eprintln!(
+        "ci-grep on an escape-dense {:.1} MB line: peak RSS {:.1} MB (reading it {:.1} MB, bound {:.1} MB)",
+        *line as f64 / 1e6,
+        run.peak_rss as f64 / 1e6,
+        read.peak_rss as f64 / 1e6,
+        bound as f64 / 1e6
+    );
+    assert!(run.peak_rss <= bound, "peak RSS {} > {bound}", run.peak_rss);
+    assert!(run.peak_rss <= 64_000_000 + 2 * *line as u64, "over the contract");
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    let units = (*decoded as u64 - 7) / 9;
+    assert_eq!(
+        run.lines().iter().map(|l| parse(l)).collect::<Vec<_>>(),
+        [serde_json::json!({
+            "session": "escape-dense", "line": 1, "event": "tool:post", "timestamp": null, "path": "data.s",
+            "key": false, "offset": units * 9 + 1, "char_offset": units * 8 + 1, "match": "needle",
+            "snippet": "…ab\\ncdé \"ab\\ncdé \"ab\\ncdé \"ab\\ncdé \"ab\\ncdé  needle",
+            "ci": {"session": "escape-dense", "path": path, "line": 1}
+        })]
+    );
+}

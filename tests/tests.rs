@@ -40,3 +40,4 @@ mod transcripts;
 mod truncate_props;
 mod values;
 mod writers;
+mod writers_hostile;

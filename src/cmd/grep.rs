@@ -370,7 +370,8 @@ struct Hit<'s> {
 ///
 /// Strings are decoded through simd-json's tape ([`tape::strings`], several
 /// times faster than decoding raw strings one by one when a line holds many);
-/// hook lines and lines simd-json refuses take the raw walk.
+/// derived records (hooks, transcripts), lines simd-json refuses and lines
+/// over [`tape::MAX_LINE`] (memory) take the raw walk.
 fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<'_>)) {
     if limit == 0 {
         return;

@@ -159,7 +159,9 @@ impl Format for ClaudeHooks {
         rec.get("hook_event_name").is_some()
     }
 
+    /// A hook line that leaves room to be an event's `data` ([`super::fits_as_data`]).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        super::fits_as_data(rec)?;
         if LineKind::of(rec) == LineKind::Writer(Writer::ClaudeHooks) {
             Ok(())
         } else {

@@ -20,7 +20,11 @@
 //!   Part 2 + k is the line's k-th content block when it is a `tool_use`
 //!   (`tool:pre`) or a `tool_result` (`tool:post`, `tool:error` when
 //!   `is_error`). The `data` of a block event is the block; of the line's own
-//!   event, the whole line. The record keeps the line's `type` as `transcript`.
+//!   event, the whole line (so a line nested as deep as the parser's limit is
+//!   a bad line: [`super::fits_as_data`]). The record keeps the line's `type`
+//!   as `transcript`. A block event's model, usage and message key are read
+//!   off the block, as they are from a piped block record (a real block
+//!   carries none).
 //! - **Semantics**: call ids are the `tool_use` id; a response's model is
 //!   `message.model` (`<synthetic>` lines are not model output:
 //!   `transcript:synthetic`); usage maps `input_tokens` → `input_tokens`,
@@ -45,7 +49,7 @@ use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
-use crate::session::{unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
 
 /// Env var naming the Claude config directories (comma-separated).
@@ -242,8 +246,10 @@ impl Format for ClaudeTranscript {
     }
 
     /// A transcript line, or any line with a string `type` (summary and
-    /// snapshot lines carry no `uuid` or `sessionId`).
+    /// snapshot lines carry no `uuid` or `sessionId`), that leaves room to be
+    /// an event's `data` ([`super::fits_as_data`]).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        super::fits_as_data(rec)?;
         match LineKind::of(rec) {
             LineKind::Writer(Writer::ClaudeTranscript) => Ok(()),
             LineKind::Unknown | LineKind::Session if rec.get("type").is_some_and(|t| t.kind() == Kind::String) => {
@@ -424,9 +430,11 @@ impl Format for ClaudeTranscript {
         t
     }
 
-    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
+    /// A block event: as its `data` (the block) says, so that a piped block
+    /// record gives the same answers (a real block carries no usage).
+    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32, data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
         if part >= BLOCKS {
-            return [None; 5];
+            return data.map_or([None; 5], |d| self.tokens(d));
         }
         let mut t = rec.get_in("message", "usage").map_or([None; 5], usage_tokens);
         t[Usage::Cost as usize] = rec.get("costUSD");
@@ -438,23 +446,26 @@ impl Format for ClaudeTranscript {
         data.get("message")?.get("usage").and_then(write_1h)
     }
 
-    fn line_cache_write_1h<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> Option<Raw<'a>> {
+    fn line_cache_write_1h<'a>(&self, rec: &Record<'a>, part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         if part >= BLOCKS {
-            return None;
+            return self.cache_write_1h(data?);
         }
         rec.get_in("message", "usage").and_then(write_1h)
     }
 
-    fn line_model<'a>(&self, rec: &Record<'a>, part: u32, _data: Option<Raw<'a>>) -> Option<Raw<'a>> {
+    fn line_model<'a>(&self, rec: &Record<'a>, part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         if part >= BLOCKS {
-            return None;
+            return self.model(data?);
         }
         let m = rec.get_in("message", "model")?;
         (m.as_str().as_deref() != Some("<synthetic>")).then_some(m)
     }
 
-    fn line_message_key(&self, rec: &Record<'_>, part: u32, _data: Option<Raw<'_>>, out: &mut String) -> bool {
-        part < BLOCKS && message_key_of(rec.get_in("message", "id"), rec.get("requestId"), out)
+    fn line_message_key(&self, rec: &Record<'_>, part: u32, data: Option<Raw<'_>>, out: &mut String) -> bool {
+        if part >= BLOCKS {
+            return data.is_some_and(|d| self.message_key(d, out));
+        }
+        message_key_of(rec.get_in("message", "id"), rec.get("requestId"), out)
     }
 
     fn message_key(&self, data: Raw<'_>, out: &mut String) -> bool {
@@ -557,7 +568,7 @@ fn is_transcript_name(path: &Path) -> bool {
 }
 
 /// Whether `file` reads as a transcript: among its first lines (up to 20,
-/// within 1 MiB) one is a transcript line and none is another writer's or an
+/// starting within 1 MiB) one is a transcript line and none is another writer's or an
 /// event record (a real transcript may start with `summary` lines, which
 /// carry only `type`, `summary` and `leafUuid`).
 fn first_line_is_transcript(file: &Path) -> bool {
@@ -572,6 +583,67 @@ fn first_line_is_transcript(file: &Path) -> bool {
     });
     found
 }
+
+/// The keys and strings the writer's rules read (and a few values), for
+/// tests and fuzz targets that build transcript lines from them.
+#[doc(hidden)]
+pub const VOCABULARY: &[&str] = &[
+    "type",
+    "message",
+    "content",
+    "id",
+    "name",
+    "input",
+    "tool_use",
+    "tool_result",
+    "tool_use_id",
+    "is_error",
+    "usage",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+    "cache_creation",
+    "ephemeral_1h_input_tokens",
+    "costUSD",
+    "model",
+    "<synthetic>",
+    "claude-x",
+    "assistant",
+    "user",
+    "system",
+    "progress",
+    "summary",
+    "subtype",
+    "compact_boundary",
+    "turn_duration",
+    "requestId",
+    "sessionId",
+    "uuid",
+    "isMeta",
+    "isSidechain",
+    "isCompactSummary",
+    "text",
+    "image",
+    "data",
+    "timestamp",
+    "2026-03-01T00:00:00.000Z",
+    "2026-03-01T00:00:01+01:00",
+    "cwd",
+    "/home/u/my.app",
+    "file_path",
+    "notebook_path",
+    "role",
+    "m1",
+    "r1",
+    "a1",
+    "Read",
+    "\\u0000",
+    "ci",
+    "event",
+    "transcript",
+    "workspace",
+];
 
 /// The most of a transcript's head and tail discovery reads.
 const PEEK: u64 = 1024 * 1024;
@@ -590,7 +662,11 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
         return None;
     };
     let session = file.file_stem()?.to_string_lossy().into_owned();
+    // `..jsonl`: the stem `.` names no session.
     if unsafe_name(&session) {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {}, skipped", file.display(), unsafe_id_message(&session)));
+        }
         return None;
     }
     let project = crate::files::name_above(file, 1);
@@ -712,44 +788,7 @@ mod tests {
     fn shaped() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
         use proptest::prelude::*;
         use serde_json::Value;
-        let words = prop::sample::select(vec![
-            "type",
-            "message",
-            "content",
-            "id",
-            "name",
-            "input",
-            "tool_use",
-            "tool_result",
-            "tool_use_id",
-            "is_error",
-            "usage",
-            "input_tokens",
-            "output_tokens",
-            "cache_read_input_tokens",
-            "cache_creation_input_tokens",
-            "model",
-            "<synthetic>",
-            "assistant",
-            "user",
-            "system",
-            "progress",
-            "subtype",
-            "compact_boundary",
-            "requestId",
-            "sessionId",
-            "uuid",
-            "isMeta",
-            "isSidechain",
-            "isCompactSummary",
-            "text",
-            "image",
-            "data",
-            "timestamp",
-            "cwd",
-            "file_path",
-            "role",
-        ]);
+        let words = prop::sample::select(VOCABULARY.to_vec());
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),

@@ -13,8 +13,9 @@
 //!   of the session's `cwd` (the hooks rule, [`crate::session::slug_of`]),
 //!   `model` = the first `turn_context` model, `tags` = `originator:`,
 //!   `cli:` and `source:` of the session meta.
-//! - **Events**: one per line; `data` is the line's `payload`, and the record
-//!   keeps the line's `type` as `codex`. `session_meta` → `session:start`;
+//! - **Events**: one per line; `data` is the line's `payload` (an object: a
+//!   line whose payload is not one is a bad line), and the record keeps the
+//!   line's `type` as `codex`. `session_meta` → `session:start`;
 //!   `event_msg` `user_message` → `prompt:submit`, `task_complete` →
 //!   `prompt:complete`, `token_count` → `llm:response` when it counts (see
 //!   below), else `codex:token_count`; `response_item` `function_call`,
@@ -62,7 +63,7 @@ pub const ROOT_ENV: &str = "CODEX_HOME";
 pub struct Codex;
 
 /// Why a line of a rollout is not one of its events.
-const NOT_A_ROLLOUT_LINE: &str = "not a Codex rollout line (needs a string \"type\" and a \"payload\")";
+const NOT_A_ROLLOUT_LINE: &str = "not a Codex rollout line (needs a string \"type\" and an object \"payload\")";
 
 /// Line types Codex writes.
 const LINE_TYPES: [&str; 5] = ["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
@@ -83,9 +84,10 @@ const KNOWN: [&str; 12] = [
     "codex:patch_apply_end",
 ];
 
-/// `rollout-*.jsonl`.
+/// `rollout-*.jsonl`, told by its bytes: a name that is not UTF-8 is still a
+/// rollout's, reported when its session is made ([`session_of`]), not passed over.
 fn is_rollout_name(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("rollout-") && n.ends_with(".jsonl"))
+    path.file_name().map(|n| n.as_encoded_bytes()).is_some_and(|n| n.starts_with(b"rollout-") && n.ends_with(b".jsonl"))
 }
 
 /// The session id a file name carries: the UUID that ends its stem, else the stem.
@@ -210,13 +212,16 @@ impl Format for Codex {
             && rec.get_str("type").is_some_and(|t| LINE_TYPES.contains(&t.as_ref()))
     }
 
-    /// A Codex line, or any line with a string `type` and a `payload` (a
-    /// line type of a later version).
+    /// A Codex line, or any line with a string `type` and an object
+    /// `payload` (a line type of a later version). A payload that is not an
+    /// object is a bad line: it would be the event's `data`, and an event
+    /// record's `data` is an object (the next tool in a pipe would refuse it).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         match LineKind::of(rec) {
             LineKind::Writer(Writer::Codex) => Ok(()),
             LineKind::Unknown
-                if rec.get("type").is_some_and(|t| t.kind() == Kind::String) && rec.get("payload").is_some() =>
+                if rec.get("type").is_some_and(|t| t.kind() == Kind::String)
+                    && rec.get("payload").is_some_and(|p| p.kind() == Kind::Object) =>
             {
                 Ok(())
             }
@@ -474,7 +479,7 @@ struct Head {
     tags: Vec<String>,
 }
 
-/// Reads a rollout's first lines (at most 64, within 8 MiB) for the session
+/// Reads a rollout's first lines (at most 64, starting within 8 MiB) for the session
 /// meta and the first turn context.
 fn head(file: &Path) -> Head {
     let mut h = Head::default();

@@ -98,13 +98,26 @@ pub fn is_hook_log_name(name: &str) -> bool {
 
 /// The hook-log arrays present in `dir` (regular files), in reading order.
 pub fn hook_files(dir: &Path) -> Vec<String> {
-    HOOK_FILES.iter().filter(|n| crate::files::usable_file(&dir.join(n)).is_ok()).map(|n| (*n).to_owned()).collect()
+    usable_hook_files(dir, |_| None)
 }
 
-/// The hook-log folder of a root: the root when it holds hook-log arrays,
-/// else its `logs/` when that does.
+/// [`hook_files`], reporting to `diag_for(path)` each array that is there
+/// but is no regular file (a FIFO, a device, a dangling or looping link:
+/// `path: reason, skipped`, never opened).
+fn usable_hook_files<'d>(dir: &Path, mut diag_for: impl FnMut(&Path) -> Option<&'d Diag>) -> Vec<String> {
+    let mut usable = |n: &&&str| {
+        let path = dir.join(n);
+        crate::files::usable_or_reported(&path, diag_for(&path)).is_some()
+    };
+    HOOK_FILES.iter().filter(&mut usable).map(|n| (*n).to_owned()).collect()
+}
+
+/// The hook-log folder of a root: the root when one of [`HOOK_FILES`] is
+/// there (usable or not: an unusable one is reported by discovery), else
+/// its `logs/` when one is there.
 fn folder_of(root: &Path) -> Option<PathBuf> {
-    [root.to_path_buf(), root.join(LOGS)].into_iter().find(|d| !hook_files(d).is_empty())
+    let holds = |d: &PathBuf| HOOK_FILES.iter().any(|n| std::fs::symlink_metadata(d.join(n)).is_ok());
+    [root.to_path_buf(), root.join(LOGS)].into_iter().find(holds)
 }
 
 /// Consecutive elements of one session in one file.
@@ -176,10 +189,13 @@ impl FileIndex {
                     break;
                 }
             };
-            let rec = match idx.parse(el.bytes) {
+            // An element too deep for its record is bad here, as one that
+            // does not parse (it is no session's element).
+            let parsed = idx.parse(el.bytes).map_err(|e| e.to_string());
+            let rec = match parsed.and_then(|r| super::fits_as_data(&r).map(|()| r).map_err(str::to_owned)) {
                 Ok(rec) => rec,
-                Err(e) => {
-                    ix.bad.push((el.line, el.index, e.to_string()));
+                Err(reason) => {
+                    ix.bad.push((el.line, el.index, reason));
                     prev = None;
                     continue;
                 }
@@ -422,9 +438,11 @@ impl Format for ClaudeHookLogs {
         vec![]
     }
 
-    /// The sessions of the root's hook-log folder (itself, or its `logs/`).
+    /// The sessions of the root's hook-log folder (itself, or its `logs/`);
+    /// an array there that is no regular file is reported.
     fn discover(&self, root: &Path, _detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
-        Ok(folder_of(root).map(|dir| records(&dir, &hook_files(&dir), Some(diag))).unwrap_or_default())
+        let Some(dir) = folder_of(root) else { return Ok(vec![]) };
+        Ok(records(&dir, &usable_hook_files(&dir, |_| Some(diag)), Some(diag)))
     }
 
     /// A hook-log folder holds many sessions: it is read as a root.
@@ -456,10 +474,12 @@ impl Format for ClaudeHookLogs {
         Some(recs.into_iter().map(super::capture).collect())
     }
 
-    /// Sessions not seen yet, by [`Format::session_dir`].
+    /// Sessions not seen yet, by [`Format::session_dir`]; an array that is
+    /// no regular file is reported once (its path joins `seen`).
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
         let Some(dir) = folder_of(root) else { return vec![] };
-        let recs = records(&dir, &hook_files(&dir), Some(diag));
+        let names = usable_hook_files(&dir, |path| seen.insert(path.to_path_buf()).then_some(diag));
+        let recs = records(&dir, &names, Some(diag));
         recs.into_iter().filter(|r| seen.insert(self.session_dir(r))).collect()
     }
 

@@ -552,17 +552,22 @@ impl ReadState {
     }
 }
 
-/// Calls `f` with each of the first `lines` non-blank lines of `file`
-/// (within `bytes`), as a record (`None`: not a JSON object), until it
-/// returns false. What is not a regular file is never opened (a FIFO would block).
+/// Calls `f` with each of the first `lines` non-blank lines of `file` that
+/// start within its first `bytes`, as a record (`None`: not a JSON object),
+/// until it returns false. Each of those lines is read whole, however long
+/// (a transcript's first line can hold megabytes: cut at `bytes`, it would
+/// not parse, and the file would not be recognised). What is not a regular
+/// file is never opened (a FIFO would block).
 pub(crate) fn head_records(file: &Path, lines: usize, bytes: u64, mut f: impl FnMut(Option<&Record<'_>>) -> bool) {
-    use std::io::Read;
     let Ok(file) = crate::files::open_regular(file) else { return };
-    let mut reader = crate::lines::LineReader::with_capacity(file.take(bytes), 16 * 1024);
+    let mut reader = crate::lines::LineReader::with_capacity(file, 16 * 1024);
     let mut idx = crate::json::Index::new();
     let mut seen = 0;
     while seen < lines {
         let Ok(Some(line)) = reader.next_line() else { return };
+        if line.site.offset >= bytes {
+            return;
+        }
         if line.bytes.trim_ascii().is_empty() {
             continue;
         }
@@ -606,6 +611,24 @@ pub(crate) fn tail_times(
             return (lo, hi);
         }
         window *= 4;
+    }
+}
+
+/// Why a line is not read by a writer whose event record holds the whole
+/// line as `data` ([`fits_as_data`]).
+pub(crate) const TOO_DEEP_FOR_DATA: &str =
+    "JSON nested 127 levels deep, the limit: its event record, which holds the line as \"data\", would nest deeper";
+
+/// For a writer whose event record holds the whole line as `data` (Claude
+/// transcripts, hooks and hook logs), one level deeper than the line: a line
+/// that nests as deep as [`crate::json::MAX_DEPTH`] is a bad line, as the
+/// record printed for it would be to the next tool in a pipe. A skimmed
+/// line's depth is not known; it is checked when the line is validated
+/// ([`crate::record::Event::confirm`]).
+pub(crate) fn fits_as_data(rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+    match rec.depth() {
+        Some(d) if d >= crate::json::MAX_DEPTH => Err(TOO_DEEP_FOR_DATA),
+        _ => Ok(()),
     }
 }
 

@@ -9,6 +9,15 @@
 //! reported as bad, and why, does not change; a line simd-json refuses anyway
 //! is walked the old way by the caller ([`strings`] returns `None`).
 //!
+//! Memory: the tape needs a padded copy of the line, which simd-json
+//! unescapes in place, and a scratch buffer as long as the line — about 1.5
+//! to 2 lines on top of the line itself. Lines longer than [`MAX_LINE`] are
+//! therefore left to the raw walk ([`strings`] returns `None`), which holds
+//! one decoded string at a time, so that ci-grep stays within the memory
+//! contract, 64 MB + 2 × the longest line (BENCHMARKS.md, "Memory" and
+//! "ci-grep on escape-dense huge lines"); below it the tape's copies fit in
+//! the 64 MB.
+//!
 //! Paths, scope and order are those of [`super::walk::strings`]: dotted from the top
 //! level, array items by index, keys decoded, members in document order
 //! (duplicates included), top-level keys never reported.
@@ -33,6 +42,9 @@ pub struct Decoded<'p> {
     pub text: &'p str,
 }
 
+/// The longest line decoded through the tape (module docs): 16 MiB.
+pub const MAX_LINE: usize = 16 << 20;
+
 /// What a thread keeps between lines: the padded copy simd-json parses in
 /// place, its buffers and the tape's allocation.
 struct State {
@@ -54,8 +66,12 @@ thread_local! {
 /// Calls `f` for every string value in `scope` of the JSON object `line` (and,
 /// with `keys`, every key of an object member inside the scope), decoded, in
 /// document order, until `f` returns false. Returns whether the walk ran to
-/// the end, or `None` when simd-json refuses the line (nothing was visited).
+/// the end, or `None` when simd-json refuses the line or the line is longer
+/// than [`MAX_LINE`] (nothing was visited).
 pub fn strings(line: &[u8], scope: &Scope, keys: bool, f: &mut dyn FnMut(Decoded<'_>) -> bool) -> Option<bool> {
+    if line.len() > MAX_LINE {
+        return None;
+    }
     STATE.with(|state| {
         // A nested call (never made by ci-grep) gets a fresh state.
         let mut fresh;
