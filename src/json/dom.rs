@@ -17,7 +17,7 @@ use super::{decode_str, number, skip_checked, string_end, ws};
 pub fn parse(b: &[u8]) -> Option<Value> {
     simdutf8::basic::from_utf8(b).ok()?;
     let start = ws(b, 0);
-    let end = skip_checked(b, start, 0).ok()?;
+    let end = skip_checked(b, start, 0, &mut 0).ok()?;
     if ws(b, end) != b.len() {
         return None;
     }
