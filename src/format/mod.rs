@@ -32,7 +32,9 @@
 //!    its lines through [`Format::lines_of`] ([`hook_logs`] and
 //!    [`crate::elements`]).
 //! 4. Integration tests of each tool on them (`ci-find`, `ci-cat`,
-//!    `ci-filter`, `ci-agg --sessions/--tools/--tokens`, `ci-grep`).
+//!    `ci-filter`, `ci-agg --sessions/--tools/--tokens`, `ci-grep`), and the
+//!    hostile-input cases of `tests/writers_hostile.rs`; a fuzz target for a
+//!    line normaliser goes through `fuzz/fuzz_targets/common/normalise.rs`.
 
 pub mod amplifier;
 pub mod claude_hooks;
