@@ -20,6 +20,7 @@
 //! - `--no-provenance` leaves `ci` out (also the one a piped record carries);
 //! - `--fields` prints a projection ([`crate::pick`]).
 
+use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
 
 use crate::error::{Error, Result};
@@ -358,7 +359,8 @@ impl EventFormat {
         let max = self.max_bytes.unwrap_or(usize::MAX);
         let start = out.len();
         out.push(b'{');
-        // Where each shrinkable value goes (`data` last), filled in below.
+        // Where each shrinkable value goes, in record order; `data` is the
+        // one at index `data`. Filled in below.
         let mut holes: Vec<(usize, Raw<'_>)> = Vec::new();
         let mut data = None;
         // With duplicate `data` keys only the last one counts (as everywhere
@@ -389,7 +391,8 @@ impl EventFormat {
             }
             out.extend_from_slice(b"\":");
             if is_data {
-                data = Some((out.len(), value));
+                data = Some(holes.len());
+                holes.push((out.len(), value));
             } else if is_ci && cut && !ev.shadows_provenance() {
                 with_cut(out, value, ev.cut_origin());
             } else if is_ci && !ev.shadows_provenance() || is_envelope(key) {
@@ -405,46 +408,35 @@ impl EventFormat {
             out.extend_from_slice(extra);
         }
         out.extend_from_slice(b"}\n");
-        let data_len = data.map_or(0, |(_, d)| d.bytes().len());
-        // The record without the shrinkable values.
-        let frame = out.len() - start;
+        let len = |i: usize| holes[i].1.bytes().len();
+        // The others first, in order, then `data`.
+        let order: Vec<usize> = (0..holes.len()).filter(|&i| Some(i) != data).chain(data).collect();
+        // Bytes of the values not decided yet, and of `data` while it is not.
+        let mut undecided: usize = (0..holes.len()).map(len).sum();
+        let mut data_left = data.map_or(0, len);
+        // The record without the shrinkable values, then with those decided.
+        let mut used = out.len() - start;
         // +1: the budget does not count the newline.
-        let fits = |len: usize| len <= max.saturating_add(1);
+        let room = max.saturating_add(1);
+        let mut fills: Vec<Cow<'_, [u8]>> = holes.iter().map(|(_, v)| Cow::Borrowed(v.bytes())).collect();
         let mut was_cut = false;
-        let mut values: Vec<Vec<u8>> = Vec::with_capacity(holes.len() + 1);
-        let mut used = frame + data_len;
-        for (n, (_, value)) in holes.iter().enumerate() {
-            let bytes = value.bytes();
-            let later: usize = holes[n + 1..].iter().map(|(_, v)| v.bytes().len()).sum();
-            if fits(used + bytes.len() + later) {
-                values.push(bytes.to_vec());
-            } else {
-                let room = max.saturating_add(1).saturating_sub(used);
-                let shrunk = shrink(*value, room);
-                was_cut |= shrunk != bytes;
-                values.push(shrunk);
+        for i in order {
+            undecided -= len(i);
+            if Some(i) == data {
+                data_left = 0;
             }
-            used += values[n].len();
-        }
-        if let Some((at, value)) = data {
-            let others = used - data_len;
-            let room = max.saturating_add(1).saturating_sub(others);
-            if value.bytes().len() <= room {
-                // It fits (a record re-serialised for its own `ci`, or --full):
-                // as written, not cut.
-                values.push(value.bytes().to_vec());
-            } else {
-                let shrunk = shrink(value, room);
-                was_cut |= shrunk != value.bytes();
-                values.push(shrunk);
+            if used + len(i) + undecided > room {
+                // Into the room left with `data` whole (the later others are
+                // cut in their turn).
+                let shrunk = shrink(holes[i].1, room.saturating_sub(used + data_left));
+                was_cut |= shrunk != holes[i].1.bytes();
+                fills[i] = Cow::Owned(shrunk);
             }
-            holes.push((at, value));
+            used += fills[i].len();
         }
         // Fill from the last hole back, so earlier positions stay valid.
-        let mut fills: Vec<(usize, Vec<u8>)> = holes.iter().map(|(at, _)| *at).zip(values).collect();
-        fills.sort_unstable_by_key(|(at, _)| std::cmp::Reverse(*at));
-        for (at, bytes) in fills {
-            out.splice(at..at, bytes);
+        for ((at, _), bytes) in holes.iter().zip(fills).rev() {
+            out.splice(*at..*at, bytes.iter().copied());
         }
         was_cut
     }
