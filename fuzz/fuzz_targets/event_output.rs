@@ -22,17 +22,13 @@ use ci_tools::output::EventFormat;
 use ci_tools::record::{Event, LineKind};
 use ci_tools::truncate::is_protected_key;
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common/budgeted.rs"]
+mod budgeted;
 use serde_json::{Map, Value};
 
 fuzz_target!(|bytes: &[u8]| {
-    if bytes.len() < 2 {
-        return;
-    }
-    let budget = usize::from(u16::from_le_bytes([bytes[0], bytes[1]]));
-    let line = &bytes[2..];
-    if line.contains(&b'\n') {
-        return;
-    }
+    let Some((budget, line)) = budgeted::split(bytes) else { return };
     let mut idx = Index::new();
     let Ok(rec) = idx.parse(line) else {
         return;

@@ -23,15 +23,11 @@ use ci_tools::reread::Reread;
 use ci_tools::session::{Capture, Writer};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common/budgeted.rs"]
+mod budgeted;
+
 fuzz_target!(|bytes: &[u8]| {
-    if bytes.len() < 2 {
-        return;
-    }
-    let budget = usize::from(u16::from_le_bytes([bytes[0], bytes[1]]));
-    let line = &bytes[2..];
-    if line.contains(&b'\n') {
-        return;
-    }
+    let Some((budget, line)) = budgeted::split(bytes) else { return };
     let mut idx = Index::new();
     let Ok(rec) = idx.parse(line) else { return };
     if LineKind::of(&rec) != LineKind::Event {
