@@ -74,6 +74,14 @@ names=(
   "ci-find --root R | ci-grep -c -i kernel"
   "ci-cat R"
   "ci-agg --sessions R"
+  "ci-find --root R --tree"
+  "ci-find --root R --format table"
+  "ci-find --root R | ci-agg --by event --format table"
+  "ci-find --root R | ci-agg --tokens --by day --format csv"
+  "ci-find --root R | ci-agg --partial --by event | ci-agg --merge"
+  "ci-find --root R | ci-filter --where 'duration_ms>100 or data.tool_name~\"Bash\"'"
+  "ci-find --root R | ci-grep --color always -C1 -i error"
+  "ci-find --root R | ci-filter --since 2020-01-01 --tz Europe/Paris | ci-agg --by hour --tz Europe/Paris"
 )
 
 # run_one INDEX BIN ROOT PREFIX: writes PREFIX.out, PREFIX.err, PREFIX.rc,
@@ -98,6 +106,17 @@ run_one() {
       9) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" | "$b/ci-grep" -c -i kernel >"$p.out" 2>"$p.err2" ;;
       10) "$b/ci-cat" "$r" </dev/null >"$p.out" 2>"$p.err1" ;;
       11) "$b/ci-agg" --sessions "$r" </dev/null >"$p.out" 2>"$p.err1" ;;
+      12) "$b/ci-find" --root "$r" --tree </dev/null >"$p.out" 2>"$p.err1" ;;
+      13) "$b/ci-find" --root "$r" --format table </dev/null >"$p.out" 2>"$p.err1" ;;
+      14) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" | "$b/ci-agg" --by event --format table >"$p.out" 2>"$p.err2" ;;
+      15) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" | "$b/ci-agg" --tokens --by day --format csv >"$p.out" 2>"$p.err2" ;;
+      16) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" | "$b/ci-agg" --partial --by event 2>"$p.err2" |
+        "$b/ci-agg" --merge >"$p.out" 2>"$p.err3" ;;
+      17) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" |
+        "$b/ci-filter" --where 'duration_ms>100 or data.tool_name~"Bash"' >"$p.out" 2>"$p.err2" ;;
+      18) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" | "$b/ci-grep" --color always -C1 -i error >"$p.out" 2>"$p.err2" ;;
+      19) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" | "$b/ci-filter" --since 2020-01-01 --tz Europe/Paris 2>"$p.err2" |
+        "$b/ci-agg" --by hour --tz Europe/Paris >"$p.out" 2>"$p.err3" ;;
       *) echo "compare.sh: internal error: pipeline $i" >&2; exit 2 ;;
     esac
     ps=("${PIPESTATUS[@]}")
@@ -106,8 +125,10 @@ run_one() {
     printf '%s\n' "$st" >"$p.status"
   )
   cat "$p.err1" >"$p.err"
-  if [[ -e $p.err2 ]]; then cat "$p.err2" >>"$p.err"; fi
-  rm -f "$p.err1" "$p.err2"
+  for e in "$p.err2" "$p.err3"; do
+    if [[ -e $e ]]; then cat "$e" >>"$p.err"; fi
+  done
+  rm -f "$p.err1" "$p.err2" "$p.err3"
 }
 
 now() { printf '%s\n' "${EPOCHREALTIME:-$(date +%s.%N)}"; }
