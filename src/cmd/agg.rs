@@ -20,10 +20,10 @@ use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::lines::LineReader;
+use crate::output::table::{self, Columns, Record, TableFormat};
 use crate::output::Output;
 use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
-use crate::table::{self, Columns, Record, TableFormat};
 use crate::time;
 
 const EXAMPLES: &str = "\

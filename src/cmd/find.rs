@@ -11,10 +11,10 @@ use crate::diag::Diag;
 use crate::discover;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
+use crate::output::table::{self, Columns, Record, TableFormat};
 use crate::output::Output;
 use crate::session::{self, SessionRecord};
 use crate::session_id::SessionIds;
-use crate::table::{self, Columns, Record, TableFormat};
 use crate::time::{self, Timestamp};
 use crate::watch::Watch;
 

@@ -38,7 +38,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value};
 
-use crate::printable::escape_controls;
+use crate::output::printable::escape_controls;
 
 /// A record as the tools hold it.
 pub type Record = Map<String, Value>;

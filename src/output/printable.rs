@@ -3,7 +3,7 @@
 //! of a report nor drive the terminal (`evil\nfake.jsonl:99: x\e[2J` prints
 //! as `evil\nfake.jsonl:99: x\u{1b}[2J`, on one line), as `ls` and `rg` do.
 //! Used for every report on stderr ([`crate::diag::eprint`]) and every table
-//! cell ([`crate::table`]).
+//! cell ([`crate::output::table`]).
 
 use std::borrow::Cow;
 
