@@ -441,7 +441,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     let found = !records.is_empty() && read_any;
     let bytes = match format {
-        None => ndjson(&records)?,
+        None => table::ndjson(&records)?,
         Some(format) => table::render(
             &records,
             total.as_ref().filter(|_| found),
@@ -454,16 +454,6 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     out.write(&bytes)?;
     out.flush()?;
     Ok(Found::from_bool(found))
-}
-
-/// Records as NDJSON.
-fn ndjson(records: &[Record]) -> Result<Vec<u8>> {
-    let mut buf = Vec::with_capacity(records.len() * 64);
-    for rec in records {
-        serde_json::to_writer(&mut buf, rec).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
-        buf.push(b'\n');
-    }
-    Ok(buf)
 }
 
 /// The columns a table of `q`'s records shows unless `--columns` says:

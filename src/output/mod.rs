@@ -5,6 +5,7 @@
 //!   provenance, the byte budget and the cut marker;
 //! - [`table`]: records as an aligned table, TSV, CSV or NDJSON (`ci-find`,
 //!   `ci-agg`);
+//! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
 //! - [`printable`]: text for people with control characters made visible
 //!   (reports, table cells, snippets).
 
@@ -16,6 +17,7 @@ use crate::error::{Error, Result};
 pub mod event;
 pub mod printable;
 pub mod table;
+pub mod text;
 
 pub use event::{
     json_str, write_cut, write_provenance, EventFormat, DEFAULT_MAX_BYTES, ENVELOPE, MAX_BYTES_ENV, ORIGINAL_PROVENANCE,
