@@ -6,6 +6,7 @@
 //! - [`table`]: records as an aligned table, TSV, CSV or NDJSON (`ci-find`,
 //!   `ci-agg`);
 //! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
+//! - [`tree`]: `ci-find --tree`;
 //! - [`printable`]: text for people with control characters made visible
 //!   (reports, table cells, snippets).
 
@@ -18,6 +19,7 @@ pub mod event;
 pub mod printable;
 pub mod table;
 pub mod text;
+pub mod tree;
 
 pub use event::{
     json_str, write_cut, write_provenance, EventFormat, DEFAULT_MAX_BYTES, ENVELOPE, MAX_BYTES_ENV, ORIGINAL_PROVENANCE,
