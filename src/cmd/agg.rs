@@ -415,7 +415,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     if args.partial {
-        partial::write_lines(&partial::encode(&q, answer, (diag.bad_lines(), diag.torn_tails())))?;
+        partial::write_lines(
+            &partial::encode(&q, answer, (diag.bad_lines(), diag.torn_tails())),
+            &mut Output::stdout(),
+        )?;
         return Ok(Found::Some);
     }
     let order = match args.sort {
