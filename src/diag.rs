@@ -14,10 +14,10 @@ use std::sync::Mutex;
 /// Writes one report to stderr, ignoring a closed stderr. Control characters
 /// in it (from a file name, an id, a value) are escaped, so it never forges
 /// a line and never reaches the terminal as an escape sequence
-/// ([`crate::printable::escape_report`]).
+/// ([`crate::output::printable::escape_report`]).
 pub fn eprint(args: fmt::Arguments<'_>) {
     let text = args.as_str().map_or_else(|| Cow::Owned(args.to_string()), Cow::Borrowed);
-    let safe = crate::printable::escape_report(&text);
+    let safe = crate::output::printable::escape_report(&text);
     let mut e = std::io::stderr().lock();
     let _ = e.write_all(safe.as_bytes());
     let _ = e.write_all(b"\n");

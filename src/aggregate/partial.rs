@@ -32,12 +32,11 @@
 //! provided all headers name the same query; a line that is not a partial
 //! line is an error (exit 2), since the answer would be wrong without it.
 
-use std::io::Write;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::output::Output;
 
 use super::calls::ToolGroup;
 use super::cost::Tally;
@@ -218,23 +217,23 @@ pub fn encode(q: &Query, answer: Answer, skipped: (u64, u64)) -> Vec<Line> {
 
 /// Writes lines to stdout in batches of whole lines of at most [`PIPE_BUF`]
 /// bytes, one `write` each.
-pub fn write_lines(lines: &[Line]) -> Result<()> {
-    let stdout = std::io::stdout();
+pub fn write_lines(lines: &[Line], out: &mut Output) -> Result<()> {
     // Whole batches only, even when a signal's safety net exits (src/signal.rs).
-    let _writing = crate::signal::write_guard();
-    let mut out = stdout.lock();
+    let mut out = out.locked();
     let mut batch: Vec<u8> = Vec::with_capacity(PIPE_BUF);
     for line in lines {
         let mut bytes = line.to_bytes().map_err(|e| Error::Msg(format!("internal error: {e}")))?;
         bytes.push(b'\n');
         if !batch.is_empty() && batch.len() + bytes.len() > PIPE_BUF {
-            out.write_all(&batch).and_then(|_| out.flush()).map_err(Error::stream)?;
+            out.write(&batch)?;
+            out.flush()?;
             batch.clear();
         }
         batch.extend_from_slice(&bytes);
     }
     if !batch.is_empty() {
-        out.write_all(&batch).and_then(|_| out.flush()).map_err(Error::stream)?;
+        out.write(&batch)?;
+        out.flush()?;
     }
     Ok(())
 }

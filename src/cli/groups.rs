@@ -21,7 +21,7 @@ use clap::{Args, ValueEnum, ValueHint};
 
 use super::values::{self, TimeArg};
 use crate::error::{Error, Result};
-use crate::table::{Columns, TableFormat};
+use crate::output::table::{Columns, TableFormat};
 use crate::time::{BoundKind, TimeZone, Timestamp};
 
 /// `--tz`.

@@ -20,10 +20,10 @@ use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::lines::LineReader;
+use crate::output::table::{self, Columns, Record, TableFormat};
 use crate::output::Output;
 use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
-use crate::table::{self, Columns, Record, TableFormat};
 use crate::time;
 
 const EXAMPLES: &str = "\
@@ -415,7 +415,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         return Ok(Found::None);
     }
     if args.partial {
-        partial::write_lines(&partial::encode(&q, answer, (diag.bad_lines(), diag.torn_tails())))?;
+        partial::write_lines(
+            &partial::encode(&q, answer, (diag.bad_lines(), diag.torn_tails())),
+            &mut Output::stdout(),
+        )?;
         return Ok(Found::Some);
     }
     let order = match args.sort {
@@ -441,7 +444,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     let found = !records.is_empty() && read_any;
     let bytes = match format {
-        None => ndjson(&records)?,
+        None => table::ndjson(&records)?,
         Some(format) => table::render(
             &records,
             total.as_ref().filter(|_| found),
@@ -454,16 +457,6 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     out.write(&bytes)?;
     out.flush()?;
     Ok(Found::from_bool(found))
-}
-
-/// Records as NDJSON.
-fn ndjson(records: &[Record]) -> Result<Vec<u8>> {
-    let mut buf = Vec::with_capacity(records.len() * 64);
-    for rec in records {
-        serde_json::to_writer(&mut buf, rec).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
-        buf.push(b'\n');
-    }
-    Ok(buf)
 }
 
 /// The columns a table of `q`'s records shows unless `--columns` says:

@@ -10,10 +10,10 @@ use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Found, Result};
 use crate::json::{decode_str, Path};
-use crate::output::{json_str, Output};
+use crate::output::{json_str, text, Output};
 use crate::predicate::{Glob, Selection, Verdict};
 use crate::record::Event;
-use crate::search::snippet::{escape_into, Snippet};
+use crate::search::snippet::Snippet;
 use crate::search::tape;
 use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
@@ -224,11 +224,6 @@ struct Config {
     no_provenance: bool,
 }
 
-const MAGENTA: &str = "\x1b[35m";
-const GREEN: &str = "\x1b[32m";
-const RED_BOLD: &str = "\x1b[1;31m";
-const RESET: &str = "\x1b[0m";
-
 /// State kept for event records piped on stdin, whose sessions can span
 /// batches handled by different workers: merged after the run.
 #[derive(Default)]
@@ -421,7 +416,9 @@ fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<
 fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>, prov: Option<&[u8]>, m: &Hit<'_>) {
     let snip = Snippet::new(m.text, m.start, m.end, cfg.context);
     if cfg.text {
-        write_text_match(out, cfg, ev, site, m, &snip);
+        let event = ev.name();
+        let shown = text::Match { session: site.session, line: site.line, event: &event, path: m.path, key: m.key };
+        text::write_match(out, cfg.color, &shown, &snip);
         return;
     }
     out.extend_from_slice(b"{\"session\":");
@@ -452,55 +449,9 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
     out.extend_from_slice(b"}\n");
 }
 
-fn write_text_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>, m: &Hit<'_>, snip: &Snippet<'_>) {
-    let paint = |s: &str, c: &str| {
-        if cfg.color {
-            format!("{c}{s}{RESET}")
-        } else {
-            s.to_owned()
-        }
-    };
-    let mut line = String::with_capacity(160);
-    line.push_str(&paint(&printable(site.session), MAGENTA));
-    line.push(':');
-    line.push_str(&paint(&site.line.to_string(), GREEN));
-    line.push_str(": ");
-    line.push_str(&printable(&ev.name()));
-    line.push(' ');
-    line.push_str(&printable(m.path));
-    if m.key {
-        line.push_str(" (key)");
-    }
-    line.push_str(": ");
-    if snip.cut_before {
-        line.push('…');
-    }
-    escape_into(&mut line, snip.before);
-    let mut matched = String::new();
-    escape_into(&mut matched, snip.matched);
-    line.push_str(&paint(&matched, RED_BOLD));
-    if snip.cut_match {
-        line.push('…');
-    } else {
-        escape_into(&mut line, snip.after);
-        if snip.cut_after {
-            line.push('…');
-        }
-    }
-    line.push('\n');
-    out.extend_from_slice(line.as_bytes());
-}
-
-/// Text safe for one terminal line.
-fn printable(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    escape_into(&mut out, s);
-    out
-}
-
 fn write_count(out: &mut Vec<u8>, session: &str, path: &str, count: u64, text: bool) {
     if text {
-        out.extend_from_slice(format!("{}:{count}\n", printable(session)).as_bytes());
+        text::write_count(out, session, count);
         return;
     }
     out.extend_from_slice(b"{\"session\":");
@@ -512,8 +463,7 @@ fn write_count(out: &mut Vec<u8>, session: &str, path: &str, count: u64, text: b
 
 fn write_session(out: &mut Vec<u8>, rec: &SessionRecord, text: bool) {
     if text {
-        out.extend_from_slice(printable(&rec.path).as_bytes());
-        out.push(b'\n');
+        text::write_path(out, &rec.path);
         return;
     }
     rec.write_json(out);

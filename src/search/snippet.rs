@@ -7,6 +7,8 @@
 //! match longer than [`MAX_MATCH_CHARS`] is cut after that many characters
 //! with `…` (and no after-context).
 
+use crate::output::printable::{self, Escapes};
+
 /// The longest match shown whole, in characters.
 pub const MAX_MATCH_CHARS: usize = 200;
 
@@ -92,21 +94,10 @@ fn floor(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// Appends `s` with line breaks, tabs and other control characters escaped.
+/// Appends `s` with line breaks, tabs and other control characters escaped
+/// (`\n`, `\r`, `\t`, `\u001b`: [`Escapes::SNIPPET`]).
 pub fn escape_into(out: &mut String, s: &str) {
-    let mut rest = s;
-    while let Some(i) = rest.find(|c: char| c.is_control() && (c as u32) < 0xa0) {
-        out.push_str(&rest[..i]);
-        let c = rest[i..].chars().next().unwrap_or(' ');
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c => out.push_str(&format!("\\u{:04x}", c as u32)),
-        }
-        rest = &rest[i + c.len_utf8()..];
-    }
-    out.push_str(rest);
+    printable::escape_into(out, s, Escapes::SNIPPET);
 }
 
 #[cfg(test)]

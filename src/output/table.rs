@@ -38,7 +38,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value};
 
-use crate::printable::escape_controls;
+use crate::error::Error;
+use crate::output::printable::escape_controls;
 
 /// A record as the tools hold it.
 pub type Record = Map<String, Value>;
@@ -372,6 +373,16 @@ pub fn render(
         TableFormat::Table => aligned(&headers, &grid),
     };
     Ok(out.into_bytes())
+}
+
+/// Records as NDJSON, one line each (`ci-agg` without `--format`).
+pub fn ndjson(records: &[Record]) -> crate::error::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(records.len() * 64);
+    for rec in records {
+        serde_json::to_writer(&mut buf, rec).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
+        buf.push(b'\n');
+    }
+    Ok(buf)
 }
 
 /// TSV or CSV: a header line, then one line per row.

@@ -1,6 +1,5 @@
-//! Everything that reaches stdout: the writer, and the event-record printer.
-//!
-//! Event records leave the toolkit as one JSON object per line:
+//! The event-record printer: event records leave the toolkit as one JSON
+//! object per line:
 //!
 //! - the line as read, byte for byte, with one key appended before the closing
 //!   brace: `"ci":{"session":ID,"path":FILE,"line":N}` (not added again when the
@@ -21,9 +20,8 @@
 //! - `--fields` prints a projection ([`crate::pick`]).
 
 use std::borrow::Cow;
-use std::io::{self, IsTerminal, Write};
+use std::io::Write;
 
-use crate::error::{Error, Result};
 use crate::json::{Path, Raw};
 use crate::record::{Event, PROVENANCE_KEY};
 use crate::session::Writer;
@@ -38,62 +36,6 @@ pub const DEFAULT_MAX_BYTES: usize = 4096;
 
 /// Env var that sets the default budget.
 pub const MAX_BYTES_ENV: &str = "CI_MAX_BYTES";
-
-/// The one owner of stdout: block-buffered into a pipe or file, flushed after
-/// each batch on a terminal so output appears as it is produced.
-pub struct Output {
-    w: io::BufWriter<io::Stdout>,
-    tty: bool,
-    /// Whether anything was written (the exit status: 0 printed, 1 nothing).
-    wrote: bool,
-}
-
-impl Output {
-    /// Wraps stdout.
-    pub fn stdout() -> Output {
-        let out = io::stdout();
-        let tty = out.is_terminal();
-        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty, wrote: false }
-    }
-
-    /// Whether stdout is a terminal.
-    pub fn is_terminal(&self) -> bool {
-        self.tty
-    }
-
-    /// Whether anything was written so far.
-    pub fn wrote(&self) -> bool {
-        self.wrote
-    }
-
-    /// Writes bytes. Callers pass whole records (lines), so that what has
-    /// reached stdout after any call ends on a record boundary; the write
-    /// holds [`crate::signal::write_guard`], so a signal's safety-net exit
-    /// never cuts it.
-    pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        self.wrote |= !bytes.is_empty();
-        let _writing = crate::signal::write_guard();
-        self.w.write_all(bytes).map_err(Error::stream)?;
-        if self.tty {
-            self.w.flush().map_err(Error::stream)?;
-        }
-        Ok(())
-    }
-
-    /// Flushes.
-    pub fn flush(&mut self) -> Result<()> {
-        let _writing = crate::signal::write_guard();
-        self.w.flush().map_err(Error::stream)
-    }
-}
-
-impl Drop for Output {
-    /// The last flush holds the write guard too (the buffer's own flush on
-    /// drop would not).
-    fn drop(&mut self) {
-        let _ = self.flush();
-    }
-}
 
 pub use crate::json::write::json_str;
 

@@ -1,0 +1,110 @@
+//! Everything that reaches stdout: the one writer ([`Output`]) and the
+//! renderers of what the tools print, one module per shape:
+//!
+//! - [`event`]: event records as NDJSON (`ci-cat`, `ci-filter`), with
+//!   provenance, the byte budget and the cut marker;
+//! - [`table`]: records as an aligned table, TSV, CSV or NDJSON (`ci-find`,
+//!   `ci-agg`);
+//! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
+//! - [`tree`]: `ci-find --tree`;
+//! - [`printable`]: text for people with control characters made visible
+//!   (reports, table cells, snippets).
+
+use std::io::{self, IsTerminal, Write};
+use std::sync::MutexGuard;
+
+use crate::error::{Error, Result};
+
+pub mod event;
+pub mod printable;
+pub mod table;
+pub mod text;
+pub mod tree;
+
+pub use event::{
+    json_str, write_cut, write_provenance, EventFormat, DEFAULT_MAX_BYTES, ENVELOPE, MAX_BYTES_ENV, ORIGINAL_PROVENANCE,
+};
+
+/// The one owner of stdout: block-buffered into a pipe or file, flushed after
+/// each batch on a terminal so output appears as it is produced.
+pub struct Output {
+    w: io::BufWriter<io::Stdout>,
+    tty: bool,
+    /// Whether anything was written (the exit status: 0 printed, 1 nothing).
+    wrote: bool,
+}
+
+impl Output {
+    /// Wraps stdout.
+    pub fn stdout() -> Output {
+        let out = io::stdout();
+        let tty = out.is_terminal();
+        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty, wrote: false }
+    }
+
+    /// Whether stdout is a terminal.
+    pub fn is_terminal(&self) -> bool {
+        self.tty
+    }
+
+    /// Whether anything was written so far.
+    pub fn wrote(&self) -> bool {
+        self.wrote
+    }
+
+    /// Writes bytes. Callers pass whole records (lines), so that what has
+    /// reached stdout after any call ends on a record boundary; the write
+    /// holds [`crate::signal::write_guard`], so a signal's safety-net exit
+    /// never cuts it.
+    #[inline]
+    pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.locked().write(bytes)
+    }
+
+    /// Flushes.
+    pub fn flush(&mut self) -> Result<()> {
+        self.locked().flush()
+    }
+
+    /// Stdout under one write guard for several writes: a signal's
+    /// safety-net exit comes before the first or after the last (the
+    /// batches of `ci-agg --partial`, a state that is whole or not printed).
+    #[inline]
+    pub fn locked(&mut self) -> Locked<'_> {
+        Locked { _writing: crate::signal::write_guard(), out: self }
+    }
+}
+
+/// [`Output`] held for several writes ([`Output::locked`]).
+pub struct Locked<'o> {
+    _writing: MutexGuard<'static, ()>,
+    out: &'o mut Output,
+}
+
+impl Locked<'_> {
+    /// Writes bytes (see [`Output::write`]).
+    #[inline]
+    pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        let out = &mut *self.out;
+        out.wrote |= !bytes.is_empty();
+        out.w.write_all(bytes).map_err(Error::stream)?;
+        if out.tty {
+            out.w.flush().map_err(Error::stream)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes: what was written leaves in one `write` when it fits the
+    /// pipe's atomic size and nothing else was buffered.
+    pub fn flush(&mut self) -> Result<()> {
+        self.out.w.flush().map_err(Error::stream)
+    }
+}
+
+impl Drop for Output {
+    /// The last flush holds the write guard too (the buffer's own flush on
+    /// drop would not).
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
