@@ -21,6 +21,8 @@
 //! the writer's list of which worker has each unit grows only with the units
 //! those bounded channels can hold (a word each).
 
+pub mod follow;
+
 use bstr::ByteSlice;
 use std::fs::File;
 use std::io;
@@ -235,7 +237,7 @@ pub struct RunOpts {
     /// Worker threads (at least one).
     pub threads: usize,
     /// Keep reading the captures after their end, as they grow (see
-    /// [`crate::follow`]); runs on one worker thread and flushes output
+    /// [`self::follow`]); runs on one worker thread and flushes output
     /// after each batch. A session record arriving on stdin is read and
     /// followed at once. Stops on SIGINT/SIGTERM/SIGHUP (handlers installed
     /// by [`crate::signal::install`]) or when stdout's reader goes away.
@@ -355,7 +357,7 @@ where
     let n = if opts.follow { 1 } else { opts.threads.max(1) };
     let follow = opts.follow;
     // Following keeps files open: as many as the descriptor limit allows.
-    let open_budget = if follow { crate::follow::open_budget() } else { 0 };
+    let open_budget = if follow { self::follow::open_budget() } else { 0 };
     if follow {
         crate::signal::set_follow();
     }
@@ -656,9 +658,9 @@ struct Worker<'d> {
     /// Follow mode: keep captures' files open after the first pass.
     follow: bool,
     /// Follow mode: the files read so far, polled for new lines.
-    followed: Vec<crate::follow::Followed>,
+    followed: Vec<follow::Followed>,
     /// Follow mode: how many followed files may stay open between polls
-    /// ([`crate::follow::open_budget`]; those beyond are closed between
+    /// ([`follow::open_budget`]; those beyond are closed between
     /// polls), and how many do.
     open_budget: usize,
     kept_open: usize,
@@ -713,7 +715,7 @@ impl<'d> Worker<'d> {
                         return;
                     }
                     // Waits in steps, so that a signal is noticed by an idle worker too.
-                    match rx.recv_timeout(crate::follow::POLL) {
+                    match rx.recv_timeout(follow::POLL) {
                         Ok(units) => units,
                         Err(RecvTimeoutError::Timeout) if !crate::signal::stop_requested() => continue,
                         Err(_) => break,
@@ -783,16 +785,16 @@ impl<'d> Worker<'d> {
             if progressed {
                 continue;
             }
-            if crate::follow::stdout_closed() {
+            if follow::stdout_closed() {
                 self.gone.store(true, Ordering::SeqCst);
                 return;
             }
             // Idle: wait for the next unit, or one poll interval.
             if !inputs_open {
-                crate::follow::nap();
+                follow::nap();
                 continue;
             }
-            match rx.recv_timeout(crate::follow::POLL) {
+            match rx.recv_timeout(follow::POLL) {
                 Ok(units) => {
                     if !self.units_now(v, units) {
                         return;
@@ -840,8 +842,8 @@ impl<'d> Worker<'d> {
     /// Reads what was appended to a followed file, dealing with truncation
     /// and rotation first. `Some(true)` when lines were read, `None` when the
     /// writer is gone.
-    fn poll<V: Visitor>(&mut self, v: &mut V, f: &mut crate::follow::Followed) -> Option<bool> {
-        use crate::follow::Change;
+    fn poll<V: Visitor>(&mut self, v: &mut V, f: &mut follow::Followed) -> Option<bool> {
+        use follow::Change;
         let mut progressed = false;
         match f.change(self.diag, &mut self.buffer) {
             Change::Wait => return Some(false),
@@ -861,7 +863,7 @@ impl<'d> Worker<'d> {
 
     /// Reads the complete lines a followed file has now; `Some(true)` when
     /// there were some, `None` when the writer is gone.
-    fn poll_lines<V: Visitor>(&mut self, v: &mut V, f: &mut crate::follow::Followed) -> Option<bool> {
+    fn poll_lines<V: Visitor>(&mut self, v: &mut V, f: &mut follow::Followed) -> Option<bool> {
         let Some((cap, display, lines)) = f.reading() else { return Some(false) };
         let before = lines.line_number();
         let read = self.capture_lines(v, cap, display, lines, true);
@@ -946,12 +948,7 @@ impl<'d> Worker<'d> {
             let mut lines = LineReader::with_buffer(file, std::mem::take(&mut self.buffer));
             let read = self.capture_lines(v, cap, display, &mut lines, self.follow);
             if self.follow && matches!(read, Read::Done) {
-                self.keep_following(crate::follow::Followed::new(
-                    cap.clone(),
-                    path.to_path_buf(),
-                    display.clone(),
-                    lines,
-                ));
+                self.keep_following(follow::Followed::new(cap.clone(), path.to_path_buf(), display.clone(), lines));
             } else {
                 self.buffer = lines.into_buffer();
             }
@@ -973,7 +970,7 @@ impl<'d> Worker<'d> {
     fn open_capture_file(&mut self, path: &Path) -> io::Result<File> {
         loop {
             match crate::files::open_regular(path) {
-                Err(e) if self.follow && crate::follow::out_of_descriptors(&e) && self.park_one() => {}
+                Err(e) if self.follow && follow::out_of_descriptors(&e) && self.park_one() => {}
                 opened => return opened,
             }
         }
@@ -981,7 +978,7 @@ impl<'d> Worker<'d> {
 
     /// Follows a file read to its end: open between polls while the budget
     /// allows, else closed between them.
-    fn keep_following(&mut self, mut f: crate::follow::Followed) {
+    fn keep_following(&mut self, mut f: follow::Followed) {
         if self.kept_open < self.open_budget {
             self.kept_open += 1;
         } else {

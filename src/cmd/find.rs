@@ -453,7 +453,7 @@ fn follow(
             if crate::signal::stop_requested() {
                 return Ok(());
             }
-            if crate::follow::stdout_closed() {
+            if crate::source::follow::stdout_closed() {
                 return Err(Error::BrokenPipe);
             }
             std::thread::sleep(crate::watch::INTERVAL / 10);

@@ -131,7 +131,7 @@ pub enum ColorChoice {
 #[command(
     name = "ci-grep",
     version,
-    after_long_help = crate::follow::long_help(EXAMPLES, "ci-grep", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-grep", FOLLOW_NOTE),
     after_help = "Run with --help for examples."
 )]
 pub struct Args {
