@@ -48,8 +48,9 @@
 //! engine finishes the record at hand, flushes and the tool exits 0.
 
 mod file;
+mod worker;
 
-pub(crate) use self::file::{Change, Followed};
+pub use self::file::{Change, Followed};
 
 use std::time::Duration;
 
@@ -59,7 +60,7 @@ use crate::signal::stop_requested;
 pub const POLL: Duration = Duration::from_millis(200);
 
 /// Sleeps one poll interval, waking early when a stop is asked for.
-pub(crate) fn nap() {
+pub fn nap() {
     for _ in 0..4 {
         if stop_requested() {
             return;
@@ -100,7 +101,7 @@ const RESERVE: u64 = 64;
 /// Followed files beyond it are closed between polls and reopened by path at
 /// each ([`Followed::park`]).
 #[cfg(unix)]
-pub(crate) fn open_budget() -> usize {
+pub fn open_budget() -> usize {
     use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
     let limit = getrlimit(Resource::Nofile);
     let raised = Rlimit { current: limit.maximum, maximum: limit.maximum };
@@ -116,12 +117,12 @@ pub(crate) fn open_budget() -> usize {
 
 /// How many followed files may stay open between polls (no limit known).
 #[cfg(not(unix))]
-pub(crate) fn open_budget() -> usize {
+pub fn open_budget() -> usize {
     usize::MAX
 }
 
 /// Whether opening failed for want of a file descriptor (`EMFILE`, `ENFILE`).
-pub(crate) fn out_of_descriptors(e: &std::io::Error) -> bool {
+pub fn out_of_descriptors(e: &std::io::Error) -> bool {
     #[cfg(unix)]
     {
         use rustix::io::Errno;
