@@ -88,3 +88,6 @@ impl Dealer {
         units.is_empty() || self.tx[self.to].send(units).is_ok()
     }
 }
+
+#[cfg(test)]
+mod tests;

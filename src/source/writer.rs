@@ -13,12 +13,33 @@ pub(super) struct Chunk {
     pub(super) ends: Vec<usize>,
 }
 
+/// Where the ordered writer writes: stdout ([`Output`]) in a run, a buffer
+/// in the tests (a generic, so a run's writes stay direct calls).
+pub(super) trait Sink {
+    /// Writes bytes (whole records, once a unit's output is complete).
+    fn write(&mut self, bytes: &[u8]) -> Result<()>;
+    /// Flushes.
+    fn flush(&mut self) -> Result<()>;
+}
+
+impl Sink for Output {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        Output::write(self, bytes)
+    }
+
+    #[inline]
+    fn flush(&mut self) -> Result<()> {
+        Output::flush(self)
+    }
+}
+
 /// Writes the workers' output in input order: with one worker, as it comes;
 /// with several, unit by unit from the worker `order` names for each.
-pub(super) fn write_ordered(
+pub(super) fn write_ordered<W: Sink>(
     out_rx: &[Receiver<Chunk>],
     order: Option<Receiver<usize>>,
-    out: &mut Output,
+    out: &mut W,
     follow: bool,
 ) -> Result<()> {
     let Some(order) = order else {
@@ -55,3 +76,6 @@ pub(super) fn write_ordered(
     }
     out.flush()
 }
+
+#[cfg(test)]
+mod tests;
