@@ -146,6 +146,10 @@ impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
     }
+
+    fn follows(&self) -> bool {
+        self.follow
+    }
 }
 
 /// Per-thread state of ci-cat.

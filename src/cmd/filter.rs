@@ -186,6 +186,10 @@ impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
     }
+
+    fn follows(&self) -> bool {
+        self.follow
+    }
 }
 
 impl Args {

@@ -249,6 +249,10 @@ impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
     }
+
+    fn follows(&self) -> bool {
+        self.follow
+    }
 }
 
 /// Filters resolved from the arguments.
@@ -446,7 +450,6 @@ fn follow(
     diag: &Diag,
     out: &mut Output,
 ) -> Result<()> {
-    crate::signal::set_follow();
     loop {
         // One interval, in steps that notice a signal or a closed reader.
         for _ in 0..10 {

@@ -198,6 +198,10 @@ impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
     }
+
+    fn follows(&self) -> bool {
+        self.follow
+    }
 }
 
 /// What a run prints.

@@ -194,9 +194,11 @@ impl Worker<'_> {
         let lazy = v.lazy();
         let fmt = cap.format.format();
         loop {
-            if crate::signal::stop_requested() {
-                // Following: finish here, the loop flushes. Else: interrupted.
-                if follow {
+            if crate::signal::stop_requested() || self.diag.is_stopped() {
+                // A signal when following: finish here, the loop flushes.
+                // Else interrupted, or stdout's reader is gone (the
+                // diagnostics stopped): leave.
+                if follow && !self.diag.is_stopped() {
                     break;
                 }
                 return Read::Gone;

@@ -42,8 +42,6 @@ pub use self::input::{captures_at, inputs_from_args, Input};
 pub use self::stdin::stdin_has_data;
 pub use self::visitor::{Flow, SessionFlow, Visitor};
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crossbeam_channel::{bounded, unbounded};
 
 use self::deal::{Dealer, Unit, DEAL};
@@ -66,8 +64,8 @@ pub struct RunOpts {
     /// Keep reading the captures after their end, as they grow (see
     /// [`self::follow`]); runs on one worker thread and flushes output
     /// after each batch. A session record arriving on stdin is read and
-    /// followed at once. Stops on SIGINT/SIGTERM/SIGHUP (handlers installed
-    /// by [`crate::signal::install`]) or when stdout's reader goes away.
+    /// followed at once. Stops on SIGINT/SIGTERM/SIGHUP ([`crate::signal`])
+    /// or when stdout's reader goes away.
     pub follow: bool,
     /// What discovery of a root given as a path fills in.
     pub detail: Detail,
@@ -101,12 +99,6 @@ where
     let follow = opts.follow;
     // Following keeps files open: as many as the descriptor limit allows.
     let open_budget = if follow { self::follow::open_budget() } else { 0 };
-    if follow {
-        crate::signal::set_follow();
-    }
-    // Set by a follower that found stdout's reader gone while idle.
-    let gone = AtomicBool::new(false);
-    let gone = &gone;
     std::thread::scope(|s| {
         let mut work_tx = Vec::with_capacity(n);
         let mut out_rx = Vec::with_capacity(n);
@@ -116,7 +108,7 @@ where
             let (otx, orx) = bounded::<Chunk>(8);
             let mut visitor = make();
             workers.push(s.spawn(move || {
-                let mut worker = Worker::new(diag, otx, gone);
+                let mut worker = Worker::new(diag, otx);
                 worker.follow = follow;
                 worker.open_budget = open_budget;
                 worker.run(&mut visitor, wrx);
@@ -132,19 +124,26 @@ where
         let dealer = Dealer::new(work_tx, order_tx, if follow { 1 } else { DEAL });
         s.spawn(move || produce(inputs, opts, dealer, diag, batch));
         let written = write_ordered(&out_rx, order_rx, out, follow);
-        if matches!(written, Err(Error::BrokenPipe)) || gone.load(Ordering::SeqCst) {
-            // The reader is gone. Workers and the producer may be blocked on
-            // stdin; nothing more can be shown, so leave now, quietly.
-            std::process::exit(0);
-        }
-        if crate::signal::stop_requested() {
-            // A signal: the workers stopped at a record boundary and all they
-            // produced is written and flushed; the producer may be blocked on
-            // stdin. Exit 130 (0 when following), see crate::signal.
-            crate::signal::exit_after_stop(diag);
+        // The reader is gone (a closed pipe, or one a follower saw while
+        // idle, which stopped the diagnostics): nothing more can be shown,
+        // so the workers and the producer stop too (the producer even when
+        // waiting on an idle stdin, see stdin::StdinReader), and the run
+        // ends quietly.
+        let gone = matches!(written, Err(Error::BrokenPipe)) || diag.is_stopped();
+        if gone {
+            diag.stop();
         }
         drop(out_rx);
         let visitors = workers.into_iter().map(|h| h.join()).collect::<std::result::Result<Vec<V>, _>>();
+        if gone {
+            return Err(Error::BrokenPipe);
+        }
+        if crate::signal::stop_requested() {
+            // A signal: the workers stopped at a record boundary and all they
+            // produced is written and flushed; the producer stops too. The
+            // tool ends with 130 (0 when following): crate::signal.
+            return Err(Error::Stopped);
+        }
         written?;
         visitors.map_err(|_| Error::Msg("internal error: a worker thread panicked".into()))
     })

@@ -34,7 +34,7 @@ impl Worker<'_> {
             let bytes = &body[start..end];
             start = end + 1;
             let number = first + i as u64;
-            if !self.follow && crate::signal::stop_requested() {
+            if !self.follow && crate::signal::stop_requested() || self.diag.is_stopped() {
                 return false;
             }
             let unfinished = open_tail && end == body.len();

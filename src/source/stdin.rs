@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io;
 
 use super::deal::{Dealer, Unit};
+use super::follow::POLL;
 use crate::diag::Diag;
 use crate::format::LineKind;
 use crate::json::Index;
@@ -52,8 +53,7 @@ pub(super) fn stdin_kind_has_data() -> bool {
 /// Piped event lines are sent in units of at least `batch_size` bytes.
 pub(super) fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize, deal_on_idle: bool) -> bool {
     let send = |dealer: &mut Dealer, unit: Unit| dealer.push(unit) && !diag.is_stopped();
-    let stdin = io::stdin();
-    let mut lines = LineReader::new(stdin.lock());
+    let mut lines = LineReader::new(StdinReader::new(diag));
     let mut idx = Index::new();
     let mut batch: Vec<u8> = Vec::new();
     let mut first = 0u64;
@@ -124,7 +124,84 @@ pub(super) fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize,
             }
         }
     }
+    if stopping(diag) {
+        // A stop ended the reading (or came with its end): nothing more is dealt.
+        return false;
+    }
     batch.is_empty() || send(dealer, Unit::Piped { buf: batch, first, open_tail })
+}
+
+/// Whether the run is stopping: a signal, or stdout's reader gone (the
+/// diagnostics stopped, [`Diag::stop`]).
+fn stopping(diag: &Diag) -> bool {
+    crate::signal::stop_requested() || diag.is_stopped()
+}
+
+/// Stdin as the producer reads it. A read that could wait (a pipe, a
+/// socket, a terminal) first waits in `poll(2)` steps of [`POLL`], and ends
+/// the input when the run is [`stopping`]: so a producer waiting on an idle
+/// stdin (`tail -f x | ci-cat`) ends too, and the run returns its outcome
+/// instead of waiting for a line that may never come. A regular file never
+/// makes a read wait: read without the poll. Read through a duplicate of
+/// fd 0, not through std's buffered `Stdin`, whose buffer a poll of the
+/// descriptor would not see.
+enum StdinReader<'d> {
+    /// Polled before each read.
+    #[cfg(unix)]
+    Polled { file: File, diag: &'d Diag },
+    /// Read as it is (a regular file; a platform without poll; a descriptor
+    /// that could not be duplicated).
+    Plain(io::StdinLock<'static>, std::marker::PhantomData<&'d Diag>),
+}
+
+impl<'d> StdinReader<'d> {
+    fn new(diag: &'d Diag) -> StdinReader<'d> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            let file = io::stdin().as_fd().try_clone_to_owned().map(File::from);
+            if let Ok(file) = file {
+                if !file.metadata().is_ok_and(|m| m.is_file()) {
+                    return StdinReader::Polled { file, diag };
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = diag;
+        StdinReader::Plain(io::stdin().lock(), std::marker::PhantomData)
+    }
+}
+
+impl io::Read for StdinReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            #[cfg(unix)]
+            StdinReader::Polled { file, diag } => {
+                while !readable(file) {
+                    if stopping(diag) {
+                        return Ok(0);
+                    }
+                }
+                file.read(buf)
+            }
+            StdinReader::Plain(stdin, _) => stdin.read(buf),
+        }
+    }
+}
+
+/// Waits up to [`POLL`] for `file` to be readable (data, its end, or an
+/// error a read will report); false when the time ran out.
+#[cfg(unix)]
+fn readable(file: &File) -> bool {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let mut fds = [PollFd::new(file, PollFlags::IN)];
+    let step = Timespec { tv_sec: POLL.as_secs() as i64, tv_nsec: i64::from(POLL.subsec_nanos()) };
+    match poll(&mut fds, Some(&step)) {
+        Ok(n) => n > 0,
+        Err(rustix::io::Errno::INTR) => false,
+        // Let the read report it.
+        Err(_) => true,
+    }
 }
 
 /// A session record read from stdin, as a `SessionRecord`.

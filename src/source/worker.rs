@@ -1,8 +1,6 @@
 //! A worker thread: its reusable state, its loop over the units dealt to it,
 //! and the hand-over of its output to the writer in chunks.
 
-use std::sync::atomic::AtomicBool;
-
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use super::capture::LineState;
@@ -40,8 +38,6 @@ pub(super) struct Worker<'d> {
     /// polls), and how many do.
     pub(super) open_budget: usize,
     pub(super) kept_open: usize,
-    /// Follow mode: set when stdout's reader went away while idle.
-    pub(super) gone: &'d AtomicBool,
     /// What the writer remembers of the capture being read.
     pub(super) parts: LineState,
     /// Piped records printed cut, made whole again from their lines.
@@ -55,7 +51,7 @@ pub(super) struct Worker<'d> {
 }
 
 impl<'d> Worker<'d> {
-    pub(super) fn new(diag: &'d Diag, tx: Sender<Chunk>, gone: &'d AtomicBool) -> Worker<'d> {
+    pub(super) fn new(diag: &'d Diag, tx: Sender<Chunk>) -> Worker<'d> {
         Worker {
             diag,
             tx,
@@ -67,7 +63,6 @@ impl<'d> Worker<'d> {
             followed: Vec::new(),
             open_budget: 0,
             kept_open: 0,
-            gone,
             parts: LineState::default(),
             reread: Default::default(),
             whole_idx: Index::new(),

@@ -4,7 +4,6 @@
 use std::fs::File;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
 
@@ -22,7 +21,9 @@ impl Worker<'_> {
     pub(in crate::source) fn run_following<V: Visitor>(&mut self, v: &mut V, rx: &Receiver<Vec<Unit>>) {
         let mut inputs_open = true;
         let mut polling = false;
-        while !crate::signal::stop_requested() {
+        // A stop, or the writer gone (the diagnostics stopped: stdout's
+        // reader went away while nothing was held here to hand on).
+        while !crate::signal::stop_requested() && !self.diag.is_stopped() {
             while inputs_open && !crate::signal::stop_requested() {
                 match rx.try_recv() {
                     Ok(units) => {
@@ -49,7 +50,8 @@ impl Worker<'_> {
                 continue;
             }
             if follow::stdout_closed() {
-                self.gone.store(true, Ordering::SeqCst);
+                // Tells the engine (and the producer) the reader is gone.
+                self.diag.stop();
                 return;
             }
             // Idle: wait for the next unit, or one poll interval.
