@@ -13,8 +13,9 @@ use std::process::ExitCode;
 use clap::{Args, Parser, ValueEnum};
 
 use crate::diag::Diag;
-use crate::error::{exit_code, Found, Result};
+use crate::error::{exit_code, Error, Found, Result};
 use crate::output::{EventFormat, DEFAULT_MAX_BYTES, MAX_BYTES_ENV};
+use crate::signal::GRACE;
 
 /// What `--generate` writes to stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -127,6 +128,12 @@ pub struct Provenance {
 pub trait Tool: Parser {
     /// The common flags.
     fn common(&self) -> &Common;
+
+    /// Whether the run follows its inputs (`--follow`): a signal then ends
+    /// it with status 0 ([`crate::signal::status`]).
+    fn follows(&self) -> bool {
+        false
+    }
 }
 
 /// The man page for a command, as committed under `man/` ([`man::page`]).
@@ -175,17 +182,41 @@ pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Found>) -> ExitCode {
             Err(err) => output_failed(prog, &err),
         };
     }
-    crate::signal::install();
+    let following = args.follows();
+    install_signal_handler(following);
     let diag = Diag::new(prog, args.common().strict);
     let result = run(args, &diag);
-    if !matches!(result, Err(crate::error::Error::BrokenPipe)) {
+    if !matches!(result, Err(Error::BrokenPipe)) {
         diag.summary();
     }
-    if crate::signal::stop_requested() && result.is_ok() {
-        // Interrupted: 130 (0 when following); see src/signal.rs.
-        return ExitCode::from(crate::signal::status(diag.failed()));
+    if crate::signal::stop_requested() && matches!(result, Ok(_) | Err(Error::Stopped)) {
+        // Interrupted: 130 (0 when following); see src/signal.rs. The write
+        // guard is kept until the process ends, so the safety net cannot
+        // exit meanwhile with another status.
+        std::mem::forget(crate::signal::write_guard());
+        return ExitCode::from(crate::signal::status(following, diag.failed()));
     }
     exit_code(prog, result, diag.failed())
+}
+
+/// Installs the SIGINT/SIGTERM/SIGHUP handler ([`crate::signal`]): it asks
+/// the run to stop, which then returns its outcome to [`main`]. A second
+/// call, or a failure to install, leaves the handlers as they are (the
+/// defaults kill the process, which may cut the record being written).
+///
+/// The safety net, the one exit outside `main`'s return: a run blocked
+/// where the stop is not checked (a long directory walk, a write to a
+/// reader that does not read) cannot return, so [`GRACE`] after the signal
+/// the handler ends the process itself, with the status `main` would have
+/// returned for a clean run, once no write to stdout is in progress.
+fn install_signal_handler(following: bool) {
+    let _ = ctrlc::set_handler(move || {
+        crate::signal::request_stop();
+        std::thread::sleep(GRACE);
+        // Never in the middle of a write: wait for the one in progress.
+        let _writing = crate::signal::write_guard();
+        std::process::exit(i32::from(crate::signal::status(following, false)));
+    });
 }
 
 /// An unknown `--flag` that another ci-* tool has: clap's own tip (a

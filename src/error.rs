@@ -20,6 +20,10 @@ pub enum Error {
     Stream(io::Error),
     /// Stdout was closed by the reader: stop quietly.
     BrokenPipe,
+    /// A signal stopped the run at a record boundary, everything produced
+    /// before written: [`crate::cli::main`] ends it with the status of
+    /// [`crate::signal::status`] (130, or 0 when following).
+    Stopped,
     /// Anything else worth a message (a missing root, an ambiguous id).
     Msg(String),
 }
@@ -42,6 +46,7 @@ impl fmt::Display for Error {
             Error::Io(p, e) => write!(f, "{}: {}", p.display(), e),
             Error::Stream(e) => write!(f, "{e}"),
             Error::BrokenPipe => f.write_str("broken pipe"),
+            Error::Stopped => f.write_str("stopped by a signal"),
         }
     }
 }

@@ -30,7 +30,6 @@ pub mod discover;
 pub mod elements;
 pub mod error;
 pub mod files;
-pub mod follow;
 pub mod format;
 pub mod json;
 pub mod lines;

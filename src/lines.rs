@@ -139,7 +139,7 @@ impl<R: Read> LineReader<R> {
 
     /// Forgets what is buffered and goes on at `at` (see [`Resume`]), where
     /// the wrapped reader must now be positioned. For a followed file that is
-    /// reopened or got shorter ([`crate::follow`]).
+    /// reopened or got shorter ([`crate::source::follow`]).
     pub fn restart_at(&mut self, at: Resume) {
         self.pos = 0;
         self.end = 0;

@@ -101,7 +101,7 @@ const FOLLOW_NOTE: &str = "\
 #[command(
     name = "ci-cat",
     version,
-    after_long_help = crate::follow::long_help(EXAMPLES, "ci-cat", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-cat", FOLLOW_NOTE),
     after_help = "Run with --help for examples."
 )]
 pub struct Args {
@@ -145,6 +145,10 @@ pub struct Args {
 impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
+    }
+
+    fn follows(&self) -> bool {
+        self.follow
     }
 }
 

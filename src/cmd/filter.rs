@@ -128,7 +128,7 @@ Each passing event is printed as its line is written. Session records that
 #[command(
     name = "ci-filter",
     version,
-    after_long_help = crate::follow::long_help(EXAMPLES, "ci-filter", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-filter", FOLLOW_NOTE),
     after_help = "Run with --help for examples.",
     mut_arg("since", |a| a.help("Only records at or after this time (RFC 3339, date, or age like 30m, 2h, 7d or -7d)")),
     mut_arg("until", |a| a.help("Only records before this time (exclusive; a date means the end of that day)")),
@@ -185,6 +185,10 @@ pub struct Args {
 impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
+    }
+
+    fn follows(&self) -> bool {
+        self.follow
     }
 }
 

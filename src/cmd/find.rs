@@ -249,6 +249,10 @@ impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
     }
+
+    fn follows(&self) -> bool {
+        self.follow
+    }
 }
 
 /// Filters resolved from the arguments.
@@ -446,14 +450,13 @@ fn follow(
     diag: &Diag,
     out: &mut Output,
 ) -> Result<()> {
-    crate::signal::set_follow();
     loop {
         // One interval, in steps that notice a signal or a closed reader.
         for _ in 0..10 {
             if crate::signal::stop_requested() {
                 return Ok(());
             }
-            if crate::follow::stdout_closed() {
+            if crate::source::follow::stdout_closed() {
                 return Err(Error::BrokenPipe);
             }
             std::thread::sleep(crate::watch::INTERVAL / 10);

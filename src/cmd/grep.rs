@@ -131,7 +131,7 @@ pub enum ColorChoice {
 #[command(
     name = "ci-grep",
     version,
-    after_long_help = crate::follow::long_help(EXAMPLES, "ci-grep", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-grep", FOLLOW_NOTE),
     after_help = "Run with --help for examples."
 )]
 pub struct Args {
@@ -197,6 +197,10 @@ pub struct Args {
 impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
+    }
+
+    fn follows(&self) -> bool {
+        self.follow
     }
 }
 

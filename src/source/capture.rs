@@ -1,0 +1,272 @@
+//! Reading one capture: each of its files in its writer's order, line by
+//! line, each valid event to the visitor; a session's companion file after
+//! its events; a file that is no capture at all reported.
+
+use std::path::Path;
+
+use super::follow;
+use super::worker::{Worker, CHUNK};
+use super::{Flow, Visitor};
+use crate::format;
+use crate::lines::{LineReader, LineSource, Site};
+use crate::record::Event;
+use crate::session::Capture;
+
+/// A visitor seen through its companion-file side: events go to
+/// [`Visitor::companion_event`].
+pub(super) struct Companion<'v, V>(&'v mut V);
+
+impl<V: Visitor> Visitor for Companion<'_, V> {
+    fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
+        self.0.companion_event(ev, out)
+    }
+
+    fn begin(&mut self, cap: &Capture, out: &mut Vec<u8>) -> bool {
+        self.0.companion_begin(cap, out);
+        true
+    }
+
+    fn needs_events(&mut self, raw: &[u8]) -> bool {
+        self.0.needs_events(raw)
+    }
+}
+
+/// Visits the events of one line of a capture: one, or (for a writer whose
+/// lines can hold several) each part in turn.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn visit_line<V: Visitor>(
+    v: &mut V,
+    out: &mut Vec<u8>,
+    lines: &mut LineState,
+    rec: crate::json::Record<'_>,
+    cap: &Capture,
+    (line, site): (u64, Site),
+    source: &str,
+) -> Flow {
+    let fmt = cap.format.format();
+    fmt.observe(&rec, &mut lines.state);
+    if !fmt.multi_part() {
+        return v.event(&Event::read(rec, cap, line, source, None, &lines.state, site), out);
+    }
+    lines.parts.clear();
+    fmt.parts(&rec, &mut lines.state, &mut lines.parts);
+    for &part in &lines.parts {
+        if v.event(&Event::read(rec, cap, line, source, Some(part), &lines.state, site), out) == Flow::Stop {
+            return Flow::Stop;
+        }
+    }
+    Flow::Continue
+}
+
+/// A worker's state of the capture being read, for writers whose lines
+/// yield several events.
+#[derive(Default)]
+pub(super) struct LineState {
+    pub(super) state: format::ReadState,
+    pub(super) parts: Vec<u32>,
+}
+
+/// How reading one file of a capture ended.
+pub(super) enum Read {
+    /// At its end.
+    Done,
+    /// The visitor stopped the capture.
+    Stopped,
+    /// The writer is gone.
+    Gone,
+}
+
+impl Worker<'_> {
+    /// Reads a capture: each of its files in turn (in its writer's reading
+    /// order), each with its own line numbers and shown as its own path (the
+    /// capture's own path as the capture shows it).
+    pub(super) fn capture<V: Visitor>(&mut self, v: &mut V, cap: &Capture) -> bool {
+        if !v.begin(cap, &mut self.out) {
+            return true;
+        }
+        if !self.follow {
+            self.parts.state.clear();
+        }
+        (self.lines_ok, self.lines_bad) = (0, 0);
+        let files: Vec<(&Path, String)> = cap
+            .files
+            .iter()
+            .map(|f| {
+                let display = if *f == cap.path { cap.display.clone() } else { f.to_string_lossy().into_owned() };
+                (f.as_path(), display)
+            })
+            .collect();
+        if cap.format.format().time_ordered() && !self.follow {
+            if let Some(timed) = self.time_ordered(cap.format.format(), &files) {
+                return self.visit_timed(v, cap, &files, timed);
+            }
+        }
+        for (path, display) in &files {
+            // A writer whose files are JSON arrays reads them element by
+            // element (never followed: such files are rewritten whole).
+            if let Some(mut elements) = cap.format.format().lines_of(cap, path, display, self.diag) {
+                match self.capture_lines(v, cap, display, &mut *elements, false) {
+                    Read::Done => continue,
+                    Read::Stopped => break,
+                    Read::Gone => return false,
+                }
+            }
+            let file = match self.open_capture_file(path) {
+                Ok(f) => f,
+                Err(e) => {
+                    self.diag.error(&format_args!("{display}: {e}"));
+                    continue;
+                }
+            };
+            let mut lines = LineReader::with_buffer(file, std::mem::take(&mut self.buffer));
+            let read = self.capture_lines(v, cap, display, &mut lines, self.follow);
+            if self.follow && matches!(read, Read::Done) {
+                self.keep_following(follow::Followed::new(cap.clone(), path.to_path_buf(), display.clone(), lines));
+            } else {
+                self.buffer = lines.into_buffer();
+            }
+            match read {
+                Read::Done => {}
+                Read::Stopped => break,
+                Read::Gone => return false,
+            }
+        }
+        self.not_a_capture(cap);
+        self.companion(v, cap);
+        v.end(cap, &mut self.out);
+        true
+    }
+
+    /// A file named as PATH in no writer's layout of which not one line
+    /// was an event, and some line was damaged, is not a capture at all
+    /// (`/etc/hostname`): an error naming it (exit 2), beside the reports of
+    /// its lines. An empty file is an empty capture.
+    pub(super) fn not_a_capture(&self, cap: &Capture) {
+        if cap.record.is_none() && !self.follow && self.lines_ok == 0 && self.lines_bad > 0 {
+            self.diag.error(&format_args!(
+                "{}: not a capture: no line of it is an event of a writer the tools read",
+                cap.display
+            ));
+        }
+    }
+
+    /// Reads a session's companion file for a visitor that wants it
+    /// ([`Visitor::companions`]), as a capture of the companion's writer.
+    pub(super) fn companion<V: Visitor>(&mut self, v: &mut V, cap: &Capture) {
+        if !v.companions() || self.follow {
+            return;
+        }
+        let Some((path, writer)) = cap.record.as_ref().and_then(|r| cap.format.format().companion(r)) else {
+            return;
+        };
+        let display = path.to_string_lossy().into_owned();
+        let side = Capture {
+            session: cap.session.clone(),
+            path: path.clone(),
+            display: display.clone(),
+            workspace: cap.workspace.clone(),
+            format: writer,
+            record: None,
+            files: vec![path.clone()],
+        };
+        let file = match crate::files::open_regular(&path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.diag.error(&format_args!("{display}: {e}"));
+                return;
+            }
+        };
+        let mut lines = LineReader::new(file);
+        self.parts.state.clear();
+        let mut side_v = Companion(v);
+        side_v.begin(&side, &mut self.out);
+        let _ = self.capture_lines(&mut side_v, &side, &display, &mut lines, false);
+    }
+
+    pub(super) fn capture_lines<V: Visitor, L: LineSource + ?Sized>(
+        &mut self,
+        v: &mut V,
+        cap: &Capture,
+        display: &str,
+        lines: &mut L,
+        follow: bool,
+    ) -> Read {
+        let lazy = v.lazy();
+        let fmt = cap.format.format();
+        loop {
+            if crate::signal::stop_requested() || self.diag.is_stopped() {
+                // A signal when following: finish here, the loop flushes.
+                // Else interrupted, or stdout's reader is gone (the
+                // diagnostics stopped): leave.
+                if follow && !self.diag.is_stopped() {
+                    break;
+                }
+                return Read::Gone;
+            }
+            let next = if follow { lines.next_complete_line() } else { lines.next_line() };
+            let line = match next {
+                Ok(Some(l)) => l,
+                Ok(None) => break,
+                Err(e) => {
+                    self.diag.error(&format_args!("{}:{}: {e}", display, lines.line_number() + 1));
+                    break;
+                }
+            };
+            let skip = match v.line(line.number) {
+                Flow::Continue => false,
+                Flow::Skip => true,
+                Flow::Stop => return Read::Stopped,
+            };
+            let pre = !skip && (!line.terminated || v.precheck(line.bytes));
+            // A line the tool skips is still observed when it may change what
+            // the writer keeps of earlier lines (its later events depend on it).
+            if !(pre || line.terminated && fmt.observes(line.bytes)) {
+                continue;
+            }
+            let wanted = pre && (!line.terminated || v.needs_events(line.bytes));
+            let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
+            if !pre {
+                if let Ok(rec) = parsed {
+                    if fmt.accept(&rec).is_ok() {
+                        fmt.observe(&rec, &mut self.parts.state);
+                    }
+                }
+                continue;
+            }
+            match parsed {
+                Ok(rec) => match fmt.accept(&rec) {
+                    Ok(()) => {
+                        self.lines_ok += 1;
+                        if !wanted {
+                            fmt.observe(&rec, &mut self.parts.state);
+                        } else if visit_line(
+                            v,
+                            &mut self.out,
+                            &mut self.parts,
+                            rec,
+                            cap,
+                            (line.number, line.site),
+                            display,
+                        ) == Flow::Stop
+                        {
+                            return Read::Stopped;
+                        }
+                    }
+                    Err(reason) => {
+                        self.lines_bad += 1;
+                        self.diag.bad_line(&display, line.number, &reason);
+                    }
+                },
+                Err(e) if crate::lines::held_back(line.bytes, line.terminated, &e) => self.diag.torn_tail(),
+                Err(e) => {
+                    self.lines_bad += 1;
+                    self.diag.bad_line(&display, line.number, &crate::lines::BadLine(line.bytes, &e));
+                }
+            }
+            if self.out.len() >= CHUNK && !self.send() {
+                return Read::Gone;
+            }
+        }
+        Read::Done
+    }
+}

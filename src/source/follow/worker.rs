@@ -1,0 +1,179 @@
+//! A worker in follow mode: units read as they arrive, and in between the
+//! files read so far polled for new lines, within the budget of open files.
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
+
+use crate::source::capture::Read;
+use crate::source::deal::Unit;
+use crate::source::follow;
+use crate::source::worker::Worker;
+use crate::source::Visitor;
+
+impl Worker<'_> {
+    /// Follow mode: reads each unit as it arrives (a session record on a live
+    /// stdin is read, then followed, at once) and, in between, polls the
+    /// files read so far for new lines. Ends on a stop, when stdout's reader
+    /// is gone, or when the inputs ended and nothing is left to follow.
+    pub(in crate::source) fn run_following<V: Visitor>(&mut self, v: &mut V, rx: &Receiver<Vec<Unit>>) {
+        let mut inputs_open = true;
+        let mut polling = false;
+        // A stop, or the writer gone (the diagnostics stopped: stdout's
+        // reader went away while nothing was held here to hand on).
+        while !crate::signal::stop_requested() && !self.diag.is_stopped() {
+            while inputs_open && !crate::signal::stop_requested() {
+                match rx.try_recv() {
+                    Ok(units) => {
+                        if !self.units_now(v, units) {
+                            return;
+                        }
+                    }
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => inputs_open = false,
+                }
+            }
+            if !inputs_open && self.followed.is_empty() {
+                break;
+            }
+            if !polling {
+                v.following();
+                polling = true;
+            }
+            let Some(progressed) = self.poll_all(v) else { return };
+            if !self.hand_on() {
+                return;
+            }
+            if progressed {
+                continue;
+            }
+            if follow::stdout_closed() {
+                // Tells the engine (and the producer) the reader is gone.
+                self.diag.stop();
+                return;
+            }
+            // Idle: wait for the next unit, or one poll interval.
+            if !inputs_open {
+                follow::nap();
+                continue;
+            }
+            match rx.recv_timeout(follow::POLL) {
+                Ok(units) => {
+                    if !self.units_now(v, units) {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => inputs_open = false,
+            }
+        }
+        self.hand_on();
+    }
+
+    /// Follow mode: reads units and hands their output on at once; false
+    /// when the writer is gone or a stop was asked for.
+    pub(in crate::source) fn units_now<V: Visitor>(&mut self, v: &mut V, units: Vec<Unit>) -> bool {
+        units.into_iter().all(|unit| !self.diag.is_stopped() && self.unit(v, unit) && self.finish_unit())
+    }
+
+    /// Polls every followed file once; `Some(true)` when lines were read,
+    /// `None` when the writer is gone.
+    pub(in crate::source) fn poll_all<V: Visitor>(&mut self, v: &mut V) -> Option<bool> {
+        let mut files = std::mem::take(&mut self.followed);
+        let mut progressed = false;
+        let mut result = Some(());
+        for f in files.iter_mut() {
+            match self.poll(v, f) {
+                Some(p) => progressed |= p,
+                None => {
+                    result = None;
+                    break;
+                }
+            }
+            if crate::signal::stop_requested() {
+                break;
+            }
+        }
+        files.retain(|f| !f.done);
+        // Files of captures read while polling (none today) come after.
+        files.append(&mut self.followed);
+        self.followed = files;
+        self.kept_open = self.followed.iter().filter(|f| f.is_open_between_polls()).count();
+        result.map(|()| progressed)
+    }
+
+    /// Reads what was appended to a followed file, dealing with truncation
+    /// and rotation first. `Some(true)` when lines were read, `None` when the
+    /// writer is gone.
+    pub(in crate::source) fn poll<V: Visitor>(&mut self, v: &mut V, f: &mut follow::Followed) -> Option<bool> {
+        use follow::Change;
+        let mut progressed = false;
+        match f.change(self.diag, &mut self.buffer) {
+            Change::Wait => return Some(false),
+            Change::Same => {}
+            Change::Replaced(file) => {
+                // Drain the old file first: lines written before the rename.
+                progressed |= self.poll_lines(v, f)?;
+                f.switch_to(file, self.diag);
+            }
+        }
+        if !f.done {
+            progressed |= self.poll_lines(v, f)?;
+        }
+        f.rest(&mut self.buffer);
+        Some(progressed)
+    }
+
+    /// Reads the complete lines a followed file has now; `Some(true)` when
+    /// there were some, `None` when the writer is gone.
+    pub(in crate::source) fn poll_lines<V: Visitor>(&mut self, v: &mut V, f: &mut follow::Followed) -> Option<bool> {
+        let Some((cap, display, lines)) = f.reading() else { return Some(false) };
+        let before = lines.line_number();
+        let read = self.capture_lines(v, cap, display, lines, true);
+        let progressed = lines.line_number() != before;
+        match read {
+            Read::Done => {}
+            Read::Stopped => f.done = true,
+            Read::Gone => return None,
+        }
+        Some(progressed)
+    }
+
+    /// Opens a capture file to read; following, when no descriptor is free,
+    /// followed files are closed between polls ([`Worker::park_one`]) until
+    /// one is.
+    pub(in crate::source) fn open_capture_file(&mut self, path: &Path) -> io::Result<File> {
+        loop {
+            match crate::files::open_regular(path) {
+                Err(e) if self.follow && follow::out_of_descriptors(&e) && self.park_one() => {}
+                opened => return opened,
+            }
+        }
+    }
+
+    /// Follows a file read to its end: open between polls while the budget
+    /// allows, else closed between them.
+    pub(in crate::source) fn keep_following(&mut self, mut f: follow::Followed) {
+        if self.kept_open < self.open_budget {
+            self.kept_open += 1;
+        } else {
+            f.park(&mut self.buffer);
+        }
+        self.followed.push(f);
+    }
+
+    /// Out of descriptors though within the budget (something else holds
+    /// some): the followed file opened last is closed between polls from now
+    /// on, and the budget shrinks to what stays open. False when none is open.
+    pub(in crate::source) fn park_one(&mut self) -> bool {
+        let Some(f) = self.followed.iter_mut().rev().find(|f| f.is_open_between_polls()) else {
+            return false;
+        };
+        f.park(&mut self.buffer);
+        self.kept_open -= 1;
+        self.open_budget = self.kept_open;
+        true
+    }
+}

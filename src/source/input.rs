@@ -1,0 +1,87 @@
+//! The inputs named on the command line ([`Input`]), what a path expands
+//! into ([`captures_at`]), and the producer that reads them in order and
+//! deals their units to the workers.
+
+use std::path::{Path, PathBuf};
+
+use super::deal::{Dealer, Unit};
+use super::stdin::{produce_stdin, stdin_has_data};
+use super::RunOpts;
+use crate::diag::Diag;
+use crate::discover;
+use crate::discover::Detail;
+use crate::format;
+use crate::session::{self, Capture};
+
+/// One input named on the command line.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A file or directory.
+    Path(PathBuf),
+    /// Standard input.
+    Stdin,
+    /// Captures already found (the PATHs of a run narrowed to the sessions
+    /// of `--session`, [`crate::session_id::SessionIds::narrow_inputs`]).
+    Captures(Vec<Capture>),
+}
+
+/// Turns command-line arguments into inputs: `-` is stdin; no argument means
+/// stdin when [`stdin_has_data`], else the default capture roots.
+pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
+    if args.is_empty() {
+        if !stdin_has_data() {
+            return discover::resolve_roots(&[], diag).into_iter().map(Input::Path).collect();
+        }
+        return vec![Input::Stdin];
+    }
+    args.iter().map(|a| if a.as_os_str() == "-" { Input::Stdin } else { Input::Path(a.clone()) }).collect()
+}
+
+/// Reads the inputs in order and deals their units to the workers.
+pub(super) fn produce(inputs: &[Input], opts: &RunOpts, mut dealer: Dealer, diag: &Diag, batch: usize) {
+    let detail = opts.detail;
+    for input in inputs {
+        let go_on = match input {
+            Input::Stdin => produce_stdin(&mut dealer, diag, batch, opts.deal_on_idle),
+            Input::Path(p) => captures_at(p, detail, diag)
+                .into_iter()
+                .all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped()),
+            Input::Captures(caps) => {
+                caps.iter().all(|c| dealer.push(Unit::Capture(Box::new(c.clone()))) && !diag.is_stopped())
+            }
+        };
+        if !go_on || !dealer.flush() {
+            return;
+        }
+    }
+}
+
+/// Expands a path argument into captures (reported and skipped when unusable).
+pub fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            diag.error(&format_args!("{}: {e}", path.display()));
+            return vec![];
+        }
+    };
+    if meta.is_file() {
+        return discover::file_captures(path, diag);
+    }
+    // A FIFO (`<(…)`), socket or device is never opened: it could block or
+    // never end (stdin is read as `-`).
+    if !meta.is_dir() {
+        diag.error(&format_args!("{}: not a regular file or directory, skipped", path.display()));
+        return vec![];
+    }
+    match discover::sessions_at(path, detail, diag) {
+        Ok(mut found) => {
+            session::sort_newest_first(&mut found);
+            found.into_iter().map(format::capture).collect()
+        }
+        Err(e) => {
+            diag.error(&e);
+            vec![]
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! What a tool plugs into the engine: a [`Visitor`], one per worker thread,
+//! called for each capture, line and event in input order, and the
+//! [`Flow`] it answers with.
+
+use crate::record::Event;
+use crate::session::{Capture, SessionRecord};
+
+/// What a visitor wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// Skip this line without parsing it.
+    Skip,
+    /// Stop reading the current capture.
+    Stop,
+}
+
+/// What to do with a session record read from stdin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionFlow {
+    /// Read the capture's events (then `begin`, `event`…, `end` are called).
+    Expand,
+    /// The visitor dealt with the record itself (printed it, or dropped it).
+    Handled,
+}
+
+/// A tool's per-thread work on the event stream. Output goes to `out`, which
+/// the engine writes in input order.
+pub trait Visitor: Send {
+    /// Called for each session record (from `ci-find`) read from stdin, with
+    /// its line as read, before it is expanded. The default expands it; a
+    /// tool that can decide on session fields alone (`ci-filter` with only
+    /// session-level predicates) returns [`SessionFlow::Handled`] and may
+    /// print the line to pass the record on unchanged.
+    fn session(&mut self, _rec: &SessionRecord, _line: &[u8], _out: &mut Vec<u8>) -> SessionFlow {
+        SessionFlow::Expand
+    }
+
+    /// Whether lines may be skimmed instead of validated ([`crate::json::Index::skim`]): the
+    /// insides of `data` are then not checked, and the visitor must confirm
+    /// each event it goes on to use beyond the envelope with
+    /// [`Event::confirm`] (which validates it and reports it when bad). For
+    /// tools that decide on the envelope and drop most lines (`ci-filter`).
+    fn lazy(&self) -> bool {
+        false
+    }
+
+    /// Called before a capture is read; `false` skips it (session-level filters).
+    fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
+        true
+    }
+
+    /// Called with each physical line number before the line is parsed.
+    fn line(&mut self, _number: u64) -> Flow {
+        Flow::Continue
+    }
+
+    /// Called with the raw bytes of each complete line before it is parsed;
+    /// `false` skips the line unparsed (so damage on it is not reported).
+    /// For cheap pre-checks that can prove a line irrelevant, such as
+    /// ci-grep's literal search. Not called for an unterminated last line.
+    fn precheck(&mut self, _raw: &[u8]) -> bool {
+        true
+    }
+
+    /// Called with the raw bytes of each complete line of a capture that
+    /// passed [`Visitor::precheck`]; `false`: the line is still parsed and
+    /// checked (damage is reported as always) but yields no event. For
+    /// pre-checks that prove a line's events irrelevant without giving up
+    /// the report of a damaged line (`ci-agg --tokens`).
+    fn needs_events(&mut self, _raw: &[u8]) -> bool {
+        true
+    }
+
+    /// Called for each valid event record.
+    fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow;
+
+    /// Called after a capture was read (also after `Stop`).
+    fn end(&mut self, _cap: &Capture, _out: &mut Vec<u8>) {}
+
+    /// Follow mode ([`super::RunOpts::follow`]): called once before followed files
+    /// are first polled for new lines (after the first pass over the inputs
+    /// ready at start). Lines read by polling reach `event` without
+    /// `begin`/`end`; a capture whose session record arrives later still gets
+    /// its own first pass (`begin`, `event`…, `end`) before it is followed.
+    fn following(&mut self) {}
+
+    /// Whether the visitor reads a session's companion file (a hooks
+    /// session's transcript copy, [`crate::format::Format::companion`]) after
+    /// its events, through [`Visitor::companion_event`].
+    fn companions(&self) -> bool {
+        false
+    }
+
+    /// Called before a session's companion file is read (its capture).
+    fn companion_begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) {}
+
+    /// Called for each event of a session's companion file, after the
+    /// session's own events and before `end`.
+    fn companion_event(&mut self, _ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
+        Flow::Continue
+    }
+}
