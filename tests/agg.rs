@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
+use crate::kit::Tree;
 use crate::util::*;
 
 fn agg(args: &[&str]) -> Run {
@@ -31,19 +32,14 @@ fn ev(event: &str, ts: &str, data: Value) -> String {
 }
 
 /// A capture root with one session per entry: (id, lines).
-fn root_with(sessions: &[(&str, Vec<String>)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
+fn root_with(sessions: &[(&str, Vec<String>)]) -> Tree {
+    let tree = Tree::new();
     for (id, lines) in sessions {
-        let ci = dir.path().join("-proj").join("sessions").join(id).join("context-intelligence");
-        std::fs::create_dir_all(&ci).expect("mkdir");
         let meta = json!({"format":"context-intelligence","version":"1.0.0","session_id":id,"workspace":"w",
             "parent_id":"","started_at":"2026-01-01T00:00:00Z","status":"completed","working_dir":"/proj"});
-        std::fs::write(ci.join("metadata.json"), meta.to_string()).expect("write");
-        let mut body = lines.join("\n");
-        body.push('\n');
-        std::fs::write(ci.join("events.jsonl"), body).expect("write");
+        tree.amplifier("-proj", id).metadata(meta.to_string()).lines(lines).write();
     }
-    dir
+    tree
 }
 
 fn path_arg(p: &Path) -> String {
@@ -301,7 +297,7 @@ fn tokens_preset_matches_the_usage_table() {
     );
 }
 
-fn durations_root(values: &[&str]) -> tempfile::TempDir {
+fn durations_root(values: &[&str]) -> Tree {
     let lines = values
         .iter()
         .enumerate()
@@ -550,7 +546,7 @@ fn sessions_other_rules() {
     );
 }
 
-fn tool_root() -> tempfile::TempDir {
+fn tool_root() -> Tree {
     let t = |s: &str| format!("2026-03-01T10:00:{s}Z");
     root_with(&[(
         "s1",

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
+use crate::kit::Tree;
 use crate::util::*;
 
 const S1_DIR: &str = "fixtures/demo/-home-user-my-api/sessions/a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10";
@@ -322,13 +323,10 @@ fn nested_tool_call_ids_do_not_break_the_budget() {
 /// `lines(i)` lines of about 1 KB: event `e:<i>`, `data.n` the line's index.
 fn write_captures(root: &std::path::Path, n: usize, lines: impl Fn(usize) -> usize) {
     let text = "x".repeat(1000);
+    let tree = Tree::at(root);
     for i in 0..n {
-        let dir = root.join(format!("-p/sessions/s{i:03}/context-intelligence"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let body: String = (0..lines(i))
-            .map(|k| format!("{{\"data\":{{\"n\":{k},\"text\":\"{text}\"}},\"event\":\"e:{i}\"}}\n"))
-            .collect();
-        std::fs::write(dir.join("events.jsonl"), body).unwrap();
+        let body = (0..lines(i)).map(|k| format!("{{\"data\":{{\"n\":{k},\"text\":\"{text}\"}},\"event\":\"e:{i}\"}}"));
+        tree.amplifier("-p", format!("s{i:03}")).no_metadata().lines(body).write();
     }
 }
 

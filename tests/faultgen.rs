@@ -208,7 +208,7 @@ impl Session {
 
 /// A generated root and its facts.
 pub struct Tree {
-    pub dir: tempfile::TempDir,
+    pub dir: crate::kit::Tree,
     pub sessions: Vec<Session>,
 }
 
@@ -597,7 +597,7 @@ fn session_id(rng: &mut Rng, i: usize) -> String {
 /// Every [`Damage`], [`Tail`] and [`Gen`] occurs once `n` ≥ 6; every odd good
 /// line occurs in session 0.
 pub fn generate(seed: u64, n: usize) -> Tree {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::kit::Tree::new();
     let mut rng = Rng::new(seed);
     let mut sessions = vec![];
     let mut prev_root: Option<String> = None;
@@ -620,13 +620,12 @@ pub fn generate(seed: u64, n: usize) -> Tree {
         if tail == Tail::Empty {
             damages.clear();
         }
-        let ci = dir.path().join(slug).join("sessions").join(&id).join("context-intelligence");
-        std::fs::create_dir_all(&ci).expect("mkdir");
+        let capture = dir.amplifier(slug, &id);
         let mut w =
             Writer { rng: &mut rng, id: id.clone(), parent: parent.clone(), workspace: workspace.into(), gen, n: 0 };
         let mut s = Session {
             id: id.clone(),
-            path: ci.join("events.jsonl"),
+            path: capture.events_path(),
             gen,
             good: vec![],
             bad: vec![],
@@ -705,16 +704,13 @@ pub fn generate(seed: u64, n: usize) -> Tree {
                 Tail::Newline | Tail::Empty => {}
             }
         }
-        std::fs::write(&s.path, &bytes).expect("write events");
-        write_metadata(&ci, &s, workspace, parent.as_deref(), i);
+        let ci = capture.metadata(metadata(&s, workspace, parent.as_deref(), i)).raw(&bytes).write().dir;
         decoys(&ci, &id, i);
         sessions.push(s);
     }
     // A context-intelligence folder with only metadata: not a capture.
-    let orphan = dir.path().join("-home-user-my-api/sessions/orphan-0001/context-intelligence");
-    std::fs::create_dir_all(&orphan).expect("mkdir");
-    std::fs::write(orphan.join("metadata.json"), r#"{"format":"context-intelligence","session_id":"orphan-0001"}"#)
-        .expect("write");
+    let orphan = dir.amplifier("-home-user-my-api", "orphan-0001").no_events();
+    orphan.metadata(r#"{"format":"context-intelligence","session_id":"orphan-0001"}"#).write();
     Tree { dir, sessions }
 }
 
@@ -724,7 +720,8 @@ fn event_name(line: &[u8]) -> String {
     v["event"].as_str().expect("event").to_owned()
 }
 
-fn write_metadata(ci: &Path, s: &Session, workspace: &str, parent: Option<&str>, i: usize) {
+/// The `metadata.json` of capture `i`, as its writer generation writes it.
+fn metadata(s: &Session, workspace: &str, parent: Option<&str>, i: usize) -> String {
     let started = format!("2026-03-{:02}T10:00:00+00:00", 1 + i % 28);
     let mut m = Map::new();
     if s.gen != Gen::Spaced {
@@ -742,17 +739,14 @@ fn write_metadata(ci: &Path, s: &Session, workspace: &str, parent: Option<&str>,
     }
     m.insert("status".into(), json!(if s.held_tail() { "running" } else { "completed" }));
     m.insert("working_dir".into(), json!("/home/user/x"));
-    std::fs::write(ci.join("metadata.json"), Value::Object(m).to_string()).expect("write metadata");
+    Value::Object(m).to_string()
 }
 
 /// The files next to a capture that are never events (formats.md §1). Each
 /// holds lines that would be reported (or counted) if a tool read it.
 fn decoys(ci: &Path, id: &str, i: usize) {
     let session_dir = ci.parent().expect("session dir");
-    let write = |p: PathBuf, text: &str| {
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write decoy");
-    };
+    let write = |p: PathBuf, text: &str| crate::kit::tree::write(&p, text);
     write(ci.join("metadata.json.4242.tmp"), "{");
     if i % 2 == 1 {
         return;
@@ -810,7 +804,7 @@ pub struct HookSession {
 
 /// A generated hooks root and its facts.
 pub struct HookTree {
-    pub dir: tempfile::TempDir,
+    pub dir: crate::kit::Tree,
     pub sessions: Vec<HookSession>,
 }
 
@@ -850,14 +844,13 @@ impl HookTree {
 /// lines, the files that are not events, and the directories that are not
 /// sessions.
 pub fn generate_hooks(seed: u64, n: usize) -> HookTree {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::kit::Tree::new();
     let mut rng = Rng::new(seed ^ 0x5eed);
     let mut sessions = vec![];
     let not_hook = "not a Claude Code hook line (needs \"hook_event_name\")";
     for i in 0..n {
         let id = format!("{:08x}-hook-4000-8000-{:012x}", rng.next() as u32, rng.next() >> 16);
-        let sdir = dir.path().join(&id);
-        std::fs::create_dir_all(&sdir).expect("mkdir");
+        let sdir = dir.hook_session(&id).dir;
         let timed = i % 2 == 0;
         let mut s = HookSession { id: id.clone(), timed, good: vec![], bad: vec![], held: 0 };
         // Distinct times, shuffled across files.
@@ -923,10 +916,10 @@ pub fn generate_hooks(seed: u64, n: usize) -> HookTree {
                 }
                 _ => {}
             }
-            std::fs::write(&path, &bytes).expect("write hook file");
+            crate::kit::tree::write(&path, &bytes);
         }
         // Files that are not events, each with lines that would count or be reported.
-        let write = |name: &str, text: String| std::fs::write(sdir.join(name), text).expect("write");
+        let write = |name: &str, text: String| crate::kit::tree::write(&sdir.join(name), text);
         write("_claude_AssistantResponse.jsonl", format!("{}\nnot json\n", stops.join("\n")));
         write("last_claude_Stop.json", stops.first().cloned().unwrap_or_default());
         write("_transcript_final.jsonl", "{\"type\":\"user\",\"uuid\":\"u\",\"message\":{}}\n".into());
@@ -935,10 +928,7 @@ pub fn generate_hooks(seed: u64, n: usize) -> HookTree {
     }
     // Directories that are never sessions.
     for skipped in ["data", "_archive", ".cache"] {
-        let d = dir.path().join(skipped);
-        std::fs::create_dir_all(&d).expect("mkdir");
-        std::fs::write(d.join("_claude_Stop.jsonl"), format!("{}\n", hook_line(skipped, "Stop", None, "decoy")))
-            .expect("write");
+        dir.hook_session(skipped).hook("Stop", format!("{}\n", hook_line(skipped, "Stop", None, "decoy")));
     }
     HookTree { dir, sessions }
 }

@@ -7,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::kit::Tree;
 use crate::util::{exits_within, root};
 
 /// A tiny deterministic PRNG (xorshift), so the test needs no dependency.
@@ -391,15 +392,14 @@ fn closed_pipe_ends_following_while_idle() {
 /// Creates session `id` under `root/-p/sessions` (metadata.json, and
 /// events.jsonl holding `events` unless None); its events.jsonl path.
 fn session(root: &Path, id: &str, events: Option<&str>) -> std::path::PathBuf {
-    let ci = root.join("-p/sessions").join(id).join("context-intelligence");
-    std::fs::create_dir_all(&ci).unwrap();
     let meta = format!("{{\"session_id\":\"{id}\",\"workspace\":\"w\",\"created\":\"2026-03-01T00:00:00Z\"}}");
-    std::fs::write(ci.join("metadata.json"), meta).unwrap();
-    let path = ci.join("events.jsonl");
-    if let Some(text) = events {
-        std::fs::write(&path, text).unwrap();
+    let capture = Tree::at(root).amplifier("-p", id).metadata(meta);
+    match events {
+        Some(text) => capture.raw(text),
+        None => capture.no_events(),
     }
-    path
+    .write()
+    .events
 }
 
 #[test]

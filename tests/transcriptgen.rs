@@ -697,12 +697,7 @@ impl Gen<'_> {
     /// A subagent transcript for the `Task` call `tid`, written now.
     fn subagent(&mut self, parent: &Ctx, root: &Path, project: &str, tid: &str) -> (Subagent, File) {
         let agent_id = self.unique(&mut |r: &mut Rng| format!("{:08x}", r.next() >> 32));
-        let path = root
-            .join("projects")
-            .join(project)
-            .join(&parent.sid)
-            .join("subagents")
-            .join(format!("agent-{agent_id}.jsonl"));
+        let path = crate::kit::tree::subagent_path(root, project, &parent.sid, &agent_id);
         let ctx = Ctx { agent: Some(agent_id.clone()), ..parent.clone() };
         let mut s = Sink::new(ctx, path);
         let task = format!("Find {}", self.words(4));
@@ -812,10 +807,7 @@ impl Gen<'_> {
             };
             bytes.extend_from_slice(&cut(&tail, self.rng));
         }
-        if let Some(dir) = file.path.parent() {
-            std::fs::create_dir_all(dir).expect("mkdir");
-        }
-        std::fs::write(&file.path, bytes).expect("write transcript");
+        crate::kit::tree::write(&file.path, bytes);
         (numbers, torn)
     }
 }
@@ -880,7 +872,7 @@ pub fn generate(root: &Path, sessions: usize, seed: u64) -> Expected {
             (sid, cwd, None, vec![], Counts::default())
         };
         let project = project_folder(&cwd);
-        let path = root.join("projects").join(&project).join(format!("{sid}.jsonl"));
+        let path = crate::kit::tree::transcript_path(root, &project, &sid);
         let ctx = Ctx {
             sid: sid.clone(),
             cwd: cwd.clone(),
