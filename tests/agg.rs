@@ -709,16 +709,17 @@ fn fan_out_with_gnu_parallel_equals_one_run() {
     assert_eq!(run.0, single, "{}", run.1);
 }
 
-/// Runs a shell pipeline from the repository root with the binaries on PATH.
+/// Runs a shell pipeline from the repository root with the binaries on PATH,
+/// in the pinned environment but for `HOME`: a temporary directory, since
+/// GNU parallel writes `~/.parallel` (the pinned one is in the checkout).
 fn ci_sh(bin_dir: &str, script: &str) -> (String, String) {
     let path = format!("{bin_dir}:{}", std::env::var("PATH").unwrap_or_default());
-    let out = std::process::Command::new("sh")
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = pinned(std::process::Command::new("sh"))
         .arg("-c")
         .arg(script)
-        .current_dir(root())
         .env("PATH", path)
-        .env("TZ", "UTC")
-        .env_remove("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH")
+        .env("HOME", home.path())
         .output()
         .expect("sh runs");
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())

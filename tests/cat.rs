@@ -199,15 +199,8 @@ fn missing_input_is_an_error_but_the_rest_is_read() {
 
 #[test]
 fn closed_pipe_is_a_quiet_success() {
-    let bin = assert_cmd::cargo::cargo_bin("ci-cat");
     let args = vec![S1_FILE; 300];
-    let mut child = std::process::Command::new(bin)
-        .current_dir(root())
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = ci_command("ci-cat").args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     // stdout is dropped here: the reader is gone.

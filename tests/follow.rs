@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::kit::Tree;
-use crate::util::{exits_within, root};
+use crate::util::exits_within;
 
 /// A tiny deterministic PRNG (xorshift), so the test needs no dependency.
 struct Rng(u64);
@@ -33,15 +33,8 @@ fn follow_with(
     args: &[&str],
     stdin: Stdio,
 ) -> (Child, Arc<Mutex<Vec<String>>>, std::thread::JoinHandle<String>) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin(tool))
-        .current_dir(root())
-        .arg("-f")
-        .args(args)
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        follow_command(tool, args).stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let (lines, _) = collect(child.stdout.take().unwrap());
     let mut stderr = child.stderr.take().unwrap();
     let err = std::thread::spawn(move || {
@@ -284,8 +277,7 @@ fn tail_then_follow() {
 
 #[test]
 fn live_stdin_passes_each_line_at_once_and_stops_on_sigterm() {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-cat"))
-        .args(["-f", "-"])
+    let mut child = follow_command("ci-cat", &["-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -362,8 +354,7 @@ fn closed_pipe(write_more: bool) {
     let path = dir.path().join("live.jsonl");
     std::fs::write(&path, event(0, 1)).unwrap();
     let err = tempfile::NamedTempFile::new().unwrap();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-cat"))
-        .args(["-f", path.to_str().unwrap()])
+    let mut child = follow_command("ci-cat", &[path.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(err.reopen().unwrap())
         .spawn()
@@ -407,7 +398,7 @@ fn find_follow_prints_sessions_once_their_events_file_exists() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     session(root, "s1", Some(&event(0, 1)));
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-find"))
+    let mut child = crate::util::ci_command("ci-find")
         .args(["--follow", "--paths", "--root", root.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -437,7 +428,7 @@ fn find_follow_into_cat_follow_tails_new_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let s1 = session(root, "s1", Some(&(0..3).map(|i| event(i, 1)).collect::<String>()));
-    let mut find = Command::new(assert_cmd::cargo::cargo_bin("ci-find"))
+    let mut find = crate::util::ci_command("ci-find")
         .args(["--follow", "--root", root.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -3,7 +3,7 @@
 //! nothing. (Follow mode, where a signal ends the run with 0: tests/follow.rs.)
 
 use crate::kit::Tree;
-use crate::util::{exits_within, root};
+use crate::util::exits_within;
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 
@@ -20,16 +20,7 @@ fn big_capture(tree: &Tree) -> String {
 }
 
 fn spawn(tool: &str, args: &[&str], stdin: Stdio) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin(tool))
-        .current_dir(root())
-        .args(args)
-        .env("TZ", "UTC")
-        .env("CI_NOW", "2026-03-10T00:00:00Z")
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    crate::util::ci_command(tool).args(args).stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap()
 }
 
 fn kill(child: &Child, sig: &str) {
