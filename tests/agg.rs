@@ -695,9 +695,8 @@ fn fan_out_with_xargs_equals_one_run() {
 
 #[test]
 fn fan_out_with_gnu_parallel_equals_one_run() {
-    if std::process::Command::new("parallel").arg("--version").output().map(|o| !o.status.success()).unwrap_or(true) {
-        eprintln!("GNU parallel not installed: skipped");
-        return;
+    if !crate::kit::skip::runs("parallel", &["--version"]) {
+        return crate::kit::skip("GNU parallel is not installed (Debian: apt-get install parallel)");
     }
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_ci-agg"));
     let dir = bin.parent().unwrap().to_string_lossy().into_owned();

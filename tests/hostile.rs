@@ -209,8 +209,7 @@ fn piped_session_records_with_unsafe_names_are_refused() {
 fn unreadable_files_and_directories_are_reported_and_skipped() {
     use std::os::unix::fs::PermissionsExt;
     let Some(_) = crate::util::unprivileged("ci-find") else {
-        eprintln!("skipped: running as root without a working setpriv");
-        return;
+        return crate::kit::skip(crate::util::NO_UNPRIVILEGED);
     };
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();

@@ -191,9 +191,14 @@ pub fn run_std(mut cmd: std::process::Command) -> Run {
     }
 }
 
+/// Why [`unprivileged`] gave `None`: the skip reason of the permission tests.
+pub const NO_UNPRIVILEGED: &str =
+    "running as root (which ignores file modes) and `setpriv --reuid=65534` (util-linux) does not work";
+
 /// The tool as a command that runs without permission overrides: as is for a
 /// normal user; as root (which ignores file modes) through `setpriv` as
-/// `nobody` when that works, else `None` (the caller skips the test).
+/// `nobody` when that works, else `None` (the caller skips the test with
+/// `kit::skip(NO_UNPRIVILEGED)`).
 pub fn unprivileged(tool: &str) -> Option<std::process::Command> {
     let cmd = ci_command(tool);
     // SAFETY: geteuid has no preconditions.
