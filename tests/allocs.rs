@@ -23,6 +23,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use clap::Parser;
 
+/// The capture-tree builder of the integration tests (tests/kit/tree.rs).
+#[path = "kit/tree.rs"]
+mod tree;
+
 struct Counting;
 
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
@@ -167,17 +171,14 @@ fn parse<T: Parser>(argv: &[String]) -> T {
 /// one long escape-dense `llm:request` line in ten (2–6 KB, over the
 /// default truncation budget), the rest short tool and session events.
 fn write_tree(root: &Path, lines: usize) {
+    let tree = tree::Tree::at(root);
     for s in 0..SESSIONS {
         let id = format!("0000000{s}-aaaa-4bbb-8ccc-dddddddddddd");
-        let dir = root.join("-home-user-app/sessions").join(&id).join("context-intelligence");
-        std::fs::create_dir_all(&dir).expect("session directory");
         let meta =
             format!(r#"{{"session_id":"{id}","started_at":"2026-03-0{}T09:00:00+00:00","workspace":"app"}}"#, s + 1);
-        std::fs::write(dir.join("metadata.json"), meta).expect("metadata");
-        let mut body = String::new();
-        for n in 0..lines {
+        let body = (0..lines).map(|n| {
             let ts = format!("2026-03-0{}T09:{:02}:{:02}.000000+00:00", s + 1, n / 60 % 60, n % 60);
-            let line = if n % 10 == 0 {
+            if n % 10 == 0 {
                 let text = r#"caf\u00e9 \u65e5\u672c \ud83d\ude80 \"quoted\"\nline "#.repeat(40 + n % 80);
                 format!(
                     r#"{{"data":{{"messages":[{{"content":"{text}","role":"user"}}],"model":"m"}},"event":"llm:request","timestamp":"{ts}","workspace":"app"}}"#
@@ -186,10 +187,8 @@ fn write_tree(root: &Path, lines: usize) {
                 format!(
                     r#"{{"data":{{"tool_call_id":"call_{n}","tool_name":"bash"}},"event":"tool:pre","timestamp":"{ts}","workspace":"app"}}"#
                 )
-            };
-            body.push_str(&line);
-            body.push('\n');
-        }
-        std::fs::write(dir.join("events.jsonl"), body).expect("events");
+            }
+        });
+        tree.amplifier("-home-user-app", &id).metadata(meta).lines(body).write();
     }
 }

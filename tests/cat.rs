@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
+use crate::kit::Tree;
 use crate::util::*;
 
 const S1_DIR: &str = "fixtures/demo/-home-user-my-api/sessions/a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10";
@@ -198,15 +199,8 @@ fn missing_input_is_an_error_but_the_rest_is_read() {
 
 #[test]
 fn closed_pipe_is_a_quiet_success() {
-    let bin = assert_cmd::cargo::cargo_bin("ci-cat");
     let args = vec![S1_FILE; 300];
-    let mut child = std::process::Command::new(bin)
-        .current_dir(root())
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = ci_command("ci-cat").args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     // stdout is dropped here: the reader is gone.
@@ -322,13 +316,10 @@ fn nested_tool_call_ids_do_not_break_the_budget() {
 /// `lines(i)` lines of about 1 KB: event `e:<i>`, `data.n` the line's index.
 fn write_captures(root: &std::path::Path, n: usize, lines: impl Fn(usize) -> usize) {
     let text = "x".repeat(1000);
+    let tree = Tree::at(root);
     for i in 0..n {
-        let dir = root.join(format!("-p/sessions/s{i:03}/context-intelligence"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let body: String = (0..lines(i))
-            .map(|k| format!("{{\"data\":{{\"n\":{k},\"text\":\"{text}\"}},\"event\":\"e:{i}\"}}\n"))
-            .collect();
-        std::fs::write(dir.join("events.jsonl"), body).unwrap();
+        let body = (0..lines(i)).map(|k| format!("{{\"data\":{{\"n\":{k},\"text\":\"{text}\"}},\"event\":\"e:{i}\"}}"));
+        tree.amplifier("-p", format!("s{i:03}")).no_metadata().lines(body).write();
     }
 }
 

@@ -99,13 +99,9 @@ pub fn generate(root: &Path, sessions: usize, seed: u64) -> Expected {
         let day = 1 + (s % 5) as u32;
         let id = format!("0199{seed:04x}-0000-7000-8000-{s:012x}");
         let archived_only = s == sessions - 1 && sessions > 2;
-        let dir = if archived_only {
-            root.join("archived_sessions")
-        } else {
-            root.join(format!("sessions/2026/03/{day:02}"))
-        };
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("rollout-2026-03-{day:02}T10-00-00-{id}.jsonl"));
+        let folder = if archived_only { "archived_sessions".to_owned() } else { format!("sessions/2026/03/{day:02}") };
+        let name = format!("rollout-2026-03-{day:02}T10-00-00-{id}.jsonl");
+        let path = root.join(&folder).join(&name);
         let mut lines: Vec<String> = vec![];
         let mut minute = 0u32;
         let mut ts = || {
@@ -209,11 +205,11 @@ pub fn generate(root: &Path, sessions: usize, seed: u64) -> Expected {
             text.push_str(&cut[..cut.len() / 2]);
             exp.torn += 1;
         }
-        std::fs::write(&path, &text).unwrap();
+        let tree = crate::kit::Tree::at(root);
+        tree.rollout(&folder, &name, &text);
         if s == 0 {
             // An archived copy of the first session: the sessions/ one counts.
-            std::fs::create_dir_all(root.join("archived_sessions")).unwrap();
-            std::fs::write(root.join("archived_sessions").join(path.file_name().unwrap()), &text).unwrap();
+            tree.rollout("archived_sessions", &name, &text);
         }
         exp.by_session.insert(id, session_tokens);
     }

@@ -14,13 +14,15 @@ use std::io::{self, Read};
 
 use ci_tools::elements::{ArrayError, ElementReader, ReadError};
 use proptest::prelude::*;
-use serde_json::{Number, Value};
+use serde_json::Value;
 
-fn arb_string() -> impl Strategy<Value = String> {
-    let piece = prop::sample::select(vec![
-        "a", "b c", "é", "🚀", "\"", "\\", "/", "\n", "\t", "[", "]", "{", "}", ",", " ", "\u{1f}", "\u{2028}",
-    ]);
-    prop::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+use crate::kit::strategies::{finite_f64, from_pieces, json_tree};
+
+fn arb_string() -> impl Strategy<Value = String> + Clone {
+    from_pieces(
+        &["a", "b c", "é", "🚀", "\"", "\\", "/", "\n", "\t", "[", "]", "{", "}", ",", " ", "\u{1f}", "\u{2028}"],
+        8,
+    )
 }
 
 fn arb_json() -> impl Strategy<Value = Value> {
@@ -28,15 +30,10 @@ fn arb_json() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_filter_map("finite", |f| Number::from_f64(f).map(Value::Number)),
+        finite_f64(),
         arb_string().prop_map(Value::String),
     ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec((arb_string(), inner), 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
+    json_tree(leaf, arb_string())
 }
 
 /// A reader handing out at most `step` bytes per read.

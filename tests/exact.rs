@@ -66,8 +66,6 @@ fn cut_records(out: &str) -> usize {
 /// and non-ASCII text), long arrays, a nested object, number literals that
 /// must come back byte for byte, and an own `ci` key.
 fn write_amplifier(root: &Path) -> std::path::PathBuf {
-    let dir = root.join("-srv-app/sessions/0a1b2c3d-0000-4000-8000-000000000001/context-intelligence");
-    std::fs::create_dir_all(&dir).unwrap();
     let mut body = String::new();
     for i in 0..12 {
         let text = format!("line {i}: ").repeat(400 + 37 * i) + "caf\\u00e9 \\\"quoted\\\" 日本語 kernel";
@@ -81,10 +79,9 @@ fn write_amplifier(root: &Path) -> std::path::PathBuf {
         );
         body += &format!("{{\"event\":\"tool:pre\",\"data\":{{\"tool_name\":\"Bash\",\"i\":{i}}},\"ci\":{{\"path\":\"/etc/passwd\"}},\"pad\":\"{}\"}}\n", "p".repeat(5000));
     }
-    std::fs::write(dir.join("events.jsonl"), body).unwrap();
     let meta = r#"{"format":"context-intelligence","version":"1.0.0","session_id":"0a1b2c3d-0000-4000-8000-000000000001","workspace":"app","status":"completed"}"#;
-    std::fs::write(dir.join("metadata.json"), meta).unwrap();
-    dir.join("events.jsonl")
+    let capture = crate::kit::Tree::at(root).amplifier("-srv-app", "0a1b2c3d-0000-4000-8000-000000000001");
+    capture.metadata(meta).raw(body).write().events
 }
 
 /// The files under `dir`, sorted.

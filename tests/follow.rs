@@ -7,7 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::util::{exits_within, root};
+use crate::kit::Tree;
+use crate::util::exits_within;
 
 /// A tiny deterministic PRNG (xorshift), so the test needs no dependency.
 struct Rng(u64);
@@ -32,15 +33,8 @@ fn follow_with(
     args: &[&str],
     stdin: Stdio,
 ) -> (Child, Arc<Mutex<Vec<String>>>, std::thread::JoinHandle<String>) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin(tool))
-        .current_dir(root())
-        .arg("-f")
-        .args(args)
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        follow_command(tool, args).stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let (lines, _) = collect(child.stdout.take().unwrap());
     let mut stderr = child.stderr.take().unwrap();
     let err = std::thread::spawn(move || {
@@ -127,6 +121,16 @@ fn wait_for(lines: &Mutex<Vec<String>>, n: usize) {
     }
 }
 
+/// Lets one and a half polls of the follower pass (it polls every 200 ms,
+/// `POLL` in src/follow.rs) before a test asserts that nothing more was
+/// printed: a wrong print (a held tail, a duplicate) would have come by
+/// then. The only fixed sleep the follow tests have: correct output never
+/// waits on it, and what a test waits for is a condition with a deadline
+/// ([`wait_for`], [`Live::wait_until`]).
+fn let_polls_pass() {
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 /// Sends SIGTERM and returns the exit code.
 fn terminate(child: Child) -> Option<i32> {
     signal(child, "-TERM")
@@ -201,7 +205,7 @@ fn concurrent_writer(tool: &str, args: &[&str], keep: fn(usize) -> bool) {
     let want: Vec<(u64, u64)> = (0..N).filter(|&i| keep(i)).map(|i| (i as u64, i as u64 + 1)).collect();
     wait_for(&lines, want.len());
     // Give a held tail the chance to be (wrongly) printed.
-    std::thread::sleep(Duration::from_millis(300));
+    let_polls_pass();
     assert_eq!(terminate(child), Some(0));
     assert_eq!(err.join().unwrap(), "");
     let got = numbers(&lines.lock().unwrap());
@@ -232,24 +236,26 @@ fn truncation_restarts_without_duplicates() {
         }
     };
     write(&path, 0, 10, false);
-    let (child, lines, err) = follow(&[path.to_str().unwrap()]);
-    wait_for(&lines, 10);
-    // Truncated in place (copytruncate), then written again.
+    let mut live = Live::start(follow_command("ci-cat", &[path.to_str().unwrap()]), Stdio::null());
+    live.wait_for_lines(10);
+    // Truncated in place (copytruncate), then written again once the
+    // follower has seen the empty file.
     std::fs::OpenOptions::new().write(true).truncate(true).open(&path).unwrap();
-    std::thread::sleep(Duration::from_millis(400));
+    live.wait_until("the truncation report", |_, err| !err.is_empty());
     write(&path, 10, 15, true);
-    wait_for(&lines, 15);
+    live.wait_for_lines(15);
     // Rotated: renamed away with one more line, and recreated.
     let old = dir.path().join("live.jsonl.1");
     std::fs::rename(&path, &old).unwrap();
     write(&old, 15, 16, true);
     write(&path, 16, 18, false);
-    wait_for(&lines, 18);
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(terminate(child), Some(0));
+    live.wait_for_lines(18);
+    let_polls_pass();
+    let (code, out, err) = live.end();
+    assert_eq!(code, Some(0));
     let note = format!("ci-cat: {}: file truncated to 0 bytes; reading on from there\n", path.display());
-    assert_eq!(err.join().unwrap(), note);
-    let got = numbers(&lines.lock().unwrap());
+    assert_eq!(err.iter().map(|l| format!("{l}\n")).collect::<String>(), note);
+    let got = numbers(&out);
     let mut want: Vec<(u64, u64)> = (0..10).map(|i| (i, i + 1)).collect();
     want.extend((10..16).map(|i| (i, i - 9)));
     want.extend((16..18).map(|i| (i, i - 15)));
@@ -274,7 +280,7 @@ fn tail_then_follow() {
     let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
     f.write_all((10..12).map(|i| event(i, 1)).collect::<String>().as_bytes()).unwrap();
     wait_for(&lines, 5);
-    std::thread::sleep(Duration::from_millis(300));
+    let_polls_pass();
     assert_eq!(signal(child, "-INT"), Some(0));
     assert_eq!(err.join().unwrap(), "");
     let want: Vec<(u64, u64)> = (7..12).map(|i| (i, i + 1)).collect();
@@ -283,8 +289,7 @@ fn tail_then_follow() {
 
 #[test]
 fn live_stdin_passes_each_line_at_once_and_stops_on_sigterm() {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-cat"))
-        .args(["-f", "-"])
+    let mut child = follow_command("ci-cat", &["-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -321,11 +326,13 @@ fn grep_follow_prints_matches_as_written() {
     let second = event(2, 5);
     f.write_all(&second.as_bytes()[..20]).unwrap();
     f.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // Most likely read half-written (nothing shows it was: the test holds
+    // either way, and covers the held piece when it was).
+    let_polls_pass();
     f.write_all(&second.as_bytes()[20..]).unwrap();
     f.write_all(event(3, 4).as_bytes()).unwrap();
     wait_for(&lines, 3);
-    std::thread::sleep(Duration::from_millis(300));
+    let_polls_pass();
     assert_eq!(signal(child, "-HUP"), Some(0));
     assert_eq!(err.join().unwrap(), "");
     let got: Vec<(u64, String)> = lines
@@ -361,8 +368,7 @@ fn closed_pipe(write_more: bool) {
     let path = dir.path().join("live.jsonl");
     std::fs::write(&path, event(0, 1)).unwrap();
     let err = tempfile::NamedTempFile::new().unwrap();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-cat"))
-        .args(["-f", path.to_str().unwrap()])
+    let mut child = follow_command("ci-cat", &[path.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(err.reopen().unwrap())
         .spawn()
@@ -391,15 +397,14 @@ fn closed_pipe_ends_following_while_idle() {
 /// Creates session `id` under `root/-p/sessions` (metadata.json, and
 /// events.jsonl holding `events` unless None); its events.jsonl path.
 fn session(root: &Path, id: &str, events: Option<&str>) -> std::path::PathBuf {
-    let ci = root.join("-p/sessions").join(id).join("context-intelligence");
-    std::fs::create_dir_all(&ci).unwrap();
     let meta = format!("{{\"session_id\":\"{id}\",\"workspace\":\"w\",\"created\":\"2026-03-01T00:00:00Z\"}}");
-    std::fs::write(ci.join("metadata.json"), meta).unwrap();
-    let path = ci.join("events.jsonl");
-    if let Some(text) = events {
-        std::fs::write(&path, text).unwrap();
+    let capture = Tree::at(root).amplifier("-p", id).metadata(meta);
+    match events {
+        Some(text) => capture.raw(text),
+        None => capture.no_events(),
     }
-    path
+    .write()
+    .events
 }
 
 #[test]
@@ -407,7 +412,7 @@ fn find_follow_prints_sessions_once_their_events_file_exists() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     session(root, "s1", Some(&event(0, 1)));
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ci-find"))
+    let mut child = crate::util::ci_command("ci-find")
         .args(["--follow", "--paths", "--root", root.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -437,7 +442,7 @@ fn find_follow_into_cat_follow_tails_new_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let s1 = session(root, "s1", Some(&(0..3).map(|i| event(i, 1)).collect::<String>()));
-    let mut find = Command::new(assert_cmd::cargo::cargo_bin("ci-find"))
+    let mut find = crate::util::ci_command("ci-find")
         .args(["--follow", "--root", root.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -457,7 +462,7 @@ fn find_follow_into_cat_follow_tails_new_sessions() {
     f1.write_all((203..206).map(|i| event(i, 1)).collect::<String>().as_bytes()).unwrap();
     session(root, "s3", Some(&event(206, 1)));
     wait_for(&lines, 207);
-    std::thread::sleep(Duration::from_millis(300));
+    let_polls_pass();
     assert_eq!(terminate(cat), Some(0));
     assert_eq!(err.join().unwrap(), "");
     // ci-cat is gone: ci-find notices while idle and ends quietly.

@@ -309,14 +309,9 @@ pub fn generate(dir: &Path, display: &str, sessions: usize, seed: u64) -> Expect
     // Write the files; cut the torn one inside an element; keep what survives.
     let mut exp = Expected { marker: MARKER, ..Expected::default() };
     let mut kept: Vec<(&str, Vec<(Value, u64)>)> = vec![];
-    std::fs::create_dir_all(dir).expect("mkdir");
-    std::fs::write(
-        dir.join("chat.json"),
-        "[\n  {\"type\": \"user\", \"message\": {\"content\": \"zebra-marker-42\"}}\n]",
-    )
-    .expect("write");
-    std::fs::write(dir.join(NOT_ARRAY), "{\n  \"hook_event_name\": \"PreCompact\",\n  \"note\": \"not an array\"\n}\n")
-        .expect("write");
+    let logs = crate::kit::Tree::at(dir);
+    logs.hook_log("chat.json", "[\n  {\"type\": \"user\", \"message\": {\"content\": \"zebra-marker-42\"}}\n]");
+    logs.hook_log(NOT_ARRAY, "{\n  \"hook_event_name\": \"PreCompact\",\n  \"note\": \"not an array\"\n}\n");
     for name in ORDER {
         if name == NOT_ARRAY {
             exp.reports.push((
@@ -335,7 +330,7 @@ pub fn generate(dir: &Path, display: &str, sessions: usize, seed: u64) -> Expect
             let k = elements.len() * 2 / 3 + 1;
             let start = nth_element_offset(&text, &lines, k);
             let cut = start + serde_json::to_string_pretty(&elements[k - 1]).expect("JSON").len() / 2;
-            std::fs::write(dir.join(name), &text.as_bytes()[..cut]).expect("write");
+            logs.hook_log(name, &text.as_bytes()[..cut]);
             els.truncate(k - 1);
             torn_report = Some(format!(
                 "{path}:element {k}: torn array: the file ends inside this element (it starts on line {}; cut mid-write?); the {} elements before it are read",
@@ -343,7 +338,7 @@ pub fn generate(dir: &Path, display: &str, sessions: usize, seed: u64) -> Expect
                 k - 1
             ));
         } else {
-            std::fs::write(dir.join(name), &text).expect("write");
+            logs.hook_log(name, &text);
         }
         let mut droid = (0u64, 0u64);
         for (i, (v, line)) in els.iter().enumerate() {

@@ -5,19 +5,15 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
+use crate::kit::Tree;
 use crate::util::ci;
 
 const EVENT: &str = "{\"event\":\"session:start\",\"data\":{}}\n";
 
 /// `root/-p/sessions/<id>/context-intelligence/`, with `events.jsonl` when `events`.
 fn session(root: &Path, id: &std::ffi::OsStr, events: bool) -> PathBuf {
-    let ci = root.join("-p").join("sessions").join(id).join("context-intelligence");
-    std::fs::create_dir_all(&ci).unwrap();
-    std::fs::write(ci.join("metadata.json"), "{}").unwrap();
-    if events {
-        std::fs::write(ci.join("events.jsonl"), EVENT).unwrap();
-    }
-    ci
+    let capture = Tree::at(root).amplifier("-p", id).metadata("{}");
+    if events { capture.raw(EVENT) } else { capture.no_events() }.write().dir
 }
 
 fn listed(stdout: &str) -> Vec<String> {
@@ -58,8 +54,7 @@ fn dangling_links_and_fifos_are_reported_not_opened() {
     let dangling = session(root, "dangling".as_ref(), false).join("events.jsonl");
     symlink("gone.jsonl", &dangling).unwrap();
     let fifo = session(root, "fifo".as_ref(), false).join("events.jsonl");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
+    crate::kit::tree::mkfifo(&fifo);
     for tool in ["ci-find", "ci-cat"] {
         let cmd = if tool == "ci-find" { ci(tool).arg("--root") } else { ci(tool) };
         let run = cmd.arg(root).run();
@@ -214,8 +209,7 @@ fn piped_session_records_with_unsafe_names_are_refused() {
 fn unreadable_files_and_directories_are_reported_and_skipped() {
     use std::os::unix::fs::PermissionsExt;
     let Some(_) = crate::util::unprivileged("ci-find") else {
-        eprintln!("skipped: running as root without a working setpriv");
-        return;
+        return crate::kit::skip(crate::util::NO_UNPRIVILEGED);
     };
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -388,10 +382,8 @@ fn deep_nesting_is_a_clear_error_in_every_tool() {
 #[test]
 fn deep_nesting_in_metadata_is_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let ci_dir = session(dir.path(), "deep".as_ref(), true);
-    let meta = ci_dir.join("metadata.json");
-    std::fs::write(&meta, format!("{{\"session_id\":\"deep\",\"x\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000)))
-        .unwrap();
+    let deep = format!("{{\"session_id\":\"deep\",\"x\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+    let meta = Tree::at(dir.path()).amplifier("-p", "deep").metadata(deep).raw(EVENT).write().dir.join("metadata.json");
     let run = ci("ci-find").args(["--root".as_ref(), dir.path().as_os_str()]).run();
     assert_eq!(listed(&run.stdout), ["deep"]);
     assert_eq!(run.json()[0]["metadata"], "corrupt");
@@ -412,14 +404,10 @@ fn symlinked_hook_event_files_are_not_followed() {
     let dir = tempfile::tempdir().unwrap();
     let outside = dir.path().join("outside.jsonl");
     std::fs::write(&outside, "{\"hook_event_name\":\"Stop\",\"session_id\":\"s1\"}\n").unwrap();
-    let sess = dir.path().join("sd/s1");
-    std::fs::create_dir_all(&sess).unwrap();
+    let hooks = Tree::at(dir.path().join("sd")).hook_session("s1");
+    let sess = hooks.dir.clone();
     symlink(&outside, sess.join("_claude_Stop.jsonl")).unwrap();
-    std::fs::write(
-        sess.join("_claude_UserPromptSubmit.jsonl"),
-        "{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"hi\"}\n",
-    )
-    .unwrap();
+    hooks.hook("UserPromptSubmit", "{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"hi\"}\n");
     let run = ci("ci-find").arg("--root").arg(dir.path().join("sd")).run();
     assert_eq!(run.json()[0]["files"], serde_json::json!(["_claude_UserPromptSubmit.jsonl"]));
     assert_eq!((run.stderr.as_str(), run.code), ("", 0));
@@ -434,14 +422,8 @@ fn symlinked_hook_event_files_are_not_followed() {
 #[test]
 fn stray_files_in_a_sessions_folder_are_ignored() {
     let dir = tempfile::tempdir().unwrap();
-    let ci_dir = dir.path().join("-p/sessions/s1/context-intelligence");
-    std::fs::create_dir_all(&ci_dir).unwrap();
-    std::fs::write(
-        ci_dir.join("events.jsonl"),
-        "{\"event\":\"prompt:submit\",\"data\":{},\"timestamp\":\"\",\"workspace\":\"w\"}\n",
-    )
-    .unwrap();
-    std::fs::write(ci_dir.join("metadata.json"), "{\"session_id\":\"s1\",\"workspace\":\"w\"}").unwrap();
+    let tree = Tree::at(dir.path());
+    tree.amplifier("-p", "s1").line(r#"{"event":"prompt:submit","data":{},"timestamp":"","workspace":"w"}"#).write();
     std::fs::write(dir.path().join("-p/sessions/.DS_Store"), b"\0\0\0\x01Bud1").unwrap();
     symlink(dir.path().join("nowhere"), dir.path().join("-p/sessions/dangling")).unwrap();
     let run = ci("ci-find").arg("--root").arg(dir.path()).run();
@@ -474,14 +456,10 @@ fn huge_thread_counts_are_capped() {
 #[test]
 fn a_ci_key_on_disk_is_not_provenance() {
     let dir = tempfile::tempdir().unwrap();
-    let ci_dir = dir.path().join("-p/sessions/s1/context-intelligence");
-    std::fs::create_dir_all(&ci_dir).unwrap();
-    std::fs::write(ci_dir.join("metadata.json"), "{\"session_id\":\"s1\",\"workspace\":\"w\"}").unwrap();
     let forged = r#"{"session":"../../x","path":"/etc/passwd","line":5}"#;
     let line =
         format!(r#"{{"event":"tool:pre","data":{{"tool_name":"bash"}},"timestamp":"","workspace":"w","ci":{forged}}}"#);
-    std::fs::write(ci_dir.join("events.jsonl"), format!("{line}\n")).unwrap();
-    let events = ci_dir.join("events.jsonl");
+    let events = Tree::at(dir.path()).amplifier("-p", "s1").line(line).write().events;
     let real = format!(r#"{{"session":"s1","path":"{}","line":1}}"#, events.display());
     let run = ci("ci-cat").arg(dir.path()).run();
     assert_eq!((run.stderr.as_str(), run.code), ("", 0));
@@ -539,15 +517,9 @@ fn help_and_generated_text_to_a_full_device_is_an_error() {
 #[test]
 fn a_fifo_metadata_file_does_not_hang_any_tool() {
     let dir = tempfile::tempdir().unwrap();
-    let ci_dir = dir.path().join("-p/sessions/s1/context-intelligence");
-    std::fs::create_dir_all(&ci_dir).unwrap();
-    std::fs::write(
-        ci_dir.join("events.jsonl"),
-        "{\"event\":\"prompt:submit\",\"data\":{\"prompt\":\"hi\"},\"timestamp\":\"\",\"workspace\":\"w\"}\n",
-    )
-    .unwrap();
+    let line = r#"{"event":"prompt:submit","data":{"prompt":"hi"},"timestamp":"","workspace":"w"}"#;
+    let ci_dir = Tree::at(dir.path()).amplifier("-p", "s1").fifo_metadata().line(line).write().dir;
     let meta = ci_dir.join("metadata.json");
-    assert!(std::process::Command::new("mkfifo").arg(&meta).status().unwrap().success());
     let warning = |bin: &str| format!("{bin}: warning: {}: not a regular file\n", meta.display());
     for args in [
         &["ci-find", "--root"][..],
@@ -579,7 +551,7 @@ fn a_fifo_metadata_file_does_not_hang_any_tool() {
 fn device_and_fifo_paths_in_piped_records_are_not_read() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("fifo.jsonl");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    crate::kit::tree::mkfifo(&fifo);
     for path in [std::path::Path::new("/dev/zero"), fifo.as_path()] {
         let record = format!("{{\"session\":\"s1\",\"path\":{:?},\"format\":\"amplifier\"}}\n", path.to_str().unwrap());
         for args in [&["ci-cat"][..], &["ci-agg", "--by", "event"][..], &["ci-grep", "x"][..]] {
@@ -607,12 +579,10 @@ fn device_and_fifo_paths_in_piped_records_are_not_read() {
 #[test]
 fn tree_shows_parent_cycles_and_caps_deep_chains() {
     let dir = tempfile::tempdir().unwrap();
+    let tree = Tree::at(dir.path());
     let session = |id: &str, parent: &str| {
-        let ci_dir = dir.path().join("-p/sessions").join(id).join("context-intelligence");
-        std::fs::create_dir_all(&ci_dir).unwrap();
-        std::fs::write(ci_dir.join("events.jsonl"), "").unwrap();
         let meta = format!(r#"{{"session_id":"{id}","workspace":"w","parent_id":"{parent}","status":"completed"}}"#);
-        std::fs::write(ci_dir.join("metadata.json"), meta).unwrap();
+        tree.amplifier("-p", id).metadata(meta).write();
     };
     session("root-1", "");
     session("cyc-a", "cyc-c");

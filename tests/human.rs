@@ -227,11 +227,9 @@ project,agent,session
 /// `root/-p/sessions/<id>/context-intelligence/` with one event and this
 /// metadata workspace.
 fn capture(root: &Path, id: &str, workspace: &str) {
-    let dir = root.join("-p/sessions").join(id).join("context-intelligence");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("events.jsonl"), "{\"event\":\"session:start\",\"data\":{}}\n").unwrap();
     let meta = serde_json::json!({"session_id": id, "workspace": workspace, "started_at": "2026-03-01T00:00:00Z"});
-    std::fs::write(dir.join("metadata.json"), meta.to_string()).unwrap();
+    let capture = crate::kit::Tree::at(root).amplifier("-p", id).metadata(meta.to_string());
+    capture.line("{\"event\":\"session:start\",\"data\":{}}").write();
 }
 
 #[test]

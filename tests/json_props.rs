@@ -19,17 +19,21 @@
 use ci_tools::json::{decode_str, Index, ParseError, Raw};
 use proptest::prelude::*;
 use proptest::sample::Index as At;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
-fn arb_string() -> impl Strategy<Value = String> {
-    let piece = prop::sample::select(vec![
-        "a", "b c", "é", "日本", "🚀", "\"", "\\", "/", "\n", "\t", "\r", "\u{0}", "\u{1f}", "\u{7f}", "\u{2028}", "…",
-        "\\u0041",
-    ]);
-    prop::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+use crate::kit::strategies::{finite_f64, from_pieces, json_tree};
+
+fn arb_string() -> impl Strategy<Value = String> + Clone {
+    from_pieces(
+        &[
+            "a", "b c", "é", "日本", "🚀", "\"", "\\", "/", "\n", "\t", "\r", "\u{0}", "\u{1f}", "\u{7f}", "\u{2028}",
+            "…", "\\u0041",
+        ],
+        8,
+    )
 }
 
-fn arb_key() -> impl Strategy<Value = String> {
+fn arb_key() -> impl Strategy<Value = String> + Clone {
     prop_oneof![
         3 => prop::sample::select(vec!["event", "data", "workspace", "timestamp", "ci", "a"])
             .prop_map(str::to_owned),
@@ -43,15 +47,10 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_filter_map("finite", |f| Number::from_f64(f).map(Value::Number)),
+        finite_f64(),
         arb_string().prop_map(Value::String),
     ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec((arb_key(), inner), 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
+    json_tree(leaf, arb_key())
 }
 
 fn arb_record() -> impl Strategy<Value = Value> {

@@ -1,9 +1,9 @@
 //! Every tool exits 0, quietly, when its reader goes away early.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use crate::util::root;
+use crate::util::ci_command;
 
 const S1_FILE: &str =
     "fixtures/demo/-home-user-my-api/sessions/a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10/context-intelligence/events.jsonl";
@@ -14,15 +14,7 @@ const S1_FILE: &str =
 fn closed_early(tool: &str, args: &[&str], lines: usize) {
     // stderr goes to a file: a pipe nobody reads could fill up and block the tool.
     let err = tempfile::NamedTempFile::new().unwrap();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin(tool))
-        .current_dir(root())
-        .args(args)
-        .env("TZ", "UTC")
-        .env("CI_NOW", "2026-03-10T00:00:00Z")
-        .stdout(Stdio::piped())
-        .stderr(err.reopen().unwrap())
-        .spawn()
-        .unwrap();
+    let mut child = ci_command(tool).args(args).stdout(Stdio::piped()).stderr(err.reopen().unwrap()).spawn().unwrap();
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     for _ in 0..lines {
         let mut line = String::new();

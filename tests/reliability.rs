@@ -1,19 +1,16 @@
 //! Issue 18 ("Reliability: defects found by hostile input"): one test per
 //! item, each the case the issue reproduced on the release binaries.
 
+use crate::kit::Tree;
 use crate::util::ci;
 
 /// An Amplifier capture root holding one session `s1` of project `p` whose
 /// events.jsonl is `lines`; returns the temp dir (the root) and the file.
-fn capture(lines: &[String]) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let ci_dir = dir.path().join("p/sessions/s1/context-intelligence");
-    std::fs::create_dir_all(&ci_dir).unwrap();
-    std::fs::write(ci_dir.join("metadata.json"), r#"{"session_id":"s1"}"#).unwrap();
-    let events = ci_dir.join("events.jsonl");
-    std::fs::write(&events, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+fn capture(lines: &[String]) -> (Tree, String) {
+    let tree = Tree::new();
+    let events = tree.amplifier("p", "s1").metadata(r#"{"session_id":"s1"}"#).lines(lines).write().events;
     let path = events.to_str().unwrap().to_owned();
-    (dir, path)
+    (tree, path)
 }
 
 const NUMBERS: &str = "[123456789012345678901234567890,18446744073709551616,1E5,1e5,1E+5,-0,1e-400,1e400,0.10]";
@@ -158,8 +155,7 @@ fn unreadable_and_unnamable_discovery_entries_are_reported() {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::PermissionsExt;
     if crate::util::unprivileged("ci-find").is_none() {
-        eprintln!("skipped: running as root without a working setpriv");
-        return;
+        return crate::kit::skip(crate::util::NO_UNPRIVILEGED);
     }
     let mode = |p: &std::path::Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
     let run = |args: &[&std::ffi::OsStr]| {
@@ -222,9 +218,8 @@ fn unreadable_and_unnamable_discovery_entries_are_reported() {
 fn control_characters_in_names_are_escaped_on_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let name = "evil\nfake.jsonl:99: x\u{1b}[2J";
-    let ci_dir = dir.path().join("p/sessions").join(name).join("context-intelligence");
-    std::fs::create_dir_all(&ci_dir).unwrap();
-    std::fs::write(ci_dir.join("events.jsonl"), "{\"event\":\"x\",\"data\":{}}\nbad\n").unwrap();
+    let tree = Tree::at(dir.path());
+    let ci_dir = tree.amplifier("p", name).no_metadata().line("{\"event\":\"x\",\"data\":{}}").line("bad").write().dir;
     let run = ci("ci-cat").arg(dir.path()).run();
     let shown = ci_dir.display().to_string().replace('\n', "\\n").replace('\u{1b}', "\\u{1b}");
     assert_eq!(

@@ -2,14 +2,13 @@
 //! holds complete records only, and the exit status is 130. ci-agg prints
 //! nothing. (Follow mode, where a signal ends the run with 0: tests/follow.rs.)
 
-use crate::util::{exits_within, root};
+use crate::kit::Tree;
+use crate::util::exits_within;
 use std::io::{Read, Write};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-/// A capture of about 4 MB in `dir`; its path.
-fn big_capture(dir: &Path) -> String {
-    let path = dir.join("big.jsonl");
+/// A capture of about 4 MB in `tree`; its path.
+fn big_capture(tree: &Tree) -> String {
     let mut text = String::with_capacity(4 << 20);
     for i in 0..20_000 {
         let pad = "x".repeat(i % 400);
@@ -17,21 +16,11 @@ fn big_capture(dir: &Path) -> String {
             "{{\"event\":\"tick\",\"timestamp\":\"2026-03-01T00:00:00Z\",\"data\":{{\"i\":{i},\"pad\":\"{pad}\"}}}}\n"
         ));
     }
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_owned()
+    tree.file("big.jsonl", text).to_str().unwrap().to_owned()
 }
 
 fn spawn(tool: &str, args: &[&str], stdin: Stdio) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin(tool))
-        .current_dir(root())
-        .args(args)
-        .env("TZ", "UTC")
-        .env("CI_NOW", "2026-03-10T00:00:00Z")
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    crate::util::ci_command(tool).args(args).stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap()
 }
 
 fn kill(child: &Child, sig: &str) {
@@ -59,29 +48,29 @@ fn interrupted(tool: &str, args: &[&str], sig: &str) {
 
 #[test]
 fn cat_interrupted_by_sigint() {
-    let dir = tempfile::tempdir().unwrap();
-    let big = big_capture(dir.path());
+    let tree = Tree::new();
+    let big = big_capture(&tree);
     interrupted("ci-cat", &[&big, &big], "-INT");
 }
 
 #[test]
 fn cat_interrupted_by_sigterm() {
-    let dir = tempfile::tempdir().unwrap();
-    let big = big_capture(dir.path());
+    let tree = Tree::new();
+    let big = big_capture(&tree);
     interrupted("ci-cat", &["--full", &big, &big], "-TERM");
 }
 
 #[test]
 fn grep_interrupted() {
-    let dir = tempfile::tempdir().unwrap();
-    let big = big_capture(dir.path());
+    let tree = Tree::new();
+    let big = big_capture(&tree);
     interrupted("ci-grep", &["-F", "xx", &big, &big], "-INT");
 }
 
 #[test]
 fn filter_interrupted() {
-    let dir = tempfile::tempdir().unwrap();
-    let big = big_capture(dir.path());
+    let tree = Tree::new();
+    let big = big_capture(&tree);
     interrupted("ci-filter", &["--event", "tick", &big, &big], "-TERM");
 }
 

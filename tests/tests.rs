@@ -1,6 +1,7 @@
 //! Integration tests: each module runs the built binaries on the fixtures and
 //! asserts on exact output, stderr and exit codes.
 
+mod kit;
 mod util;
 
 mod agg;

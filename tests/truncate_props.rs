@@ -20,6 +20,8 @@ use ci_tools::truncate::{
     MIN_PREFIX, PROTECTED_KEYS,
 };
 use proptest::prelude::*;
+
+use crate::kit::strategies::from_pieces;
 use serde_json::{Map, Value};
 
 fn size(v: &Value) -> usize {
@@ -186,12 +188,11 @@ fn faithful(orig: &Value, out: &Value, top: bool, seen: &mut Cut) -> Result<(), 
 }
 
 pub fn arb_string() -> impl Strategy<Value = String> {
-    let piece = prop::sample::select(vec![
-        "a", "bcd ", "é", "日本", "😀", "\"", "\\", "\n", "\t", "\u{1}", "\u{1f}", "\u{7f}", "…", "[+",
-    ]);
+    const PIECES: &[&str] =
+        &["a", "bcd ", "é", "日本", "😀", "\"", "\\", "\n", "\t", "\u{1}", "\u{1f}", "\u{7f}", "…", "[+"];
     prop_oneof![
         3 => "[a-z ]{0,12}",
-        2 => prop::collection::vec(piece, 0..150).prop_map(|v| v.concat()),
+        2 => from_pieces(PIECES, 150),
         1 => (1usize..3000).prop_map(|n| "long text ".repeat(n / 10 + 1)),
     ]
 }

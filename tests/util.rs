@@ -47,7 +47,13 @@ pub const DEMO: &str = "fixtures/demo";
 /// fixed, HOME pointing at a folder with no captures, run from the repository
 /// root. For tests that spawn and wait themselves (tests/huge.rs measures peak memory).
 pub fn ci_command(bin: &str) -> std::process::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin(bin));
+    pinned(std::process::Command::new(assert_cmd::cargo::cargo_bin(bin)))
+}
+
+/// `cmd` with the pinned environment of [`ci_command`], run from the
+/// repository root: for a program that runs the binaries itself (`sh -c`
+/// with them on `PATH`).
+pub fn pinned(mut cmd: std::process::Command) -> std::process::Command {
     cmd.current_dir(root())
         .env_remove("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH")
         .env_remove("SESSION_DATA_DIR")
@@ -185,9 +191,14 @@ pub fn run_std(mut cmd: std::process::Command) -> Run {
     }
 }
 
+/// Why [`unprivileged`] gave `None`: the skip reason of the permission tests.
+pub const NO_UNPRIVILEGED: &str =
+    "running as root (which ignores file modes) and `setpriv --reuid=65534` (util-linux) does not work";
+
 /// The tool as a command that runs without permission overrides: as is for a
 /// normal user; as root (which ignores file modes) through `setpriv` as
-/// `nobody` when that works, else `None` (the caller skips the test).
+/// `nobody` when that works, else `None` (the caller skips the test with
+/// `kit::skip(NO_UNPRIVILEGED)`).
 pub fn unprivileged(tool: &str) -> Option<std::process::Command> {
     let cmd = ci_command(tool);
     // SAFETY: geteuid has no preconditions.

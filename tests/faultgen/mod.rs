@@ -10,13 +10,18 @@
 //! full disk leaves behind), and the decoys that sit next to real captures.
 //! It returns what a correct reader must find: every good event (session,
 //! physical line, event name), every damaged line with the exact reason the
-//! toolkit gives for it, and the held-back tails.
+//! toolkit gives for it, and the held-back tails. [`generate_hooks`] does the
+//! same for Claude Code hook sessions (`hooks.rs`).
 //!
 //! The expected reasons follow the parser's documented messages; the byte
 //! offsets in them are computed here from where the damage was put, not read
 //! back from any tool.
 
 #![allow(dead_code)]
+
+mod hooks;
+
+pub use hooks::generate_hooks;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -208,7 +213,7 @@ impl Session {
 
 /// A generated root and its facts.
 pub struct Tree {
-    pub dir: tempfile::TempDir,
+    pub dir: crate::kit::Tree,
     pub sessions: Vec<Session>,
 }
 
@@ -597,7 +602,7 @@ fn session_id(rng: &mut Rng, i: usize) -> String {
 /// Every [`Damage`], [`Tail`] and [`Gen`] occurs once `n` ≥ 6; every odd good
 /// line occurs in session 0.
 pub fn generate(seed: u64, n: usize) -> Tree {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = crate::kit::Tree::new();
     let mut rng = Rng::new(seed);
     let mut sessions = vec![];
     let mut prev_root: Option<String> = None;
@@ -620,13 +625,12 @@ pub fn generate(seed: u64, n: usize) -> Tree {
         if tail == Tail::Empty {
             damages.clear();
         }
-        let ci = dir.path().join(slug).join("sessions").join(&id).join("context-intelligence");
-        std::fs::create_dir_all(&ci).expect("mkdir");
+        let capture = dir.amplifier(slug, &id);
         let mut w =
             Writer { rng: &mut rng, id: id.clone(), parent: parent.clone(), workspace: workspace.into(), gen, n: 0 };
         let mut s = Session {
             id: id.clone(),
-            path: ci.join("events.jsonl"),
+            path: capture.events_path(),
             gen,
             good: vec![],
             bad: vec![],
@@ -705,16 +709,13 @@ pub fn generate(seed: u64, n: usize) -> Tree {
                 Tail::Newline | Tail::Empty => {}
             }
         }
-        std::fs::write(&s.path, &bytes).expect("write events");
-        write_metadata(&ci, &s, workspace, parent.as_deref(), i);
+        let ci = capture.metadata(metadata(&s, workspace, parent.as_deref(), i)).raw(&bytes).write().dir;
         decoys(&ci, &id, i);
         sessions.push(s);
     }
     // A context-intelligence folder with only metadata: not a capture.
-    let orphan = dir.path().join("-home-user-my-api/sessions/orphan-0001/context-intelligence");
-    std::fs::create_dir_all(&orphan).expect("mkdir");
-    std::fs::write(orphan.join("metadata.json"), r#"{"format":"context-intelligence","session_id":"orphan-0001"}"#)
-        .expect("write");
+    let orphan = dir.amplifier("-home-user-my-api", "orphan-0001").no_events();
+    orphan.metadata(r#"{"format":"context-intelligence","session_id":"orphan-0001"}"#).write();
     Tree { dir, sessions }
 }
 
@@ -724,7 +725,8 @@ fn event_name(line: &[u8]) -> String {
     v["event"].as_str().expect("event").to_owned()
 }
 
-fn write_metadata(ci: &Path, s: &Session, workspace: &str, parent: Option<&str>, i: usize) {
+/// The `metadata.json` of capture `i`, as its writer generation writes it.
+fn metadata(s: &Session, workspace: &str, parent: Option<&str>, i: usize) -> String {
     let started = format!("2026-03-{:02}T10:00:00+00:00", 1 + i % 28);
     let mut m = Map::new();
     if s.gen != Gen::Spaced {
@@ -742,17 +744,14 @@ fn write_metadata(ci: &Path, s: &Session, workspace: &str, parent: Option<&str>,
     }
     m.insert("status".into(), json!(if s.held_tail() { "running" } else { "completed" }));
     m.insert("working_dir".into(), json!("/home/user/x"));
-    std::fs::write(ci.join("metadata.json"), Value::Object(m).to_string()).expect("write metadata");
+    Value::Object(m).to_string()
 }
 
 /// The files next to a capture that are never events (formats.md §1). Each
 /// holds lines that would be reported (or counted) if a tool read it.
 fn decoys(ci: &Path, id: &str, i: usize) {
     let session_dir = ci.parent().expect("session dir");
-    let write = |p: PathBuf, text: &str| {
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write decoy");
-    };
+    let write = |p: PathBuf, text: &str| crate::kit::tree::write(&p, text);
     write(ci.join("metadata.json.4242.tmp"), "{");
     if i % 2 == 1 {
         return;
@@ -780,186 +779,4 @@ pub fn coverage(t: &Tree) -> (BTreeSet<Damage>, BTreeSet<Tail>, BTreeSet<Gen>, B
     let gens = t.sessions.iter().filter(|s| !s.good.is_empty()).map(|s| s.gen).collect();
     let odd = t.sessions.iter().flat_map(|s| s.odd.iter().copied()).collect();
     (d, tails, gens, odd)
-}
-
-// ------------------------------------------------------------ Claude Code hook sessions
-
-/// Hook files written per session: (file, hook name, canonical event name).
-const HOOK_FILES: [(&str, &str, &str); 6] = [
-    ("_claude_session_starts.jsonl", "SessionStart", "session:start"),
-    ("_claude_user_inputs.jsonl", "UserPromptSubmit", "prompt:submit"),
-    ("_claude_PreToolUse.jsonl", "PreToolUse", "tool:pre"),
-    ("_claude_PostToolUse.jsonl", "PostToolUse", "tool:post"),
-    ("_claude_Stop.jsonl", "Stop", "prompt:complete"),
-    ("_claude_SessionEnd.jsonl", "SessionEnd", "session:end"),
-];
-
-/// One generated Claude Code hook session (medicine-wheel `_sessiondata`).
-#[derive(Debug, Clone)]
-pub struct HookSession {
-    pub id: String,
-    /// Every hook line has a `timestamp`: events come out in time order.
-    pub timed: bool,
-    /// (file path, line, canonical event, timestamp in ms for timed sessions).
-    pub good: Vec<(String, u64, String, u64)>,
-    /// (file path, line, reason).
-    pub bad: Vec<(String, u64, String)>,
-    /// Files ending in an unfinished line.
-    pub held: u64,
-}
-
-/// A generated hooks root and its facts.
-pub struct HookTree {
-    pub dir: tempfile::TempDir,
-    pub sessions: Vec<HookSession>,
-}
-
-impl HookTree {
-    pub fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// Every good event as (session, file path, line, event), sorted.
-    pub fn good(&self) -> Vec<(String, String, u64, String)> {
-        let mut all: Vec<_> = self
-            .sessions
-            .iter()
-            .flat_map(|s| s.good.iter().map(|(p, l, e, _)| (s.id.clone(), p.clone(), *l, e.clone())))
-            .collect();
-        all.sort();
-        all
-    }
-
-    /// Every report, `path:line: reason`, sorted.
-    pub fn reports(&self) -> Vec<String> {
-        let mut all: Vec<String> =
-            self.sessions.iter().flat_map(|s| s.bad.iter().map(|(p, l, r)| format!("{p}:{l}: {r}"))).collect();
-        all.sort();
-        all
-    }
-
-    pub fn summary(&self, prog: &str, strict: bool) -> String {
-        let bad = self.sessions.iter().map(|s| s.bad.len() as u64).sum();
-        summary_line(prog, bad, self.sessions.iter().map(|s| s.held).sum(), strict)
-    }
-}
-
-/// Writes a `_sessiondata`-style root with `n` hook sessions: every second one
-/// timed, damaged lines (blank, torn, not JSON, not an object, invalid UTF-8,
-/// valid JSON that is not a hook line), unfinished and unterminated last
-/// lines, the files that are not events, and the directories that are not
-/// sessions.
-pub fn generate_hooks(seed: u64, n: usize) -> HookTree {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut rng = Rng::new(seed ^ 0x5eed);
-    let mut sessions = vec![];
-    let not_hook = "not a Claude Code hook line (needs \"hook_event_name\")";
-    for i in 0..n {
-        let id = format!("{:08x}-hook-4000-8000-{:012x}", rng.next() as u32, rng.next() >> 16);
-        let sdir = dir.path().join(&id);
-        std::fs::create_dir_all(&sdir).expect("mkdir");
-        let timed = i % 2 == 0;
-        let mut s = HookSession { id: id.clone(), timed, good: vec![], bad: vec![], held: 0 };
-        // Distinct times, shuffled across files.
-        let mut times: Vec<u64> = (0..64).map(|k| k * 1000 + rng.below(1000) as u64).collect();
-        for k in (1..times.len()).rev() {
-            times.swap(k, rng.below(k + 1));
-        }
-        let mut stops = vec![];
-        for (fi, (file, hook, event)) in HOOK_FILES.iter().enumerate() {
-            let path = sdir.join(file);
-            let display = path.to_string_lossy().into_owned();
-            let mut bytes: Vec<u8> = vec![];
-            let mut line_no = 0u64;
-            let lines = 1 + rng.below(3);
-            for k in 0..lines {
-                // Damage before some lines: every kind across each pair of sessions.
-                let forced = k == 0 && fi == i % HOOK_FILES.len();
-                if forced || rng.chance(40) {
-                    // Session i has at least damage kind i % 6.
-                    let kind = if forced { i % 6 } else { rng.below(6) };
-                    let good = hook_line(&id, hook, timed.then(|| times.pop().unwrap_or(0)), "x");
-                    let (line, reason): (Vec<u8>, String) = match kind {
-                        0 => (vec![], "blank line".into()),
-                        1 => {
-                            let at = good.find("\"x").expect("mark") + 2;
-                            (good.as_bytes()[..at].to_vec(), "torn record: line ends inside a JSON value".into())
-                        }
-                        2 => (b"not json".to_vec(), "invalid JSON at byte 0: expected a value".into()),
-                        3 => (b"[1,2,3]".to_vec(), "not a JSON object".into()),
-                        4 => {
-                            let at = good.find("\"x").expect("mark") + 1;
-                            let b = [&good.as_bytes()[..at], b"\xff", &good.as_bytes()[at..]].concat();
-                            (b, format!("invalid UTF-8 at byte {at}"))
-                        }
-                        // Valid JSON without `hook_event_name` (and without a timestamp).
-                        _ => (format!(r#"{{"session_id": "{id}", "cwd": "/w"}}"#).into_bytes(), not_hook.into()),
-                    };
-                    bytes.extend_from_slice(&line);
-                    bytes.push(b'\n');
-                    line_no += 1;
-                    s.bad.push((display.clone(), line_no, reason));
-                }
-                let ts = timed.then(|| times.pop().unwrap_or(0));
-                let line = hook_line(&id, hook, ts, &format!("{hook} {k} café"));
-                if *hook == "Stop" {
-                    stops.push(line.clone());
-                }
-                bytes.extend_from_slice(line.as_bytes());
-                bytes.push(b'\n');
-                line_no += 1;
-                s.good.push((display.clone(), line_no, (*event).to_owned(), ts.unwrap_or(0)));
-            }
-            match (i + fi) % 5 {
-                // An unfinished last line: held back.
-                0 => {
-                    let line = hook_line(&id, hook, timed.then(|| times.pop().unwrap_or(0)), "torn");
-                    bytes.extend_from_slice(&line.as_bytes()[..line.len() / 2]);
-                    s.held += 1;
-                }
-                // A complete last line without its newline: an event.
-                1 => {
-                    bytes.pop();
-                }
-                _ => {}
-            }
-            std::fs::write(&path, &bytes).expect("write hook file");
-        }
-        // Files that are not events, each with lines that would count or be reported.
-        let write = |name: &str, text: String| std::fs::write(sdir.join(name), text).expect("write");
-        write("_claude_AssistantResponse.jsonl", format!("{}\nnot json\n", stops.join("\n")));
-        write("last_claude_Stop.json", stops.first().cloned().unwrap_or_default());
-        write("_transcript_final.jsonl", "{\"type\":\"user\",\"uuid\":\"u\",\"message\":{}}\n".into());
-        write("_codex_events.jsonl", "not json\n".into());
-        sessions.push(s);
-    }
-    // Directories that are never sessions.
-    for skipped in ["data", "_archive", ".cache"] {
-        let d = dir.path().join(skipped);
-        std::fs::create_dir_all(&d).expect("mkdir");
-        std::fs::write(d.join("_claude_Stop.jsonl"), format!("{}\n", hook_line(skipped, "Stop", None, "decoy")))
-            .expect("write");
-    }
-    HookTree { dir, sessions }
-}
-
-/// One hook line in the spaced style the hook scripts write; `x` goes into a
-/// string value (`prompt`).
-fn hook_line(id: &str, hook: &str, ms: Option<u64>, text: &str) -> String {
-    let mut m = Map::new();
-    m.insert("session_id".into(), json!(id));
-    m.insert("transcript_path".into(), json!(format!("~/.claude/projects/-w/{id}.jsonl")));
-    m.insert("cwd".into(), json!("/home/dev/webapp"));
-    m.insert("permission_mode".into(), json!("default"));
-    m.insert("hook_event_name".into(), json!(hook));
-    m.insert("prompt".into(), json!(text));
-    if let Some(ms) = ms {
-        m.insert(
-            "timestamp".into(),
-            json!(format!("2026-03-01T10:{:02}:{:02}.{:03}Z", ms / 60_000, ms / 1000 % 60, ms % 1000)),
-        );
-    }
-    let mut out = String::new();
-    write_json(&Value::Object(m), false, &mut out);
-    out
 }

@@ -1,0 +1,11 @@
+//! The test kit shared by the integration tests: capture trees of every
+//! writer ([`tree`]), skips that say why and fail in CI ([`skip`]), and the
+//! proptest strategies of the property tests ([`strategies`]). Spawning the binaries with the pinned environment is
+//! `tests/util.rs`.
+
+pub mod skip;
+pub mod strategies;
+pub mod tree;
+
+pub use skip::skip;
+pub use tree::Tree;
