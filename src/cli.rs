@@ -5,7 +5,7 @@ pub mod groups;
 mod man;
 pub mod values;
 
-pub use self::groups::{EventSelect, Format, Tabular, TimeWindow, Zone};
+pub use self::groups::{EventSelect, Layout, Tabular, TimeWindow, Zone};
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, ValueEnum};
 
 use crate::diag::Diag;
-use crate::error::{exit_code, Error, Found, Result};
-use crate::output::{EventFormat, DEFAULT_MAX_BYTES, MAX_BYTES_ENV};
+use crate::error::{exit_code, Error, Outcome, Result};
+use crate::output::{EventPrinter, DEFAULT_MAX_BYTES, MAX_BYTES_ENV};
 use crate::signal::GRACE;
 
 /// What `--generate` writes to stdout.
@@ -102,8 +102,8 @@ pub struct EventOutput {
 
 impl EventOutput {
     /// The event printer these flags describe.
-    pub fn format(&self) -> EventFormat {
-        EventFormat {
+    pub fn printer(&self) -> EventPrinter {
+        EventPrinter {
             max_bytes: (!self.full).then_some(self.max_bytes),
             raw: false,
             fields: None,
@@ -157,7 +157,7 @@ pub fn completions(mut cmd: clap::Command, kind: Generate) -> Vec<u8> {
 }
 
 /// The body of every binary: parse, handle `--generate`, run, map to an exit code.
-pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Found>) -> ExitCode {
+pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Outcome>) -> ExitCode {
     let cmd = T::command();
     let prog: &'static str = Box::leak(cmd.get_name().to_owned().into_boxed_str());
     let args = match T::try_parse() {

@@ -19,7 +19,7 @@ pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     if !cli.is_empty() {
         return cli.iter().map(|p| expand_tilde(&p.to_string_lossy())).collect();
     }
-    WRITERS.into_iter().flat_map(|w| w.format().default_roots(diag)).collect()
+    WRITERS.into_iter().flat_map(|w| w.adapter().default_roots(diag)).collect()
 }
 
 /// How much of each session record discovery fills in.
@@ -43,7 +43,7 @@ pub enum Detail {
 pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let mut out = vec![];
     for w in WRITERS {
-        out.extend(w.format().discover(root, detail, diag)?);
+        out.extend(w.adapter().discover(root, detail, diag)?);
     }
     Ok(out)
 }
@@ -70,7 +70,7 @@ pub fn sessions_at(dir: &Path, detail: Detail, diag: &Diag) -> Result<Vec<Sessio
 /// writer's session directory (`Some(None)`: it is, but is unusable and
 /// was reported); `None` when no writer recognises it (it may be a root).
 pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
-    WRITERS.into_iter().find_map(|w| w.format().session_in(dir, diag))
+    WRITERS.into_iter().find_map(|w| w.adapter().session_in(dir, diag))
 }
 
 /// The captures of a file named as an argument: the session it belongs to
@@ -78,7 +78,7 @@ pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
 /// whose files mix sessions); any other file is its own session, named
 /// after the file stem, read as Amplifier lines.
 pub fn file_captures(path: &Path, diag: &Diag) -> Vec<Capture> {
-    if let Some(caps) = WRITERS.into_iter().find_map(|w| w.format().file_captures(path, diag)) {
+    if let Some(caps) = WRITERS.into_iter().find_map(|w| w.adapter().file_captures(path, diag)) {
         return caps;
     }
     vec![file_capture(path)]
@@ -101,11 +101,11 @@ fn file_capture(path: &Path) -> Capture {
 /// The record of the session a file belongs to, when a writer knows it
 /// (no reports): for piped event records, looked up by provenance path.
 pub fn record_of_file(path: &Path) -> Option<SessionRecord> {
-    WRITERS.into_iter().find_map(|w| w.format().record_of_file(path))
+    WRITERS.into_iter().find_map(|w| w.adapter().record_of_file(path))
 }
 
 /// The project folder a capture file's path names, by the first writer whose
 /// layout it fits (no file is read).
 pub fn project_of_path(path: &str) -> Option<String> {
-    WRITERS.into_iter().find_map(|w| w.format().project_of_path(path))
+    WRITERS.into_iter().find_map(|w| w.adapter().project_of_path(path))
 }

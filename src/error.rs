@@ -62,22 +62,22 @@ impl From<io::Error> for Error {
 /// Result type of the library.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// How a run ended when it did not fail.
+/// How a run ended when it did not fail: the exit status 0 or 1, as grep's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Found {
-    /// Something was found / printed (exit 0).
-    Some,
+pub enum Outcome {
+    /// Something was printed (a match, a record, a count; exit 0).
+    Printed,
     /// Nothing was (exit 1).
-    None,
+    Nothing,
 }
 
-impl Found {
-    /// `Some` when `b`.
-    pub fn from_bool(b: bool) -> Found {
-        if b {
-            Found::Some
+impl Outcome {
+    /// [`Outcome::Printed`] when `printed`, else [`Outcome::Nothing`].
+    pub fn printed_if(printed: bool) -> Outcome {
+        if printed {
+            Outcome::Printed
         } else {
-            Found::None
+            Outcome::Nothing
         }
     }
 }
@@ -85,7 +85,7 @@ impl Found {
 /// Maps the outcome of a run to the process exit code, printing the error.
 /// `failed` is true when diagnostics already decided the run failed (bad
 /// lines under `--strict`, unreadable files).
-pub fn exit_code(prog: &str, result: Result<Found>, failed: bool) -> ExitCode {
+pub fn exit_code(prog: &str, result: Result<Outcome>, failed: bool) -> ExitCode {
     match result {
         Err(Error::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
@@ -93,7 +93,7 @@ pub fn exit_code(prog: &str, result: Result<Found>, failed: bool) -> ExitCode {
             ExitCode::from(2)
         }
         Ok(_) if failed => ExitCode::from(2),
-        Ok(Found::Some) => ExitCode::SUCCESS,
-        Ok(Found::None) => ExitCode::from(1),
+        Ok(Outcome::Printed) => ExitCode::SUCCESS,
+        Ok(Outcome::Nothing) => ExitCode::from(1),
     }
 }

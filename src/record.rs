@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 
 pub use crate::format::LineKind;
-use crate::format::{CallKey, Format, ReadState, Usage};
+use crate::format::{Adapter, CallKey, ReadState, Usage};
 use crate::json::{Raw, Record};
 use crate::lines::Site;
 use crate::session::Capture;
@@ -42,7 +42,7 @@ pub struct Event<'a> {
     /// yield several (`None` otherwise).
     pub part: Option<u32>,
     /// The writer whose semantics apply.
-    format: &'static dyn Format,
+    adapter: &'static dyn Adapter,
     /// Whether the event record is derived from the line (not the line itself).
     derived: bool,
     /// A derived event's name and `data`, read once when the event is made
@@ -67,7 +67,7 @@ pub fn line_hash(line: &[u8]) -> u64 {
 
 impl<'a> Event<'a> {
     /// An event of a capture's line (`part` for writers whose lines can yield several).
-    /// `state` is what the writer kept of the capture's earlier lines ([`Format::observe`]).
+    /// `state` is what the writer kept of the capture's earlier lines ([`Adapter::observe`]).
     pub fn read(
         rec: Record<'a>,
         capture: &'a Capture,
@@ -77,11 +77,11 @@ impl<'a> Event<'a> {
         state: &'a ReadState,
         site: Site,
     ) -> Event<'a> {
-        let format = capture.format.format();
-        let derived = format.derived();
+        let adapter = capture.format.adapter();
+        let derived = adapter.derived();
         let (derived_name, derived_data) = if derived {
             let p = part.unwrap_or(0);
-            (format.name(&rec, p, state), format.data(&rec, p, state))
+            (adapter.name(&rec, p, state), adapter.data(&rec, p, state))
         } else {
             (Cow::Borrowed(""), None)
         };
@@ -91,7 +91,7 @@ impl<'a> Event<'a> {
             line,
             source,
             part,
-            format,
+            adapter,
             derived,
             derived_name,
             derived_data,
@@ -103,14 +103,14 @@ impl<'a> Event<'a> {
     /// An event record read from a stream: its envelope is its own, its
     /// semantics those of the writer it came from ([`crate::format::of_record`]).
     pub fn piped(rec: Record<'a>, line: u64, source: &'a str) -> Event<'a> {
-        let format = crate::format::of_record(&rec).format();
+        let adapter = crate::format::of_record(&rec).adapter();
         Event {
             rec,
             capture: None,
             line,
             source,
             part: None,
-            format,
+            adapter,
             derived: false,
             derived_name: Cow::Borrowed(""),
             derived_data: None,
@@ -135,7 +135,7 @@ impl<'a> Event<'a> {
 
     /// The writer whose semantics apply.
     pub fn writer(&self) -> crate::session::Writer {
-        self.format.writer()
+        self.adapter.writer()
     }
 
     /// Whether the event record is derived from the line (a writer whose lines
@@ -154,8 +154,8 @@ impl<'a> Event<'a> {
         if !self.derived {
             return None;
         }
-        let key = self.format.original_key()?;
-        Some((key, self.format.original(&self.rec, self.part_index())))
+        let key = self.adapter.original_key()?;
+        Some((key, self.adapter.original(&self.rec, self.part_index())))
     }
 
     /// The `event` name.
@@ -170,7 +170,7 @@ impl<'a> Event<'a> {
     /// derived record: when the name is a static one).
     pub fn name_raw(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.name_raw(&self.rec, self.part_index());
+            return self.adapter.name_raw(&self.rec, self.part_index());
         }
         self.rec.get("event")
     }
@@ -231,7 +231,7 @@ impl<'a> Event<'a> {
     /// The workspace: the one the line names, else the capture's fallback
     /// (the session's metadata workspace, else its project slug).
     pub fn workspace(&self) -> Option<Cow<'a, str>> {
-        let own = if self.derived { self.format.workspace(&self.rec) } else { self.rec.get_str("workspace") };
+        let own = if self.derived { self.adapter.workspace(&self.rec) } else { self.rec.get_str("workspace") };
         own.or_else(|| self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed))
     }
 
@@ -258,13 +258,13 @@ impl<'a> Event<'a> {
         self.provenance()
             .and_then(|p| p.get("session"))
             .and_then(|s| s.as_str())
-            .or_else(|| self.data().and_then(|d| self.format.session_id(d)))
+            .or_else(|| self.data().and_then(|d| self.adapter.session_id(d)))
     }
 
     /// The raw `timestamp` value.
     pub fn timestamp_raw(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.timestamp(&self.rec);
+            return self.adapter.timestamp(&self.rec);
         }
         self.rec.get("timestamp")
     }
@@ -286,7 +286,7 @@ impl<'a> Event<'a> {
         }
         let mut idx = crate::json::Index::new();
         let reason = match idx.parse(self.rec.line()) {
-            Ok(rec) if self.derived => match self.format.accept(&rec) {
+            Ok(rec) if self.derived => match self.adapter.accept(&rec) {
                 Ok(()) => return true,
                 Err(reason) => reason.to_string(),
             },
@@ -306,35 +306,35 @@ impl<'a> Event<'a> {
 
     /// The tool of a tool event.
     pub fn tool_name(&self) -> Option<Raw<'a>> {
-        self.format.tool_name(self.data()?)
+        self.adapter.tool_name(self.data()?)
     }
 
     /// Which call a tool event belongs to.
     pub fn call_key(&self) -> CallKey<'a> {
-        self.data().map_or(CallKey::Alone, |d| self.format.call_key(d))
+        self.data().map_or(CallKey::Alone, |d| self.adapter.call_key(d))
     }
 
     /// Whether a call's end says it failed (`tool:error` events always fail).
     pub fn failed(&self) -> bool {
-        self.data().is_some_and(|d| self.format.failed(d))
+        self.data().is_some_and(|d| self.adapter.failed(d))
     }
 
     /// A call duration the writer recorded.
     pub fn duration_ms(&self) -> Option<Raw<'a>> {
-        self.format.duration_ms(self.data()?)
+        self.adapter.duration_ms(self.data()?)
     }
 
     /// The model the event names.
     pub fn model(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.line_model(&self.rec, self.part_index(), self.derived_data);
+            return self.adapter.line_model(&self.rec, self.part_index(), self.derived_data);
         }
-        self.format.model(self.data()?)
+        self.adapter.model(self.data()?)
     }
 
     /// A status the event carries.
     pub fn status(&self) -> Option<Raw<'a>> {
-        self.format.status(self.data()?)
+        self.adapter.status(self.data()?)
     }
 
     /// A token or cost figure, in the toolkit's names.
@@ -343,7 +343,7 @@ impl<'a> Event<'a> {
     }
 
     /// The identity of a response its writer may write more than once
-    /// ([`Format::message_key`]).
+    /// ([`Adapter::message_key`]).
     pub fn message_key(&self) -> Option<String> {
         let mut key = String::new();
         self.message_key_into(&mut key).then_some(key)
@@ -353,21 +353,21 @@ impl<'a> Event<'a> {
     /// `false` when the event has none.
     pub fn message_key_into(&self, out: &mut String) -> bool {
         if self.derived {
-            return self.format.line_message_key(&self.rec, self.part_index(), self.derived_data, out);
+            return self.adapter.line_message_key(&self.rec, self.part_index(), self.derived_data, out);
         }
-        self.data().is_some_and(|d| self.format.message_key(d, out))
+        self.data().is_some_and(|d| self.adapter.message_key(d, out))
     }
 
     /// Whether the event's writer copies history into other sessions
-    /// ([`Format::copies_history`]).
+    /// ([`Adapter::copies_history`]).
     pub fn copies_history(&self) -> bool {
-        self.format.copies_history()
+        self.adapter.copies_history()
     }
 
     /// Whether a turn's response time ends at its first reply
-    /// ([`Format::reply_ends_turn`]).
+    /// ([`Adapter::reply_ends_turn`]).
     pub fn reply_ends_turn(&self) -> bool {
-        self.format.reply_ends_turn()
+        self.adapter.reply_ends_turn()
     }
 
     /// Where the event's line is: its file and line (the provenance's for a
@@ -383,47 +383,47 @@ impl<'a> Event<'a> {
     pub fn tokens(&self) -> [Option<Raw<'a>>; 5] {
         *self.tokens.get_or_init(|| {
             if self.derived {
-                return self.format.line_tokens(&self.rec, self.part_index(), self.derived_data);
+                return self.adapter.line_tokens(&self.rec, self.part_index(), self.derived_data);
             }
-            self.data().map_or([None; 5], |d| self.format.tokens(d))
+            self.data().map_or([None; 5], |d| self.adapter.tokens(d))
         })
     }
 
-    /// Of the cache writes, those at the 1-hour lifetime ([`Format::cache_write_1h`]).
+    /// Of the cache writes, those at the 1-hour lifetime ([`Adapter::cache_write_1h`]).
     pub fn cache_write_1h(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.line_cache_write_1h(&self.rec, self.part_index(), self.derived_data);
+            return self.adapter.line_cache_write_1h(&self.rec, self.part_index(), self.derived_data);
         }
-        self.format.cache_write_1h(self.data()?)
+        self.adapter.cache_write_1h(self.data()?)
     }
 
-    /// Whether `input_tokens` includes the cache reads ([`Format::input_includes_cache_read`]).
+    /// Whether `input_tokens` includes the cache reads ([`Adapter::input_includes_cache_read`]).
     pub fn input_includes_cache_read(&self) -> bool {
-        self.format.input_includes_cache_read()
+        self.adapter.input_includes_cache_read()
     }
 
     /// The file a tool event reads or edits.
     pub fn file_path(&self) -> Option<Cow<'a, str>> {
-        self.format.file_path(self.data()?)
+        self.adapter.file_path(self.data()?)
     }
 
     /// The parent session the payload names.
     pub fn parent_id(&self) -> Option<Cow<'a, str>> {
-        self.format.parent_id(self.data()?)
+        self.adapter.parent_id(self.data()?)
     }
 
     /// The parent a child's fork event names.
     pub fn fork_parent(&self) -> Option<Cow<'a, str>> {
-        self.format.fork_parent(self.data()?)
+        self.adapter.fork_parent(self.data()?)
     }
 
     /// The agent a child's fork event names.
     pub fn fork_agent(&self) -> Option<Cow<'a, str>> {
-        self.format.fork_agent(self.data()?)
+        self.adapter.fork_agent(self.data()?)
     }
 
     /// The child session a delegation event names.
     pub fn child(&self) -> Option<Cow<'a, str>> {
-        self.format.child(self.data()?)
+        self.adapter.child(self.data()?)
     }
 }

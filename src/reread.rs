@@ -95,7 +95,7 @@ impl Reread {
         // Skimmed, not validated again: the first tool validated these very
         // bytes (their hash is the one it printed).
         let orig = idx.skim(line).map_err(|e| format!("{}: the line read again is not a record: {e}", here()))?;
-        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).format();
+        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).adapter();
         full.clear();
         full.push(b'{');
         if fmt.derived() {

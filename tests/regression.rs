@@ -3,7 +3,7 @@
 //! fuzz/README.md lists which target found it.
 
 use ci_tools::json::Index;
-use ci_tools::output::EventFormat;
+use ci_tools::output::EventPrinter;
 use ci_tools::record::{Event, LineKind};
 use ci_tools::truncate::shrink_data;
 use serde_json::{json, Value};
@@ -24,7 +24,7 @@ fn print(line: &[u8], max_bytes: Option<usize>) -> String {
     assert_eq!(LineKind::of(&rec), LineKind::Event);
     let ev = Event::piped(rec, 1, "-");
     let mut out = Vec::new();
-    EventFormat { max_bytes, ..Default::default() }.write(&ev, &mut out);
+    EventPrinter { max_bytes, ..Default::default() }.write(&ev, &mut out);
     String::from_utf8(out).expect("UTF-8 output")
 }
 

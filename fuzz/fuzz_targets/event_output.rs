@@ -1,4 +1,4 @@
-//! Printing event records: `output::EventFormat::write` with a byte budget.
+//! Printing event records: `output::EventPrinter::write` with a byte budget.
 //!
 //! Input layout: two bytes of budget (`u16`, little endian), then the line.
 //! Lines that `Index::parse` rejects, that are not event records, or that hold
@@ -18,7 +18,7 @@
 #![no_main]
 
 use ci_tools::json::Index;
-use ci_tools::output::EventFormat;
+use ci_tools::output::EventPrinter;
 use ci_tools::record::{Event, LineKind};
 use ci_tools::truncate::is_protected_key;
 use libfuzzer_sys::fuzz_target;
@@ -52,7 +52,7 @@ fuzz_target!(|bytes: &[u8]| {
 
     // With a budget.
     let mut out = Vec::new();
-    EventFormat { max_bytes: Some(budget), ..Default::default() }.write(&ev, &mut out);
+    EventPrinter { max_bytes: Some(budget), ..Default::default() }.write(&ev, &mut out);
     let printed = one_line(&out);
     let shrunk = object(printed);
     for key in ["event", "timestamp", "workspace"] {
@@ -73,7 +73,7 @@ fuzz_target!(|bytes: &[u8]| {
     }
     let whole = one_line(&{
         let mut o = Vec::new();
-        EventFormat::default().write(&ev, &mut o);
+        EventPrinter::default().write(&ev, &mut o);
         o
     })
     .len();
@@ -102,6 +102,6 @@ fn object(line: &[u8]) -> Map<String, Value> {
 
 fn print(ev: &Event<'_>, max_bytes: Option<usize>) -> Map<String, Value> {
     let mut out = Vec::new();
-    EventFormat { max_bytes, ..Default::default() }.write(ev, &mut out);
+    EventPrinter { max_bytes, ..Default::default() }.write(ev, &mut out);
     object(one_line(&out))
 }

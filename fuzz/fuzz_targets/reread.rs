@@ -1,4 +1,4 @@
-//! Cut records made whole again: `output::EventFormat::write` with a budget,
+//! Cut records made whole again: `output::EventPrinter::write` with a budget,
 //! then `reread::Reread` on the printed record.
 //!
 //! Input layout: two bytes of budget (`u16`, little endian), then the line.
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use ci_tools::format::ReadState;
 use ci_tools::json::Index;
 use ci_tools::lines::Site;
-use ci_tools::output::EventFormat;
+use ci_tools::output::EventPrinter;
 use ci_tools::record::{Event, LineKind};
 use ci_tools::reread::Reread;
 use ci_tools::session::{Capture, Writer};
@@ -51,9 +51,9 @@ fuzz_target!(|bytes: &[u8]| {
     let site = Site { offset: 0, len: line.len() as u64, element: false };
     let ev = Event::read(rec, &cap, 1, &display, None, &state, site);
     let mut full = Vec::new();
-    EventFormat::default().write(&ev, &mut full);
+    EventPrinter::default().write(&ev, &mut full);
     let mut cut = Vec::new();
-    EventFormat { max_bytes: Some(budget), ..Default::default() }.write(&ev, &mut cut);
+    EventPrinter { max_bytes: Some(budget), ..Default::default() }.write(&ev, &mut cut);
     let printed = cut.strip_suffix(b"\n").expect("one line");
     let mut pidx = Index::new();
     let piped = pidx.parse(printed).expect("printed records parse");

@@ -91,8 +91,8 @@ impl SessionState {
             s.summary.parent = r.parent.clone();
             s.summary.agent = r.agent.clone();
             s.summary.status = r.status.clone();
-            s.summary.subagents = r.format.format().subagents(r);
-            s.summary.tokens_unknown = !r.format.format().carries_usage();
+            s.summary.subagents = r.format.adapter().subagents(r);
+            s.summary.tokens_unknown = !r.format.adapter().carries_usage();
         }
         s
     }

@@ -62,12 +62,12 @@ impl<'q> Aggregator<'q> {
         }
     }
 
-    /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Format::usage_bytes`]).
+    /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Adapter::usage_bytes`]).
     fn usage_finder(&self, cap: &Capture) -> Option<memchr::memmem::Finder<'static>> {
         if self.q.preset != Preset::Tokens {
             return None;
         }
-        cap.format.format().usage_bytes().map(memchr::memmem::Finder::new)
+        cap.format.adapter().usage_bytes().map(memchr::memmem::Finder::new)
     }
 }
 

@@ -21,7 +21,7 @@ use clap::{Args, ValueEnum, ValueHint};
 
 use super::values::{self, TimeArg};
 use crate::error::{Error, Result};
-use crate::output::table::{Columns, TableFormat};
+use crate::output::table::{Columns, TableStyle};
 use crate::time::{BoundKind, TimeZone, Timestamp};
 
 /// `--tz`.
@@ -69,7 +69,7 @@ pub struct EventSelect {
 
 /// Values of `--format` of the record printers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum Layout {
     /// One JSON object per line.
     Json,
     /// Aligned columns for people.
@@ -84,8 +84,8 @@ pub enum Format {
 #[derive(Debug, Clone, Args)]
 pub struct Tabular {
     /// Output format.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Json)]
-    pub format: Format,
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Layout::Json)]
+    pub format: Layout,
     /// The columns of table, tsv and csv, in this order (comma-separated): a
     /// column (tokens.input), an object for every column under it (tokens),
     /// or sum(NAME) for the sum of the numbers under NAME. Default: see
@@ -97,17 +97,17 @@ pub struct Tabular {
 impl Tabular {
     /// The table format asked for; `None` for NDJSON. `--columns` with NDJSON
     /// is refused (NDJSON records are whole; `jq` picks fields).
-    pub fn table_format(&self) -> Result<Option<TableFormat>> {
+    pub fn table_format(&self) -> Result<Option<TableStyle>> {
         let format = match self.format {
-            Format::Json if !self.columns.is_empty() => {
+            Layout::Json if !self.columns.is_empty() => {
                 return Err(Error::Usage(
                     "--columns is for --format table, tsv or csv (NDJSON records are whole)".into(),
                 ))
             }
-            Format::Json => None,
-            Format::Table => Some(TableFormat::Table),
-            Format::Tsv => Some(TableFormat::Tsv),
-            Format::Csv => Some(TableFormat::Csv),
+            Layout::Json => None,
+            Layout::Table => Some(TableStyle::Table),
+            Layout::Tsv => Some(TableStyle::Tsv),
+            Layout::Csv => Some(TableStyle::Csv),
         };
         Ok(format)
     }

@@ -18,9 +18,9 @@ use crate::cli::values;
 use crate::cli::{Common, SessionArg, Tabular, Tool, Zone};
 use crate::diag::{self, Diag};
 use crate::discover::Detail;
-use crate::error::{Error, Found, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::lines::LineReader;
-use crate::output::table::{self, Columns, Record, TableFormat};
+use crate::output::table::{self, Columns, Record, TableStyle};
 use crate::output::Output;
 use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
@@ -377,16 +377,16 @@ impl Args {
 }
 
 /// Runs ci-agg.
-pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // Before any input is read: a usage error is the only message.
     let format = args.output.table_format()?;
     let (q, answer) = if args.merge {
         match merge_inputs(&args.paths, diag)? {
             Some(qa) => qa,
-            None if diag.failed() => return Ok(Found::None),
+            None if diag.failed() => return Ok(Outcome::Nothing),
             None => {
                 diag.warn(&"no partial state on input (expected the output of ci-agg --partial)");
-                return Ok(Found::None);
+                return Ok(Outcome::Nothing);
             }
         }
     } else {
@@ -412,14 +412,14 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     }
     if crate::signal::stop_requested() {
         // Interrupted: a partial aggregate would look like a whole one.
-        return Ok(Found::None);
+        return Ok(Outcome::Nothing);
     }
     if args.partial {
         partial::write_lines(
             &partial::encode(&q, answer, (diag.bad_lines(), diag.torn_tails())),
             &mut Output::stdout(),
         )?;
-        return Ok(Found::Some);
+        return Ok(Outcome::Printed);
     }
     let order = match args.sort {
         SortOrder::Auto | SortOrder::Column(_) => Order::Auto,
@@ -438,7 +438,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     if let SortOrder::Column(column) = &args.sort {
         table::sort_by_column(&mut records, column).map_err(|e| Error::Usage(format!("--sort: {e}")))?;
     }
-    let total = if format == Some(TableFormat::Table) { total_record(&q, &records) } else { None };
+    let total = if format == Some(TableStyle::Table) { total_record(&q, &records) } else { None };
     if let Some(n) = args.top {
         records.truncate(n);
     }
@@ -456,7 +456,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let mut out = Output::stdout();
     out.write(&bytes)?;
     out.flush()?;
-    Ok(Found::from_bool(found))
+    Ok(Outcome::printed_if(found))
 }
 
 /// The columns a table of `q`'s records shows unless `--columns` says:

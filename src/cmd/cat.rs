@@ -6,9 +6,9 @@ use clap::Parser;
 
 use crate::cli::{Common, EventOutput, SessionArg, Tool};
 use crate::diag::Diag;
-use crate::error::{Error, Found, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::json::Path;
-use crate::output::{EventFormat, Output};
+use crate::output::{EventPrinter, Output};
 use crate::record::Event;
 use crate::session::Capture;
 use crate::source::{self, Flow, RunOpts, Visitor};
@@ -154,7 +154,7 @@ impl Tool for Args {
 
 /// Per-thread state of ci-cat.
 struct Cat<'a> {
-    format: &'a EventFormat,
+    printer: &'a EventPrinter,
     lines: Option<(u64, u64)>,
     head: Option<u64>,
     tail: Option<usize>,
@@ -197,7 +197,7 @@ impl Visitor for Cat<'_> {
             self.piped(ev, out);
             return Flow::Continue;
         }
-        if self.format.raw && ev.part.is_some() {
+        if self.printer.raw && ev.part.is_some() {
             let at = (ev.source.as_ptr() as usize, ev.line);
             if self.last_raw == Some(at) {
                 return Flow::Continue;
@@ -209,10 +209,10 @@ impl Visitor for Cat<'_> {
             // Reuse the oldest buffer once the ring is full.
             let mut rec = if self.ring.len() >= k { self.ring.pop_front().unwrap_or_default() } else { Vec::new() };
             rec.clear();
-            self.format.write(ev, &mut rec);
+            self.printer.write(ev, &mut rec);
             self.ring.push_back(rec);
         } else {
-            self.format.write(ev, out);
+            self.printer.write(ev, out);
         }
         match self.head {
             Some(k) if self.count >= k => Flow::Stop,
@@ -242,24 +242,24 @@ impl Cat<'_> {
                 return;
             }
         }
-        let format = self.format;
+        let printer = self.printer;
         match &mut self.window {
-            Some(w) => w.hold(&ev.session().unwrap_or_default(), ev.line, |buf| format.write(ev, buf)),
-            None => format.write(ev, out),
+            Some(w) => w.hold(&ev.session().unwrap_or_default(), ev.line, |buf| printer.write(ev, buf)),
+            None => printer.write(ev, out),
         }
     }
 }
 
 /// Runs ci-cat.
-pub fn run(args: Args, diag: &Diag) -> Result<Found> {
-    let mut format = args.output.format();
-    format.raw = args.raw;
+pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
+    let mut printer = args.output.printer();
+    printer.raw = args.raw;
     if !args.fields.is_empty() {
         let paths = args.fields.iter().map(|f| Path::parse(f)).collect::<std::result::Result<Vec<_>, _>>();
-        format.fields = Some(paths.map_err(Error::Usage)?);
+        printer.fields = Some(paths.map_err(Error::Usage)?);
     }
     if args.head == Some(0) || args.tail == Some(0) {
-        return Ok(Found::None);
+        return Ok(Outcome::Nothing);
     }
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
     let ids = args.session.ids()?;
@@ -269,7 +269,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let mut out = Output::stdout();
     let visitors = source::run(&inputs, &opts, diag, &mut out, || {
         let cat = Cat {
-            format: &format,
+            printer: &printer,
             lines: args.lines,
             head: args.head,
             tail: args.tail,
@@ -289,5 +289,5 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         out.write(&held)?;
     }
     out.flush()?;
-    Ok(Found::from_bool(out.wrote()))
+    Ok(Outcome::printed_if(out.wrote()))
 }

@@ -7,8 +7,8 @@ use clap::Parser;
 use crate::cli::values;
 use crate::cli::{Common, EventOutput, EventSelect, SessionArg, TimeWindow, Tool};
 use crate::diag::Diag;
-use crate::error::{Error, Found, Result};
-use crate::output::{EventFormat, Output};
+use crate::error::{Error, Outcome, Result};
+use crate::output::{EventPrinter, Output};
 use crate::predicate::never::{Seen, Tests};
 use crate::predicate::{Glob, Selection, Verdict, Where, PHANTOM_EVENTS};
 use crate::record::Event;
@@ -224,7 +224,7 @@ impl Args {
 /// Per-thread state of ci-filter.
 struct Filter<'a> {
     sel: &'a Selection,
-    format: &'a EventFormat,
+    printer: &'a EventPrinter,
     diag: &'a Diag,
     invert: bool,
     /// Session records are expanded into events (an event-level predicate or --expand).
@@ -294,7 +294,7 @@ impl Visitor for Filter<'_> {
         }
         if self.pass(self.sel.matches_event(ev)) {
             if ev.confirm(self.diag) {
-                self.format.write(ev, out);
+                self.printer.write(ev, out);
             } else {
                 self.passed -= 1;
             }
@@ -325,7 +325,7 @@ fn warn_unmatched_events(sel: &crate::predicate::Selection, visitors: &[Filter<'
 }
 
 /// Runs ci-filter.
-pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let sel = args.selection()?;
     for g in sel.events.iter().filter(|g| g.is_exact() && PHANTOM_EVENTS.contains(&g.as_str())) {
         let hint = if g.as_str().ends_with("error") {
@@ -335,7 +335,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
         };
         diag.warn(&format_args!("--event {}: no writer emits this event, it never matches{hint}", g.as_str()));
     }
-    let format = args.output.format();
+    let printer = args.output.printer();
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
     // The rule is checked here; the selection (or its inverse) is the
     // visitor's, so every capture stays.
@@ -350,7 +350,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     let visitors = source::run(&inputs, &opts, diag, &mut out, || {
         let filter = Filter {
             sel: &sel,
-            format: &format,
+            printer: &printer,
             diag,
             invert: args.invert,
             expand,
@@ -376,5 +376,5 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
             "--status/--agent: {piped} event record{s} from a stream had no session metadata and did not match (pipe ci-find's session records instead)"
         ));
     }
-    Ok(Found::from_bool(passed > 0))
+    Ok(Outcome::printed_if(passed > 0))
 }

@@ -10,8 +10,8 @@ use crate::cli::{Common, SessionArg, Tabular, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::discover;
 use crate::discover::Detail;
-use crate::error::{Error, Found, Result};
-use crate::output::table::{self, Columns, Record, TableFormat};
+use crate::error::{Error, Outcome, Result};
+use crate::output::table::{self, Columns, Record, TableStyle};
 use crate::output::{tree, Output};
 use crate::session::{self, SessionRecord};
 use crate::session_id::SessionIds;
@@ -298,12 +298,12 @@ impl Filters {
             && self.event_count_ok(r)
     }
 
-    /// `--model`: any model the session names ([`crate::format::Format::models`]).
+    /// `--model`: any model the session names ([`crate::format::Adapter::models`]).
     fn model_ok(&self, r: &mut SessionRecord) -> bool {
         if self.models.is_empty() {
             return true;
         }
-        let named = match r.format.format().models(r) {
+        let named = match r.format.adapter().models(r) {
             Some(read) => {
                 r.model = read.first().cloned();
                 read
@@ -320,7 +320,7 @@ impl Filters {
         if self.min_events.is_none() && self.max_events.is_none() {
             return true;
         }
-        let n = r.format.format().event_count(r);
+        let n = r.format.adapter().event_count(r);
         self.min_events.is_none_or(|m| n >= m) && self.max_events.is_none_or(|m| n <= m)
     }
 
@@ -330,7 +330,7 @@ impl Filters {
 }
 
 /// Runs ci-find.
-pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // Resolved before any root is read, so a bad bound or format is the only message.
     let (since, until) = args.time.bounds(time::now())?;
     let format = args.output.table_format()?;
@@ -402,7 +402,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     if let Some(watch) = watch {
         follow(watch, &filters, &ids, &args, diag, &mut out)?;
     }
-    Ok(Found::from_bool(!selected.is_empty()))
+    Ok(Outcome::printed_if(!selected.is_empty()))
 }
 
 /// Prints session records (or paths), in batches of whole records.
@@ -428,7 +428,7 @@ fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Resul
 }
 
 /// Session records as a table (`--format table|tsv|csv`).
-fn write_table(list: &[SessionRecord], format: TableFormat, output: &Tabular) -> Result<Vec<u8>> {
+fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular) -> Result<Vec<u8>> {
     let records: Vec<Record> = list
         .iter()
         .filter_map(|r| match serde_json::to_value(r) {
@@ -474,7 +474,7 @@ fn follow(
 
 /// The status that means "live" for a record's writer.
 fn live_status(r: &SessionRecord) -> &'static str {
-    r.format.format().live_status()
+    r.format.adapter().live_status()
 }
 
 /// A `--project` value: a project folder name, and, when the value is a
@@ -512,10 +512,10 @@ impl Project {
 
     /// Whether a record is of this project: its folder name, or (for a
     /// path) the folder its writer names that working directory after
-    /// ([`crate::format::Format::project_folder`]).
+    /// ([`crate::format::Adapter::project_folder`]).
     fn holds(&self, r: &SessionRecord) -> bool {
         let Some(project) = r.project.as_deref() else { return false };
-        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.format().project_folder(d))
+        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.adapter().project_folder(d))
     }
 }
 

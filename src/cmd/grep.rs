@@ -8,7 +8,7 @@ use clap::{Parser, ValueEnum};
 use crate::cli::{Common, EventSelect, Provenance, SessionArg, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
-use crate::error::{Error, Found, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::json::{decode_str, Path};
 use crate::output::{json_str, text, Output};
 use crate::predicate::{Glob, Selection, Verdict};
@@ -108,7 +108,7 @@ Each match is printed as its line is written. Not with -c, -l or -m: they
 
 /// What is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
+pub enum MatchLayout {
     /// NDJSON records.
     Json,
     /// Readable lines: `session:line: event path: snippet`.
@@ -180,8 +180,8 @@ pub struct Args {
     #[arg(short = 'l', long)]
     pub files_with_matches: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
-    pub format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = MatchLayout::Json)]
+    pub format: MatchLayout,
     /// Colour the text format.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -547,7 +547,7 @@ impl Args {
             Mode::Matches
         };
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = self.format == OutputFormat::Text
+        let color = self.format == MatchLayout::Text
             && match self.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
@@ -573,7 +573,7 @@ impl Args {
             context: self.context,
             max: self.max_count,
             mode,
-            text: self.format == OutputFormat::Text,
+            text: self.format == MatchLayout::Text,
             color,
             no_provenance: self.provenance.no_provenance,
         };
@@ -582,11 +582,11 @@ impl Args {
 }
 
 /// Runs ci-grep.
-pub fn run(args: Args, diag: &Diag) -> Result<Found> {
+pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let mut out = Output::stdout();
     let (cfg, paths) = args.config(out.is_terminal())?;
     if cfg.max == Some(0) {
-        return Ok(Found::None);
+        return Ok(Outcome::Nothing);
     }
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
     let ids = args.session.ids()?;
@@ -613,7 +613,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Found> {
     finish_piped(&cfg, visitors.into_iter().map(|v| v.piped).collect(), diag, &mut buf);
     out.write(&buf)?;
     out.flush()?;
-    Ok(Found::from_bool(found))
+    Ok(Outcome::printed_if(found))
 }
 
 /// Prints what piped event records held back: -m matches in stream order,

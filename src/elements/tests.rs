@@ -1,4 +1,3 @@
-
 use super::*;
 
 type Got = (Vec<(String, u64, u64, u64, u64)>, Option<ArrayError>);

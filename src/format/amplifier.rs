@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{str_at, CallKey, Format, LineKind, ReadState, Usage};
+use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Result};
@@ -88,7 +88,7 @@ const EVENTS: [&str; 41] = [
 /// Events of the delegate tool (child sessions).
 const DELEGATE_EVENTS: [&str; 2] = ["delegate:agent_spawned", "delegate:agent_completed"];
 
-impl Format for Amplifier {
+impl Adapter for Amplifier {
     fn writer(&self) -> Writer {
         Writer::Amplifier
     }

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{str_at, CallKey, Format, LineKind, ReadState};
+use super::{str_at, Adapter, CallKey, LineKind, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
@@ -60,7 +60,7 @@ pub struct ClaudeHooks;
 /// Why a line of a hooks capture is not an event.
 const NOT_A_HOOK_LINE: &str = "not a Claude Code hook line (needs \"hook_event_name\")";
 
-impl Format for ClaudeHooks {
+impl Adapter for ClaudeHooks {
     fn writer(&self) -> Writer {
         Writer::ClaudeHooks
     }
@@ -306,7 +306,7 @@ fn unquoted(lit: &'static [u8]) -> &'static str {
 /// The hooks of [`LIFECYCLE`] without an Amplifier counterpart, as events.
 pub const OTHER_HOOK_EVENTS: [&str; 2] = ["hook:CorrectiveFeedback", "hook:AcceptedRedirection"];
 
-/// The names of [`Format::event_names`] for hook captures and hook logs:
+/// The names of [`Adapter::event_names`] for hook captures and hook logs:
 /// the canonical ones and [`OTHER_HOOK_EVENTS`] (any other hook gives
 /// `hook:<Name>`).
 pub fn event_names() -> Vec<&'static str> {

@@ -35,7 +35,7 @@
 //!   Claude Code versions) is the writer's `cost_usd`.
 //!   Claude's `input_tokens` excludes cache reads (Amplifier's includes them).
 //!   A message is identified by `message.id` and `requestId`
-//!   ([`Format::message_key`]): token counts keep one copy per message.
+//!   ([`Adapter::message_key`]): token counts keep one copy per message.
 
 use bstr::ByteSlice;
 use std::borrow::Cow;
@@ -44,7 +44,7 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{str_at, CallKey, Format, LineKind, ReadState, Usage};
+use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -100,7 +100,7 @@ fn projects_dir(root: &Path) -> Option<PathBuf> {
     (crate::files::name_above(root, 0).is_some_and(|n| n == "projects") && root.is_dir()).then(|| root.to_path_buf())
 }
 
-impl Format for ClaudeTranscript {
+impl Adapter for ClaudeTranscript {
     fn writer(&self) -> Writer {
         Writer::ClaudeTranscript
     }

@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
 
-use super::{str_at, CallKey, Format, LineKind, ReadState};
+use super::{str_at, Adapter, CallKey, LineKind, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -133,7 +133,7 @@ fn root_files(root: &Path) -> Vec<PathBuf> {
     files
 }
 
-impl Format for Codex {
+impl Adapter for Codex {
     fn writer(&self) -> Writer {
         Writer::Codex
     }

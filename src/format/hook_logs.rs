@@ -55,7 +55,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::claude_hooks::{ClaudeHooks, Scan};
-use super::{CallKey, Format, ReadState};
+use super::{Adapter, CallKey, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::elements::{ArrayError, ElementReader, ReadError};
@@ -428,7 +428,7 @@ impl LineSource for SessionLines {
     }
 }
 
-impl Format for ClaudeHookLogs {
+impl Adapter for ClaudeHookLogs {
     fn writer(&self) -> Writer {
         Writer::ClaudeHookLogs
     }
@@ -450,7 +450,7 @@ impl Format for ClaudeHookLogs {
         None
     }
 
-    /// See [`Format::file_captures`].
+    /// See [`Adapter::file_captures`].
     fn file_capture(&self, _file: &Path, _diag: &Diag) -> Option<Capture> {
         None
     }
@@ -474,7 +474,7 @@ impl Format for ClaudeHookLogs {
         Some(recs.into_iter().map(super::capture).collect())
     }
 
-    /// Sessions not seen yet, by [`Format::session_dir`]; an array that is
+    /// Sessions not seen yet, by [`Adapter::session_dir`]; an array that is
     /// no regular file is reported once (its path joins `seen`).
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
         let Some(dir) = folder_of(root) else { return vec![] };

@@ -21,15 +21,15 @@
 //! through [`crate::record::Event`], whose methods ask the event's writer.
 //!
 //! # Adding a writer
-//! 1. A module here implementing [`Format`] (discovery, reading, events,
+//! 1. A module here implementing [`Adapter`] (discovery, reading, events,
 //!    semantics), with its own unit tests.
 //! 2. Its [`Writer`] variant in [`crate::session`] (the name session records
-//!    carry) and its line in the registry ([`Writer::format`], [`WRITERS`]).
+//!    carry) and its line in the registry ([`Writer::adapter`], [`WRITERS`]).
 //! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
 //!    `fixtures/README.md`) and a generator in `tests/` for what fixtures
 //!    cannot show.
 //!    A writer whose files are not one event per line (JSON arrays) gives
-//!    its lines through [`Format::lines_of`] ([`hook_logs`] and
+//!    its lines through [`Adapter::lines_of`] ([`hook_logs`] and
 //!    [`crate::elements`]).
 //! 4. Integration tests of each tool on them (`ci-find`, `ci-cat`,
 //!    `ci-filter`, `ci-agg --sessions/--tools/--tokens`, `ci-grep`), and the
@@ -59,7 +59,7 @@ pub const WRITERS: [Writer; 5] =
 
 impl Writer {
     /// The writer's module (the registry).
-    pub fn format(self) -> &'static dyn Format {
+    pub fn adapter(self) -> &'static dyn Adapter {
         match self {
             Writer::Amplifier => &amplifier::Amplifier,
             Writer::ClaudeHooks => &claude_hooks::ClaudeHooks,
@@ -70,16 +70,16 @@ impl Writer {
     }
 }
 
-/// The event names of every writer ([`Format::event_names`]), sorted, once each.
+/// The event names of every writer ([`Adapter::event_names`]), sorted, once each.
 pub fn event_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = WRITERS.iter().flat_map(|w| w.format().event_names()).collect();
+    let mut names: Vec<&'static str> = WRITERS.iter().flat_map(|w| w.adapter().event_names()).collect();
     names.sort_unstable();
     names.dedup();
     names
 }
 
 /// Token and cost fields, in the toolkit's one set of names. Each writer maps
-/// its own usage keys onto these ([`Format::tokens`]).
+/// its own usage keys onto these ([`Adapter::tokens`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Usage {
     /// `input_tokens`.
@@ -149,7 +149,7 @@ impl LineKind {
         if event_is_str && rec.get("data").is_some_and(|d| d.kind() == Kind::Object) {
             return LineKind::Event;
         }
-        if let Some(w) = WRITERS.into_iter().find(|w| w.format().claims(rec)) {
+        if let Some(w) = WRITERS.into_iter().find(|w| w.adapter().claims(rec)) {
             return LineKind::Writer(w);
         }
         if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
@@ -163,7 +163,7 @@ impl LineKind {
     pub fn not_an_event(self) -> &'static str {
         match self {
             LineKind::Event => "an event record",
-            LineKind::Writer(w) => w.format().foreign_line(),
+            LineKind::Writer(w) => w.adapter().foreign_line(),
             LineKind::Session => "a session record where an event was expected",
             LineKind::OtherLog => "another logger's line (amplifier.log format), not an event",
             LineKind::Unknown => "not an event record (needs a string \"event\" and an object \"data\")",
@@ -178,13 +178,13 @@ impl LineKind {
 pub fn of_record(rec: &Record<'_>) -> Writer {
     WRITERS
         .into_iter()
-        .find(|w| w.format().original_key().is_some_and(|k| rec.get(k).is_some()))
+        .find(|w| w.adapter().original_key().is_some_and(|k| rec.get(k).is_some()))
         .unwrap_or(Writer::Amplifier)
 }
 
 /// A capture described by a session record, with its files in reading order.
 pub fn capture(rec: SessionRecord) -> Capture {
-    let files = rec.format.format().files(&rec);
+    let files = rec.format.adapter().files(&rec);
     Capture {
         session: rec.session.clone(),
         path: PathBuf::from(&rec.path),
@@ -198,7 +198,7 @@ pub fn capture(rec: SessionRecord) -> Capture {
 
 /// One writer: what differs between writers, and nothing else. See the
 /// module docs; [`amplifier::Amplifier`] is the reference.
-pub trait Format: Sync {
+pub trait Adapter: Sync {
     // --- discovery ---
 
     /// The writer's id.
@@ -224,7 +224,7 @@ pub trait Format: Sync {
 
     /// When `file` (named as an argument) sits in this writer's layout: its
     /// captures (a writer whose files mix sessions has several per file).
-    /// The default: [`Format::file_capture`].
+    /// The default: [`Adapter::file_capture`].
     fn file_captures(&self, file: &Path, diag: &Diag) -> Option<Vec<Capture>> {
         self.file_capture(file, diag).map(|c| vec![c])
     }
@@ -246,7 +246,7 @@ pub trait Format: Sync {
         None
     }
 
-    /// The directory a session lives in (what [`Format::fresh`] keys by).
+    /// The directory a session lives in (what [`Adapter::fresh`] keys by).
     fn session_dir(&self, rec: &SessionRecord) -> PathBuf;
 
     /// The events a session holds, for `--min-events`/`--max-events` (may
@@ -334,8 +334,8 @@ pub trait Format: Sync {
     }
 
     /// The events a line yields, as part indices into `out` (for a writer
-    /// whose lines can yield several, [`Format::multi_part`]): what each index
-    /// means is the writer's, stateless ([`Format::name`] of a part); which
+    /// whose lines can yield several, [`Adapter::multi_part`]): what each index
+    /// means is the writer's, stateless ([`Adapter::name`] of a part); which
     /// of them a line yields may depend on what the capture held before
     /// (`state`: e.g. whether a message was already written).
     fn parts(&self, _rec: &Record<'_>, _state: &mut ReadState, out: &mut Vec<u32>) {
@@ -348,7 +348,7 @@ pub trait Format: Sync {
         false
     }
 
-    /// The writer's own event name of a line's part (the value of [`Format::original_key`]).
+    /// The writer's own event name of a line's part (the value of [`Adapter::original_key`]).
     fn original<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
     }
@@ -371,7 +371,7 @@ pub trait Format: Sync {
     /// the last turn context, the running token total). The default keeps nothing.
     fn observe(&self, _rec: &Record<'_>, _state: &mut ReadState) {}
 
-    /// Whether a raw line may change what [`Format::observe`] keeps: such a
+    /// Whether a raw line may change what [`Adapter::observe`] keeps: such a
     /// line is parsed (and observed) even when a tool's pre-check would skip
     /// it. The default: no line does.
     fn observes(&self, _raw: &[u8]) -> bool {
@@ -386,24 +386,24 @@ pub trait Format: Sync {
 
     // --- the hot semantics read off an indexed line (defaults: through `data`) ---
 
-    /// [`Format::tokens`] of a line's part read from a capture, whose `data`
+    /// [`Adapter::tokens`] of a line's part read from a capture, whose `data`
     /// is `data` (a writer whose `data` is the whole line reads its top-level
     /// keys through the index instead).
     fn line_tokens<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
         data.map_or([None; 5], |d| self.tokens(d))
     }
 
-    /// [`Format::model`] of a line's part read from a capture.
+    /// [`Adapter::model`] of a line's part read from a capture.
     fn line_model<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         self.model(data?)
     }
 
-    /// [`Format::cache_write_1h`] of a line's part read from a capture.
+    /// [`Adapter::cache_write_1h`] of a line's part read from a capture.
     fn line_cache_write_1h<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         self.cache_write_1h(data?)
     }
 
-    /// [`Format::message_key`] of a line's part read from a capture.
+    /// [`Adapter::message_key`] of a line's part read from a capture.
     fn line_message_key(&self, _rec: &Record<'_>, _part: u32, data: Option<Raw<'_>>, out: &mut String) -> bool {
         data.is_some_and(|d| self.message_key(d, out))
     }
@@ -516,7 +516,7 @@ pub trait Format: Sync {
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
 }
 
-/// What a writer remembers while one capture is read ([`Format::parts`]).
+/// What a writer remembers while one capture is read ([`Adapter::parts`]).
 #[derive(Debug, Default)]
 pub struct ReadState {
     /// 64-bit hashes of the keys seen (a collision among a capture's

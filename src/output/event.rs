@@ -112,7 +112,7 @@ fn with_cut(out: &mut Vec<u8>, ci: Raw<'_>, origin: Option<(crate::lines::Site, 
 
 /// How event records are printed.
 #[derive(Debug, Clone, Default)]
-pub struct EventFormat {
+pub struct EventPrinter {
     /// Byte budget per record; `None` prints records whole (`--full`).
     pub max_bytes: Option<usize>,
     /// Print the exact source line (`--raw`).
@@ -124,7 +124,7 @@ pub struct EventFormat {
     pub no_provenance: bool,
 }
 
-impl EventFormat {
+impl EventPrinter {
     /// Appends `ev` as one NDJSON line to `out`. The common case (a record
     /// within budget) copies the line and appends the added keys in place,
     /// without any allocation.

@@ -22,7 +22,8 @@ pub mod text;
 pub mod tree;
 
 pub use event::{
-    json_str, write_cut, write_provenance, EventFormat, DEFAULT_MAX_BYTES, ENVELOPE, MAX_BYTES_ENV, ORIGINAL_PROVENANCE,
+    json_str, write_cut, write_provenance, EventPrinter, DEFAULT_MAX_BYTES, ENVELOPE, MAX_BYTES_ENV,
+    ORIGINAL_PROVENANCE,
 };
 
 /// The one owner of stdout: block-buffered into a pipe or file, flushed after

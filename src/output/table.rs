@@ -46,7 +46,7 @@ pub type Record = Map<String, Value>;
 
 /// A tabular format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TableFormat {
+pub enum TableStyle {
     /// Aligned columns.
     Table,
     /// Tab-separated values.
@@ -281,16 +281,16 @@ fn sort_cmp(a: Option<&Value>, b: Option<&Value>) -> Ordering {
     })
 }
 
-fn cell(v: &Value, format: TableFormat) -> String {
+fn cell(v: &Value, format: TableStyle) -> String {
     match v {
-        Value::Null if format == TableFormat::Table => "null".into(),
+        Value::Null if format == TableStyle::Table => "null".into(),
         Value::Null => String::new(),
         Value::String(s) => match format {
-            TableFormat::Table => escape_controls(s, false).into_owned(),
-            TableFormat::Tsv => escape_controls(s, true).into_owned(),
-            TableFormat::Csv => s.clone(),
+            TableStyle::Table => escape_controls(s, false).into_owned(),
+            TableStyle::Tsv => escape_controls(s, true).into_owned(),
+            TableStyle::Csv => s.clone(),
         },
-        Value::Number(n) if format == TableFormat::Table => {
+        Value::Number(n) if format == TableStyle::Table => {
             n.as_f64().filter(|f| f.fract() != 0.0).map_or_else(|| n.to_string(), rounded)
         }
         other => other.to_string(),
@@ -347,7 +347,7 @@ type Cell = Option<(String, u8)>;
 pub fn render(
     records: &[Record],
     footer: Option<&Record>,
-    format: TableFormat,
+    format: TableStyle,
     columns: &Columns,
 ) -> Result<Vec<u8>, String> {
     if records.is_empty() {
@@ -368,9 +368,9 @@ pub fn render(
     }
     let headers: Vec<String> = cols.iter().map(Col::header).collect();
     let out = match format {
-        TableFormat::Tsv => separated(&headers, &grid, "\t", str::to_owned),
-        TableFormat::Csv => separated(&headers, &grid, ",", csv_field),
-        TableFormat::Table => aligned(&headers, &grid),
+        TableStyle::Tsv => separated(&headers, &grid, "\t", str::to_owned),
+        TableStyle::Csv => separated(&headers, &grid, ",", csv_field),
+        TableStyle::Table => aligned(&headers, &grid),
     };
     Ok(out.into_bytes())
 }
@@ -448,12 +448,12 @@ mod tests {
         v.as_array().unwrap().iter().map(|r| r.as_object().unwrap().clone()).collect()
     }
 
-    fn show(rows: &[Record], format: TableFormat) -> String {
+    fn show(rows: &[Record], format: TableStyle) -> String {
         String::from_utf8(render(rows, None, format, &Columns::All).unwrap()).unwrap()
     }
 
     fn pick(rows: &[Record], columns: &[&str]) -> Result<String, String> {
-        render(rows, None, TableFormat::Table, &Columns::named(columns)).map(|b| String::from_utf8(b).unwrap())
+        render(rows, None, TableStyle::Table, &Columns::named(columns)).map(|b| String::from_utf8(b).unwrap())
     }
 
     #[test]
@@ -465,14 +465,14 @@ mod tests {
         assert_eq!(rounded(-0.5), "-0.5");
         assert_eq!(rounded(99999.95), "99999.9");
         let rows = recs(serde_json::json!([{"k": "a", "mean": 3622.1111111111113, "n": 7}]));
-        assert_eq!(show(&rows, TableFormat::Table), "k     mean  n\na  3622.11  7\n");
-        assert_eq!(show(&rows, TableFormat::Csv), "k,mean,n\na,3622.1111111111113,7\n");
+        assert_eq!(show(&rows, TableStyle::Table), "k     mean  n\na  3622.11  7\n");
+        assert_eq!(show(&rows, TableStyle::Csv), "k,mean,n\na,3622.1111111111113,7\n");
     }
 
     #[test]
     fn wide_characters_take_two_columns() {
         let rows = recs(serde_json::json!([{"w": "日本語", "n": 1}, {"w": "abc", "n": 22}]));
-        assert_eq!(show(&rows, TableFormat::Table), "w        n\n日本語   1\nabc     22\n");
+        assert_eq!(show(&rows, TableStyle::Table), "w        n\n日本語   1\nabc     22\n");
     }
 
     #[test]
@@ -482,20 +482,20 @@ mod tests {
             {"event": "session:start", "count": 7, "x": {"sum": null}},
         ]));
         assert_eq!(
-            show(&r, TableFormat::Table),
+            show(&r, TableStyle::Table),
             "event          count  x.sum\ntool:pre          10    1.5\nsession:start      7   null\n"
         );
-        assert_eq!(show(&r, TableFormat::Tsv), "event\tcount\tx.sum\ntool:pre\t10\t1.5\nsession:start\t7\t\n");
+        assert_eq!(show(&r, TableStyle::Tsv), "event\tcount\tx.sum\ntool:pre\t10\t1.5\nsession:start\t7\t\n");
     }
 
     #[test]
     fn csv_quotes_and_tsv_escapes() {
         let r = recs(serde_json::json!([{"w": "a,b \"c\"", "n": "x\ty\nz"}]));
-        assert_eq!(show(&r, TableFormat::Csv), "w,n\n\"a,b \"\"c\"\"\",\"x\ty\nz\"\n");
-        assert_eq!(show(&r, TableFormat::Tsv), "w\tn\na,b \"c\"\tx\\ty\\nz\n");
+        assert_eq!(show(&r, TableStyle::Csv), "w,n\n\"a,b \"\"c\"\"\",\"x\ty\nz\"\n");
+        assert_eq!(show(&r, TableStyle::Tsv), "w\tn\na,b \"c\"\tx\\ty\\nz\n");
         let r = recs(serde_json::json!([{"w": "nul\u{0} esc\u{1b}[31m cr\r back\\slash"}]));
-        assert_eq!(show(&r, TableFormat::Tsv), "w\nnul\\u{0} esc\\u{1b}[31m cr\\r back\\\\slash\n");
-        assert_eq!(show(&r, TableFormat::Table), "w\nnul\\u{0} esc\\u{1b}[31m cr\\r back\\slash\n");
+        assert_eq!(show(&r, TableStyle::Tsv), "w\nnul\\u{0} esc\\u{1b}[31m cr\\r back\\\\slash\n");
+        assert_eq!(show(&r, TableStyle::Table), "w\nnul\\u{0} esc\\u{1b}[31m cr\\r back\\slash\n");
     }
 
     #[test]
@@ -518,7 +518,7 @@ mod tests {
         assert_eq!(pick(&r, &["idd"]).unwrap_err(), "no column \"idd\"; did you mean \"id\"?");
         assert_eq!(pick(&r, &["sum(tokenz)"]).unwrap_err(), "no column \"tokenz\"; did you mean \"tokens\"?");
         assert_eq!(pick(&r, &["zzzzzz"]).unwrap_err(), "no column \"zzzzzz\" (the columns: id, calls, tokens, events)");
-        let except = render(&r, None, TableFormat::Csv, &Columns::Except(vec!["events".into(), "calls".into()]));
+        let except = render(&r, None, TableStyle::Csv, &Columns::Except(vec!["events".into(), "calls".into()]));
         assert_eq!(String::from_utf8(except.unwrap()).unwrap(), "id,tokens.in,tokens.out\na,1,2\nb,5,6\n");
     }
 
@@ -527,7 +527,7 @@ mod tests {
         let r = recs(serde_json::json!([{"k": "a", "n": 1}, {"k": "b", "n": 2}]));
         let total = recs(serde_json::json!([{"k": "total", "n": 3}])).remove(0);
         let t = |cols: &[&str]| {
-            String::from_utf8(render(&r, Some(&total), TableFormat::Table, &Columns::named(cols)).unwrap()).unwrap()
+            String::from_utf8(render(&r, Some(&total), TableStyle::Table, &Columns::named(cols)).unwrap()).unwrap()
         };
         assert_eq!(t(&["k", "n"]), "k      n\na      1\nb      2\ntotal  3\n");
         assert_eq!(t(&["n"]), "n\n1\n2\n");

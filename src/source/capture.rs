@@ -43,13 +43,13 @@ pub(super) fn visit_line<V: Visitor>(
     (line, site): (u64, Site),
     source: &str,
 ) -> Flow {
-    let fmt = cap.format.format();
-    fmt.observe(&rec, &mut lines.state);
-    if !fmt.multi_part() {
+    let adapter = cap.format.adapter();
+    adapter.observe(&rec, &mut lines.state);
+    if !adapter.multi_part() {
         return v.event(&Event::read(rec, cap, line, source, None, &lines.state, site), out);
     }
     lines.parts.clear();
-    fmt.parts(&rec, &mut lines.state, &mut lines.parts);
+    adapter.parts(&rec, &mut lines.state, &mut lines.parts);
     for &part in &lines.parts {
         if v.event(&Event::read(rec, cap, line, source, Some(part), &lines.state, site), out) == Flow::Stop {
             return Flow::Stop;
@@ -96,15 +96,15 @@ impl Worker<'_> {
                 (f.as_path(), display)
             })
             .collect();
-        if cap.format.format().time_ordered() && !self.follow {
-            if let Some(timed) = self.time_ordered(cap.format.format(), &files) {
+        if cap.format.adapter().time_ordered() && !self.follow {
+            if let Some(timed) = self.time_ordered(cap.format.adapter(), &files) {
                 return self.visit_timed(v, cap, &files, timed);
             }
         }
         for (path, display) in &files {
             // A writer whose files are JSON arrays reads them element by
             // element (never followed: such files are rewritten whole).
-            if let Some(mut elements) = cap.format.format().lines_of(cap, path, display, self.diag) {
+            if let Some(mut elements) = cap.format.adapter().lines_of(cap, path, display, self.diag) {
                 match self.capture_lines(v, cap, display, &mut *elements, false) {
                     Read::Done => continue,
                     Read::Stopped => break,
@@ -156,7 +156,7 @@ impl Worker<'_> {
         if !v.companions() || self.follow {
             return;
         }
-        let Some((path, writer)) = cap.record.as_ref().and_then(|r| cap.format.format().companion(r)) else {
+        let Some((path, writer)) = cap.record.as_ref().and_then(|r| cap.format.adapter().companion(r)) else {
             return;
         };
         let display = path.to_string_lossy().into_owned();
@@ -192,7 +192,7 @@ impl Worker<'_> {
         follow: bool,
     ) -> Read {
         let lazy = v.lazy();
-        let fmt = cap.format.format();
+        let adapter = cap.format.adapter();
         loop {
             if crate::signal::stop_requested() || self.diag.is_stopped() {
                 // A signal when following: finish here, the loop flushes.
@@ -220,25 +220,25 @@ impl Worker<'_> {
             let pre = !skip && (!line.terminated || v.precheck(line.bytes));
             // A line the tool skips is still observed when it may change what
             // the writer keeps of earlier lines (its later events depend on it).
-            if !(pre || line.terminated && fmt.observes(line.bytes)) {
+            if !(pre || line.terminated && adapter.observes(line.bytes)) {
                 continue;
             }
             let wanted = pre && (!line.terminated || v.needs_events(line.bytes));
             let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
             if !pre {
                 if let Ok(rec) = parsed {
-                    if fmt.accept(&rec).is_ok() {
-                        fmt.observe(&rec, &mut self.parts.state);
+                    if adapter.accept(&rec).is_ok() {
+                        adapter.observe(&rec, &mut self.parts.state);
                     }
                 }
                 continue;
             }
             match parsed {
-                Ok(rec) => match fmt.accept(&rec) {
+                Ok(rec) => match adapter.accept(&rec) {
                     Ok(()) => {
                         self.lines_ok += 1;
                         if !wanted {
-                            fmt.observe(&rec, &mut self.parts.state);
+                            adapter.observe(&rec, &mut self.parts.state);
                         } else if visit_line(
                             v,
                             &mut self.out,

@@ -87,7 +87,7 @@ pub trait Visitor: Send {
     fn following(&mut self) {}
 
     /// Whether the visitor reads a session's companion file (a hooks
-    /// session's transcript copy, [`crate::format::Format::companion`]) after
+    /// session's transcript copy, [`crate::format::Adapter::companion`]) after
     /// its events, through [`Visitor::companion_event`].
     fn companions(&self) -> bool {
         false

@@ -10,7 +10,7 @@
 use ci_tools::format::{CallKey, ReadState};
 use ci_tools::json::{Index, Raw};
 use ci_tools::lines::LineReader;
-use ci_tools::output::{EventFormat, DEFAULT_MAX_BYTES};
+use ci_tools::output::{EventPrinter, DEFAULT_MAX_BYTES};
 use ci_tools::record::{Event, LineKind};
 use ci_tools::session::{Capture, Writer};
 
@@ -107,7 +107,7 @@ pub fn check(writer: Writer, bytes: &[u8]) -> Vec<u8> {
         record: None,
         files: vec![],
     };
-    let fmt = writer.format();
+    let fmt = writer.adapter();
     let mut reader = LineReader::new(bytes);
     let mut idx = Index::new();
     let mut piped_idx = Index::new();
@@ -130,8 +130,8 @@ pub fn check(writer: Writer, bytes: &[u8]) -> Vec<u8> {
         for part in each {
             let ev = Event::read(rec, &cap, line.number, "f", part, &state, line.site);
             let mut out = Vec::new();
-            EventFormat { max_bytes: Some(DEFAULT_MAX_BYTES), ..Default::default() }.write(&ev, &mut out);
-            EventFormat::default().write(&ev, &mut out);
+            EventPrinter { max_bytes: Some(DEFAULT_MAX_BYTES), ..Default::default() }.write(&ev, &mut out);
+            EventPrinter::default().write(&ev, &mut out);
             let (budgeted, full) = two_lines(&out);
             if full.len() <= DEFAULT_MAX_BYTES {
                 assert_eq!(budgeted, full, "a record within budget is printed as with --full");
@@ -150,7 +150,7 @@ pub fn check(writer: Writer, bytes: &[u8]) -> Vec<u8> {
             same(&ev, &piped, &v);
             // A small budget still prints one line of JSON with the same envelope.
             let mut small = Vec::new();
-            EventFormat { max_bytes: Some(1024), ..Default::default() }.write(&ev, &mut small);
+            EventPrinter { max_bytes: Some(1024), ..Default::default() }.write(&ev, &mut small);
             let body = small.strip_suffix(b"\n").expect("newline");
             assert!(!body.contains(&b'\n'), "one line");
             let mut s: serde_json::Value = serde_json::from_slice(body).expect("budgeted record is JSON");

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn stat_of(values: &[f64], outs: &[Out]) -> Stat {

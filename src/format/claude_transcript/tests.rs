@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn events(line: &str) -> Vec<(u32, String)> {

@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// The events of `lines` read in order: (name, data).

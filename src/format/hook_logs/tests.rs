@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn index(text: &str) -> (tempfile::TempDir, Arc<FileIndex>) {

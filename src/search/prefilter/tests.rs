@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn lit(s: &str) -> Vec<Position> {

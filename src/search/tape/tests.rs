@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::json::{decode_str, Index, Path};
 use crate::search::walk;
