@@ -9,7 +9,7 @@
 //! with a reusable line buffer ([`lines`]) and a validating scanner that indexes
 //! a line without building a DOM of its payload ([`json`]). Tools that select
 //! records share parsed predicates ([`predicate`]); jobs that decide on the
-//! envelope skim the payload instead of validating it ([`skim`]).
+//! envelope skim the payload instead of validating it ([`json::Index::skim`]).
 //!
 //! ```
 //! use ci_tools::json::{Index, Path};
@@ -45,7 +45,6 @@ pub mod search;
 pub mod session;
 pub mod session_id;
 pub mod signal;
-pub mod skim;
 pub mod source;
 pub mod table;
 pub mod time;

@@ -118,6 +118,8 @@
 use serde_json::Value;
 use std::io;
 
+use crate::json::string::escape_at;
+
 mod measure;
 
 /// Keys of the direct members of `data` that are never cut or removed: the
@@ -829,7 +831,7 @@ pub fn shrink_raw(data: &[u8], room: usize) -> Option<Vec<u8>> {
             if PROTECTED_KEYS.iter().any(|k| crate::json::key_eq(key, k)) {
                 let colon = end + memchr::memchr(b':', data.get(end..)?)?;
                 let value = colon + 1 + data.get(colon + 1..)?.iter().position(|c| !c.is_ascii_whitespace())?;
-                i = crate::json::skip_trusted(data, value)?;
+                i = crate::json::skim::skip_trusted(data, value)?;
             }
             continue;
         }
@@ -902,7 +904,7 @@ fn scan_string(b: &[u8], start: usize, head: usize) -> Option<Scan> {
             return Some(hop.scan());
         }
     }
-    measure::scan_long(b, hop, head)
+    measure::scan_long(crate::json::simd::Baseline::new(), b, hop, head)
 }
 
 /// The reference for [`scan_string`]: one hop per escape all the way.
@@ -936,7 +938,7 @@ impl Hop {
     #[inline]
     fn step(&mut self, b: &[u8], head: usize) -> Option<bool> {
         // Valid content has no control characters: the hop stops at `"` or `\`.
-        let run = crate::json::next_special(b, self.j)? - self.j;
+        let run = crate::json::simd::next_special(b, self.j)? - self.j;
         if self.head_end.is_none() && self.len + run >= head {
             // Inside this plain run: step to the next character boundary.
             let mut at = self.j + head.saturating_sub(self.len);
@@ -971,71 +973,6 @@ impl Hop {
     fn scan(&self) -> Scan {
         Scan { end: self.j + 1, len: self.len, size: self.size + 2, head_end: self.head_end.unwrap_or(self.j) }
     }
-}
-
-/// The code point of the escape at `b[i]` (a backslash) and the bytes it
-/// takes (a surrogate pair takes 12).
-fn escape_at(b: &[u8], i: usize) -> Option<(u32, usize)> {
-    let c = match b.get(i + 1)? {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'/' => b'/',
-        b'b' => 8,
-        b'f' => 12,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        b'u' => {
-            let hi = hex4(b.get(i + 2..i + 6)?)?;
-            if (0xD800..0xDC00).contains(&hi) {
-                if b.get(i + 6..i + 8)? != b"\\u" {
-                    return None;
-                }
-                let lo = hex4(b.get(i + 8..i + 12)?)?;
-                if !(0xDC00..0xE000).contains(&lo) {
-                    return None;
-                }
-                return Some((0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00), 12));
-            }
-            if (0xDC00..0xE000).contains(&hi) {
-                return None;
-            }
-            return Some((hi, 6));
-        }
-        _ => return None,
-    };
-    Some((u32::from(c), 2))
-}
-
-/// Value of each byte as a hex digit (`0xFF`: not one).
-static HEX: [u8; 256] = hex_table();
-
-const fn hex_table() -> [u8; 256] {
-    let mut table = [0xFFu8; 256];
-    let mut i = 0;
-    while i < 10 {
-        table[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        table[b'a' as usize + i] = 10 + i as u8;
-        table[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    table
-}
-
-/// The value of four hex digits.
-fn hex4(b: &[u8]) -> Option<u32> {
-    let &[a, b, c, d] = b else {
-        return None;
-    };
-    let [a, b, c, d] = [a, b, c, d].map(|x| HEX[usize::from(x)]);
-    if (a | b | c | d) & 0xF0 != 0 {
-        return None;
-    }
-    Some(u32::from(a) << 12 | u32::from(b) << 8 | u32::from(c) << 4 | u32::from(d))
 }
 
 #[cfg(test)]

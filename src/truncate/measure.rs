@@ -28,29 +28,12 @@
 //! valid content (control characters, a missing closing quote), which they
 //! judge as before.
 
-use super::{escape_at, Hop, Scan, ESCAPED};
-use crate::json::string::{plain, BLOCK};
-use crate::skim::{block_at, escaped};
+use super::{Hop, Scan, ESCAPED};
+use crate::json::simd::{block_at, escaped, Classify, Digits, BLOCK};
+use crate::json::string::escape_at;
 
 /// Bytes of content hopped through before the block scan starts.
 pub(super) const SHORT: usize = 32;
-
-/// The digit classes of one block, needed only where `\u` escapes are.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-struct Digits {
-    /// `u`.
-    u: u64,
-    /// `/`.
-    slash: u64,
-    /// `0`.
-    zero: u64,
-    /// `0-7`.
-    oct: u64,
-    /// `d D`.
-    d: u64,
-    /// `c-f C-F`.
-    cf: u64,
-}
 
 /// What one call of [`blocks`] found.
 enum Measured {
@@ -63,9 +46,9 @@ enum Measured {
 }
 
 /// Finishes the scan of the string that `hop` is in.
-pub(super) fn scan_long(b: &[u8], mut hop: Hop, head: usize) -> Option<Scan> {
+pub(super) fn scan_long<C: Classify>(cls: C, b: &[u8], mut hop: Hop, head: usize) -> Option<Scan> {
     loop {
-        match blocks(b, hop, head)? {
+        match blocks(cls, b, hop, head)? {
             Measured::Done(scan) => return Some(scan),
             Measured::Head(from) => {
                 hop = from;
@@ -93,7 +76,7 @@ fn shl(m: u64, prev: u64, k: u32) -> u64 {
 /// Counts blocks from `from` until the string ends, `head` is reached or the
 /// block count cannot go on.
 #[inline]
-fn blocks(b: &[u8], from: Hop, head: usize) -> Option<Measured> {
+fn blocks<C: Classify>(cls: C, b: &[u8], from: Hop, head: usize) -> Option<Measured> {
     let mut checkpoint = from;
     // Counts up to `at`: exact but for the raw bytes of an escape still open there.
     let (mut len, mut size) = (from.len, from.size);
@@ -103,7 +86,7 @@ fn blocks(b: &[u8], from: Hop, head: usize) -> Option<Measured> {
     let mut at = from.j;
     while at < b.len() {
         let block = block_at(b, at, &mut pad);
-        let p = plain(block);
+        let p = cls.plain(block);
         let esc = escaped(p.backslash, &mut prev_escaped);
         let quotes = p.quote & !esc;
         let (before, raw) = match quotes {
@@ -116,7 +99,7 @@ fn blocks(b: &[u8], from: Hop, head: usize) -> Option<Measured> {
         let esc = esc & before;
         let (mut minus, mut plus) = (0usize, 0usize);
         if esc != 0 || prev.u >> 60 != 0 {
-            let mut c = digits(block);
+            let mut c = cls.digits(block);
             c.u &= esc;
             let simple = esc & !c.u;
             // The last digit of each `\u` escape, and its class.
@@ -197,62 +180,28 @@ fn is_low_surrogate(b: &[u8], i: usize) -> bool {
     matches!(b.get(i..i + 4), Some(&[b'\\', b'u', d, x]) if d | 0x20 == b'd' && (b'c'..=b'f').contains(&(x | 0x20)))
 }
 
-#[inline(always)]
-fn digits(block: &[u8; BLOCK]) -> Digits {
-    #[cfg(target_arch = "x86_64")]
-    {
-        sse2::digits(block)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        scalar::digits(block)
-    }
-}
-
-#[cfg(any(test, not(target_arch = "x86_64")))]
-mod scalar {
-    use super::{Digits, BLOCK};
-    use crate::json::string::scalar::mask;
-
-    pub(super) fn digits(block: &[u8; BLOCK]) -> Digits {
-        Digits {
-            u: mask(block, |c| c == b'u'),
-            slash: mask(block, |c| c == b'/'),
-            zero: mask(block, |c| c == b'0'),
-            oct: mask(block, |c| (b'0'..=b'7').contains(&c)),
-            d: mask(block, |c| c | 0x20 == b'd'),
-            cf: mask(block, |c| (b'c'..=b'f').contains(&(c | 0x20))),
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod sse2 {
-    use super::{Digits, BLOCK};
-    use crate::json::string::sse2::{eq, lanes, lower, mask, within};
-
-    #[inline(always)]
-    pub(super) fn digits(block: &[u8; BLOCK]) -> Digits {
-        let l = lanes(block);
-        Digits {
-            u: mask(&l, |v| eq(v, b'u')),
-            slash: mask(&l, |v| eq(v, b'/')),
-            zero: mask(&l, |v| eq(v, b'0')),
-            oct: mask(&l, |v| within(v, b'0', b'7')),
-            d: mask(&l, |v| eq(lower(v), b'd')),
-            cf: mask(&l, |v| within(lower(v), b'c', b'f')),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::simd::{Scalar, Swar};
+    use crate::truncate::{scan_string, scan_string_scalar};
 
+    /// The block measure with every classifier, against the hops alone.
     #[test]
-    fn sse2_and_scalar_digits_agree() {
-        for block in crate::json::string::sample_blocks() {
-            assert_eq!(digits(&block), scalar::digits(&block));
+    fn every_classifier_measures_alike() {
+        let pieces = [r"\u00e9", r"\ud83d\ude80", r"\n", r"\/", r"\u0001", "x", "é", r"\\", r#"\""#];
+        for pad in 0..70 {
+            let body: String = (0..200).map(|k| pieces[(k * 7 + pad) % pieces.len()]).collect();
+            let text = format!(r#""{}{body}" ,"#, "p".repeat(pad));
+            let b = text.as_bytes();
+            for head in [0, 40, 300, usize::MAX] {
+                let want = scan_string_scalar(b, 0, head);
+                assert!(want.is_some());
+                let long = |hop: Hop| (scan_long(Scalar, b, hop, head), scan_long(Swar::new(), b, hop, head));
+                let hop = Hop::new(0);
+                assert_eq!(long(hop), (want, want), "{text} head {head}");
+                assert_eq!(scan_string(b, 0, head), want);
+            }
         }
     }
 }
