@@ -22,6 +22,8 @@
 //! assert_eq!(tokens.as_f64(), Some(7.0));
 //! ```
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod aggregate;
 pub mod cli;
 pub mod cmd;
