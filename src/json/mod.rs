@@ -16,20 +16,20 @@
 //! Each module uses only the ones listed before it, never one after it nor
 //! this one (whose re-exports are the public surface):
 //!
-//! 1. [`simd`]: byte classification over blocks and hops, the only `unsafe`;
-//! 2. [`error`]: [`ParseError`] and [`MAX_DEPTH`];
-//! 3. [`string`]: the one escape decoder, and the validating string scan
+//! 1. `simd`: byte classification over blocks and hops, the only `unsafe`;
+//! 2. `error`: [`ParseError`] and [`MAX_DEPTH`];
+//! 3. `string`: the one escape decoder, and the validating string scan
 //!    (its long strings a block at a time, over `simd`);
-//! 4. [`validate`]: the grammar of a value (numbers, literals, nesting);
-//! 5. [`skim`]: the structural skim of containers (over `simd`) and the
+//! 4. `validate`: the grammar of a value (numbers, literals, nesting);
+//! 5. `skim`: the structural skim of containers (over `simd`) and the
 //!    trusted walk inside validated values;
-//! 6. [`decode`]: reading values ([`Raw`], [`Kind`], [`decode_str`],
+//! 6. `decode`: reading values ([`Raw`], [`Kind`], [`decode_str`],
 //!    [`key_eq`]); then [`dom`], a serde_json DOM of a value
 //!    ([`Raw::to_value`]) built over `validate`, `skim` and `decode`;
 //! 7. this module: the [`Index`] of a line's top-level members and the
 //!    [`Record`] that reads it.
 //!
-//! [`path`] (field paths) and [`write`] (JSON text out) stand apart.
+//! [`path`] (field paths) and [`mod@write`] (JSON text out) stand apart.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -133,10 +133,10 @@ impl Index {
     /// Indexes `line` like [`Index::parse`], checking everything except the
     /// grammar *inside* top-level objects and arrays (such as `data`), which
     /// are only skimmed for balanced strings and brackets
-    /// ([`skim::skip_container`]). UTF-8, the top-level structure, keys
+    /// (`skim::skip_container`). UTF-8, the top-level structure, keys
     /// and scalar values are fully checked. For every valid line the result is
     /// the same as `parse`; a line damaged only inside a container may be
-    /// accepted, so confirm a line with [`validate`] before relying on more
+    /// accepted, so confirm a line with [`fn@validate`] before relying on more
     /// than its envelope (see [`Record::is_validated`]).
     /// A line the skim refuses is parsed again in full, so it is reported
     /// with the same reason as by `parse`.

@@ -15,7 +15,7 @@
 //! (an opening bracket of either kind against a closing one of either kind),
 //! and the line does not end inside the container. A torn line almost always
 //! fails these. What it does not check: the grammar inside (escapes, numbers,
-//! commas, colons, control characters, nesting depth) — [`crate::json::validate`]
+//! commas, colons, control characters, nesting depth) — [`fn@crate::json::validate`]
 //! does, for the lines a tool goes on to use.
 //!
 //! The trusted walk lives here too: [`skip_trusted`] and [`string_end`] step

@@ -78,7 +78,7 @@ pub(super) struct Skeleton<'a> {
     /// length of its text in the value (shorter for a pre-cut string, whose
     /// `strs` entry is the kept prefix only).
     pub(super) lens: Vec<(usize, usize)>,
-    /// Original sizes of the strings [`shrink_raw`] pre-cut (empty otherwise).
+    /// Original sizes of the strings [`super::shrink_raw`] pre-cut (empty otherwise).
     precut: &'a [Precut],
     /// Decision per node from the last call of `eval_root`.
     pub(super) plan: Vec<Plan>,
@@ -163,9 +163,9 @@ impl<'a> Skeleton<'a> {
     }
 
     /// The kept prefix and the original sizes of `s` if it is a string
-    /// [`shrink_raw`] pre-cut: `prefix`, [`PRECUT_MARK`], its index in
+    /// [`super::shrink_raw`] pre-cut: `prefix`, [`PRECUT_MARK`], its index in
     /// `precut` in decimal, [`PRECUT_MARK`], with the prefix length recorded.
-    /// (No other string can look like that: see [`shrink_raw`].)
+    /// (No other string can look like that: see [`super::shrink_raw`].)
     fn precut_of(&self, s: &'a str) -> Option<(&'a str, Precut)> {
         if self.precut.is_empty() {
             return None;
@@ -358,7 +358,7 @@ pub(super) fn skip(nodes: &[Node], i: usize) -> usize {
 /// noncharacter, U+FDD0).
 pub(super) const PRECUT_MARK: char = '\u{FDD0}';
 
-/// Original sizes of one string [`shrink_raw`] pre-cut.
+/// Original sizes of one string [`super::shrink_raw`] pre-cut.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Precut {
     /// Bytes of the kept prefix (a character boundary of the original).

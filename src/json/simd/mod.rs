@@ -17,14 +17,14 @@
 //! # Variants and dispatch
 //!
 //! [`Baseline`] is the classifier every CPU of the target has: SSE2 on
-//! x86_64, NEON on aarch64, [`Swar`] (eight bytes in a `u64`) elsewhere.
+//! x86_64, NEON on aarch64, `Swar` (eight bytes in a `u64`) elsewhere.
 //! [`Avx2`] classifies in 32-byte lanes where the CPU has AVX2, and the
 //! x86_64 skim counts brackets with `popcnt` where the CPU has it. The CPU is
 //! asked once per scan, at its entry ([`fastest`], [`with_popcnt`]; std
 //! caches the answer), never per block: the whole scan is then compiled for
 //! those features. A classifier is a token that only exists on a CPU that
 //! can run it ([`Avx2::detect`]), so the scans above are safe code.
-//! The portable [`Swar`] variant is tested against the byte-at-a-time
+//! The portable `Swar` variant is tested against the byte-at-a-time
 //! reference on every target, like the others.
 //!
 //! # Unsafe
