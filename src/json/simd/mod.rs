@@ -9,8 +9,10 @@
 //! * a [`Classify`] turns a 64-byte block into bit masks (bit `k` is byte
 //!   `k`): [`Plain`] string bytes, the [`Escapes`] classes that validate
 //!   escapes, the [`Digits`] classes that measure them and the [`Structure`]
-//!   of the skim. The block scans of the layers above are written once,
-//!   generic over the classifier, and run as a [`Scan`];
+//!   of the skim. Each variant provides a few byte tests on its vectors, and
+//!   the classes are defined once, from those. The block scans of the layers
+//!   above are written once too, generic over the classifier, and run as a
+//!   [`Scan`];
 //! * [`escaped`] and [`prefix_xor`] turn masks into the escaped characters
 //!   and the inside of strings, with no branch per escape.
 //!
@@ -22,7 +24,7 @@
 //! x86_64 skim counts brackets with `popcnt` where the CPU has it. The CPU is
 //! asked once per scan, at its entry ([`fastest`], [`with_popcnt`]; std
 //! caches the answer), never per block: the whole scan is then compiled for
-//! those features. A classifier is a token that only exists on a CPU that
+//! those features. (The truncation measure runs on the baseline.) A classifier is a token that only exists on a CPU that
 //! can run it ([`Avx2::detect`]), so the scans above are safe code.
 //! The portable `Swar` variant is tested against the byte-at-a-time
 //! reference on every target, like the others.
@@ -31,9 +33,10 @@
 //!
 //! The only `unsafe` operations of the crate are here: unaligned vector loads
 //! from a `&[u8; BLOCK]` or from a slice with the bytes checked in bounds,
-//! and calls into functions compiled for a feature the CPU was found to have.
-//! Value-only intrinsics need no `unsafe` inside a function compiled for
-//! their feature (Rust 1.87).
+//! and calls into `#[target_feature]` functions: a scan's dispatch, and each
+//! byte test of a classifier, whose token (or the target's baseline) vouches
+//! for the feature. Value-only intrinsics need no `unsafe` inside a function
+//! compiled for their feature (Rust 1.87); there is no `unsafe fn`.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
