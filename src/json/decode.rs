@@ -193,7 +193,11 @@ pub fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
         i += k;
         let (cp, used) = escape_at(raw, i)?;
         i += used;
-        out.push(char::from_u32(cp)?);
+        match u8::try_from(cp) {
+            // `\n`, `\"`, …: one byte, pushed as such.
+            Ok(ascii) if ascii.is_ascii() => out.push(char::from(ascii)),
+            _ => out.push(char::from_u32(cp)?),
+        }
     }
     Some(Cow::Owned(out))
 }

@@ -96,6 +96,7 @@ fn skip<C: Classify>(c: C, b: &[u8], i: usize) -> Result<usize, ParseError> {
 }
 
 /// One past the closing quote of the (trusted) string at `i`.
+#[inline]
 pub(crate) fn string_end(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     loop {
@@ -109,6 +110,7 @@ pub(crate) fn string_end(b: &[u8], i: usize) -> Option<usize> {
 }
 
 /// One past the end of the (trusted) value at `i`.
+#[inline]
 pub(crate) fn skip_trusted(b: &[u8], i: usize) -> Option<usize> {
     match *b.get(i)? {
         b'"' => string_end(b, i),

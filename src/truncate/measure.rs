@@ -54,6 +54,7 @@ pub(super) struct Scan {
 /// without decoding it: a few hops for a short string, then a block at a time
 /// ([`scan_long`]). `None` on malformed input (which it does not
 /// always detect: the line must have been validated).
+#[inline]
 pub(super) fn scan_string(b: &[u8], start: usize, head: usize) -> Option<Scan> {
     let mut hop = Hop::new(start);
     // Most strings (keys, ids, short values) end within a few hops.

@@ -114,7 +114,9 @@ fn hex_checked(b: &[u8], at: usize) -> Result<u32> {
 /// The code point of the escape at `b[i]` (a backslash) and the bytes it
 /// takes (a surrogate pair takes 12). `None` for anything but `\" \\ \/ \b
 /// \f \n \r \t \uXXXX`, a lone surrogate half, or an escape cut short.
-#[inline]
+/// Inlined into each hot loop that reads escapes (decoding, validating,
+/// measuring), as each had its own copy before.
+#[inline(always)]
 pub(crate) fn escape_at(b: &[u8], i: usize) -> Option<(u32, usize)> {
     let c = match b.get(i + 1)? {
         b'"' => b'"',
@@ -167,7 +169,7 @@ const fn hex_table() -> [u8; 256] {
 }
 
 /// The value of four hex digits.
-#[inline]
+#[inline(always)]
 fn hex4(b: &[u8]) -> Option<u32> {
     let &[a, b, c, d] = b else {
         return None;
