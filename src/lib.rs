@@ -9,7 +9,7 @@
 //! with a reusable line buffer ([`lines`]) and a validating scanner that indexes
 //! a line without building a DOM of its payload ([`json`]). Tools that select
 //! records share parsed predicates ([`predicate`]); jobs that decide on the
-//! envelope skim the payload instead of validating it ([`skim`]).
+//! envelope skim the payload instead of validating it ([`json::Index::skim`]).
 //!
 //! ```
 //! use ci_tools::json::{Index, Path};
@@ -21,6 +21,8 @@
 //! let tokens = rec.path(&Path::parse("data.usage.output_tokens").unwrap()).unwrap();
 //! assert_eq!(tokens.as_f64(), Some(7.0));
 //! ```
+
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod aggregate;
 pub mod cli;
@@ -43,7 +45,6 @@ pub mod search;
 pub mod session;
 pub mod session_id;
 pub mod signal;
-pub mod skim;
 pub mod source;
 pub mod time;
 pub mod truncate;

@@ -10,7 +10,9 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::{decode_str, number, skip_checked, string_end, ws};
+use super::decode::{decode_str, Raw};
+use super::skim::string_end;
+use super::validate::{number, skip_checked, ws};
 
 /// The DOM of the JSON value in `b` (whitespace around it allowed); `None`
 /// when `b` is not exactly one valid value.
@@ -23,6 +25,14 @@ pub fn parse(b: &[u8]) -> Option<Value> {
     }
     let mut i = start;
     build(b, &mut i)
+}
+
+impl Raw<'_> {
+    /// Parses the value into a serde_json DOM (for the few jobs that need
+    /// one), every number kept as written ([`parse`]).
+    pub fn to_value(&self) -> Option<Value> {
+        parse(self.0)
+    }
 }
 
 /// A number as a DOM value, from its validated source text.

@@ -1,10 +1,11 @@
-//! Measuring the rest of a long string 64 bytes at a time.
+//! Measuring a string of JSON text without decoding it: a few hops escape
+//! to escape, then the rest of a long string 64 bytes at a time.
 //!
 //! [`super::shrink_raw`] needs, for every long string of a record, its
 //! decoded length, its size as serde_json writes it and where its first
 //! `head` decoded bytes end. Capture text escapes every non-ASCII character
 //! (`\u00e9`, emoji as surrogate pairs `\ud83d\ude80`), so hopping escape to
-//! escape ([`super::Hop`]) stops every few bytes. Here a block is counted with
+//! escape ([`Hop`]) stops every few bytes. Here a block is counted with
 //! bit masks, the way [`crate::json::string`] validates it:
 //!
 //! * decoded length = raw content bytes, less 1 per simple escape (`\n` is one
@@ -28,28 +29,109 @@
 //! valid content (control characters, a missing closing quote), which they
 //! judge as before.
 
-use super::{escape_at, Hop, Scan, ESCAPED};
-use crate::json::string::{plain, BLOCK};
-use crate::skim::{block_at, escaped};
+use super::ESCAPED;
+use crate::json::simd::{block_at, escaped, next_special, Baseline, Classify, Digits, BLOCK};
+use crate::json::string::escape_at;
 
 /// Bytes of content hopped through before the block scan starts.
-pub(super) const SHORT: usize = 32;
+const SHORT: usize = 32;
 
-/// The digit classes of one block, needed only where `\u` escapes are.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-struct Digits {
-    /// `u`.
-    u: u64,
-    /// `/`.
-    slash: u64,
-    /// `0`.
-    zero: u64,
-    /// `0-7`.
-    oct: u64,
-    /// `d D`.
-    d: u64,
-    /// `c-f C-F`.
-    cf: u64,
+/// What [`scan_string`] measured of one string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Scan {
+    /// One past the closing quote.
+    pub(super) end: usize,
+    /// Decoded length in bytes.
+    pub(super) len: usize,
+    /// Serialised size as [`super::json_str_len`] counts it (quotes included).
+    pub(super) size: usize,
+    /// Raw index (a character and escape boundary) before which at least the
+    /// first `head` decoded bytes lie (the closing quote if the string is shorter).
+    pub(super) head_end: usize,
+}
+
+/// Measures the (valid) JSON string whose opening quote is at `start`
+/// without decoding it: a few hops for a short string, then a block at a time
+/// ([`scan_long`]). `None` on malformed input (which it does not
+/// always detect: the line must have been validated).
+#[inline]
+pub(super) fn scan_string(b: &[u8], start: usize, head: usize) -> Option<Scan> {
+    let mut hop = Hop::new(start);
+    // Most strings (keys, ids, short values) end within a few hops.
+    while hop.j <= start + SHORT {
+        if hop.step(b, head)? {
+            return Some(hop.scan());
+        }
+    }
+    scan_long(Baseline::new(), b, hop, head)
+}
+
+/// The reference for [`scan_string`]: one hop per escape all the way.
+#[cfg(test)]
+pub(super) fn scan_string_scalar(b: &[u8], start: usize, head: usize) -> Option<Scan> {
+    let mut hop = Hop::new(start);
+    while !hop.step(b, head)? {}
+    Some(hop.scan())
+}
+
+/// A scan of one string in progress, hopping escape to escape: `len` and
+/// `size` measure the content before `j`, a raw index that is neither inside
+/// an escape nor between the halves of a surrogate pair; `head_end` as in
+/// [`Scan`], once found.
+#[derive(Debug, Clone, Copy)]
+struct Hop {
+    j: usize,
+    len: usize,
+    size: usize,
+    head_end: Option<usize>,
+}
+
+impl Hop {
+    /// At the start of the string whose opening quote is at `start`.
+    fn new(start: usize) -> Self {
+        Hop { j: start + 1, len: 0, size: 0, head_end: None }
+    }
+
+    /// Passes one plain run and the escape after it; `Some(true)` when the
+    /// run ends at the closing quote (then `j` is that quote).
+    #[inline]
+    fn step(&mut self, b: &[u8], head: usize) -> Option<bool> {
+        // Valid content has no control characters: the hop stops at `"` or `\`.
+        let run = next_special(b, self.j)? - self.j;
+        if self.head_end.is_none() && self.len + run >= head {
+            // Inside this plain run: step to the next character boundary.
+            let mut at = self.j + head.saturating_sub(self.len);
+            while b.get(at).is_some_and(|&c| (0x80..0xC0).contains(&c)) {
+                at += 1;
+            }
+            self.head_end = Some(at);
+        }
+        self.len += run;
+        self.size += run;
+        self.j += run;
+        if b.get(self.j)? == &b'"' {
+            return Some(true);
+        }
+        let (cp, used) = escape_at(b, self.j)?;
+        let (n, s) = match cp {
+            0..0x80 => (1, usize::from(ESCAPED[cp as usize])),
+            0x80..0x800 => (2, 2),
+            0x800..0x10000 => (3, 3),
+            _ => (4, 4),
+        };
+        self.len += n;
+        self.size += s;
+        self.j += used;
+        if self.head_end.is_none() && self.len >= head {
+            self.head_end = Some(self.j);
+        }
+        Some(false)
+    }
+
+    /// The measure of a string whose closing quote is at `j`.
+    fn scan(&self) -> Scan {
+        Scan { end: self.j + 1, len: self.len, size: self.size + 2, head_end: self.head_end.unwrap_or(self.j) }
+    }
 }
 
 /// What one call of [`blocks`] found.
@@ -63,9 +145,9 @@ enum Measured {
 }
 
 /// Finishes the scan of the string that `hop` is in.
-pub(super) fn scan_long(b: &[u8], mut hop: Hop, head: usize) -> Option<Scan> {
+fn scan_long<C: Classify>(cls: C, b: &[u8], mut hop: Hop, head: usize) -> Option<Scan> {
     loop {
-        match blocks(b, hop, head)? {
+        match blocks(cls, b, hop, head)? {
             Measured::Done(scan) => return Some(scan),
             Measured::Head(from) => {
                 hop = from;
@@ -93,7 +175,7 @@ fn shl(m: u64, prev: u64, k: u32) -> u64 {
 /// Counts blocks from `from` until the string ends, `head` is reached or the
 /// block count cannot go on.
 #[inline]
-fn blocks(b: &[u8], from: Hop, head: usize) -> Option<Measured> {
+fn blocks<C: Classify>(cls: C, b: &[u8], from: Hop, head: usize) -> Option<Measured> {
     let mut checkpoint = from;
     // Counts up to `at`: exact but for the raw bytes of an escape still open there.
     let (mut len, mut size) = (from.len, from.size);
@@ -103,7 +185,7 @@ fn blocks(b: &[u8], from: Hop, head: usize) -> Option<Measured> {
     let mut at = from.j;
     while at < b.len() {
         let block = block_at(b, at, &mut pad);
-        let p = plain(block);
+        let p = cls.plain(block);
         let esc = escaped(p.backslash, &mut prev_escaped);
         let quotes = p.quote & !esc;
         let (before, raw) = match quotes {
@@ -116,7 +198,7 @@ fn blocks(b: &[u8], from: Hop, head: usize) -> Option<Measured> {
         let esc = esc & before;
         let (mut minus, mut plus) = (0usize, 0usize);
         if esc != 0 || prev.u >> 60 != 0 {
-            let mut c = digits(block);
+            let mut c = cls.digits(block);
             c.u &= esc;
             let simple = esc & !c.u;
             // The last digit of each `\u` escape, and its class.
@@ -197,62 +279,27 @@ fn is_low_surrogate(b: &[u8], i: usize) -> bool {
     matches!(b.get(i..i + 4), Some(&[b'\\', b'u', d, x]) if d | 0x20 == b'd' && (b'c'..=b'f').contains(&(x | 0x20)))
 }
 
-#[inline(always)]
-fn digits(block: &[u8; BLOCK]) -> Digits {
-    #[cfg(target_arch = "x86_64")]
-    {
-        sse2::digits(block)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        scalar::digits(block)
-    }
-}
-
-#[cfg(any(test, not(target_arch = "x86_64")))]
-mod scalar {
-    use super::{Digits, BLOCK};
-    use crate::json::string::scalar::mask;
-
-    pub(super) fn digits(block: &[u8; BLOCK]) -> Digits {
-        Digits {
-            u: mask(block, |c| c == b'u'),
-            slash: mask(block, |c| c == b'/'),
-            zero: mask(block, |c| c == b'0'),
-            oct: mask(block, |c| (b'0'..=b'7').contains(&c)),
-            d: mask(block, |c| c | 0x20 == b'd'),
-            cf: mask(block, |c| (b'c'..=b'f').contains(&(c | 0x20))),
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod sse2 {
-    use super::{Digits, BLOCK};
-    use crate::json::string::sse2::{eq, lanes, lower, mask, within};
-
-    #[inline(always)]
-    pub(super) fn digits(block: &[u8; BLOCK]) -> Digits {
-        let l = lanes(block);
-        Digits {
-            u: mask(&l, |v| eq(v, b'u')),
-            slash: mask(&l, |v| eq(v, b'/')),
-            zero: mask(&l, |v| eq(v, b'0')),
-            oct: mask(&l, |v| within(v, b'0', b'7')),
-            d: mask(&l, |v| eq(lower(v), b'd')),
-            cf: mask(&l, |v| within(lower(v), b'c', b'f')),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::simd::{Scalar, Swar};
 
+    /// The block measure with every classifier, against the hops alone.
     #[test]
-    fn sse2_and_scalar_digits_agree() {
-        for block in crate::json::string::sample_blocks() {
-            assert_eq!(digits(&block), scalar::digits(&block));
+    fn every_classifier_measures_alike() {
+        let pieces = [r"\u00e9", r"\ud83d\ude80", r"\n", r"\/", r"\u0001", "x", "é", r"\\", r#"\""#];
+        for pad in 0..70 {
+            let body: String = (0..200).map(|k| pieces[(k * 7 + pad) % pieces.len()]).collect();
+            let text = format!(r#""{}{body}" ,"#, "p".repeat(pad));
+            let b = text.as_bytes();
+            for head in [0, 40, 300, usize::MAX] {
+                let want = scan_string_scalar(b, 0, head);
+                assert!(want.is_some());
+                let long = |hop: Hop| (scan_long(Scalar, b, hop, head), scan_long(Swar::new(), b, hop, head));
+                let hop = Hop::new(0);
+                assert_eq!(long(hop), (want, want), "{text} head {head}");
+                assert_eq!(scan_string(b, 0, head), want);
+            }
         }
     }
 }

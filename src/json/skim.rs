@@ -15,130 +15,17 @@
 //! (an opening bracket of either kind against a closing one of either kind),
 //! and the line does not end inside the container. A torn line almost always
 //! fails these. What it does not check: the grammar inside (escapes, numbers,
-//! commas, colons, control characters, nesting depth) — [`crate::json::validate`]
+//! commas, colons, control characters, nesting depth) — [`fn@crate::json::validate`]
 //! does, for the lines a tool goes on to use.
+//!
+//! The trusted walk lives here too: [`skip_trusted`] and [`string_end`] step
+//! over a value inside a line that was already validated ([`super::Raw::get`],
+//! [`super::Raw::members`]), trusting the grammar but never panicking.
 
-use crate::json::ParseError;
+use memchr::memchr2;
 
-/// Bytes per block.
-pub(crate) const BLOCK: usize = 64;
-
-/// The masks of one 64-byte block: bit `k` is byte `k`.
-struct Masks {
-    quote: u64,
-    backslash: u64,
-    open: u64,
-    close: u64,
-}
-
-/// Classifies 64 bytes (SSE2 on x86_64, where it is always available).
-#[inline(always)]
-fn masks(block: &[u8; BLOCK]) -> Masks {
-    #[cfg(target_arch = "x86_64")]
-    {
-        sse2_masks(block)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        scalar_masks(block)
-    }
-}
-
-#[cfg(any(test, not(target_arch = "x86_64")))]
-fn scalar_masks(block: &[u8; BLOCK]) -> Masks {
-    let mut m = Masks { quote: 0, backslash: 0, open: 0, close: 0 };
-    for (k, &c) in block.iter().enumerate() {
-        let bit = 1u64 << k;
-        match c {
-            b'"' => m.quote |= bit,
-            b'\\' => m.backslash |= bit,
-            b'{' | b'[' => m.open |= bit,
-            b'}' | b']' => m.close |= bit,
-            _ => {}
-        }
-    }
-    m
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn sse2_masks(block: &[u8; BLOCK]) -> Masks {
-    use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of the x86_64 baseline, so these intrinsics are
-    // always available; every load reads 16 bytes at offset 0, 16, 32 or 48 of
-    // a 64-byte array (unaligned loads are allowed by `_mm_loadu_si128`).
-    unsafe {
-        let quote = _mm_set1_epi8(b'"' as i8);
-        let backslash = _mm_set1_epi8(b'\\' as i8);
-        // `{` 0x7B and `[` 0x5B differ only in bit 0x20, as do `}` and `]`.
-        let case = _mm_set1_epi8(0x20);
-        let open = _mm_set1_epi8(b'{' as i8);
-        let close = _mm_set1_epi8(b'}' as i8);
-        let mut m = Masks { quote: 0, backslash: 0, open: 0, close: 0 };
-        for k in 0..4 {
-            let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
-            let folded = _mm_or_si128(v, case);
-            let bits = |x: __m128i| u64::from(_mm_movemask_epi8(x) as u16) << (16 * k);
-            m.quote |= bits(_mm_cmpeq_epi8(v, quote));
-            m.backslash |= bits(_mm_cmpeq_epi8(v, backslash));
-            m.open |= bits(_mm_cmpeq_epi8(folded, open));
-            m.close |= bits(_mm_cmpeq_epi8(folded, close));
-        }
-        m
-    }
-}
-
-/// The 64 bytes of `b` at `at` (`at < b.len()`), or what is left of them
-/// padded with spaces (which are neither quotes, backslashes, brackets nor
-/// control characters) in `pad`.
-#[inline(always)]
-pub(crate) fn block_at<'a>(b: &'a [u8], at: usize, pad: &'a mut [u8; BLOCK]) -> &'a [u8; BLOCK] {
-    match b.get(at..at + BLOCK).and_then(|s| s.try_into().ok()) {
-        Some(full) => full,
-        None => {
-            let rest = b.get(at..).unwrap_or(&[]);
-            pad[..rest.len()].copy_from_slice(rest);
-            pad[rest.len()..].fill(b' ');
-            pad
-        }
-    }
-}
-
-/// Characters escaped by a backslash, given the block's backslashes and
-/// whether the previous block ended with an unfinished escape (simdjson's
-/// branchless odd-run rule: in a run of backslashes, every second one is
-/// escaped, and the character after an odd-length run is).
-#[inline(always)]
-pub(crate) fn escaped(backslash: u64, prev_escaped: &mut u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let backslash = backslash & !*prev_escaped;
-    if backslash & (backslash << 1) == 0 {
-        // No two backslashes in a row (the common case: `\u`, `\n`): each
-        // escapes the character after it.
-        let escaped = (backslash << 1) | *prev_escaped;
-        *prev_escaped = backslash >> 63;
-        return escaped;
-    }
-    let follows_escape = (backslash << 1) | *prev_escaped;
-    let odd_starts = backslash & !EVEN & !follows_escape;
-    let (on_even, overflow) = odd_starts.overflowing_add(backslash);
-    *prev_escaped = u64::from(overflow);
-    let invert = on_even << 1;
-    (EVEN ^ invert) & follows_escape
-}
-
-/// XOR of all lower bits: 1 from an opening quote up to (not including) its
-/// closing quote.
-#[inline(always)]
-fn prefix_xor(mut x: u64) -> u64 {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    x
-}
+use super::error::ParseError;
+use super::simd::{self, block_at, escaped, prefix_xor, Classify, Scan, BLOCK};
 
 /// One past the bracket that closes the object or array opening at `b[i]`.
 ///
@@ -147,26 +34,27 @@ fn prefix_xor(mut x: u64) -> u64 {
 /// bracket outside strings has no opening one. Never panics; `b[i]` must be
 /// `{` or `[` for a meaningful answer.
 pub fn skip_container(b: &[u8], i: usize) -> Result<usize, ParseError> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU supports the one feature the function enables.
-            return unsafe { skip_popcnt(b, i) };
-        }
+    simd::with_popcnt(Skip { b, i })
+}
+
+/// [`skip_container`] as a block scan, for every classifier.
+struct Skip<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Scan for Skip<'_> {
+    type Out = Result<usize, ParseError>;
+
+    #[inline(always)]
+    fn run<C: Classify>(self, c: C) -> Self::Out {
+        skip(c, self.b, self.i)
     }
-    skip(b, i)
 }
 
-/// [`skip`] compiled with the `popcnt` instruction, which the x86_64 baseline
-/// lacks (a software popcount per block costs a third of the skim).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-unsafe fn skip_popcnt(b: &[u8], i: usize) -> Result<usize, ParseError> {
-    skip(b, i)
-}
-
+/// [`skip_container`] with the classifier `c`.
 #[inline(always)]
-fn skip(b: &[u8], i: usize) -> Result<usize, ParseError> {
+fn skip<C: Classify>(c: C, b: &[u8], i: usize) -> Result<usize, ParseError> {
     let mut prev_escaped = 0u64;
     let mut in_string = 0u64;
     let mut depth: u64 = 0;
@@ -174,7 +62,7 @@ fn skip(b: &[u8], i: usize) -> Result<usize, ParseError> {
     let mut pad = [b' '; BLOCK];
     while at < b.len() {
         let block = block_at(b, at, &mut pad);
-        let m = masks(block);
+        let m = c.structure(block);
         let esc = escaped(m.backslash, &mut prev_escaped);
         let quotes = m.quote & !esc;
         let inside = prefix_xor(quotes) ^ in_string;
@@ -205,6 +93,59 @@ fn skip(b: &[u8], i: usize) -> Result<usize, ParseError> {
         at += BLOCK;
     }
     Err(ParseError::UnexpectedEnd)
+}
+
+/// One past the closing quote of the (trusted) string at `i`.
+#[inline]
+pub(crate) fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let k = memchr2(b'"', b'\\', b.get(j..)?)?;
+        j += k;
+        if b[j] == b'"' {
+            return Some(j + 1);
+        }
+        j += 2;
+    }
+}
+
+/// One past the end of the (trusted) value at `i`.
+#[inline]
+pub(crate) fn skip_trusted(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match *b.get(j)? {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while let Some(c) = b.get(j) {
+                if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                    break;
+                }
+                j += 1;
+            }
+            Some(j)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -253,19 +194,6 @@ mod tests {
         assert_eq!(skip_container(br#"{"a":[1,2"#, 0), Err(ParseError::UnexpectedEnd));
         assert_eq!(skip_container(br#"{"a":"\"}"#, 0), Err(ParseError::UnexpectedEnd));
         assert!(matches!(skip_container(b"}", 0), Err(ParseError::Syntax(0, _))));
-    }
-
-    #[test]
-    fn sse2_and_scalar_masks_agree() {
-        let mut block = [0u8; BLOCK];
-        for seed in 0..200u32 {
-            for (k, b) in block.iter_mut().enumerate() {
-                let alphabet = b"\"\\{}[]ax \x7b\x5b\x7d\x5d\xfb\xdb\x00";
-                *b = alphabet[((seed as usize * 31 + k * 7) ^ (k >> 2)) % alphabet.len()];
-            }
-            let (a, b) = (masks(&block), scalar_masks(&block));
-            assert_eq!((a.quote, a.backslash, a.open, a.close), (b.quote, b.backslash, b.open, b.close));
-        }
     }
 
     /// Every line of every fixture file: the skim indexes valid lines exactly
@@ -338,28 +266,11 @@ mod tests {
             }
             let end = end_by_serde(&s);
             prop_assert_eq!(skip_container(s.as_bytes(), 0), Ok(end));
-        }
-
-        /// The odd-run rule (with its fast path for lone backslashes) against
-        /// a walk of the block byte by byte, over chains of blocks: dense
-        /// masks give runs of every length, sparse ones lone backslashes.
-        #[test]
-        fn escaped_as_a_byte_walk(blocks in proptest::collection::vec((any::<u64>(), any::<u64>()), 1..8)) {
-            let (mut prev, mut pending) = (0u64, false);
-            for (a, b) in blocks {
-                let backslash = if b % 3 == 0 { a & b } else { a };
-                let mut want = 0u64;
-                for k in 0..64 {
-                    if pending {
-                        want |= 1 << k;
-                        pending = false;
-                    } else if backslash >> k & 1 == 1 {
-                        pending = true;
-                    }
-                }
-                prop_assert_eq!(escaped(backslash, &mut prev), want);
-                prop_assert_eq!(prev, u64::from(pending));
-            }
+            // Every classifier skims alike.
+            let b = s.as_bytes();
+            prop_assert_eq!(skip(crate::json::simd::Scalar, b, 0), Ok(end));
+            prop_assert_eq!(skip(crate::json::simd::Swar::new(), b, 0), Ok(end));
+            prop_assert_eq!(skip(crate::json::simd::Baseline::new(), b, 0), Ok(end));
         }
 
         #[test]
