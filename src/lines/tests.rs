@@ -1,0 +1,147 @@
+
+use super::*;
+
+/// A reader that returns at most `step` bytes per read, to force refills.
+struct Trickle<'a>(&'a [u8], usize);
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.len().min(self.1).min(out.len());
+        out[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+type Lines = Vec<(String, u64, bool)>;
+
+fn collect(input: &[u8], step: usize, capacity: usize) -> Lines {
+    let mut r = LineReader::with_capacity(Trickle(input, step), capacity);
+    let mut out = vec![];
+    while let Some(l) = r.next_line().unwrap() {
+        out.push((String::from_utf8_lossy(l.bytes).into_owned(), l.number, l.terminated));
+    }
+    out
+}
+
+/// A UTF-8 byte-order mark before the first line is not part of it
+/// (issue 18, item 19); one anywhere else is data. Every read size.
+#[test]
+fn a_byte_order_mark_before_the_first_line_is_skipped() {
+    for step in [1, 2, 3, 4, 64] {
+        assert_eq!(
+            collect(b"\xEF\xBB\xBF{\"a\":1}\n\xEF\xBB\xBFx\n", step, 8),
+            [("{\"a\":1}".to_string(), 1, true), ("\u{feff}x".to_string(), 2, true)],
+            "step {step}"
+        );
+        assert_eq!(collect(b"\xEF\xBB\xBF{}", step, 8), [("{}".to_string(), 1, false)], "step {step}");
+    }
+}
+
+#[test]
+fn ready_when_a_whole_line_is_buffered_or_the_input_ended() {
+    // Reads of 5 bytes: "a\nbb\n" then "cc".
+    let mut r = LineReader::new(Trickle(b"a\nbb\ncc", 5));
+    assert!(!r.line_ready(), "nothing read yet");
+    assert_eq!(r.next_line().unwrap().unwrap().bytes, b"a");
+    assert!(r.line_ready(), "bb is buffered");
+    assert_eq!(r.next_line().unwrap().unwrap().bytes, b"bb");
+    assert!(!r.line_ready(), "cc is not read yet");
+    assert_eq!(r.next_line().unwrap().unwrap().bytes, b"cc");
+    assert!(r.line_ready(), "the input ended");
+    assert!(r.next_line().unwrap().is_none());
+}
+
+#[test]
+fn complete_lines_hold_the_tail_until_its_newline() {
+    let mut r = LineReader::with_capacity(io::Cursor::new(b"a\nb".to_vec()), 2);
+    assert_eq!(r.next_complete_line().unwrap().map(|l| l.bytes.to_vec()), Some(b"a".to_vec()));
+    assert!(r.next_complete_line().unwrap().is_none());
+    assert!(r.next_complete_line().unwrap().is_none());
+    assert_eq!(r.pending(), 1);
+    // The writer appends the rest of the line.
+    let c = &mut r.rdr;
+    c.get_mut().extend_from_slice(b"c\nd");
+    let l = r.next_complete_line().unwrap().unwrap();
+    assert_eq!((l.bytes, l.number, l.terminated), (&b"bc"[..], 2, true));
+    assert!(r.next_complete_line().unwrap().is_none());
+}
+
+#[test]
+fn the_initialised_buffer_follows_the_line_not_the_next_power_of_two() {
+    let line = 9 << 20;
+    let mut input = vec![b'x'; line];
+    input.push(b'\n');
+    let mut r = LineReader::new(io::Cursor::new(input));
+    assert_eq!(r.next_line().unwrap().map(|l| l.bytes.len()), Some(line));
+    // Written (so resident) bytes: the line plus less than one step, not 16 MiB.
+    assert!(r.buf.len() < line + GROW_STEP, "{}", r.buf.len());
+    assert!(r.next_line().unwrap().is_none());
+}
+
+#[test]
+fn edge_cases_through_every_read_size() {
+    let big = "x".repeat(INITIAL * 3 + 7);
+    let cases: Vec<(Vec<u8>, Lines)> = vec![
+        (b"".to_vec(), vec![]),
+        (b"\n".to_vec(), vec![("".into(), 1, true)]),
+        (b"a\nb".to_vec(), vec![("a".into(), 1, true), ("b".into(), 2, false)]),
+        (b"a\n\nb\n".to_vec(), vec![("a".into(), 1, true), ("".into(), 2, true), ("b".into(), 3, true)]),
+        (format!("{big}\nend\n").into_bytes(), vec![(big.clone(), 1, true), ("end".into(), 2, true)]),
+    ];
+    for (input, want) in cases {
+        for step in [1, 3, 4096, usize::MAX] {
+            for capacity in [0, 1, 5, INITIAL] {
+                assert_eq!(collect(&input, step, capacity), want, "step {step}, capacity {capacity}");
+            }
+        }
+    }
+}
+
+/// A reader closed and reopened at its resume point, or restarted after a
+/// truncation (`--follow`), goes on with the right line numbers and
+/// offsets; inside a line taken before, the rest of that line is skipped.
+#[test]
+fn restarts_at_a_resume_point() {
+    let text = b"a\nbb\ncc".to_vec();
+    let mut r = LineReader::with_capacity(io::Cursor::new(text.clone()), 4);
+    assert_eq!(r.next_complete_line().unwrap().map(|l| l.bytes), Some(&b"a"[..]));
+    assert_eq!(r.next_complete_line().unwrap().map(|l| l.bytes), Some(&b"bb"[..]));
+    assert!(r.next_complete_line().unwrap().is_none());
+    let at = r.resume_point();
+    assert_eq!((at, r.read_end()), (Resume { offset: 5, number: 2, mid_line: false }, 7));
+    // Reopened: the held "cc" is read again from the file and completed.
+    let mut cursor = io::Cursor::new([text, b"c\n".to_vec()].concat());
+    cursor.set_position(at.offset);
+    let mut r = LineReader::with_buffer(cursor, r.into_buffer());
+    r.restart_at(at);
+    let l = r.next_complete_line().unwrap().unwrap();
+    assert_eq!((l.bytes, l.number, l.site.offset), (&b"ccc"[..], 3, 5));
+    // Restarted inside line 2: its rest ("b") is skipped, "x" is line 3.
+    let mut cursor = io::Cursor::new(b"a\nbb\nx\n".to_vec());
+    cursor.set_position(3);
+    r = LineReader::with_buffer(cursor, r.into_buffer());
+    r.restart_at(Resume { offset: 3, number: 1, mid_line: true });
+    let l = r.next_line().unwrap().unwrap();
+    assert_eq!((l.bytes, l.number, l.site.offset), (&b"x"[..], 3, 5));
+    assert!(r.next_line().unwrap().is_none());
+}
+
+#[test]
+fn shrink_keeps_what_is_held() {
+    let mut input = vec![b'x'; 100_000];
+    input.extend_from_slice(b"\nheld");
+    let mut r = LineReader::new(io::Cursor::new(input));
+    assert_eq!(r.next_complete_line().unwrap().map(|l| l.bytes.len()), Some(100_000));
+    assert!(r.next_complete_line().unwrap().is_none());
+    r.shrink(16);
+    assert_eq!((r.buf.len(), r.pending(), r.resume_point().offset), (16, 4, 100_001));
+    r.get_mut().get_mut().extend_from_slice(b" on\n");
+    let l = r.next_complete_line().unwrap().unwrap();
+    assert_eq!((l.bytes, l.number, l.site.offset), (&b"held on"[..], 2, 100_001));
+    // More held than `keep`: nothing is dropped.
+    let mut r = LineReader::new(io::Cursor::new(vec![b'y'; 1000]));
+    assert!(r.next_complete_line().unwrap().is_none());
+    r.shrink(16);
+    assert_eq!(r.pending(), 1000);
+}
