@@ -122,7 +122,7 @@ fn wait_for(lines: &Mutex<Vec<String>>, n: usize) {
 }
 
 /// Lets one and a half polls of the follower pass (it polls every 200 ms,
-/// `POLL` in src/follow.rs) before a test asserts that nothing more was
+/// `POLL` in src/source/follow/mod.rs) before a test asserts that nothing more was
 /// printed: a wrong print (a held tail, a duplicate) would have come by
 /// then. The only fixed sleep the follow tests have: correct output never
 /// waits on it, and what a test waits for is a condition with a deadline
