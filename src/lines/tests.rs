@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// A reader that returns at most `step` bytes per read, to force refills.

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn segs(s: &str) -> Vec<String> {

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn recs(v: Value) -> Vec<Record> {

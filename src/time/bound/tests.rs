@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::time::test_util::{ts, tz, NOW};
 use crate::time::{tz_name, tz_value};

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::time::test_util::ts;
 use crate::time::{parse_bound, BoundKind, TimeZone};
