@@ -25,6 +25,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod aggregate;
+pub mod cache;
 pub mod cli;
 pub mod cmd;
 pub mod diag;

@@ -1,0 +1,211 @@
+//! One cache file: written whole and renamed into place, read back only when
+//! its header and checksum say it is ours, whole and current.
+//!
+//! Layout (little endian), 32 bytes of header then the body:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | magic `CITOOLS\0` |
+//! | 8..12 | kind ([`Kind`]), four ASCII bytes |
+//! | 12..16 | format version ([`VERSION`]), u32 |
+//! | 16..24 | body length, u64 |
+//! | 24..32 | XXH3-64 of the body, u64 |
+
+use std::fmt;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::CacheDir;
+
+/// The first bytes of every cache file.
+pub const MAGIC: [u8; 8] = *b"CITOOLS\0";
+
+/// The version of the layouts of every kind; a file of another version is
+/// rebuilt, not read.
+pub const VERSION: u32 = 1;
+
+/// Length of the header.
+pub const HEADER: usize = 32;
+
+/// What a cache file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// One summary per capture (identity, session fields, per-capture counts).
+    Summaries,
+    /// The per-line columns of one capture.
+    Lines,
+}
+
+impl Kind {
+    fn tag(self) -> [u8; 4] {
+        match self {
+            Kind::Summaries => *b"SUMM",
+            Kind::Lines => *b"LINE",
+        }
+    }
+}
+
+/// Why a cache file is not trusted (it is then rebuilt).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Damage {
+    /// Not a cache file of this toolkit (another magic).
+    Foreign,
+    /// Shorter than its header.
+    Short(u64),
+    /// A cache file of another kind than the name says.
+    OtherKind,
+    /// Written by another version of the toolkit.
+    OtherVersion(u32),
+    /// The body is not as long as the header says (a torn or extended write).
+    Length { expected: u64, found: u64 },
+    /// The body's checksum does not match (damaged bytes).
+    Checksum,
+}
+
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Damage::Foreign => f.write_str("not a ci-tools cache file"),
+            Damage::Short(n) => write!(f, "truncated to {n} bytes, shorter than its header"),
+            Damage::OtherKind => f.write_str("a cache file of another kind"),
+            Damage::OtherVersion(v) => write!(f, "written by cache version {v}, this is version {VERSION}"),
+            Damage::Length { expected, found } => {
+                write!(f, "its body is {found} bytes, its header says {expected}")
+            }
+            Damage::Checksum => f.write_str("its checksum does not match"),
+        }
+    }
+}
+
+/// Reading a cache file failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file exists but is not to be trusted.
+    Damaged(PathBuf, Damage),
+    /// It could not be read.
+    Io(PathBuf, io::Error),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Damaged(p, d) => write!(f, "{}: {d}; rebuilding it", p.display()),
+            ReadError::Io(p, e) => write!(f, "{}: {e}; rebuilding it", p.display()),
+        }
+    }
+}
+
+/// Whether `name` may name a file in the cache directory: one path
+/// component, not hidden (temporary files start with `.`).
+fn valid_name(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0'])
+}
+
+/// The header of a body.
+fn header(kind: Kind, body: &[u8]) -> [u8; HEADER] {
+    let mut h = [0u8; HEADER];
+    h[0..8].copy_from_slice(&MAGIC);
+    h[8..12].copy_from_slice(&kind.tag());
+    h[12..16].copy_from_slice(&VERSION.to_le_bytes());
+    h[16..24].copy_from_slice(&(body.len() as u64).to_le_bytes());
+    h[24..32].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+    h
+}
+
+/// The body of a cache file's bytes, if they are a whole, current file of `kind`.
+pub fn check(kind: Kind, bytes: &[u8]) -> Result<&[u8], Damage> {
+    if bytes.len() < HEADER {
+        return Err(if bytes.starts_with(&MAGIC[..bytes.len().min(8)]) {
+            Damage::Short(bytes.len() as u64)
+        } else {
+            Damage::Foreign
+        });
+    }
+    let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    let u64_at = |i: usize| (u64::from(u32_at(i + 4)) << 32) | u64::from(u32_at(i));
+    if bytes[0..8] != MAGIC {
+        return Err(Damage::Foreign);
+    }
+    if bytes[8..12] != kind.tag() {
+        return Err(Damage::OtherKind);
+    }
+    let version = u32_at(12);
+    if version != VERSION {
+        return Err(Damage::OtherVersion(version));
+    }
+    let body = &bytes[HEADER..];
+    let expected = u64_at(16);
+    if expected != body.len() as u64 {
+        return Err(Damage::Length { expected, found: body.len() as u64 });
+    }
+    if xxhash_rust::xxh3::xxh3_64(body) != u64_at(24) {
+        return Err(Damage::Checksum);
+    }
+    Ok(body)
+}
+
+/// Makes temporary names unique within the process (the pid tells
+/// processes apart).
+static TEMP: AtomicU64 = AtomicU64::new(0);
+
+impl CacheDir {
+    /// The path of the cache file `name`.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.path().join(name)
+    }
+
+    /// Writes `body` as the cache file `name` of `kind`: to a new temporary
+    /// file (mode 0600) in the directory, then renamed over `name`, so a
+    /// reader sees the old file or the new one, never a mix; of two runs
+    /// writing at once, the later rename wins. The temporary file is removed
+    /// when anything fails.
+    pub fn write(&self, name: &str, kind: Kind, body: &[u8]) -> io::Result<()> {
+        if !valid_name(name) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("invalid cache file name {name:?}")));
+        }
+        let n = TEMP.fetch_add(1, Ordering::Relaxed);
+        let temp = self.file(&format!(".{name}.{}.{n}.tmp", std::process::id()));
+        let result = write_new(&temp, &header(kind, body), body).and_then(|()| std::fs::rename(&temp, self.file(name)));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result
+    }
+
+    /// Reads the cache file `name` of `kind`: `Ok(None)` when there is none,
+    /// its body when it is whole and current, else why not ([`ReadError`]:
+    /// the caller reports it once and rebuilds the file).
+    pub fn read(&self, name: &str, kind: Kind) -> Result<Option<Vec<u8>>, ReadError> {
+        let path = self.file(name);
+        let mut bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(ReadError::Io(path, e)),
+        };
+        match check(kind, &bytes) {
+            Ok(_) => {
+                bytes.drain(..HEADER);
+                Ok(Some(bytes))
+            }
+            Err(d) => Err(ReadError::Damaged(path, d)),
+        }
+    }
+}
+
+/// Creates `path` (it must not exist; mode 0600) holding `head` then `body`.
+fn write_new(path: &std::path::Path, head: &[u8], body: &[u8]) -> io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = io::BufWriter::new(opts.open(path)?);
+    f.write_all(head)?;
+    f.write_all(body)?;
+    // No fsync: this is a cache. After a crash a renamed file may be torn;
+    // its length and checksum then refuse it, and it is rebuilt.
+    f.flush()
+}

@@ -1,0 +1,24 @@
+//! Where the capture index lives and when a file in it is trusted (issue 16,
+//! first step: the container; nothing reads or writes an index through it yet;
+//! see `docs/index-plan.md`).
+//!
+//! - [`dir`]: the cache directory, `$XDG_CACHE_HOME/ci-tools` (default
+//!   `~/.cache/ci-tools`), created mode 0700. It holds extracted content of
+//!   private logs, so a directory that another user could have prepared is
+//!   refused: a symlink, one owned by another user, or one that is group- or
+//!   world-writable. The tools then run without a cache, with one warning.
+//! - [`file`]: one cache file, written whole to a temporary file and renamed
+//!   into place (two runs at once never leave a half-written file: the last
+//!   rename wins), mode 0600, with a header naming its kind and version and
+//!   an XXH3 checksum of its body. A file that is truncated, damaged, of
+//!   another kind or version, or not ours is [`file::Damage`]: never trusted,
+//!   reported once by the caller, and rebuilt.
+
+pub mod dir;
+pub mod file;
+
+#[cfg(all(test, unix))]
+mod tests;
+
+pub use dir::{CacheDir, Refusal};
+pub use file::{Damage, Kind};
