@@ -681,7 +681,7 @@ fn a_partial_truncation_reads_on_from_the_new_end() {
 fn follow_refuses_device_and_fifo_paths_in_piped_records() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("fifo.jsonl");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    crate::kit::tree::mkfifo(&fifo);
     let path = dir.path().join("live.jsonl");
     std::fs::write(&path, event(0, 1)).unwrap();
     let mut live = Live::start(follow_command("ci-cat", &[]), Stdio::piped());
@@ -735,7 +735,7 @@ fn a_followed_file_rotated_to_a_fifo_or_a_device_is_reported_and_the_others_go_o
     // Renamed away (a line more written to it), and a FIFO in its place.
     let old = dir.path().join("a.jsonl.1");
     std::fs::rename(&a, &old).unwrap();
-    assert!(Command::new("mkfifo").arg(&a).status().unwrap().success());
+    crate::kit::tree::mkfifo(&a);
     append(&old, &named_event("a", 1, 1));
     append(&b, &named_event("b", 1, 1));
     live.wait_until("b's next line and the report", |out, err| printed("b", 1)(out, err) && err.len() == 1);

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::kit::tree::mkfifo;
 use crate::util::{ci, ci_command, exits_within, Run};
 
 const TS: &str = "2026-03-01T00:00:00.000Z";
@@ -68,10 +69,6 @@ fn hook_log(dir: &Path, name: &str, elements: &[String]) -> PathBuf {
     let path = logs.join(name);
     std::fs::write(&path, format!("[\n  {}\n]\n", elements.join(",\n  "))).unwrap();
     path
-}
-
-fn mkfifo(path: &Path) {
-    assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
 }
 
 fn summary(tool: &str, n: usize) -> String {

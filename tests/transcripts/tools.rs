@@ -303,7 +303,7 @@ fn fifos_and_dangling_links_are_reported_not_opened() {
     let fifo = folder.join("f.jsonl");
     let sub_fifo = folder.join("s1").join("subagents").join("agent-x.jsonl");
     for f in [&fifo, &sub_fifo] {
-        assert!(std::process::Command::new("mkfifo").arg(f).status().unwrap().success());
+        crate::kit::tree::mkfifo(f);
     }
     std::os::unix::fs::symlink(folder.join("gone"), folder.join("d.jsonl")).unwrap();
     let root = dir.path().to_str().unwrap();
