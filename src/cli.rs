@@ -136,7 +136,7 @@ pub trait Tool: Parser {
     }
 }
 
-/// The man page for a command, as committed under `man/` ([`man::page`]).
+/// The man page for a command, as committed under `man/` (`man::page`).
 pub fn man_page(cmd: clap::Command) -> Vec<u8> {
     man::page(cmd)
 }

@@ -279,7 +279,7 @@ impl<'a> Event<'a> {
     /// A bad line is reported as `path:line: reason`, counted, and `false` is
     /// returned: the caller drops the event.
     /// A derived record's line is also asked of its writer again, now that
-    /// its depth is known ([`crate::format::fits_as_data`]).
+    /// its depth is known (`format::fits_as_data`).
     pub fn confirm(&self, diag: &crate::diag::Diag) -> bool {
         if self.rec.is_validated() {
             return true;

@@ -7,7 +7,7 @@
 //!   private logs, so a directory that another user could have prepared is
 //!   refused: a symlink, one owned by another user, or one that is group- or
 //!   world-writable. The tools then run without a cache, with one warning.
-//! - [`file`]: one cache file, written whole to a temporary file and renamed
+//! - [`mod@file`]: one cache file, written whole to a temporary file and renamed
 //!   into place (two runs at once never leave a half-written file: the last
 //!   rename wins), mode 0600, with a header naming its kind and version and
 //!   an XXH3 checksum of its body. A file that is truncated, damaged, of

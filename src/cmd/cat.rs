@@ -126,6 +126,8 @@ pub struct Args {
     /// data.tool_name, data.raw.messages[0].role; the paths of ci-filter
     /// --where), each value at its own path as jq's pick prints it (an index
     /// is an array position, null before it; a missing key is null), plus `ci`.
+    // This doc comment is --help text: `[0]` is a path index, not a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "PATHS", value_delimiter = ',')]
     pub fields: Vec<String>,
     /// Print the exact source bytes of each line (no provenance, no truncation).

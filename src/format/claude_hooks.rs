@@ -159,7 +159,7 @@ impl Adapter for ClaudeHooks {
         rec.get("hook_event_name").is_some()
     }
 
-    /// A hook line that leaves room to be an event's `data` ([`super::fits_as_data`]).
+    /// A hook line that leaves room to be an event's `data` (`format::fits_as_data`).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         super::fits_as_data(rec)?;
         if LineKind::of(rec) == LineKind::Writer(Writer::ClaudeHooks) {
@@ -346,7 +346,7 @@ pub fn sort_files(files: &mut [String]) {
 }
 
 /// The event files of session directory `dir`, in reading order (none when
-/// it cannot be listed; [`listing`] says why).
+/// it cannot be listed; `listing` says why).
 pub fn event_files(dir: &Path) -> Vec<String> {
     listing(dir).map(|l| l.files).unwrap_or_default()
 }

@@ -21,7 +21,7 @@
 //!   (`tool:pre`) or a `tool_result` (`tool:post`, `tool:error` when
 //!   `is_error`). The `data` of a block event is the block; of the line's own
 //!   event, the whole line (so a line nested as deep as the parser's limit is
-//!   a bad line: [`super::fits_as_data`]). The record keeps the line's `type`
+//!   a bad line: `format::fits_as_data`). The record keeps the line's `type`
 //!   as `transcript`. A block event's model, usage and message key are read
 //!   off the block, as they are from a piped block record (a real block
 //!   carries none).
@@ -247,7 +247,7 @@ impl Adapter for ClaudeTranscript {
 
     /// A transcript line, or any line with a string `type` (summary and
     /// snapshot lines carry no `uuid` or `sessionId`), that leaves room to be
-    /// an event's `data` ([`super::fits_as_data`]).
+    /// an event's `data` (`format::fits_as_data`).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         super::fits_as_data(rec)?;
         match LineKind::of(rec) {

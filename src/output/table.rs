@@ -6,7 +6,7 @@
 //! names (`tokens.input`, `events.tool:pre`), in first-seen order, so
 //! records of different shapes line up; a record without a column leaves
 //! its cell empty. A [`Columns`] selection chooses and orders them; a
-//! column is named ([`Schema::resolve`]):
+//! column is named (`Schema::resolve`):
 //!
 //! - `NAME`: the column `NAME` (`cost_usd`, `tokens.input`); when `NAME` is
 //!   an object, every column under it (`tokens` is `tokens.input`,
@@ -21,7 +21,7 @@
 //!
 //! - `table`: a header line and space-aligned columns (widths in terminal
 //!   columns: wide CJK characters count two), numbers right-aligned and
-//!   fractions rounded to six significant digits ([`rounded`]); `null` shown
+//!   fractions rounded to six significant digits (`rounded`); `null` shown
 //!   as `null`; control characters shown escaped (`\n`), so one record is one
 //!   line on a terminal.
 //! - `tsv`: tab-separated with a header; `\` is written `\\` and control

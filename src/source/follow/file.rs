@@ -123,7 +123,7 @@ impl Followed {
 
     /// Checks for truncation, rotation and a path that names something
     /// unusable, and reopens a file closed between polls (its buffer taken
-    /// from `spare`). A truncation is dealt with here ([`truncated`]);
+    /// from `spare`). A truncation is dealt with here (`truncated`);
     /// errors (a path gone for now, a failed stat) count as no change: an
     /// open handle is read on.
     pub fn change(&mut self, diag: &Diag, spare: &mut Vec<u8>) -> Change {

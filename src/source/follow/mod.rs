@@ -97,7 +97,7 @@ const RESERVE: u64 = 64;
 
 /// Raises the soft limit on open files to the hard limit (`ulimit -n` is
 /// often 1024 while the hard limit is far higher), and returns how many
-/// followed files may stay open between polls: that limit less [`RESERVE`].
+/// followed files may stay open between polls: that limit less `RESERVE`.
 /// Followed files beyond it are closed between polls and reopened by path at
 /// each ([`Followed::park`]).
 #[cfg(unix)]
