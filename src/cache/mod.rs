@@ -13,12 +13,18 @@
 //!   an XXH3 checksum of its body. A file that is truncated, damaged, of
 //!   another kind or version, or not ours is [`file::Damage`]: never trusted,
 //!   reported once by the caller, and rebuilt.
+//! - [`identity`]: what an index records of its capture (device, inode,
+//!   bytes indexed, length, modification time, hashes of the first bytes and
+//!   of the last indexed line), and the verdict on the file now: current,
+//!   grown (read the new bytes only), or to be built again.
 
 pub mod dir;
 pub mod file;
+pub mod identity;
 
 #[cfg(all(test, unix))]
 mod tests;
 
 pub use dir::{CacheDir, Refusal};
 pub use file::{Damage, Kind};
+pub use identity::{Fresh, Identity, Why};
