@@ -82,6 +82,9 @@ names=(
   "ci-find --root R | ci-filter --where 'duration_ms>100 or data.tool_name~\"Bash\"'"
   "ci-find --root R | ci-grep --color always -C1 -i error"
   "ci-find --root R | ci-filter --since 2020-01-01 --tz Europe/Paris | ci-agg --by hour --tz Europe/Paris"
+  "ci-cat R | ci-filter --event 'tool:*' | ci-agg --tools"
+  "ci-cat R | ci-agg --tokens --by day"
+  "ci-cat R | ci-grep -c -i error"
 )
 
 # run_one INDEX BIN ROOT PREFIX: writes PREFIX.out, PREFIX.err, PREFIX.rc,
@@ -117,6 +120,10 @@ run_one() {
       18) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" | "$b/ci-grep" --color always -C1 -i error >"$p.out" 2>"$p.err2" ;;
       19) "$b/ci-find" --root "$r" </dev/null 2>"$p.err1" | "$b/ci-filter" --since 2020-01-01 --tz Europe/Paris 2>"$p.err2" |
         "$b/ci-agg" --by hour --tz Europe/Paris >"$p.out" 2>"$p.err3" ;;
+      20) "$b/ci-cat" "$r" </dev/null 2>"$p.err1" | "$b/ci-filter" --event 'tool:*' 2>"$p.err2" |
+        "$b/ci-agg" --tools >"$p.out" 2>"$p.err3" ;;
+      21) "$b/ci-cat" "$r" </dev/null 2>"$p.err1" | "$b/ci-agg" --tokens --by day >"$p.out" 2>"$p.err2" ;;
+      22) "$b/ci-cat" "$r" </dev/null 2>"$p.err1" | "$b/ci-grep" -c -i error >"$p.out" 2>"$p.err2" ;;
       *) echo "compare.sh: internal error: pipeline $i" >&2; exit 2 ;;
     esac
     ps=("${PIPESTATUS[@]}")
