@@ -209,7 +209,7 @@ fn piped_session_records_with_unsafe_names_are_refused() {
 fn unreadable_files_and_directories_are_reported_and_skipped() {
     use std::os::unix::fs::PermissionsExt;
     let Some(_) = crate::util::unprivileged("ci-find") else {
-        return crate::kit::skip(crate::util::NO_UNPRIVILEGED);
+        return crate::kit::skip("setpriv", crate::util::NO_UNPRIVILEGED);
     };
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();

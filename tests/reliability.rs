@@ -155,7 +155,7 @@ fn unreadable_and_unnamable_discovery_entries_are_reported() {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::PermissionsExt;
     if crate::util::unprivileged("ci-find").is_none() {
-        return crate::kit::skip(crate::util::NO_UNPRIVILEGED);
+        return crate::kit::skip("setpriv", crate::util::NO_UNPRIVILEGED);
     }
     let mode = |p: &std::path::Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
     let run = |args: &[&std::ffi::OsStr]| {

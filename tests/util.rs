@@ -198,7 +198,7 @@ pub const NO_UNPRIVILEGED: &str =
 /// The tool as a command that runs without permission overrides: as is for a
 /// normal user; as root (which ignores file modes) through `setpriv` as
 /// `nobody` when that works, else `None` (the caller skips the test with
-/// `kit::skip(NO_UNPRIVILEGED)`).
+/// `kit::skip("setpriv", NO_UNPRIVILEGED)`).
 pub fn unprivileged(tool: &str) -> Option<std::process::Command> {
     let cmd = ci_command(tool);
     // SAFETY: geteuid has no preconditions.

@@ -47,7 +47,7 @@ fn fan_out_with_xargs_equals_one_run() {
 #[test]
 fn fan_out_with_gnu_parallel_equals_one_run() {
     if !crate::kit::skip::runs("parallel", &["--version"]) {
-        return crate::kit::skip("GNU parallel is not installed (Debian: apt-get install parallel)");
+        return crate::kit::skip("parallel", "GNU parallel is not installed (Debian: apt-get install parallel)");
     }
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_ci-agg"));
     let dir = bin.parent().unwrap().to_string_lossy().into_owned();
