@@ -26,7 +26,7 @@ pub enum Refusal {
     NotADirectory(PathBuf),
     /// It belongs to another user.
     Owner(PathBuf),
-    /// Other users may write into it (mode bits 022).
+    /// Other users may write into it (mode bits 022); its permission bits.
     Writable(PathBuf, u32),
     /// Its metadata cannot be read.
     Unreadable(PathBuf, String),
@@ -43,9 +43,8 @@ impl fmt::Display for Refusal {
             Refusal::Owner(p) => write!(f, "cache directory {} belongs to another user; {without}", p.display()),
             Refusal::Writable(p, mode) => write!(
                 f,
-                "cache directory {} is writable by others (mode {:03o}); {without} (chmod 700 it to use it)",
-                p.display(),
-                mode & 0o777
+                "cache directory {} is writable by others (mode {mode:03o}); {without} (chmod 700 it to use it)",
+                p.display()
             ),
             Refusal::Unreadable(p, e) => write!(f, "cache directory {}: {e}; {without}", p.display()),
         }
@@ -129,7 +128,7 @@ fn check(path: &Path, meta: &std::fs::Metadata) -> Result<(), Refusal> {
         return Err(Refusal::Owner(p()));
     }
     if meta.mode() & 0o022 != 0 {
-        return Err(Refusal::Writable(p(), meta.mode()));
+        return Err(Refusal::Writable(p(), meta.mode() & 0o777));
     }
     Ok(())
 }

@@ -96,10 +96,11 @@ impl fmt::Display for ReadError {
     }
 }
 
-/// Whether `name` may name a file in the cache directory: one path
-/// component, not hidden (temporary files start with `.`).
+/// Whether `name` may name a file in the cache directory: a safe name
+/// ([`crate::session::unsafe_name`]: one path component), not hidden
+/// (temporary files start with `.`).
 fn valid_name(name: &str) -> bool {
-    !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0'])
+    !crate::session::unsafe_name(name) && !name.starts_with('.')
 }
 
 /// The header of a body.
@@ -122,27 +123,32 @@ pub fn check(kind: Kind, bytes: &[u8]) -> Result<&[u8], Damage> {
             Damage::Foreign
         });
     }
-    let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-    let u64_at = |i: usize| (u64::from(u32_at(i + 4)) << 32) | u64::from(u32_at(i));
     if bytes[0..8] != MAGIC {
         return Err(Damage::Foreign);
     }
     if bytes[8..12] != kind.tag() {
         return Err(Damage::OtherKind);
     }
-    let version = u32_at(12);
+    let version = u32::from_le_bytes(le(&bytes[12..16]));
     if version != VERSION {
         return Err(Damage::OtherVersion(version));
     }
     let body = &bytes[HEADER..];
-    let expected = u64_at(16);
+    let expected = u64::from_le_bytes(le(&bytes[16..24]));
     if expected != body.len() as u64 {
         return Err(Damage::Length { expected, found: body.len() as u64 });
     }
-    if xxhash_rust::xxh3::xxh3_64(body) != u64_at(24) {
+    if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(le(&bytes[24..32])) {
         return Err(Damage::Checksum);
     }
     Ok(body)
+}
+
+/// The `N` bytes of a header field (`b` is exactly `N` long).
+fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+    let mut a = [0u8; N];
+    a.copy_from_slice(b);
+    a
 }
 
 /// Makes temporary names unique within the process (the pid tells
