@@ -16,11 +16,25 @@ use std::sync::Mutex;
 /// a line and never reaches the terminal as an escape sequence
 /// ([`crate::output::printable::escape_report`]).
 pub fn eprint(args: fmt::Arguments<'_>) {
+    REPORTS.with(|n| n.set(n.get() + 1));
     let text = args.as_str().map_or_else(|| Cow::Owned(args.to_string()), Cow::Borrowed);
     let safe = crate::output::printable::escape_report(&text);
     let mut e = std::io::stderr().lock();
     let _ = e.write_all(safe.as_bytes());
     let _ = e.write_all(b"\n");
+}
+
+thread_local! {
+    /// Reports printed by this thread ([`reports_here`]).
+    static REPORTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many reports this thread has printed so far: a worker compares it
+/// before and after reading a capture to know whether reading it said
+/// anything (the capture cache keeps only captures that read silently, so a
+/// run answered from it prints what a run without it prints).
+pub fn reports_here() -> u64 {
+    REPORTS.with(std::cell::Cell::get)
 }
 
 /// Shared diagnostics of one run.
@@ -80,6 +94,12 @@ impl Diag {
     /// Counts a record that had no usable timestamp for a time-based job.
     pub fn untimed(&self) {
         self.untimed.fetch_add(1, Relaxed);
+    }
+
+    /// Counts `n` such records at once (a capture answered from the cache
+    /// counts what reading it counted).
+    pub fn add_untimed(&self, n: u64) {
+        self.untimed.fetch_add(n, Relaxed);
     }
 
     /// Reports an error that skips a whole input (an unreadable file); the run

@@ -289,6 +289,14 @@ impl<V: Visitor> Visitor for Narrow<'_, V> {
         self.meet(&cap.session, &cap.display) && self.inner.begin(cap, out)
     }
 
+    fn start(&mut self, cap: &Capture) -> Option<crate::lines::Resume> {
+        self.inner.start(cap)
+    }
+
+    fn read_end(&mut self, cap: &Capture, end: &crate::source::ReadEnd<'_>) {
+        self.inner.read_end(cap, end)
+    }
+
     fn line(&mut self, number: u64) -> Flow {
         self.inner.line(number)
     }

@@ -5,6 +5,7 @@ mod kit;
 mod util;
 
 mod agg;
+mod cache;
 mod cat;
 mod codex;
 mod codexgen;

@@ -44,8 +44,8 @@ pub const DEMO: &str = "fixtures/demo";
 
 /// `bin` as a plain `std::process::Command` with a clean environment: no
 /// capture-root env vars, no CI_MAX_BYTES, NO_COLOR unset, TZ=UTC, CI_NOW
-/// fixed, HOME pointing at a folder with no captures, run from the repository
-/// root. For tests that spawn and wait themselves (tests/huge.rs measures peak memory).
+/// fixed, HOME pointing at a folder with no captures, the cache in a
+/// temporary directory ([`cache_home`]), run from the repository root. For tests that spawn and wait themselves (tests/huge.rs measures peak memory).
 pub fn ci_command(bin: &str) -> std::process::Command {
     pinned(std::process::Command::new(assert_cmd::cargo::cargo_bin(bin)))
 }
@@ -64,8 +64,22 @@ pub fn pinned(mut cmd: std::process::Command) -> std::process::Command {
         .env_remove("NO_COLOR")
         .env("TZ", "UTC")
         .env("CI_NOW", "2026-03-10T00:00:00Z")
-        .env("HOME", root().join("fixtures/no-home"));
+        .env("HOME", root().join("fixtures/no-home"))
+        .env_remove("CI_CACHE")
+        .env("XDG_CACHE_HOME", cache_home());
     cmd
+}
+
+/// The capture cache of every tool a test runs (`XDG_CACHE_HOME`): one new
+/// directory for the whole test process under cargo's temporary directory
+/// for tests (`target/tmp`), shared by tests running at once (so the suite
+/// runs warm, and runs at once share it), never the user's.
+pub fn cache_home() -> &'static std::path::Path {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let dir = tempfile::Builder::new().prefix("cache-home-").tempdir_in(env!("CARGO_TARGET_TMPDIR"));
+        dir.expect("temporary cache home").keep()
+    })
 }
 
 /// A builder for running `bin` with the clean environment of [`ci_command`].
@@ -200,7 +214,10 @@ pub const NO_UNPRIVILEGED: &str =
 /// `nobody` when that works, else `None` (the caller skips the test with
 /// `kit::skip("setpriv", NO_UNPRIVILEGED)`).
 pub fn unprivileged(tool: &str) -> Option<std::process::Command> {
-    let cmd = ci_command(tool);
+    let mut cmd = ci_command(tool);
+    // The shared cache directory is not theirs (tests of the cache as
+    // another user give it one of its own).
+    cmd.env("CI_CACHE", "0");
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return Some(cmd);

@@ -11,7 +11,9 @@ use ci_tools::cache::{file, CacheDir, Kind};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    for (kind, other) in [(Kind::Lines, Kind::Summaries), (Kind::Summaries, Kind::Lines)] {
+    for (kind, other) in
+        [(Kind::Lines, Kind::Summaries), (Kind::Summaries, Kind::Answers), (Kind::Answers, Kind::Lines)]
+    {
         let Ok(body) = file::check(kind, data) else { continue };
         assert_eq!(body.len() + file::HEADER, data.len());
         assert!(file::check(other, data).is_err());

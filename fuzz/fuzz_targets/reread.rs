@@ -64,8 +64,11 @@ fuzz_target!(|bytes: &[u8]| {
             reread.build(&piped).expect("a cut record of a file that is there is rebuilt");
             assert_eq!([reread.full(), b"\n"].concat(), full, "made whole = --full");
             // The file changes: refused.
-            std::fs::write(&path, [line, b" \n"].concat().iter().map(|b| if *b == b'"' { b'\'' } else { *b }).collect::<Vec<u8>>())
-                .expect("write");
+            std::fs::write(
+                &path,
+                [line, b" \n"].concat().iter().map(|b| if *b == b'"' { b'\'' } else { *b }).collect::<Vec<u8>>(),
+            )
+            .expect("write");
             assert!(Reread::default().fetch(&piped).is_err(), "a changed line is refused");
         }
         Err(e) => panic!("a cut record of a file that is there: {e}"),

@@ -316,7 +316,7 @@ impl ToolGroup {
 }
 
 /// The `--tools` table.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Tools {
     /// Groups by key (the `--by` keys, then the tool).
     pub map: HashMap<Vec<KeyVal>, ToolGroup>,

@@ -30,6 +30,16 @@ impl Decimal {
     /// Zero.
     pub const ZERO: Decimal = Decimal(0);
 
+    /// Its value in units of 10⁻¹⁸, as stored (the capture cache's binary form).
+    pub fn to_bits(self) -> i128 {
+        self.0
+    }
+
+    /// The decimal of [`Decimal::to_bits`].
+    pub fn from_bits(units: i128) -> Decimal {
+        Decimal(units)
+    }
+
     /// An integer.
     pub fn from_int(n: i64) -> Decimal {
         Decimal(i128::from(n) * ONE)

@@ -179,7 +179,7 @@ impl Group {
 }
 
 /// Groups by key.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Groups {
     /// Every group seen.
     pub map: foldhash::HashMap<Vec<KeyVal>, Group>,

@@ -23,6 +23,8 @@
 //! session and call-pairing state lives while its capture is read and is
 //! reduced to a small summary when the capture ends.
 
+pub mod bin;
+pub mod cached;
 pub mod calls;
 pub mod cost;
 pub mod decimal;
@@ -68,7 +70,7 @@ pub fn json_num(n: Num) -> Value {
 }
 
 /// The combined state of a run (or of merged partial streams).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Answer {
     /// `--by` / `--tokens`.
     Groups(Groups),
@@ -111,6 +113,19 @@ impl Answer {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Whether the state holds nothing its `--partial` lines leave out:
+    /// a `--sessions` state with calls or responses held for settling
+    /// against other sessions' copies ([`session::settle`]: a writer that
+    /// copies history between sessions) is settled when written, so it
+    /// cannot be merged with other sessions' states later as if it were
+    /// whole (the capture cache does not keep it).
+    pub fn self_contained(&self) -> bool {
+        match self {
+            Answer::Sessions(s) => s.values().all(|s| s.calls_held.is_empty() && s.responses.is_empty()),
+            _ => true,
         }
     }
 

@@ -126,6 +126,16 @@ impl Sum {
     }
 
     /// The total.
+    /// Its exact sum (`None` once an addend was inexact) and its float sum, as kept.
+    pub fn parts(&self) -> (Option<Decimal>, f64) {
+        (self.exact, self.float)
+    }
+
+    /// The sum of [`Sum::parts`].
+    pub fn from_parts(exact: Option<Decimal>, float: f64) -> Sum {
+        Sum { exact, float }
+    }
+
     pub fn value(&self) -> Num {
         self.exact.map_or(Num::Float(self.float), Num::Exact)
     }
@@ -196,6 +206,16 @@ impl Quantiles {
     }
 
     /// Number of values.
+    /// The values, while they are kept exactly (no t-digest yet).
+    pub fn exact_values(&self) -> Option<&[Num]> {
+        self.digest.is_none().then_some(&self.exact[..])
+    }
+
+    /// Quantiles of exactly these values (`None`: more than [`EXACT_MAX`]).
+    pub fn from_exact(values: Vec<Num>) -> Option<Quantiles> {
+        (values.len() <= EXACT_MAX).then_some(Quantiles { exact: values, digest: None })
+    }
+
     pub fn len(&self) -> u64 {
         match &self.digest {
             Some(d) => d.count() as u64,

@@ -9,6 +9,7 @@ use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
 use crate::source::{Flow, Visitor};
 
+use super::cached::{self, Begin, Cache, Reading};
 use super::calls::{self, call_keys, Calls, Tools};
 use super::field::Context;
 use super::query::{Preset, Query};
@@ -42,6 +43,15 @@ pub struct Aggregator<'q> {
     usage_bytes: Option<memchr::memmem::Finder<'static>>,
     /// The message key of the current response (a buffer reused per line).
     key: String,
+    /// The capture cache, when on ([`super::cached`]).
+    cache: Option<&'q Cache>,
+    /// The capture being read for the cache, and the thread's answer
+    /// without it (the capture's own answer is `answer` meanwhile).
+    reading: Option<(Box<Reading>, Answer)>,
+    /// Records counted without a usable timestamp.
+    untimed: u64,
+    /// What this thread changes in the cache.
+    pub updates: Vec<crate::cache::Update>,
 }
 
 impl<'q> Aggregator<'q> {
@@ -59,7 +69,18 @@ impl<'q> Aggregator<'q> {
             records: HashMap::new(),
             usage_bytes: None,
             key: String::new(),
+            cache: None,
+            reading: None,
+            untimed: 0,
+            updates: Vec::new(),
         }
+    }
+
+    /// The visitor, keeping each capture's answer in `cache` and answering
+    /// from it ([`super::cached`]).
+    pub fn with_cache(mut self, cache: Option<&'q Cache>) -> Aggregator<'q> {
+        self.cache = cache;
+        self
     }
 
     /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Adapter::usage_bytes`]).
@@ -104,6 +125,21 @@ impl Visitor for Aggregator<'_> {
     }
 
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
+        if let Some(c) = self.cache {
+            match c.begin(self.q, cap, self.companions()) {
+                Begin::Answered(kept, untimed) => {
+                    kept.merge_into(&mut self.answer);
+                    self.diag.add_untimed(untimed);
+                    return false;
+                }
+                Begin::Read(mut r) => {
+                    let total = cached::swap_in(&mut self.answer, self.q, r.base.take());
+                    self.untimed = 0;
+                    self.reading = Some((r, total));
+                }
+                Begin::Uncached => {}
+            }
+        }
         self.usage_bytes = self.usage_finder(cap);
         self.cx.capture_agent = cap.record.as_ref().and_then(|r| r.agent.clone());
         if self.q.preset == Preset::Sessions {
@@ -129,6 +165,7 @@ impl Visitor for Aggregator<'_> {
                         if held { g.responses.add(q, ev, &mut self.cx, &self.key) } else { g.add(q, ev, &mut self.cx) };
                     if untimed {
                         self.diag.untimed();
+                        self.untimed += 1;
                     }
                 }
             }
@@ -164,7 +201,29 @@ impl Visitor for Aggregator<'_> {
         Flow::Continue
     }
 
+    fn start(&mut self, _cap: &Capture) -> Option<crate::lines::Resume> {
+        self.reading.as_ref().and_then(|(r, _)| r.start())
+    }
+
+    fn read_end(&mut self, _cap: &Capture, end: &crate::source::ReadEnd<'_>) {
+        if let Some((r, _)) = &mut self.reading {
+            r.read_end(end);
+        }
+    }
+
     fn end(&mut self, cap: &Capture, _out: &mut Vec<u8>) {
+        self.end_capture(cap);
+        if let (Some((r, total)), Some(c)) = (self.reading.take(), self.cache) {
+            let mine = std::mem::replace(&mut self.answer, total);
+            self.updates.extend(c.finish(self.q, *r, &mine, self.untimed));
+            self.answer.merge(mine);
+        }
+    }
+}
+
+impl Aggregator<'_> {
+    /// What ends with a capture: its calls paired, its session summed up.
+    fn end_capture(&mut self, cap: &Capture) {
         self.cx.capture_agent = None;
         if let Answer::Tools(t) = &mut self.answer {
             t.add_calls(self.q, self.calls.drain());

@@ -35,6 +35,8 @@ pub enum Kind {
     Summaries,
     /// The per-line columns of one capture.
     Lines,
+    /// Per-capture answers of one question ([`super::store`]).
+    Answers,
 }
 
 impl Kind {
@@ -42,6 +44,7 @@ impl Kind {
         match self {
             Kind::Summaries => *b"SUMM",
             Kind::Lines => *b"LINE",
+            Kind::Answers => *b"ANSW",
         }
     }
 }
@@ -61,6 +64,8 @@ pub enum Damage {
     Length { expected: u64, found: u64 },
     /// The body's checksum does not match (damaged bytes).
     Checksum,
+    /// The checksum matches but the body is not laid out as its kind is.
+    Corrupt,
 }
 
 impl fmt::Display for Damage {
@@ -74,6 +79,7 @@ impl fmt::Display for Damage {
                 write!(f, "its body is {found} bytes, its header says {expected}")
             }
             Damage::Checksum => f.write_str("its checksum does not match"),
+            Damage::Corrupt => f.write_str("its contents are not laid out as this version writes them"),
         }
     }
 }

@@ -8,11 +8,12 @@
 //! size). An index covers whole lines only: the bytes after the last newline
 //! (a torn tail, still being written) are read again on the next run.
 //!
-//! Not detected, by design: a rewrite that keeps the size, the first
-//! [`HEAD`] bytes, the last indexed line and the modification time (to the
-//! file system's timestamp resolution), or one that changes only bytes
-//! between the head and the last indexed line and then appends. Neither is
-//! what an agent framework's logger does.
+//! Not detected, by design: a rewrite that keeps the device, inode, size
+//! and modification time (to the file system's timestamp resolution:
+//! [`Identity::unchanged`] then answers without reading), or one that
+//! changes only bytes between the head and the last indexed line and then
+//! appends. Neither is what an agent framework's logger does (`touch -r`
+//! after an edit in place would be).
 
 use std::fs::{File, Metadata};
 use std::io;
@@ -81,6 +82,17 @@ impl Identity {
         };
         let (dev, ino) = dev_ino(&meta);
         Ok(Identity { dev, ino, indexed, len: meta.len(), mtime_ns: mtime_ns(&meta), head, last_line })
+    }
+
+    /// Whether `meta` (a `stat` of the capture's path) shows the file as it
+    /// was indexed, with no torn tail: the same device, inode, length and
+    /// modification time. The index is then current without reading a byte
+    /// (the common case of a warm run: one `stat` per capture).
+    pub fn unchanged(&self, meta: &Metadata) -> bool {
+        dev_ino(meta) == (self.dev, self.ino)
+            && meta.len() == self.len
+            && self.len == self.indexed
+            && mtime_ns(meta) == self.mtime_ns
     }
 
     /// What an index with this identity is worth for `file` now.

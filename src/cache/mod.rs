@@ -21,10 +21,15 @@
 pub mod dir;
 pub mod file;
 pub mod identity;
+pub mod store;
+pub mod usage;
+pub mod wire;
 
 #[cfg(all(test, unix))]
 mod tests;
 
 pub use dir::{CacheDir, Refusal};
-pub use file::{Damage, Kind};
+pub use file::{Damage, Kind, ReadError};
 pub use identity::{Fresh, Identity, Why};
+pub use store::{Entry, EntryRef, Store, Update};
+pub use usage::CacheFile;

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use serde_json::Value;
 
+use crate::aggregate::cached::{self, Cache};
 use crate::aggregate::cost::Mode;
 use crate::aggregate::field::{Field, KeyVal, NAMES};
 use crate::aggregate::groups::{total_record, Order, Row};
@@ -158,6 +159,21 @@ FAN-OUT (partial state, then one merge):
   of up to 1024 values per group; close (t-digest) beyond. Sessions must not
   be split across shards (paths never are).
 
+CACHE:
+  Each capture's answer to a question is kept in $XDG_CACHE_HOME/ci-tools
+  (default ~/.cache/ci-tools; directory 0700, files 0600), so a question asked
+  again reads only what changed: a capture whose file is as it was (device,
+  inode, size, modification time) is not read; an Amplifier capture that grew
+  is read from where its answer ended (--by and --tokens); any other change
+  (rotated, shrunk, rewritten, touched) reads it again. The answer is the one
+  --no-cache prints, byte for byte. Not kept: questions with percentiles
+  (--p50/--p95/--p99/--stats, --tools), captures read with a report (a bad
+  line, an error), hooks sessions, piped event records. A cache directory that
+  is a symlink, another user's, group/world-writable or cannot be made, or a
+  cache file that is damaged, is a warning and the run goes on without it (or
+  rebuilds it). --no-cache or CI_CACHE=0 turns it off; ci-find --cache-info
+  says where it is and how big; entries unused for 30 days are dropped.
+
 DAMAGED INPUT:
   A bad line (torn, blank, not an object, invalid UTF-8, …) is reported on
   stderr as path:line: reason and skipped; records count good events only, and
@@ -307,6 +323,10 @@ pub struct Args {
     /// Merge partial streams (from --partial runs) into the final records.
     #[arg(long, conflicts_with_all = ["by", "tz", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens", "session"])]
     pub merge: bool,
+    /// Read every capture, neither using nor updating the capture cache
+    /// (also CI_CACHE=0). See CACHE in --help.
+    #[arg(long)]
+    pub no_cache: bool,
     #[command(flatten)]
     pub session: SessionArg,
     #[command(flatten)]
@@ -398,7 +418,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
             None => Prices::builtin(),
         };
         let q = Query::from_spec(spec, tz).map_err(Error::Usage)?.with_prices(prices);
-        let answer = aggregate(&q, &args, diag)?;
+        let cache = open_cache(&q, &args, diag);
+        let answer = aggregate(&q, &args, cache.as_ref(), diag)?;
         (q, answer)
     };
     let not_numbers = answer.not_numbers(&q);
@@ -559,8 +580,22 @@ fn plural(n: u64) -> &'static str {
     }
 }
 
+/// The capture cache of `q`, unless it is off (`--no-cache`, `CI_CACHE=0`)
+/// or the question's answers cannot be kept per capture ([`cached::cacheable`]).
+fn open_cache(q: &Query, args: &Args, diag: &Diag) -> Option<Cache> {
+    if args.no_cache || cached::off_by_env() || !cached::cacheable(q) {
+        return None;
+    }
+    // Computed prices depend on the table's bytes, not only on its name.
+    let prices = match &args.pricing {
+        Some(path) => std::fs::read(path).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    Cache::open(q, &cached::file_name(q, &prices), diag)
+}
+
 /// Reads the inputs and aggregates them.
-fn aggregate(q: &Query, args: &Args, diag: &Diag) -> Result<Answer> {
+fn aggregate(q: &Query, args: &Args, cache: Option<&Cache>, diag: &Diag) -> Result<Answer> {
     // Dealt by size only: the same input gives the same split, and the same
     // percentile estimates, however fast the pipe fills.
     let opts =
@@ -568,8 +603,12 @@ fn aggregate(q: &Query, args: &Args, diag: &Diag) -> Result<Answer> {
     let ids = args.session.ids()?;
     let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
     let mut out = Output::stdout();
-    let visitors = source::run(&inputs, &opts, diag, &mut out, || ids.narrow(Aggregator::new(q, diag), true))?;
+    let mut visitors =
+        source::run(&inputs, &opts, diag, &mut out, || ids.narrow(Aggregator::new(q, diag).with_cache(cache), true))?;
     ids.check_stream(&inputs, &visitors, diag)?;
+    if let Some(c) = cache {
+        c.save(visitors.iter_mut().flat_map(|v| std::mem::take(&mut v.inner.updates)).collect(), diag);
+    }
     Ok(combine(q, visitors.into_iter().map(|v| v.inner).collect()))
 }
 

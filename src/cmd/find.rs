@@ -232,6 +232,11 @@ pub struct Args {
     /// Print paths terminated by NUL (for xargs -0); implies --paths.
     #[arg(short = '0', long = "null", conflicts_with_all = ["format", "columns"])]
     pub null: bool,
+    /// Print where the capture cache is and what it holds (one NDJSON record
+    /// for the directory, then one per cache file: its question, entries,
+    /// bytes, last use), and nothing else.
+    #[arg(long, exclusive = true)]
+    pub cache_info: bool,
     /// Print the parent/child structure as an indented text tree.
     #[arg(long, conflicts_with_all = ["paths", "null", "format", "columns"])]
     pub tree: bool,
@@ -331,6 +336,9 @@ impl Filters {
 
 /// Runs ci-find.
 pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
+    if args.cache_info {
+        return cache_info();
+    }
     // Resolved before any root is read, so a bad bound or format is the only message.
     let (since, until) = args.time.bounds(time::now())?;
     let format = args.output.table_format()?;
@@ -527,4 +535,17 @@ fn sort(v: &mut [SessionRecord], key: SortKey) {
         SortKey::Size => v.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.session.cmp(&b.session))),
         SortKey::Path => v.sort_by(|a, b| a.path.cmp(&b.path)),
     }
+}
+
+/// `--cache-info`: the cache directory, then each file of it.
+fn cache_info() -> Result<Outcome> {
+    let records = crate::cache::usage::describe(|k| std::env::var_os(k));
+    let mut out = crate::output::Output::stdout();
+    for r in &records {
+        let mut line = serde_json::to_vec(r).map_err(|e| Error::Msg(format!("internal error: {e}")))?;
+        line.push(b'\n');
+        out.write(&line)?;
+    }
+    out.flush()?;
+    Ok(Outcome::Printed)
 }

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use super::follow;
-use super::worker::{Worker, CHUNK};
-use super::{Flow, Visitor};
+use super::worker::{Ends, Worker, CHUNK};
+use super::{Flow, ReadEnd, Tail, Visitor};
 use crate::format;
 use crate::lines::{LineReader, LineSource, Site};
 use crate::record::Event;
@@ -111,15 +111,39 @@ impl Worker<'_> {
                     Read::Gone => return false,
                 }
             }
-            let file = match self.open_capture_file(path) {
+            let mut file = match self.open_capture_file(path) {
                 Ok(f) => f,
                 Err(e) => {
                     self.diag.error(&format_args!("{display}: {e}"));
                     continue;
                 }
             };
+            // One plain file: the visitor may know its start already (the
+            // capture cache), and is told how its lines ended.
+            let single = files.len() == 1 && !self.follow;
+            let at = if single { v.start(cap) } else { None };
+            if let Some(at) = at {
+                if let Err(e) = std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(at.offset)) {
+                    self.diag.error(&format_args!("{display}: {e}"));
+                    continue;
+                }
+            }
             let mut lines = LineReader::with_buffer(file, std::mem::take(&mut self.buffer));
+            let at = at.unwrap_or_default();
+            lines.restart_at(at);
+            self.file_ends = Ends::at(at);
             let read = self.capture_lines(v, cap, display, &mut lines, self.follow);
+            if single && matches!(read, Read::Done) {
+                let e = self.file_ends;
+                let end = ReadEnd {
+                    file: lines.get_ref(),
+                    whole: e.whole,
+                    last_line_at: e.last_line_at,
+                    lines: e.lines,
+                    tail: e.tail,
+                };
+                v.read_end(cap, &end);
+            }
             if self.follow && matches!(read, Read::Done) {
                 self.keep_following(follow::Followed::new(cap.clone(), path.to_path_buf(), display.clone(), lines));
             } else {
@@ -212,6 +236,7 @@ impl Worker<'_> {
                     break;
                 }
             };
+            self.file_ends.line(&line);
             let skip = match v.line(line.number) {
                 Flow::Continue => false,
                 Flow::Skip => true,
@@ -257,7 +282,10 @@ impl Worker<'_> {
                         self.diag.bad_line(&display, line.number, &reason);
                     }
                 },
-                Err(e) if crate::lines::held_back(line.bytes, line.terminated, &e) => self.diag.torn_tail(),
+                Err(e) if crate::lines::held_back(line.bytes, line.terminated, &e) => {
+                    self.file_ends.tail = Tail::Held;
+                    self.diag.torn_tail()
+                }
                 Err(e) => {
                     self.lines_bad += 1;
                     self.diag.bad_line(&display, line.number, &crate::lines::BadLine(line.bytes, &e));

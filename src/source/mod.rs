@@ -40,7 +40,7 @@ mod writer;
 
 pub use self::input::{captures_at, inputs_from_args, Input};
 pub use self::stdin::stdin_has_data;
-pub use self::visitor::{Flow, SessionFlow, Visitor};
+pub use self::visitor::{Flow, ReadEnd, SessionFlow, Tail, Visitor};
 
 use crossbeam_channel::{bounded, unbounded};
 

@@ -2,8 +2,37 @@
 //! called for each capture, line and event in input order, and the
 //! [`Flow`] it answers with.
 
+use crate::lines::Resume;
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
+
+/// How reading a capture's one file ended, for a visitor that keeps what it
+/// read ([`Visitor::read_end`]): the file, how far its whole lines went, and
+/// what was after the last one.
+pub struct ReadEnd<'f> {
+    /// The file read (still open, at its end).
+    pub file: &'f std::fs::File,
+    /// The offset after the last `\n`-terminated line (where reading would
+    /// go on; 0 when no line ended).
+    pub whole: u64,
+    /// Where that last whole line starts, if any line ended.
+    pub last_line_at: Option<u64>,
+    /// The number of that line (the lines before `whole`).
+    pub lines: u64,
+    /// What came after it.
+    pub tail: Tail,
+}
+
+/// The bytes after a file's last whole line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {
+    /// None: the file ends with a newline (or is empty).
+    None,
+    /// An unfinished line, held back (not read as an event).
+    Held,
+    /// An unfinished line that was read: an event, or reported as bad.
+    Read,
+}
 
 /// What a visitor wants next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +79,19 @@ pub trait Visitor: Send {
     fn begin(&mut self, _cap: &Capture, _out: &mut Vec<u8>) -> bool {
         true
     }
+
+    /// Called after `begin` for a capture of one plain file (not in follow
+    /// mode): where to start reading it. `None` (the default) reads it from
+    /// the start; `Some(at)` goes on at `at` (the visitor has what came
+    /// before it, from the capture cache), with line numbers counted on
+    /// from `at.number`.
+    fn start(&mut self, _cap: &Capture) -> Option<Resume> {
+        None
+    }
+
+    /// Called for a capture of one plain file (not in follow mode) when its
+    /// file was read to its end, before `end`.
+    fn read_end(&mut self, _cap: &Capture, _end: &ReadEnd<'_>) {}
 
     /// Called with each physical line number before the line is parsed.
     fn line(&mut self, _number: u64) -> Flow {

@@ -48,6 +48,36 @@ pub(super) struct Worker<'d> {
     /// damaged (to tell a file that is no capture at all).
     pub(super) lines_ok: u64,
     pub(super) lines_bad: u64,
+    /// How far the whole lines of the file being read went ([`super::ReadEnd`]).
+    pub(super) file_ends: Ends,
+}
+
+/// Where the last whole line of the file being read ended, and what is after it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ends {
+    pub(super) whole: u64,
+    pub(super) last_line_at: Option<u64>,
+    pub(super) lines: u64,
+    pub(super) tail: super::Tail,
+}
+
+impl Ends {
+    /// Nothing read yet from `at` on.
+    pub(super) fn at(at: crate::lines::Resume) -> Ends {
+        Ends { whole: at.offset, last_line_at: None, lines: at.number, tail: super::Tail::None }
+    }
+
+    /// Notes a line just taken.
+    #[inline]
+    pub(super) fn line(&mut self, line: &crate::lines::Line<'_>) {
+        if line.terminated {
+            self.whole = line.site.offset + line.site.len + 1;
+            self.last_line_at = Some(line.site.offset);
+            self.lines = line.number;
+        } else {
+            self.tail = super::Tail::Read;
+        }
+    }
 }
 
 impl<'d> Worker<'d> {
@@ -68,6 +98,7 @@ impl<'d> Worker<'d> {
             whole_idx: Index::new(),
             lines_ok: 0,
             lines_bad: 0,
+            file_ends: Ends::at(Default::default()),
         }
     }
 

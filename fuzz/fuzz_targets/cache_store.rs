@@ -1,0 +1,45 @@
+//! The capture cache's bodies over arbitrary bytes: a question's store
+//! (`cache::store::decode`) and a `--by`/`--tokens` state in its binary form
+//! (`aggregate::bin::decode`), as read from a cache file whose checksum
+//! matched (a file written by another build, or by hand).
+//!
+//! Property: nothing panics; an accepted store or state writes back to
+//! bytes that read back to the same thing (nothing is invented or lost).
+#![no_main]
+
+use ci_tools::aggregate::bin;
+use ci_tools::aggregate::query::{Query, QuerySpec};
+use ci_tools::cache::store;
+use libfuzzer_sys::fuzz_target;
+
+fn query(measures: bool) -> Query {
+    let outs = ["sum", "min", "max", "p50", "distinct"].map(String::from).to_vec();
+    let spec = QuerySpec {
+        preset: "group".into(),
+        by: vec!["event".into()],
+        measures: if measures { vec![("data.n".into(), outs)] } else { vec![] },
+        tz: "UTC".into(),
+        cost: "auto".into(),
+        pricing: String::new(),
+    };
+    Query::from_spec(spec, ci_tools::time::TimeZone::UTC).expect("a valid query")
+}
+
+/// A state as its `--partial` lines (groups sorted by key).
+fn lines(q: &Query, g: ci_tools::aggregate::groups::Groups) -> Vec<Vec<u8>> {
+    let lines = ci_tools::aggregate::partial::encode(q, ci_tools::aggregate::Answer::Groups(g), (0, 0));
+    lines.iter().map(|l| l.to_bytes().expect("a state line serializes")).collect()
+}
+
+fuzz_target!(|data: &[u8]| {
+    if let Some((label, entries)) = store::decode(data) {
+        let again = store::encode(&label, &entries);
+        assert_eq!(store::decode(&again), Some((label, entries)));
+    }
+    for q in [query(false), query(true)] {
+        let Some(groups) = bin::decode(data, &q) else { continue };
+        let bytes = bin::encode(&groups).expect("a decoded state has no t-digest and no held responses");
+        let back = bin::decode(&bytes, &q).expect("a re-encoded state reads back");
+        assert_eq!(lines(&q, back), lines(&q, groups));
+    }
+});

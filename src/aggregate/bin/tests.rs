@@ -1,0 +1,50 @@
+use super::*;
+use crate::aggregate::query::QuerySpec;
+use crate::aggregate::Answer;
+use crate::time::TimeZone;
+
+fn query(by: &[&str], measures: &[(&str, &[&str])]) -> Query {
+    let spec = QuerySpec {
+        preset: "group".into(),
+        by: by.iter().map(|s| (*s).to_owned()).collect(),
+        measures: measures
+            .iter()
+            .map(|(f, o)| ((*f).to_owned(), o.iter().map(|s| (*s).to_owned()).collect()))
+            .collect(),
+        tz: "UTC".into(),
+        cost: "auto".into(),
+        pricing: String::new(),
+    };
+    Query::from_spec(spec, TimeZone::UTC).unwrap()
+}
+
+/// The `--partial` lines of a state: what must not change through the binary form.
+fn lines(q: &Query, g: Groups) -> Vec<String> {
+    let lines = crate::aggregate::partial::encode(q, Answer::Groups(g), (0, 0));
+    lines.iter().map(|l| String::from_utf8(l.to_bytes().unwrap()).unwrap()).collect()
+}
+
+#[test]
+fn a_state_reads_back_as_its_partial_lines_say() {
+    let q = query(&["event", "data.k"], &[("data.v", &["sum", "min", "max", "p50", "distinct"])]);
+    let mut m = crate::aggregate::partial::Merger::of_query(&q);
+    for l in [
+        r#"{"kind":"group","key":["tool:pre",null],"count":3,"stats":[{"n":3,"sum":"0.5","min":"0.1","max":0.3,"q":{"v":["0.1",0.3,"0.1"]},"d":["a",1,true]}]}"#,
+        r#"{"kind":"group","key":["x",{"a":[1]}],"count":1,"stats":[{"n":1,"sum":1e-30,"min":1e-30,"max":1e-30,"q":{"v":[1e-30]},"d":[]}],"cost":{"sources":3,"unpriced":["m1"]}}"#,
+        r#"{"kind":"group","key":[false,123456789012345678901234567890],"count":0,"stats":[{"n":0,"sum":"0","q":{"v":[]},"d":[]}]}"#,
+    ] {
+        m.line(l.as_bytes()).unwrap_or_else(|e| panic!("{l}: {e}"));
+    }
+    let Some((_, Answer::Groups(g))) = m.finish() else { panic!("no state") };
+    let bytes = encode(&g).unwrap();
+    let back = decode(&bytes, &q).unwrap();
+    let want = lines(&q, g.clone());
+    assert_eq!(want.len(), 4, "{want:?}");
+    assert!(want[2].contains(r#""d":[true,1,"a"]"#) && want[3].contains(r#""unpriced":["m1"]"#), "{want:?}");
+    assert_eq!(lines(&q, back), want);
+    // Any cut is refused; so is the state of another query.
+    for cut in 0..bytes.len() {
+        assert!(decode(&bytes[..cut], &q).is_none(), "cut at {cut}");
+    }
+    assert!(decode(&bytes, &query(&["event"], &[])).is_none());
+}

@@ -1,0 +1,341 @@
+//! ci-agg's capture cache: each capture's answer to a question, kept so that a
+//! later run of the same question reads only what changed.
+//!
+//! A question's state is mergeable ([`super::partial`]: that is what
+//! `--partial`/`--merge` and the worker threads rely on), so the state of
+//! each capture can be kept on its own and merged again later with the
+//! same result. The cache ([`crate::cache::Store`], one file per question)
+//! keeps, per capture file, its [`Identity`] when read and the question's
+//! state of its whole lines, in the `--partial` line form. On a later run:
+//!
+//! - a capture whose file is as it was (one `stat`) is not read at all: its
+//!   kept state is merged in;
+//! - one that grew, of a writer whose lines stand alone
+//!   ([`crate::format::Adapter::lines_stand_alone`]: Amplifier), for a
+//!   `--by`/`--tokens` question that does not read the session's agent, is
+//!   read from its old end on, on top of its kept state;
+//! - anything else (rotated, shrunk, rewritten, or grown where earlier
+//!   lines matter) is read again from the start.
+//!
+//! Not kept either: a `--sessions` state holding calls or responses that
+//! must be settled against other sessions' copies (Claude Code copies a
+//! resumed session's history into the new file; [`Answer::self_contained`]).
+//!
+//! Only captures that read silently are kept: a capture with a bad line, an
+//! error, or a last line read unfinished is read again every run, so the
+//! run prints the same reports and exits the same way as without the cache.
+//! An unfinished last line held back is not kept (the entry ends before it)
+//! and is read again. Records without a usable timestamp are counted in the
+//! entry and counted again when it answers.
+//!
+//! Not cached (always read): questions with percentiles (`--p50`, `--p95`,
+//! `--p99`, `--stats`, and `--tools`' latency): past
+//! [`super::stat::EXACT_MAX`] values they are t-digest estimates, which
+//! depend on the order states are merged in; captures of several files or
+//! with a companion file (hooks sessions); piped event records.
+
+use std::mem;
+use std::path::{Path, PathBuf};
+
+use crate::cache::{CacheDir, Entry, Fresh, Identity, Store, Update};
+use crate::diag::Diag;
+use crate::lines::Resume;
+use crate::session::Capture;
+use crate::source::{ReadEnd, Tail};
+
+use super::bin;
+use super::field::KeyVal;
+use super::groups::Group;
+use super::partial::{self, Merger};
+use super::query::{Preset, Query};
+use super::Answer;
+
+/// Bumped when what an entry's state means changes without the crate
+/// version changing: older files then belong to another question's name.
+const SCHEMA: u32 = 1;
+
+/// Whether the cache is turned off by the environment (`CI_CACHE=0`, `false`, `no` or `off`).
+pub fn off_by_env() -> bool {
+    std::env::var("CI_CACHE")
+        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off"))
+}
+
+/// Whether answers to `q` can be kept per capture and merged again exactly.
+pub fn cacheable(q: &Query) -> bool {
+    q.preset != Preset::Tools && !q.measures.iter().any(|m| m.outs.iter().any(|o| o.quantile().is_some()))
+}
+
+/// The name of `q`'s cache file: a hash of everything that defines its
+/// answer (the query's wire form, the price table's bytes, the version).
+pub fn file_name(q: &Query, prices: &[u8]) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(&SCHEMA.to_le_bytes());
+    h.update(&serde_json::to_vec(&q.spec).unwrap_or_default());
+    h.update(&xxhash_rust::xxh3::xxh3_64(prices).to_le_bytes());
+    format!("agg-{:016x}.bin", h.digest())
+}
+
+/// What a question's cache file is labelled with, as JSON: the tool and
+/// its query's wire form (`ci-find --cache-info` shows it).
+pub fn label(q: &Query) -> String {
+    serde_json::json!({"tool": "ci-agg", "query": q.spec}).to_string()
+}
+
+/// The cache of one question, shared by the worker threads of a run.
+#[derive(Debug)]
+pub struct Cache {
+    store: Store,
+    /// Whether a grown capture may be read from its old end on (else from the start).
+    resumable: bool,
+    /// To make capture paths absolute.
+    cwd: PathBuf,
+    /// Now, in seconds since the epoch (entries' last use).
+    now: u64,
+}
+
+/// A capture's kept state, read back.
+pub enum Kept {
+    /// The groups of a `--by`/`--tokens` state.
+    Groups(Vec<(Vec<KeyVal>, Group)>),
+    /// Any state.
+    Answer(Answer),
+}
+
+impl Kept {
+    /// Merges it into `answer` (the same query's).
+    pub fn merge_into(self, answer: &mut Answer) {
+        match (self, answer) {
+            (Kept::Groups(groups), Answer::Groups(g)) => {
+                for (key, group) in groups {
+                    g.merge_group(key, group);
+                }
+            }
+            (Kept::Answer(a), answer) => answer.merge(a),
+            (Kept::Groups(_), _) => {}
+        }
+    }
+
+    /// As a whole state of `q`.
+    fn into_answer(self, q: &Query) -> Answer {
+        let mut a = Answer::new(q);
+        self.merge_into(&mut a);
+        a
+    }
+}
+
+/// What a worker does with a capture.
+pub enum Begin {
+    /// Its kept state answers: merge it, count its untimed records, read nothing.
+    Answered(Kept, u64),
+    /// Read it (from the start, or where the kept state ends), keeping what is read.
+    Read(Box<Reading>),
+    /// Read it as without a cache.
+    Uncached,
+}
+
+/// A capture being read for the cache.
+#[derive(Debug)]
+pub struct Reading {
+    key: PathBuf,
+    /// Where reading starts, when the kept state covers what is before it.
+    resume: Option<Resume>,
+    /// The kept state, read on top of.
+    pub base: Option<Answer>,
+    /// The kept entry's last line and untimed count.
+    base_last_line: Option<u64>,
+    base_untimed: u64,
+    /// Whether an entry was there (dropped when this read cannot be kept).
+    had_entry: bool,
+    /// Reports this thread had printed when the capture began.
+    reports: u64,
+    /// What reading ended with: the file's identity and its whole lines.
+    end: Option<(Identity, u64)>,
+}
+
+impl Reading {
+    /// Where to start reading ([`crate::source::Visitor::start`]).
+    pub fn start(&self) -> Option<Resume> {
+        self.resume
+    }
+
+    /// Notes how the file's reading ended ([`crate::source::Visitor::read_end`]).
+    pub fn read_end(&mut self, end: &ReadEnd<'_>) {
+        // An unfinished last line that was read (an event or a bad line)
+        // would be read again after the kept end: keep nothing.
+        if end.tail == Tail::Read {
+            return;
+        }
+        let last = end.last_line_at.or(self.resume.filter(|r| r.offset == end.whole).and(self.base_last_line));
+        if let Ok(id) = Identity::of(end.file, end.whole, last) {
+            self.end = Some((id, end.lines));
+        }
+    }
+}
+
+impl Cache {
+    /// The cache of `q` (its file named by [`file_name`]), or `None` when it
+    /// is off or unusable; an unusable cache directory or a damaged file is
+    /// reported as a warning (the run goes on without it, or rebuilds it).
+    pub fn open(q: &Query, name: &str, diag: &Diag) -> Option<Cache> {
+        let dir = match CacheDir::from_env() {
+            Ok(dir) => dir,
+            Err(refusal) => {
+                diag.warn(&refusal);
+                return None;
+            }
+        };
+        let (store, err) = Store::open(dir, name, &label(q));
+        if let Some(e) = err {
+            diag.warn(&format_args!("cache: {e}"));
+        }
+        let resumable = matches!(q.preset, Preset::Group | Preset::Tokens) && !q.needs_agent();
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        Some(Cache { store, resumable, cwd, now })
+    }
+
+    /// What to do with `cap` (`companions`: whether the visitor reads a
+    /// session's companion file).
+    pub fn begin(&self, q: &Query, cap: &Capture, companions: bool) -> Begin {
+        let adapter = cap.format.adapter();
+        let single = matches!(cap.files.as_slice(), [f] if *f == cap.path);
+        let companion = companions && cap.record.as_ref().is_some_and(|r| adapter.companion(r).is_some());
+        if !single || companion {
+            return Begin::Uncached;
+        }
+        let key = self.key(&cap.path);
+        let reports = crate::diag::reports_here();
+        let mut reading = Reading {
+            key,
+            resume: None,
+            base: None,
+            base_last_line: None,
+            base_untimed: 0,
+            had_entry: false,
+            reports,
+            end: None,
+        };
+        let Some(entry) = self.store.get(&reading.key) else {
+            return Begin::Read(Box::new(reading));
+        };
+        reading.had_entry = true;
+        let fresh = match std::fs::metadata(&cap.path) {
+            Ok(meta) if entry.identity.unchanged(&meta) && settled(&entry) => Fresh::Current,
+            Ok(_) => match crate::files::open_regular(&cap.path).and_then(|f| entry.identity.check(&f)) {
+                Ok(fresh) => fresh,
+                Err(_) => return Begin::Read(Box::new(reading)),
+            },
+            Err(_) => return Begin::Read(Box::new(reading)),
+        };
+        match fresh {
+            Fresh::Current => match decode(q, entry.payload) {
+                Some(answer) => Begin::Answered(answer, entry.untimed),
+                None => Begin::Read(Box::new(reading)),
+            },
+            Fresh::Grew { from } if self.resumable && adapter.lines_stand_alone() => {
+                if let Some(kept) = decode(q, entry.payload) {
+                    reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
+                    reading.base = Some(kept.into_answer(q));
+                    reading.base_last_line = entry.identity.last_line.map(|(at, _)| at);
+                    reading.base_untimed = entry.untimed;
+                }
+                Begin::Read(Box::new(reading))
+            }
+            Fresh::Grew { .. } | Fresh::Rebuild(_) => Begin::Read(Box::new(reading)),
+        }
+    }
+
+    /// The change to the store after `reading` ended with `answer` (the
+    /// capture's whole state) and `untimed` records counted by this read.
+    pub fn finish(&self, q: &Query, reading: Reading, answer: &Answer, untimed: u64) -> Option<Update> {
+        let silent = crate::diag::reports_here() == reading.reports;
+        match reading.end {
+            Some((identity, lines)) if silent && answer.self_contained() => Some(Update::Put(
+                reading.key,
+                Entry {
+                    identity,
+                    lines,
+                    untimed: reading.base_untimed.saturating_add(untimed),
+                    used: self.now,
+                    payload: encode(q, answer),
+                },
+            )),
+            _ if reading.had_entry => Some(Update::Drop(reading.key)),
+            _ => None,
+        }
+    }
+
+    /// Writes the run's changes; a failure is a warning (the answer printed
+    /// is right; the next run reads again what this one could not keep).
+    pub fn save(&self, updates: Vec<Update>, diag: &Diag) {
+        let max = crate::cache::usage::max_bytes().unwrap_or_else(|e| {
+            diag.warn(&format_args!("{e}; using {}", crate::cache::usage::DEFAULT_MAX_BYTES));
+            crate::cache::usage::DEFAULT_MAX_BYTES
+        });
+        if let Err(e) = self.store.save(updates, self.now, max) {
+            diag.warn(&format_args!("cache: could not write it: {e}; the next run reads the captures again"));
+        }
+    }
+
+    /// The absolute form of a capture path (not resolved: a path named
+    /// through a symlink is its own key; the identity is the file's).
+    fn key(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.cwd.join(path)
+        }
+    }
+}
+
+/// Whether an entry's file was last modified well before the entry was
+/// written, so that a `stat` showing the same size and time proves it
+/// unchanged. A file modified within the same clock tick as it was read
+/// (file times are kept in ticks of a few milliseconds) could have been
+/// rewritten after the read with the same size and time: such an entry is
+/// checked against the file's bytes instead ([`Identity::check`], git's
+/// rule for "racily clean" files).
+fn settled(entry: &crate::cache::EntryRef<'_>) -> bool {
+    const MARGIN_NS: i128 = 2_000_000_000;
+    entry.identity.mtime_ns.saturating_add(MARGIN_NS) < i128::from(entry.used).saturating_mul(1_000_000_000)
+}
+
+/// A capture's state as kept: the binary form of a `--by`/`--tokens` state
+/// ([`super::bin`]), else its `--partial` lines, header left out.
+fn encode(q: &Query, answer: &Answer) -> Vec<u8> {
+    if let Some(bytes) = match answer {
+        Answer::Groups(g) => bin::encode(g),
+        _ => None,
+    } {
+        return bytes;
+    }
+    let mut out = Vec::new();
+    for line in partial::encode(q, answer.clone(), (0, 0)).iter().skip(1) {
+        if let Ok(bytes) = line.to_bytes() {
+            out.extend_from_slice(&bytes);
+            out.push(b'\n');
+        }
+    }
+    out
+}
+
+/// A kept state read back (`None`: not a state of `q`; it is read again).
+fn decode(q: &Query, payload: &[u8]) -> Option<Kept> {
+    if payload.first() == Some(&bin::TAG) {
+        return match q.preset {
+            Preset::Group | Preset::Tokens => bin::groups(payload, q).map(Kept::Groups),
+            _ => None,
+        };
+    }
+    let mut m = Merger::of_query(q);
+    for line in payload.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        m.line(line).ok()?;
+    }
+    m.finish().map(|(_, a)| Kept::Answer(a))
+}
+
+/// Takes the thread's answer out for a capture's own (`base`, or empty).
+pub fn swap_in(answer: &mut Answer, q: &Query, base: Option<Answer>) -> Answer {
+    mem::replace(answer, base.unwrap_or_else(|| Answer::new(q)))
+}

@@ -1,0 +1,125 @@
+//! How much the cache holds, and keeping it under its size bound.
+//!
+//! Each cache file's modification time is when a run last used it (a run
+//! that reads a file without changing it sets its time, [`CacheDir::touch`]).
+//! After a run writes a file, the files used least recently are removed
+//! until the directory holds at most the bound (`CI_CACHE_MAX_BYTES`, a
+//! size such as `500M`; default [`DEFAULT_MAX_BYTES`]); the file just
+//! written always stays. A removed file only costs its question one cold
+//! run.
+
+use std::io;
+use std::time::SystemTime;
+
+use super::CacheDir;
+
+/// The default size bound: 1 GiB.
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+
+/// One file of the cache directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheFile {
+    /// Its name.
+    pub name: String,
+    /// Its size.
+    pub bytes: u64,
+    /// When it was last used (its modification time).
+    pub used: SystemTime,
+}
+
+/// The size bound: `CI_CACHE_MAX_BYTES` when set and valid, else the default
+/// (an invalid value is the error to report).
+pub fn max_bytes() -> Result<u64, String> {
+    match std::env::var("CI_CACHE_MAX_BYTES") {
+        Ok(v) => crate::cli::values::size(&v).map_err(|e| format!("CI_CACHE_MAX_BYTES={v:?}: {e}")),
+        Err(_) => Ok(DEFAULT_MAX_BYTES),
+    }
+}
+
+impl CacheDir {
+    /// Its cache files (temporary files of runs in progress left out),
+    /// least recently used first.
+    pub fn files(&self) -> io::Result<Vec<CacheFile>> {
+        let mut out = vec![];
+        for e in std::fs::read_dir(self.path())? {
+            let e = e?;
+            let Ok(name) = e.file_name().into_string() else { continue };
+            let meta = e.metadata()?;
+            if name.starts_with('.') || !meta.is_file() {
+                continue;
+            }
+            out.push(CacheFile { name, bytes: meta.len(), used: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH) });
+        }
+        out.sort_by(|a, b| a.used.cmp(&b.used).then_with(|| a.name.cmp(&b.name)));
+        Ok(out)
+    }
+
+    /// Notes that the file `name` was used now (for the least-recently-used
+    /// order); nothing when it does not exist.
+    pub fn touch(&self, name: &str) {
+        if let Ok(f) = std::fs::File::options().append(true).open(self.file(name)) {
+            let _ = f.set_modified(SystemTime::now());
+        }
+    }
+
+    /// Removes the least recently used files until at most `max` bytes are
+    /// left, never `keep`; the names removed.
+    pub fn evict(&self, max: u64, keep: &str) -> io::Result<Vec<String>> {
+        let files = self.files()?;
+        let mut total: u64 = files.iter().map(|f| f.bytes).sum();
+        let mut removed = vec![];
+        for f in files {
+            if total <= max {
+                break;
+            }
+            if f.name == keep {
+                continue;
+            }
+            match std::fs::remove_file(self.file(&f.name)) {
+                Ok(()) => {}
+                // Another run removed it first.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+            total -= f.bytes;
+            removed.push(f.name);
+        }
+        Ok(removed)
+    }
+}
+
+/// What `ci-find --cache-info` prints: a record for the directory (where,
+/// whether it is used or why not, files, bytes, bound), then one per cache
+/// file, least recently used first. Nothing is created.
+pub fn describe(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Vec<serde_json::Value> {
+    use serde_json::json;
+    let Some(path) = super::dir::location(&var) else {
+        return vec![json!({"cache": null, "state": super::Refusal::NoPlace.to_string()})];
+    };
+    let max = max_bytes();
+    let max = max.as_ref().map_or_else(|e| json!(e), |m| json!(m));
+    let shown = path.to_string_lossy();
+    if std::fs::symlink_metadata(&path).is_err() {
+        return vec![json!({"cache": shown, "state": "none yet", "files": 0, "bytes": 0, "max_bytes": max})];
+    }
+    let dir = match CacheDir::open(&path) {
+        Ok(d) => d,
+        Err(refusal) => return vec![json!({"cache": shown, "state": refusal.to_string(), "max_bytes": max})],
+    };
+    let files = dir.files().unwrap_or_default();
+    let total: u64 = files.iter().map(|f| f.bytes).sum();
+    let mut out =
+        vec![json!({"cache": shown, "state": "used", "files": files.len(), "bytes": total, "max_bytes": max})];
+    for f in files {
+        let used = crate::time::Timestamp::try_from(f.used).ok().map(crate::time::format_timestamp);
+        let body = dir.read(&f.name, super::Kind::Answers).ok().flatten();
+        out.push(match body.as_deref().and_then(super::store::decode) {
+            Some((label, entries)) => {
+                let question = serde_json::from_str(&label).unwrap_or(serde_json::Value::String(label));
+                json!({"file": f.name, "question": question, "entries": entries.len(), "bytes": f.bytes, "used": used})
+            }
+            None => json!({"file": f.name, "state": "not a cache file of this version (replaced when next used)", "bytes": f.bytes, "used": used}),
+        });
+    }
+    out
+}

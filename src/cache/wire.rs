@@ -1,0 +1,67 @@
+//! The little-endian pieces cache files are made of: writing them, and
+//! reading them back with every read checked against the bytes left (a cache
+//! file is input like any other: a damaged one is refused, never a panic).
+
+/// Appends a count or length as a `u32` (saturated: no cache holds 4 G of anything).
+pub fn put_len(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+}
+
+/// Appends `b` after its length.
+pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_len(out, b.len());
+    out.extend_from_slice(b);
+}
+
+/// Reads front to back.
+pub struct Reader<'a>(pub &'a [u8]);
+
+impl<'a> Reader<'a> {
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    /// How many bytes are left.
+    pub fn left(&self) -> usize {
+        self.0.len()
+    }
+
+    /// A byte.
+    pub fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+
+    /// A `u32` count or length, refused when more than the bytes left (every
+    /// counted item takes at least one byte).
+    pub fn count(&mut self) -> Option<usize> {
+        let n = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize;
+        (n <= self.0.len()).then_some(n)
+    }
+
+    /// A `u64`.
+    pub fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    /// An `i128`.
+    pub fn i128(&mut self) -> Option<i128> {
+        Some(i128::from_le_bytes(self.take(16)?.try_into().ok()?))
+    }
+
+    /// Bytes after their length.
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.count()?;
+        self.take(n)
+    }
+
+    /// UTF-8 text after its length.
+    pub fn text(&mut self) -> Option<String> {
+        String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+}

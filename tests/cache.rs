@@ -1,0 +1,553 @@
+//! The capture cache (`ci-agg`): answers with it equal answers without it
+//! (`--no-cache`), byte for byte on stdout and stderr and in the exit code,
+//! whatever happens to the captures between runs; damaged, shared,
+//! unusable or turned-off caches.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use crate::kit::Tree;
+use crate::util::{ci, Run};
+
+/// The questions every check asks: resumable ones (`--by`, `--tokens` over
+/// Amplifier), ones read again whole (`--sessions`, the agent key), metrics.
+const QUESTIONS: &[&[&str]] = &[
+    &["--by", "event"],
+    &["--tokens", "--by", "day"],
+    &["--sessions"],
+    &["--by", "workspace", "--sum", "data.n", "--min", "data.n", "--distinct", "data.k"],
+    &["--by", "agent,event"],
+];
+
+/// One Amplifier event line.
+fn event(i: u64, kind: u8) -> String {
+    let day = 1 + i % 3;
+    match kind % 4 {
+        0 => format!(
+            r#"{{"event":"llm:response","timestamp":"2026-03-0{day}T10:00:{:02}Z","workspace":"w{}","data":{{"model":"claude-sonnet-4-5","usage":{{"input_tokens":{},"output_tokens":{},"cost_usd":"0.00{}"}}}}}}"#,
+            i % 60,
+            i % 2,
+            100 + i,
+            7 * i,
+            i % 10
+        ),
+        1 => format!(
+            r#"{{"event":"tool:pre","timestamp":"2026-03-0{day}T11:00:00Z","data":{{"n":{i},"k":"k{}"}}}}"#,
+            i % 4
+        ),
+        2 => format!(r#"{{"event":"tool:post","data":{{"n":"{}.5","k":{}}}}}"#, i, i % 3),
+        _ => format!(r#"{{"event":"session:start","timestamp":"2026-03-0{day}T09:00:00Z","data":{{}}}}"#),
+    }
+}
+
+fn lines(from: u64, kinds: &[u8]) -> String {
+    kinds.iter().enumerate().map(|(i, &k)| event(from + i as u64, k) + "\n").collect()
+}
+
+fn agg(args: &[&str], paths: &[&Path], cache: bool) -> Run {
+    let mut c = ci("ci-agg").args(args).args(paths);
+    if !cache {
+        c = c.arg("--no-cache");
+    }
+    c.run()
+}
+
+/// Every question, with the cache (twice: building it, then using it) and
+/// without, gives the same stdout, stderr and exit code: on one thread, where
+/// reports come in input order; on several, stderr as a set of lines (the
+/// reports of captures read at once interleave as the threads go, cache or
+/// not).
+fn same_answers(paths: &[&Path], what: &str) {
+    for (threads, q) in QUESTIONS.iter().map(|q| ("-j1", *q)).chain([("-j2", QUESTIONS[0])]) {
+        let q: Vec<&str> = [threads].into_iter().chain(q.iter().copied()).collect();
+        let key = |r: &Run| {
+            let mut err: Vec<String> = r.stderr.lines().map(str::to_owned).collect();
+            if threads != "-j1" {
+                err.sort();
+            }
+            (r.stdout.clone(), err, r.code)
+        };
+        let cold = key(&agg(&q, paths, false));
+        for pass in ["first", "second"] {
+            let warm = key(&agg(&q, paths, true));
+            assert_eq!(warm, cold, "{what}: ci-agg {q:?}, {pass} run with the cache");
+        }
+    }
+}
+
+/// What can happen to a capture file between two runs.
+#[derive(Debug, Clone)]
+enum Change {
+    /// Whole lines appended.
+    Append(Vec<u8>),
+    /// An unfinished line appended (no newline).
+    Tear(u8),
+    /// A newline appended (finishes a torn line, or an empty line).
+    Newline,
+    /// A bad line appended.
+    Bad,
+    /// Cut to this share (0–99 %) of its length.
+    Truncate(u8),
+    /// The same bytes count, other content (and a later modification time).
+    Rewrite(u8),
+    /// Replaced by a new file (another inode) with other content.
+    Rotate(Vec<u8>),
+    /// Touched: same bytes, a later modification time.
+    Touch,
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    let kinds = prop::collection::vec(any::<u8>(), 1..6);
+    prop_oneof![
+        3 => kinds.clone().prop_map(Change::Append),
+        1 => any::<u8>().prop_map(Change::Tear),
+        1 => Just(Change::Newline),
+        1 => Just(Change::Bad),
+        1 => (0u8..100).prop_map(Change::Truncate),
+        1 => any::<u8>().prop_map(Change::Rewrite),
+        1 => kinds.prop_map(Change::Rotate),
+        1 => Just(Change::Touch),
+    ]
+}
+
+/// Sets the file's modification time `secs` seconds after its current one
+/// (a real rewrite or touch comes later than the read it invalidates; in a
+/// test it may come within the same clock tick).
+fn later(path: &Path, secs: u64) {
+    let f = std::fs::File::options().append(true).open(path).unwrap();
+    let t = f.metadata().unwrap().modified().unwrap() + std::time::Duration::from_secs(secs);
+    f.set_modified(t).unwrap();
+}
+
+/// A capture file of the tree and where its new lines come from.
+struct File {
+    path: PathBuf,
+    /// Lines of a real capture of its writer (Claude Code, Codex), cycled;
+    /// none: generated Amplifier events.
+    real: Vec<String>,
+}
+
+impl File {
+    /// `count` new lines from the `n`th on.
+    fn lines(&self, n: u64, kinds: &[u8]) -> String {
+        if self.real.is_empty() {
+            return lines(n, kinds);
+        }
+        let pick = |i: usize| &self.real[(n as usize + i + usize::from(kinds[i])) % self.real.len()];
+        (0..kinds.len()).map(|i| format!("{}\n", pick(i))).collect()
+    }
+}
+
+/// Real captures the proptest changes beside generated Amplifier ones
+/// (fixtures/README.md names their sources and licences).
+const REAL: [(&str, &str); 2] = [
+    ("fixtures/claude-transcripts/projects/-src-daaain-claude-code-log/edge_cases.jsonl", "claude"),
+    (
+        "fixtures/codex/sessions/2026/06/05/rollout-2026-06-05T04-58-20-019e9625-802f-7e91-840a-cfe88d14117a.jsonl",
+        "codex",
+    ),
+];
+
+fn apply(file: &File, c: &Change, n: &mut u64) {
+    let path = &file.path;
+    use std::io::Write;
+    let append = |bytes: &[u8]| std::fs::File::options().append(true).open(path).unwrap().write_all(bytes).unwrap();
+    let len = std::fs::metadata(path).unwrap().len();
+    match c {
+        Change::Append(kinds) => {
+            append(file.lines(*n, kinds).as_bytes());
+            *n += kinds.len() as u64;
+        }
+        Change::Tear(k) => {
+            let line = file.lines(*n, &[*k]);
+            append(&line.as_bytes()[..(line.len() - 1).min(10)]);
+        }
+        Change::Newline => append(b"\n"),
+        Change::Bad => append(b"not json\n"),
+        Change::Truncate(share) => {
+            let f = std::fs::File::options().write(true).open(path).unwrap();
+            f.set_len(len * u64::from(*share) / 100).unwrap();
+        }
+        Change::Rewrite(seed) => {
+            let mut text =
+                lines(*n + u64::from(*seed), &[*seed, seed.wrapping_add(1), seed.wrapping_add(2)]).into_bytes();
+            text.resize(len as usize, b'\n');
+            std::fs::write(path, &text).unwrap();
+            later(path, 10);
+        }
+        Change::Rotate(kinds) => {
+            let new = path.with_extension("new");
+            std::fs::write(&new, file.lines(*n + 100, kinds)).unwrap();
+            std::fs::rename(&new, path).unwrap();
+        }
+        Change::Touch => later(path, 20),
+    }
+}
+
+proptest! {
+    // Ten cases by default (each runs ci-agg about 70 times); PROPTEST_CASES=N for more.
+    #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10), ..ProptestConfig::default() })]
+
+    /// Random captures under random appends, torn tails, bad lines,
+    /// truncations, same-size rewrites, rotations and touches: after each
+    /// change every question answers as without the cache.
+    #[test]
+    fn cached_answers_equal_uncached_ones_as_captures_change(
+        starts in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..8), 1..4),
+        changes in prop::collection::vec((0usize..6, change()), 1..5),
+    ) {
+        let tree = Tree::new();
+        let mut files: Vec<File> = vec![];
+        for (i, kinds) in starts.iter().enumerate() {
+            let cap = tree.amplifier(&format!("p{}", i % 2), format!("s{i}")).raw(lines(i as u64 * 1000, kinds)).write();
+            files.push(File { path: cap.events, real: vec![] });
+        }
+        // Claude Code and Codex captures, in roots of their own.
+        let claude = Tree::new();
+        let codex = Tree::new();
+        for (fixture, writer) in REAL {
+            let text = std::fs::read_to_string(crate::util::root().join(fixture)).unwrap();
+            let path = match writer {
+                "claude" => claude.transcript("-w-proj", "0e8f1c2a-1111-4222-8333-444455556666", &text),
+                _ => codex.rollout("sessions/2026/06/05", fixture.rsplit('/').next().unwrap(), &text),
+            };
+            files.push(File { path, real: text.lines().map(str::to_owned).collect() });
+        }
+        let roots = [tree.path(), claude.path(), codex.path()];
+        same_answers(&roots, "as written");
+        let mut n = 500;
+        for (at, c) in &changes {
+            let file = &files[at % files.len()];
+            apply(file, c, &mut n);
+            same_answers(&roots, &format!("after {c:?} to {}", file.path.display()));
+        }
+    }
+}
+
+/// The cache is used: a capture changed behind its back in the one way the
+/// cache cannot see (same size, same modification time, same inode, well
+/// after it was read) keeps its old answer until `--no-cache`; and a grown
+/// capture is read from where its kept answer ends.
+#[test]
+fn a_current_capture_is_not_read_again() {
+    let tree = Tree::new();
+    let first = lines(0, &[1, 1, 1]);
+    let cap = tree.amplifier("p", "s").raw(&first).write();
+    // Old enough that a stat proves it unchanged.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let set_time = || std::fs::File::options().append(true).open(&cap.events).unwrap().set_modified(old).unwrap();
+    set_time();
+    let q = ["--by", "event"];
+    let warm = agg(&q, &[tree.path()], true);
+    assert_eq!(warm.stdout, "{\"event\":\"tool:pre\",\"count\":3}\n");
+    // Same size, same time, other events.
+    std::fs::write(&cap.events, first.replace("tool:pre", "tool:pro")).unwrap();
+    set_time();
+    assert_eq!(agg(&q, &[tree.path()], true).stdout, warm.stdout);
+    assert_eq!(agg(&q, &[tree.path()], false).stdout, "{\"event\":\"tool:pro\",\"count\":3}\n");
+    // Once it grows, its first bytes are checked: the rewrite is seen and
+    // the capture read again whole.
+    let append = |path: &Path, text: String| {
+        use std::io::Write;
+        std::fs::File::options().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+    };
+    append(&cap.events, lines(3, &[0]));
+    assert_eq!(
+        agg(&q, &[tree.path()], true).stdout,
+        "{\"event\":\"tool:pro\",\"count\":3}\n{\"event\":\"llm:response\",\"count\":1}\n"
+    );
+    // A grown capture is read from where its kept answer ends: a change in
+    // place past its first 4 KiB and before its last line is not seen.
+    let big = tree.amplifier("p", "big").raw(lines(0, &[1; 200])).write();
+    let text = std::fs::read_to_string(&big.events).unwrap();
+    assert!(text.len() > 8192);
+    let one = [tree.path().join("p/sessions/big")];
+    let one = [one[0].as_path()];
+    assert_eq!(agg(&q, &one, true).stdout, "{\"event\":\"tool:pre\",\"count\":200}\n");
+    let at = text[6000..].find("tool:pre").unwrap() + 6000;
+    let mut changed = text.clone().into_bytes();
+    changed[at..at + 8].copy_from_slice(b"tool:pro");
+    std::fs::write(&big.events, changed).unwrap();
+    append(&big.events, lines(100, &[3]));
+    assert_eq!(
+        agg(&q, &one, true).stdout,
+        "{\"event\":\"tool:pre\",\"count\":200}\n{\"event\":\"session:start\",\"count\":1}\n"
+    );
+    assert_eq!(
+        agg(&q, &one, false).stdout,
+        "{\"event\":\"tool:pre\",\"count\":199}\n{\"event\":\"session:start\",\"count\":1}\n{\"event\":\"tool:pro\",\"count\":1}\n"
+    );
+}
+
+/// Two runs at once over different captures, then a run over both: each
+/// answer is right, and the last one is answered as without the cache.
+#[test]
+fn runs_at_once_share_the_cache() {
+    let trees: Vec<Tree> = (0..4).map(|_| Tree::new()).collect();
+    for (i, t) in trees.iter().enumerate() {
+        for s in 0..20 {
+            t.amplifier("p", format!("s{s}")).raw(lines(s * 10 + i as u64, &[0, 1, 2, 3, 1])).write();
+        }
+    }
+    let q = ["--tokens", "--by", "day"];
+    let children: Vec<_> = trees
+        .iter()
+        .map(|t| {
+            crate::util::ci_command("ci-agg")
+                .args(q)
+                .arg(t.path())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (c, t) in children.into_iter().zip(&trees) {
+        let out = c.wait_with_output().unwrap();
+        let cold = agg(&q, &[t.path()], false);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), cold.stdout);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), cold.stderr);
+    }
+    let all: Vec<&Path> = trees.iter().map(Tree::path).collect();
+    same_answers(&all, "after runs at once");
+}
+
+/// A cache directory of its own for one test (`XDG_CACHE_HOME`).
+fn own_cache() -> (tempfile::TempDir, PathBuf) {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("ci-tools");
+    (home, dir)
+}
+
+fn agg_in(home: &Path, args: &[&str], path: &Path) -> Run {
+    ci("ci-agg").env("XDG_CACHE_HOME", home).args(args).arg(path).run()
+}
+
+/// A damaged cache file is reported once, not trusted, and rebuilt; the
+/// files are private (0600 in a 0700 directory).
+#[test]
+fn a_damaged_cache_file_is_rebuilt() {
+    use std::os::unix::fs::PermissionsExt;
+    let tree = Tree::new();
+    tree.amplifier("p", "s").raw(lines(0, &[0, 1, 2])).write();
+    let (home, dir) = own_cache();
+    let q = ["--by", "event"];
+    let cold = agg(&q, &[tree.path()], false);
+    assert_eq!(agg_in(home.path(), &q, tree.path()).stdout, cold.stdout);
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let file = &files[0];
+    assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(std::fs::metadata(file).unwrap().permissions().mode() & 0o777, 0o600);
+    // One byte of its body changed.
+    let mut bytes = std::fs::read(file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    std::fs::write(file, &bytes).unwrap();
+    let run = agg_in(home.path(), &q, tree.path());
+    assert_eq!(run.stdout, cold.stdout);
+    assert_eq!(
+        run.stderr,
+        format!("ci-agg: warning: cache: {}: its checksum does not match; rebuilding it\n", file.display())
+    );
+    assert_eq!(run.code, 0);
+    // Rebuilt: the next run says nothing.
+    let run = agg_in(home.path(), &q, tree.path());
+    assert_eq!((run.stdout, run.stderr, run.code), (cold.stdout, String::new(), 0));
+}
+
+/// A cache directory that cannot be used (it cannot be created, or it is
+/// a symlink) gives one warning, and the answer without the cache.
+#[test]
+fn an_unusable_cache_directory_is_a_warning() {
+    let tree = Tree::new();
+    tree.amplifier("p", "s").raw(lines(0, &[0, 1])).write();
+    let q = ["--by", "event"];
+    let cold = agg(&q, &[tree.path()], false);
+    // XDG_CACHE_HOME under a regular file: nothing can be created there.
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("file");
+    std::fs::write(&file, "").unwrap();
+    let run = agg_in(&file.join("x"), &q, tree.path());
+    assert_eq!((&run.stdout, run.code), (&cold.stdout, 0));
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("ci-agg: warning: ") && run.stderr.ends_with("; running without the cache\n"),
+        "{}",
+        run.stderr
+    );
+    // A symlinked cache directory is refused the same way.
+    let real = home.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    std::os::unix::fs::symlink(&real, home.path().join("ci-tools")).unwrap();
+    let run = agg_in(home.path(), &q, tree.path());
+    assert_eq!((&run.stdout, run.code), (&cold.stdout, 0));
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(std::fs::read_dir(&real).unwrap().next().is_none(), "nothing written through the symlink");
+}
+
+/// A read-only cache directory: answers as without it, one warning that it
+/// could not be written (as a user who cannot write it; skipped as root
+/// without `setpriv`).
+#[test]
+fn a_read_only_cache_directory_is_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    if crate::util::unprivileged("ci-agg").is_none() {
+        return crate::kit::skip("setpriv", crate::util::NO_UNPRIVILEGED);
+    }
+    let tree = Tree::new();
+    tree.amplifier("p", "s").raw(lines(0, &[0, 1])).write();
+    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    mode(tree.path(), 0o755);
+    for d in walk_dirs(tree.path()) {
+        mode(&d, 0o755);
+    }
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("ci-tools");
+    std::fs::create_dir(&dir).unwrap();
+    mode(home.path(), 0o755);
+    let q = ["--by", "event"];
+    let cold = agg(&q, &[tree.path()], false);
+    let run = |dir_mode: u32| {
+        mode(&dir, dir_mode);
+        // The directory must be the user's own: give it to nobody when
+        // running as root (the tool runs as nobody then).
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        }
+        let out = crate::util::unprivileged("ci-agg")
+            .unwrap()
+            .env("XDG_CACHE_HOME", home.path())
+            .env_remove("CI_CACHE")
+            .args(q)
+            .arg(tree.path())
+            .output()
+            .unwrap();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (stdout, stderr) = run(0o500);
+    assert_eq!(stdout, cold.stdout);
+    assert!(
+        stderr.starts_with("ci-agg: warning: cache: could not write it: ")
+            && stderr.ends_with("; the next run reads the captures again\n")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    // Writable again: built, and used.
+    assert_eq!(run(0o700), (cold.stdout.clone(), String::new()));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+}
+
+fn walk_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(root).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.push(p.clone());
+            out.extend(walk_dirs(&p));
+        }
+    }
+    out
+}
+
+/// `--no-cache` and `CI_CACHE=0` neither read nor write the cache.
+#[test]
+fn the_cache_can_be_turned_off() {
+    let tree = Tree::new();
+    tree.amplifier("p", "s").raw(lines(0, &[0, 1])).write();
+    let q = ["--by", "event"];
+    let (home, dir) = own_cache();
+    ci("ci-agg").env("XDG_CACHE_HOME", home.path()).arg("--no-cache").args(q).arg(tree.path()).run();
+    for off in ["0", "false", "off", "no"] {
+        ci("ci-agg").env("XDG_CACHE_HOME", home.path()).env("CI_CACHE", off).args(q).arg(tree.path()).run();
+    }
+    assert!(!dir.exists(), "no cache directory made");
+    agg_in(home.path(), &q, tree.path());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+}
+
+/// `ci-find --cache-info`: where the cache is and what it holds; nothing
+/// is made by asking.
+#[test]
+fn cache_info_says_where_and_what() {
+    let tree = Tree::new();
+    for s in 0..3 {
+        tree.amplifier("p", format!("s{s}")).raw(lines(s, &[0, 1])).write();
+    }
+    let (home, dir) = own_cache();
+    let info = |env_max: Option<&str>| {
+        let mut c = ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info");
+        if let Some(m) = env_max {
+            c = c.env("CI_CACHE_MAX_BYTES", m);
+        }
+        let run = c.run();
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+        run.json()
+    };
+    let before = info(None);
+    assert_eq!(
+        before,
+        vec![
+            serde_json::json!({"cache": dir.to_str().unwrap(), "state": "none yet", "files": 0, "bytes": 0, "max_bytes": 1u64 << 30})
+        ]
+    );
+    assert!(!dir.exists());
+    agg_in(home.path(), &["--by", "event"], tree.path());
+    let after = info(Some("2M"));
+    assert_eq!(after.len(), 2, "{after:?}");
+    let bytes = std::fs::metadata(dir.join(after[1]["file"].as_str().unwrap())).unwrap().len();
+    assert_eq!(after[0]["state"], "used");
+    assert_eq!(
+        (after[0]["files"].as_u64(), after[0]["bytes"].as_u64(), after[0]["max_bytes"].as_u64()),
+        (Some(1), Some(bytes), Some(2 << 20))
+    );
+    assert_eq!(after[1]["entries"], 3);
+    assert_eq!(after[1]["bytes"].as_u64(), Some(bytes));
+    assert_eq!(after[1]["question"]["tool"], "ci-agg");
+    assert_eq!(after[1]["question"]["query"]["by"], serde_json::json!(["event"]));
+}
+
+/// Past `CI_CACHE_MAX_BYTES`, the least recently used cache files go (never
+/// the one just written).
+#[test]
+fn the_cache_keeps_within_its_size_bound() {
+    let tree = Tree::new();
+    tree.amplifier("p", "s").raw(lines(0, &[0, 1, 2])).write();
+    let (home, dir) = own_cache();
+    let run = |q: &[&str], max: &str| {
+        let r = ci("ci-agg")
+            .env("XDG_CACHE_HOME", home.path())
+            .env("CI_CACHE_MAX_BYTES", max)
+            .args(q)
+            .arg(tree.path())
+            .run();
+        assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{r:?}");
+    };
+    let names = || {
+        let mut n: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        n.sort();
+        n
+    };
+    run(&["--by", "event"], "1G");
+    let first = names();
+    run(&["--by", "workspace"], "1G");
+    assert_eq!(names().len(), 2);
+    // A bound of one byte keeps only the file just written.
+    run(&["--tokens"], "1");
+    let last = names();
+    assert_eq!(last.len(), 1);
+    assert!(!first.contains(&last[0]));
+    let r = ci("ci-agg")
+        .env("XDG_CACHE_HOME", home.path())
+        .env("CI_CACHE_MAX_BYTES", "lots")
+        .args(["--by", "event,workspace"])
+        .arg(tree.path())
+        .run();
+    assert_eq!(
+        r.stderr,
+        "ci-agg: warning: CI_CACHE_MAX_BYTES=\"lots\": expected a whole number of bytes with an optional k, M or G suffix (1024-based: 1k = 1024); using 1073741824\n"
+    );
+}
