@@ -5,8 +5,10 @@
 //! count, metric states and cost sources), bit for bit: exact decimals as
 //! their 128-bit value, floating-point figures as their bits. A warm run
 //! reads one such state per capture; as JSON lines that cost ~1 µs a line (50 ms for the
-//! 3,600 captures of a 1 GB corpus), this a small fraction of it. States it
-//! does not cover (held responses, percentile estimates) keep the line form.
+//! 3,600 captures of a 1 GB corpus), this a small fraction of it. Held
+//! responses (`--tokens` over Claude Code) follow the groups
+//! ([`Responses::write_bin`]). States it does not cover (percentile
+//! estimates) keep the line form.
 //!
 //! Layout, little-endian: `u32` groups; per group: `u32` keys, each a tag
 //! byte (0 null, 1 false, 2 true, 3 number, 4 string, 5 JSON) and for 3–5 a
@@ -24,17 +26,15 @@ use super::decimal::Decimal;
 use super::field::{KeyVal, Num};
 use super::groups::{Group, Groups};
 use super::query::Query;
+use super::responses::Responses;
 use super::stat::{Quantiles, Stat, Sum};
 
 /// The first byte of a binary state (a line-form state starts with `{`).
 pub const TAG: u8 = 1;
 
 /// The binary form of `g`, or `None` when it holds what this form does not
-/// cover (held responses, a t-digest).
+/// cover (a t-digest).
 pub fn encode(g: &Groups) -> Option<Vec<u8>> {
-    if !g.responses.is_empty() {
-        return None;
-    }
     let mut w = vec![TAG];
     len(&mut w, g.map.len());
     for (key, group) in &g.map {
@@ -49,21 +49,26 @@ pub fn encode(g: &Groups) -> Option<Vec<u8>> {
             stat(&mut w, s)?;
         }
     }
+    g.responses.write_bin(&mut w);
     Some(w)
 }
 
 /// Reads a binary state of `q` back; `None` when it is not one.
 pub fn decode(b: &[u8], q: &Query) -> Option<Groups> {
-    let mut g = Groups::default();
-    for (key, group) in groups(b, q)? {
+    let (groups, responses) = groups(b, q)?;
+    let mut g = Groups { responses, ..Groups::default() };
+    for (key, group) in groups {
         g.merge_group(key, group);
     }
     Some(g)
 }
 
-/// The groups of a binary state of `q`, in its order, to merge into a
-/// state at hand; `None` when it is not one.
-pub fn groups(b: &[u8], q: &Query) -> Option<Vec<(Vec<KeyVal>, Group)>> {
+/// Groups with their keys, in a state's order.
+pub type KeyedGroups = Vec<(Vec<KeyVal>, Group)>;
+
+/// The groups of a binary state of `q`, in its order, and its held
+/// responses, to merge into a state at hand; `None` when it is not one.
+pub fn groups(b: &[u8], q: &Query) -> Option<(KeyedGroups, Responses)> {
     let mut r = Reader(b);
     if r.u8()? != TAG {
         return None;
@@ -85,16 +90,18 @@ pub fn groups(b: &[u8], q: &Query) -> Option<Vec<(Vec<KeyVal>, Group)>> {
         let stats = (0..n).map(|_| r.stat()).collect::<Option<Vec<_>>>()?;
         out.push((key, Group { count, stats, cost }));
     }
-    (r.left() == 0).then_some(out)
+    let responses = Responses::read_bin(&mut r, q.keys.len())?;
+    (r.left() == 0).then_some((out, responses))
 }
 
+pub(super) use crate::cache::wire::put_len;
 use crate::cache::wire::{put_bytes, put_len as len, Reader};
 
-fn text(w: &mut Vec<u8>, s: &str) {
+pub(super) fn text(w: &mut Vec<u8>, s: &str) {
     put_bytes(w, s.as_bytes());
 }
 
-fn key_val(w: &mut Vec<u8>, k: &KeyVal) {
+pub(super) fn key_val(w: &mut Vec<u8>, k: &KeyVal) {
     match k {
         KeyVal::Null => w.push(0),
         KeyVal::Bool(false) => w.push(1),
@@ -116,7 +123,7 @@ fn key_val(w: &mut Vec<u8>, k: &KeyVal) {
 
 const SOURCE_BITS: [Sources; 3] = [Sources::WRITER, Sources::COMPUTED, Sources::UNPRICED];
 
-fn tally(w: &mut Vec<u8>, t: &Tally) {
+pub(super) fn tally(w: &mut Vec<u8>, t: &Tally) {
     let bits =
         SOURCE_BITS.iter().enumerate().filter(|(_, s)| t.sources.contains(**s)).fold(0u8, |b, (i, _)| b | 1 << i);
     w.push(bits);
@@ -126,7 +133,7 @@ fn tally(w: &mut Vec<u8>, t: &Tally) {
     }
 }
 
-fn num(w: &mut Vec<u8>, n: Option<Num>) {
+pub(super) fn num(w: &mut Vec<u8>, n: Option<Num>) {
     match n {
         None => w.push(0),
         Some(Num::Exact(d)) => {
@@ -174,7 +181,7 @@ fn stat(w: &mut Vec<u8>, s: &Stat) -> Option<()> {
 }
 
 /// The reads of a state's pieces.
-trait StatePieces {
+pub(super) trait StatePieces {
     fn key_val(&mut self) -> Option<KeyVal>;
     fn tally(&mut self) -> Option<Tally>;
     fn num(&mut self) -> Option<Option<Num>>;

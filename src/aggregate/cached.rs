@@ -44,10 +44,9 @@ use crate::session::Capture;
 use crate::source::{ReadEnd, Tail};
 
 use super::bin;
-use super::field::KeyVal;
-use super::groups::Group;
 use super::partial::{self, Merger};
 use super::query::{Preset, Query};
+use super::responses::Responses;
 use super::Answer;
 
 /// Bumped when what an entry's state means changes without the crate
@@ -96,8 +95,8 @@ pub struct Cache {
 
 /// A capture's kept state, read back.
 pub enum Kept {
-    /// The groups of a `--by`/`--tokens` state.
-    Groups(Vec<(Vec<KeyVal>, Group)>),
+    /// The groups of a `--by`/`--tokens` state, and its held responses.
+    Groups(bin::KeyedGroups, Responses),
     /// Any state.
     Answer(Answer),
 }
@@ -106,13 +105,14 @@ impl Kept {
     /// Merges it into `answer` (the same query's).
     pub fn merge_into(self, answer: &mut Answer) {
         match (self, answer) {
-            (Kept::Groups(groups), Answer::Groups(g)) => {
+            (Kept::Groups(groups, responses), Answer::Groups(g)) => {
                 for (key, group) in groups {
                     g.merge_group(key, group);
                 }
+                g.responses.merge(responses);
             }
             (Kept::Answer(a), answer) => answer.merge(a),
-            (Kept::Groups(_), _) => {}
+            (Kept::Groups(..), _) => {}
         }
     }
 
@@ -324,7 +324,7 @@ fn encode(q: &Query, answer: &Answer) -> Vec<u8> {
 fn decode(q: &Query, payload: &[u8]) -> Option<Kept> {
     if payload.first() == Some(&bin::TAG) {
         return match q.preset {
-            Preset::Group | Preset::Tokens => bin::groups(payload, q).map(Kept::Groups),
+            Preset::Group | Preset::Tokens => bin::groups(payload, q).map(|(g, r)| Kept::Groups(g, r)),
             _ => None,
         };
     }

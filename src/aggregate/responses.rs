@@ -275,6 +275,84 @@ impl Responses {
     }
 }
 
+impl Responses {
+    /// The binary form of the held responses ([`super::bin`]): the key
+    /// table, the paths, then each response (message key, key index, the
+    /// five figures, cost sources, best copy's total, path index and line).
+    pub fn write_bin(&self, w: &mut Vec<u8>) {
+        use super::bin::{key_val, num, put_len, tally, text};
+        put_len(w, self.keys.list.len());
+        for key in &self.keys.list {
+            put_len(w, key.len());
+            for k in key {
+                key_val(w, k);
+            }
+        }
+        let mut paths: Vec<&str> = vec![];
+        let mut ids: foldhash::HashMap<&str, usize> = Default::default();
+        let path_of: Vec<usize> = self
+            .held
+            .iter()
+            .map(|h| {
+                *ids.entry(&h.best.1).or_insert_with(|| {
+                    paths.push(&h.best.1);
+                    paths.len() - 1
+                })
+            })
+            .collect();
+        put_len(w, paths.len());
+        for p in &paths {
+            text(w, p);
+        }
+        put_len(w, self.index.len());
+        for (message, &at) in &self.index {
+            let h = &self.held[at];
+            text(w, message);
+            put_len(w, h.key as usize);
+            for u in h.usage {
+                num(w, u);
+            }
+            tally(w, &h.cost);
+            w.extend_from_slice(&h.best.0.to_bits().to_le_bytes());
+            put_len(w, path_of[at]);
+            w.extend_from_slice(&h.best.2.to_le_bytes());
+        }
+    }
+
+    /// Reads [`Responses::write_bin`] back for a query of `keys` keys.
+    pub fn read_bin(r: &mut crate::cache::wire::Reader<'_>, keys: usize) -> Option<Responses> {
+        use super::bin::StatePieces;
+        let mut out = Responses::default();
+        for _ in 0..r.count()? {
+            let n = r.count()?;
+            if n != keys {
+                return None;
+            }
+            let key = (0..n).map(|_| r.key_val()).collect::<Option<Vec<_>>>()?;
+            // Each key once: its place in the table is its index.
+            let expected = out.keys.list.len();
+            if out.keys.intern(key) as usize != expected {
+                return None;
+            }
+        }
+        let paths = (0..r.count()?).map(|_| r.text().map(Arc::<str>::from)).collect::<Option<Vec<_>>>()?;
+        for _ in 0..r.count()? {
+            let message = r.text()?;
+            let key = u32::try_from(r.count()?).ok().filter(|&k| (k as usize) < out.keys.list.len())?;
+            let mut usage = [None; 5];
+            for u in &mut usage {
+                *u = r.num()?;
+            }
+            let cost = r.tally()?;
+            let total = f64::from_bits(r.u64()?);
+            let path = paths.get(r.count()?)?.clone();
+            let line = r.u64()?;
+            out.merge_one(message, Held { key, usage, cost, best: (total, path, line) });
+        }
+        Some(out)
+    }
+}
+
 /// A copy's figures as written (the last one the writer's cost) and its token total.
 fn token_figures(ev: &Event<'_>) -> ([Option<Num>; 5], f64) {
     let usage = ev.tokens().map(|raw| match raw.map(|r| Val::Raw(r).numeric()) {

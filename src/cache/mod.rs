@@ -1,6 +1,6 @@
-//! Where the capture index lives and when a file in it is trusted (issue 16,
-//! first step: the container; nothing reads or writes an index through it yet;
-//! see `docs/index-plan.md`).
+//! The capture cache: where it lives, its files, and when what it holds of a
+//! capture is still true (`docs/cache.md`; ci-agg's use of it:
+//! [`crate::aggregate::cached`]).
 //!
 //! - [`dir`]: the cache directory, `$XDG_CACHE_HOME/ci-tools` (default
 //!   `~/.cache/ci-tools`), created mode 0700. It holds extracted content of
@@ -17,6 +17,11 @@
 //!   bytes indexed, length, modification time, hashes of the first bytes and
 //!   of the last indexed line), and the verdict on the file now: current,
 //!   grown (read the new bytes only), or to be built again.
+//! - [`store`]: one question's entries (a capture's identity and the
+//!   question's state of its whole lines), one file per question.
+//! - [`usage`]: what the directory holds, and keeping it within its bound
+//!   (least recently used files removed).
+//! - [`wire`]: the checked little-endian pieces the bodies are made of.
 
 pub mod dir;
 pub mod file;

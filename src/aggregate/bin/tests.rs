@@ -48,3 +48,33 @@ fn a_state_reads_back_as_its_partial_lines_say() {
     }
     assert!(decode(&bytes, &query(&["event"], &[])).is_none());
 }
+
+#[test]
+fn held_responses_read_back_as_their_partial_lines_say() {
+    let spec = QuerySpec {
+        preset: "tokens".into(),
+        by: vec!["day".into()],
+        measures: vec![],
+        tz: "UTC".into(),
+        cost: "auto".into(),
+        pricing: String::new(),
+    };
+    let q = Query::from_spec(spec, TimeZone::UTC).unwrap();
+    let mut m = crate::aggregate::partial::Merger::of_query(&q);
+    for l in [
+        r#"{"kind":"response","message":"msg_1\u0000req_1","key":["2026-03-01","claude-sonnet-4"],"usage":[4,512,0,1200,"0.0123"],"best":[1716.0,"/p/a.jsonl",12]}"#,
+        r#"{"kind":"response","message":"msg_2\u0000req_2","key":["2026-03-02",null],"usage":[1,null,2,3,null],"cost":{"sources":2,"unpriced":["x"]},"best":[6.0,"/p/a.jsonl",40]}"#,
+        r#"{"kind":"response","message":"msg_3\u0000req_3","key":["2026-03-01","claude-sonnet-4"],"usage":[1e-30,5,0,0,null],"best":[5.0,"/p/b.jsonl",1]}"#,
+        r#"{"kind":"group","key":["2026-03-01","m"],"count":2,"stats":[{"n":2,"sum":"3"},{"n":0},{"n":0},{"n":0},{"n":0}]}"#,
+    ] {
+        m.line(l.as_bytes()).unwrap_or_else(|e| panic!("{l}: {e}"));
+    }
+    let Some((_, Answer::Groups(g))) = m.finish() else { panic!("no state") };
+    let want = lines(&q, g.clone());
+    assert_eq!(want.iter().filter(|l| l.contains(r#""kind":"response""#)).count(), 3, "{want:?}");
+    let bytes = encode(&g).unwrap();
+    assert_eq!(lines(&q, decode(&bytes, &q).unwrap()), want);
+    for cut in 0..bytes.len() {
+        assert!(decode(&bytes[..cut], &q).is_none(), "cut at {cut}");
+    }
+}

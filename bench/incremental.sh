@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The capture cache (issue 16): cold, cache-building, warm and incremental
+# runs of the two repeated questions, side by side with DuckDB.
+#
+# Usage: bash bench/incremental.sh ROOT [RUNS]
+#   ROOT  an Amplifier corpus (gen-corpus --size 1G --seed 7 is the reference);
+#         it is copied to a temporary directory first (the incremental step
+#         appends to the copy), so ROOT itself is never changed.
+#   RUNS  hyperfine runs per command (default 5).
+# Environment: BIN_DIR (default target/release), KEEP=1 keeps the copy.
+#
+# Steps, every one timed by hyperfine with its own cache directory
+# (XDG_CACHE_HOME in a temporary directory, never the user's):
+#   cold      --no-cache (today's run: every byte read)
+#   build     an empty cache (the first run: reads everything, writes the cache)
+#   warm      the cache current (nothing changed since the last run)
+#   appended  after 1% more lines in 10% of the captures (every tenth
+#             capture, its first lines appended again), from the cache as it
+#             was before the append (restored before each run)
+#   duckdb    read_json GROUP BY event over the same files (bench/duck.py)
+# and checks that every cached answer equals the --no-cache one byte for byte.
+# Ratios are from one run on a shared machine: read them as rough.
+set -euo pipefail
+
+ROOT=${1:?usage: bench/incremental.sh ROOT [RUNS]}
+RUNS=${2:-5}
+HERE=$(cd "$(dirname "$0")" && pwd)
+BIN_DIR=${BIN_DIR:-$HERE/../target/release}
+export PATH="$BIN_DIR:$PATH"
+for t in hyperfine ci-find ci-agg; do
+    command -v "$t" >/dev/null || { echo "bench/incremental.sh: $t not found (cargo build --release; apt-get install hyperfine)" >&2; exit 2; }
+done
+
+WORK=$(mktemp -d)
+if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$WORK"' EXIT; fi
+echo "copying $ROOT to $WORK/root ..." >&2
+cp -a "$ROOT" "$WORK/root"
+R=$WORK/root
+export XDG_CACHE_HOME=$WORK/xdg
+CACHE=$XDG_CACHE_HOME/ci-tools
+corpus_bytes=$(du -sb "$R" | cut -f1)
+
+# mean milliseconds of a command (hyperfine JSON export)
+mean_ms() { python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["results"][0]["mean"]*1000))' "$1"; }
+time_it() { # NAME PREPARE COMMAND
+    local name=$1 prep=$2 cmd=$3
+    if [ -n "$prep" ]; then
+        hyperfine -w 1 -r "$RUNS" --prepare "$prep" --export-json "$WORK/$name.json" "$cmd" >/dev/null
+    else
+        hyperfine -w 1 -r "$RUNS" --export-json "$WORK/$name.json" "$cmd" >/dev/null
+    fi
+    mean_ms "$WORK/$name.json"
+}
+same() { # CMD_CACHED CMD_UNCACHED
+    if cmp -s <(bash -c "$1" 2>&1) <(bash -c "$2" 2>&1); then echo identical; else echo DIFFERENT; fi
+}
+
+declare -A Q=([event]="--by event" [tokens]="--tokens --by day")
+# The pipeline of question NAME, with the cache and without.
+pipe() { echo "ci-find --root '$R' | ci-agg ${Q[$1]}"; }
+nocache() { echo "ci-find --root '$R' | ci-agg --no-cache ${Q[$1]}"; }
+
+echo "| question | cold (--no-cache) | build (empty cache) | warm | cold / warm | output |"
+echo "|---|---|---|---|---|---|"
+for name in event tokens; do
+    cold=$(time_it "$name-cold" "" "bash -c \"$(nocache $name)\"")
+    build=$(time_it "$name-build" "rm -rf '$CACHE'" "bash -c \"$(pipe $name)\"")
+    bash -c "$(pipe $name)" >/dev/null 2>&1
+    warm=$(time_it "$name-warm" "" "bash -c \"$(pipe $name)\"")
+    echo "| ci-find \| ci-agg ${Q[$name]} | $cold ms | $build ms | $warm ms | $(python3 -c "print('%.1f×' % ($cold/$warm))") | $(same "$(pipe $name)" "$(nocache $name)") |"
+done
+
+cache_bytes=$(du -sb "$CACHE" | cut -f1)
+echo
+echo "cache: $cache_bytes bytes for $corpus_bytes bytes of captures ($(python3 -c "print('%.2f%%' % (100*$cache_bytes/$corpus_bytes))"))"
+
+# The incremental step: snapshot the cache, append, time runs from the snapshot.
+cp -a "$CACHE" "$WORK/snapshot"
+python3 - "$R" <<'PY'
+import os, sys
+root = sys.argv[1]
+paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f == "events.jsonl")
+appended = 0
+for p in paths[::10]:
+    with open(p, "rb") as f:
+        lines = f.read().split(b"\n")[:-1]
+    extra = lines[: max(1, len(lines) // 100)]
+    with open(p, "ab") as f:
+        f.write(b"".join(l + b"\n" for l in extra))
+    appended += len(extra)
+print(f"appended {appended} lines to {len(paths[::10])} of {len(paths)} captures", file=sys.stderr)
+PY
+echo
+echo "| question | cold after the append | from the cache before the append | cached / cold | output |"
+echo "|---|---|---|---|---|"
+for name in event tokens; do
+    cold=$(time_it "$name-cold2" "" "bash -c \"$(nocache $name)\"")
+    inc=$(time_it "$name-inc" "rm -rf '$CACHE' && cp -a '$WORK/snapshot' '$CACHE'" "bash -c \"$(pipe $name)\"")
+    rm -rf "$CACHE" && cp -a "$WORK/snapshot" "$CACHE"
+    echo "| ci-agg ${Q[$name]} | $cold ms | $inc ms | $(python3 -c "print('%.1f%%' % (100*$inc/$cold))") | $(same "$(pipe $name)" "$(nocache $name)") |"
+done
+
+if python3 -c 'import duckdb' 2>/dev/null; then
+    export R
+    sql="SELECT event, count(*) AS n FROM read_json('\$R/*/sessions/*/context-intelligence/events.jsonl', format='newline_delimited', ignore_errors=true, maximum_object_size=1073741824) GROUP BY event ORDER BY n DESC"
+    duck=$(time_it duck "" "python3 '$HERE/duck.py' \"$sql\"")
+    warm=$(mean_ms "$WORK/event-warm.json")
+    echo
+    echo "duckdb read_json GROUP BY event: $duck ms; warm ci-find | ci-agg --by event is $(python3 -c "print('%.1f×' % ($duck/$warm))") faster"
+else
+    echo
+    echo "duckdb: not installed (pip install duckdb), skipped"
+fi
