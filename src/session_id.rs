@@ -25,7 +25,7 @@ use crate::discover::Detail;
 use crate::error::{Error, Result};
 use crate::record::Event;
 use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
-use crate::source::{Flow, Input, SessionFlow, Visitor};
+use crate::source::{Flow, Input, Part, SessionFlow, Visitor};
 
 /// The shortest prefix that may stand for an id (Amplifier's rule).
 pub const MIN_PREFIX: usize = 8;
@@ -287,6 +287,18 @@ impl<V: Visitor> Visitor for Narrow<'_, V> {
 
     fn begin(&mut self, cap: &Capture, out: &mut Vec<u8>) -> bool {
         self.meet(&cap.session, &cap.display) && self.inner.begin(cap, out)
+    }
+
+    fn splits(&self) -> bool {
+        self.inner.splits()
+    }
+
+    fn begin_part(&mut self, cap: &Capture, part: &Part<'_>, out: &mut Vec<u8>) -> bool {
+        self.meet(&cap.session, &cap.display) && self.inner.begin_part(cap, part, out)
+    }
+
+    fn end_part(&mut self, cap: &Capture, part: &Part<'_>, out: &mut Vec<u8>) {
+        self.inner.end_part(cap, part, out)
     }
 
     fn line(&mut self, number: u64) -> Flow {

@@ -99,6 +99,11 @@ impl Visitor for Aggregator<'_> {
         }
     }
 
+    /// `--by` and `--tokens` merge exactly whatever the split ([`Query::splits`]).
+    fn splits(&self) -> bool {
+        self.q.splits()
+    }
+
     fn companion_begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) {
         self.usage_bytes = self.usage_finder(cap);
     }
