@@ -6,6 +6,7 @@ mod util;
 
 mod agg;
 mod cat;
+mod chunks;
 mod codex;
 mod codexgen;
 mod cost;

@@ -1,9 +1,17 @@
 use std::io::{Cursor, Write};
+use std::sync::OnceLock;
 
 use proptest::prelude::*;
 
 use super::*;
 use crate::lines::Site;
+use crate::output::Output;
+use crate::record::Event;
+use crate::source::{Flow, Input, RunOpts};
+
+/// The part size of the lib tests' runs (instead of [`CHUNK_ENV`], which a
+/// test cannot set safely while others run): small, so that a small file is split.
+pub(super) static CHUNK: OnceLock<u64> = OnceLock::new();
 
 /// `bytes` in a temporary file.
 fn file_of(bytes: &[u8]) -> File {
@@ -138,4 +146,71 @@ proptest! {
         bytes.extend(std::iter::repeat_n(b'z', torn));
         check(&bytes, chunk);
     }
+}
+
+/// A visitor that notes the parts it reads and the lines of its events.
+struct Noting {
+    parts: Vec<(usize, u64, u64, u64, bool)>,
+    lines: Vec<u64>,
+}
+
+impl Visitor for Noting {
+    fn splits(&self) -> bool {
+        true
+    }
+
+    fn begin_part(&mut self, _cap: &Capture, part: &Part<'_>, _out: &mut Vec<u8>) -> bool {
+        self.parts.push((part.index, part.start, part.end, part.first_line, part.last));
+        true
+    }
+
+    fn event(&mut self, ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
+        self.lines.push(ev.line);
+        Flow::Continue
+    }
+}
+
+#[test]
+fn a_large_capture_is_read_in_consecutive_parts_by_every_worker() {
+    CHUNK.get_or_init(|| 4096);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("events.jsonl");
+    let mut bytes = vec![];
+    let mut starts = vec![];
+    for i in 0..2000 {
+        starts.push(bytes.len() as u64);
+        let pad = "p".repeat(i * 37 % 300);
+        bytes.extend(
+            format!(
+                "{{\"event\":\"e{}\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"data\":{{\"pad\":\"{pad}\"}}}}\n",
+                i % 7
+            )
+            .as_bytes(),
+        );
+    }
+    std::fs::write(&path, &bytes).expect("write");
+    let diag = Diag::new("ci-test", false);
+    let opts = RunOpts { threads: 2, ..RunOpts::default() };
+    let made = crate::source::run(&[Input::Path(path)], &opts, &diag, &mut Output::stdout(), || Noting {
+        parts: vec![],
+        lines: vec![],
+    })
+    .expect("run");
+    assert!(made.iter().all(|v| !v.parts.is_empty()), "every worker read parts");
+    let mut parts: Vec<_> = made.iter().flat_map(|v| v.parts.iter().copied()).collect();
+    parts.sort();
+    let n = (bytes.len() as u64 / 4096) as usize;
+    assert_eq!(parts.len(), n);
+    let mut at = 0;
+    for (k, &(index, start, end, first_line, last)) in parts.iter().enumerate() {
+        assert_eq!((index, start, last), (k, at, k + 1 == n), "{parts:?}");
+        assert_eq!(first_line, starts.partition_point(|&s| s < start) as u64, "part {k}");
+        assert!(starts.binary_search(&start).is_ok(), "part {k} starts on a line");
+        at = end;
+    }
+    assert_eq!(at, bytes.len() as u64);
+    let mut lines: Vec<u64> = made.iter().flat_map(|v| v.lines.iter().copied()).collect();
+    lines.sort();
+    assert_eq!(lines, (1..=2000).collect::<Vec<u64>>());
+    assert_eq!((diag.bad_lines(), diag.failed()), (0, false));
 }
