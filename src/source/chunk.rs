@@ -64,6 +64,10 @@ const LOAD_STEP: usize = 1 << 20;
 
 /// The part size of this run ([`CHUNK_ENV`]).
 pub(super) fn chunk_bytes() -> u64 {
+    #[cfg(test)]
+    if let Some(bytes) = tests::CHUNK.get() {
+        return *bytes;
+    }
     std::env::var(CHUNK_ENV).ok().and_then(|v| v.parse::<u64>().ok()).map_or(CHUNK_BYTES, |b| b.max(1))
 }
 

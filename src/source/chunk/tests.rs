@@ -196,7 +196,11 @@ fn a_large_capture_is_read_in_consecutive_parts_by_every_worker() {
         lines: vec![],
     })
     .expect("run");
-    assert!(made.iter().all(|v| !v.parts.is_empty()), "every worker read parts");
+    assert!(
+        made.iter().all(|v| !v.parts.is_empty()),
+        "every worker read parts: {:?}",
+        made.iter().map(|v| v.parts.len()).collect::<Vec<_>>()
+    );
     let mut parts: Vec<_> = made.iter().flat_map(|v| v.parts.iter().copied()).collect();
     parts.sort();
     let n = (bytes.len() as u64 / 4096) as usize;
