@@ -5,19 +5,20 @@
 //! When: more than one thread, not following, a visitor that can take a
 //! capture in parts ([`Visitor::splits`]), a capture that is one file of a
 //! writer whose lines are independent ([`crate::format::Adapter::lines_independent`]:
-//! Amplifier), at least twice the part size ([`chunk_bytes`], 16 MiB) long.
+//! Amplifier), at least [`SPLIT_MIN`] (32 MiB) long ([`chunking`]).
 //!
 //! How: the file's length is cut into equal nominal ranges; a part holds the
 //! lines that start in its range (its first line starts at 0 or just after a
-//! newline, [`line_start`]), so a chunk never starts mid-line, and a range in
+//! newline, [`line_start`]), so a part never starts mid-line, and a range in
 //! the middle of one huge line holds none. The worker of part k loads the
-//! part whole into its line buffer ([`load`], one read, the same copy a whole
-//! read makes), counts its newlines and publishes the count; then it waits
-//! only for the counts of parts before k, whose sum is the number of its first
-//! line, and reads its lines from the buffer through the visitor as a whole
-//! read would (byte sites are file offsets; a byte-order mark is skipped
-//! before line 1 only; the last part reads on to the end of the file, where
-//! a torn last line is held back as always). The last part counts nothing.
+//! part whole into its line buffer ([`load`]: one read, the same copy a whole
+//! read makes), counting its newlines as they come in, and publishes the
+//! count; then it waits only for the counts of parts before k, whose sum
+//! is the number of its first line, and reads its lines from the buffer
+//! through the visitor as a whole read would (byte sites are file offsets; a
+//! byte-order mark is skipped before line 1 only; the last part reads on to
+//! the end of the file, where a torn last line is held back as always). The
+//! last part counts nothing.
 //!
 //! Order: the parts are consecutive units, so the writer writes their output
 //! in order. A part's reports on stderr are held back
@@ -51,24 +52,39 @@ use crate::session::Capture;
 
 /// The part size in bytes, for tests: a capture file of at least twice this
 /// is split into parts of about this size (at least 1; unset or not a
-/// number: [`CHUNK_BYTES`]). Not documented for users.
+/// number: [`PART_BYTES`] and [`SPLIT_MIN`]). Not documented for users.
 pub(super) const CHUNK_ENV: &str = "CI_CHUNK_BYTES";
 
-/// The default part size: 16 MiB, so files of 32 MiB and more are split.
-/// Each worker's line buffer grows to hold one part.
-pub(super) const CHUNK_BYTES: u64 = 16 << 20;
+/// The default part size: 2 MiB, so that a part loaded whole stays in the
+/// CPU's cache until it is parsed. Each worker's line buffer holds one part
+/// (more for a longer line).
+pub(super) const PART_BYTES: u64 = 2 << 20;
 
-/// How much more a part's load reads at a time when its last line goes on
-/// past its nominal end.
-const LOAD_STEP: usize = 1 << 20;
+/// Files shorter than this (32 MiB) are read whole: many captures keep the
+/// threads busy anyway, and a large file is what one thread is slow on.
+pub(super) const SPLIT_MIN: u64 = 32 << 20;
 
-/// The part size of this run ([`CHUNK_ENV`]).
-pub(super) fn chunk_bytes() -> u64 {
+/// How a run splits large captures: into parts of about `part` bytes,
+/// files of at least `least` bytes (at least two parts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Chunking {
+    pub(super) part: u64,
+    pub(super) least: u64,
+}
+
+/// A part is loaded and its newlines counted this many bytes at a time (a
+/// few bytes in the lib tests, to load in many steps).
+const LOAD_STEP: usize = if cfg!(test) { 7 } else { 256 * 1024 };
+
+/// How this run splits ([`CHUNK_ENV`]).
+pub(super) fn chunking() -> Chunking {
+    let part = std::env::var(CHUNK_ENV).ok().and_then(|v| v.parse::<u64>().ok());
     #[cfg(test)]
-    if let Some(bytes) = tests::CHUNK.get() {
-        return *bytes;
+    let part = tests::CHUNK.get().copied().or(part);
+    match part {
+        Some(part) => Chunking { part: part.max(1), least: part.max(1).saturating_mul(2) },
+        None => Chunking { part: PART_BYTES, least: SPLIT_MIN },
     }
-    std::env::var(CHUNK_ENV).ok().and_then(|v| v.parse::<u64>().ok()).map_or(CHUNK_BYTES, |b| b.max(1))
 }
 
 /// The nominal boundaries of the parts of a file of `len` bytes: `n + 1`
@@ -122,16 +138,16 @@ enum Count {
     ToEnd,
 }
 
-/// The split of `cap`, when it is read in parts of about `chunk` bytes.
-pub(super) fn split(cap: &Capture, chunk: u64) -> Option<Arc<Split>> {
+/// The split of `cap`, when it is read in parts ([`Chunking`]).
+pub(super) fn split(cap: &Capture, chunking: Chunking) -> Option<Arc<Split>> {
     let [file] = cap.files.as_slice() else {
         return None;
     };
     if !cap.format.adapter().lines_independent() {
         return None;
     }
-    let len = std::fs::metadata(file).ok().filter(|m| m.is_file())?.len();
-    let bounds = plan(len, chunk)?;
+    let len = std::fs::metadata(file).ok().filter(|m| m.is_file() && m.len() >= chunking.least)?.len();
+    let bounds = plan(len, chunking.part)?;
     let n = bounds.len() - 1;
     let display = if *file == cap.path { cap.display.clone() } else { file.to_string_lossy().into_owned() };
     Some(Arc::new(Split {
@@ -258,7 +274,7 @@ pub(super) fn line_start(file: &File, at: u64) -> io::Result<u64> {
     if at == 0 {
         return Ok(0);
     }
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut buf = [0u8; 8192];
     let mut pos = at - 1;
     loop {
         let n = match file.read_at(&mut buf, pos) {
@@ -274,39 +290,38 @@ pub(super) fn line_start(file: &File, at: u64) -> io::Result<u64> {
     }
 }
 
-/// The length of a part loaded from its first line on: up to just after the
-/// first newline at or after byte `nominal - 1` (the part's nominal end,
-/// relative to its start); `None` when `loaded` holds no such newline.
-pub(super) fn part_len(loaded: &[u8], nominal: usize) -> Option<usize> {
-    let from = nominal.saturating_sub(1);
+/// The length of a part loaded from its first line on, when `loaded` holds
+/// its end: just after the first newline at or after byte `from` (the
+/// part's nominal end - 1, relative to its start, or where the search left
+/// off).
+pub(super) fn part_len(loaded: &[u8], from: usize) -> Option<usize> {
     memchr::memchr(b'\n', loaded.get(from..)?).map(|i| from + i + 1)
 }
 
 /// Loads a part that starts at `start` (where `lines` stands) into `lines`'
 /// buffer and ends its input after the part's last line (the first newline
 /// at or after `end - 1`, or the end of the file); returns the part's
-/// newlines and where it ends.
+/// newlines and where it ends. The newlines are counted as the bytes come
+/// in, [`LOAD_STEP`] at a time, while they are in the CPU's cache.
 pub(super) fn load<R: io::Read>(lines: &mut LineReader<R>, start: u64, end: u64) -> io::Result<(u64, u64)> {
     let Some(nominal) = end.checked_sub(start).filter(|&n| n > 0) else {
         lines.end_at(start);
         return Ok((0, start));
     };
-    let nominal = usize::try_from(nominal).unwrap_or(usize::MAX);
-    let mut want = nominal;
+    let last_byte = usize::try_from(nominal - 1).unwrap_or(usize::MAX);
+    let (mut counted, mut count) = (0usize, 0u64);
     loop {
+        let want = counted.saturating_add(LOAD_STEP);
         let loaded = lines.preload(want)?;
-        let len = match part_len(loaded, nominal) {
-            Some(len) => len,
-            None if loaded.len() < want => loaded.len(),
-            None => {
-                want = loaded.len().saturating_add(LOAD_STEP);
-                continue;
-            }
-        };
-        let count = memchr::memchr_iter(b'\n', &loaded[..len]).count() as u64;
-        let end = start + len as u64;
-        lines.end_at(end);
-        return Ok((count, end));
+        let len = part_len(loaded, last_byte.max(counted));
+        let upto = len.unwrap_or(loaded.len());
+        count += memchr::memchr_iter(b'\n', &loaded[counted..upto]).count() as u64;
+        if let Some(len) = len.or((loaded.len() < want).then_some(upto)) {
+            let end = start + len as u64;
+            lines.end_at(end);
+            return Ok((count, end));
+        }
+        counted = upto;
     }
 }
 

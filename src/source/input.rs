@@ -41,14 +41,14 @@ pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
 }
 
 /// Reads the inputs in order and deals their units to the workers; with
-/// `chunk`, a large capture as parts of about that many bytes ([`chunk`]).
+/// `chunk`, a large capture as parts ([`chunk`]).
 pub(super) fn produce(
     inputs: &[Input],
     opts: &RunOpts,
     mut dealer: Dealer,
     diag: &Diag,
     batch: usize,
-    chunk: Option<u64>,
+    chunk: Option<chunk::Chunking>,
 ) {
     let detail = opts.detail;
     for input in inputs {
@@ -67,8 +67,8 @@ pub(super) fn produce(
 
 /// Deals a capture: whole, or with `chunk` when it is large, as its parts
 /// ([`chunk::split`]); false when the workers are gone.
-fn push(dealer: &mut Dealer, cap: Capture, chunk: Option<u64>) -> bool {
-    match chunk.and_then(|bytes| chunk::split(&cap, bytes)) {
+fn push(dealer: &mut Dealer, cap: Capture, chunk: Option<chunk::Chunking>) -> bool {
+    match chunk.and_then(|chunking| chunk::split(&cap, chunking)) {
         Some(split) => (0..split.parts()).all(|k| dealer.push(Unit::Part(PartUnit::new(Arc::clone(&split), k)))),
         None => dealer.push(Unit::Capture(Box::new(cap))),
     }

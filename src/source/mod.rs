@@ -108,7 +108,7 @@ where
         let visitors: Vec<V> = (0..n).map(|_| make()).collect();
         // One large capture is read by every worker when the visitor can
         // take it in parts (self::chunk).
-        let chunk = (n > 1 && !follow && visitors.iter().all(Visitor::splits)).then(self::chunk::chunk_bytes);
+        let chunk = (n > 1 && !follow && visitors.iter().all(Visitor::splits)).then(self::chunk::chunking);
         for mut visitor in visitors {
             let (wtx, wrx) = bounded::<Vec<Unit>>(4);
             let (otx, orx) = bounded::<Chunk>(8);

@@ -96,10 +96,11 @@ fn a_part_starts_after_the_first_newline_at_or_after_its_nominal_start_minus_one
     let starts: Vec<u64> = (0..=10).map(|at| line_start(&file, at).expect("line start")).collect();
     // At 3 the byte before is a newline: a line starts right there.
     assert_eq!(starts, [0, 3, 3, 3, 6, 6, 6, 7, 9, 9, 9]);
-    assert_eq!(part_len(b"ab\ncd\n", 1), Some(3));
-    assert_eq!(part_len(b"ab\ncd\n", 3), Some(3));
-    assert_eq!(part_len(b"ab\ncd\n", 4), Some(6));
-    assert_eq!(part_len(b"ab\ncd", 4), None);
+    assert_eq!(part_len(b"ab\ncd\n", 0), Some(3));
+    assert_eq!(part_len(b"ab\ncd\n", 2), Some(3));
+    assert_eq!(part_len(b"ab\ncd\n", 3), Some(6));
+    assert_eq!(part_len(b"ab\ncd", 3), None);
+    assert_eq!(part_len(b"ab\ncd", 9), None);
 }
 
 #[test]
