@@ -203,8 +203,17 @@ impl Split {
         self.changed.notify_all();
     }
 
-    /// Waits until `done(state)` holds; false when the run stops first.
-    fn wait(&self, diag: &Diag, mut done: impl FnMut(&State) -> bool) -> bool {
+    /// Waits until `done(state)` holds, calling `hand_on` first when it
+    /// must wait (the worker hands on its output, never while holding the
+    /// lock: that may wait for the writer); false when that fails or the run
+    /// stops first.
+    fn wait(&self, diag: &Diag, hand_on: impl FnOnce() -> bool, mut done: impl FnMut(&State) -> bool) -> bool {
+        if done(&self.lock()) {
+            return true;
+        }
+        if !hand_on() {
+            return false;
+        }
         let mut st = self.lock();
         while !done(&st) {
             if diag.is_stopped() || crate::signal::stop_requested() {
@@ -219,11 +228,11 @@ impl Split {
     }
 
     /// The number of lines before part `k`: the sum of the earlier parts'
-    /// counts, once all are published; `None` when one of them reads on to
-    /// the end (so part `k` reads nothing) or the run stops.
-    fn first_line(&self, k: usize, diag: &Diag) -> Option<u64> {
+    /// counts, once all are published ([`Split::wait`]); `None` when one of
+    /// them reads on to the end (so part `k` reads nothing) or the run stops.
+    fn first_line(&self, k: usize, diag: &Diag, hand_on: impl FnOnce() -> bool) -> Option<u64> {
         let mut sum = Some(0u64);
-        let published = self.wait(diag, |st| {
+        let published = self.wait(diag, hand_on, |st| {
             sum = Some(0);
             for c in &st.counts[..k] {
                 match c {
@@ -360,10 +369,8 @@ impl Worker<'_> {
                 Err(_) => split.publish(k, Count::ToEnd),
             }
         }
-        if !self.hand_on() {
-            return false;
-        }
-        let Some(first_line) = split.first_line(k, self.diag) else {
+        let diag = self.diag;
+        let Some(first_line) = split.first_line(k, diag, || self.hand_on()) else {
             self.buffer = lines.into_buffer();
             return self.skip_part(v, split, k);
         };
@@ -416,7 +423,8 @@ impl Worker<'_> {
     /// that is no capture, from the lines of all parts; then `end_part`.
     fn end_of_part<V: Visitor>(&mut self, v: &mut V, split: &Split, k: usize, part: Option<&Part<'_>>) -> bool {
         if k + 1 == split.parts() {
-            if !self.hand_on() || !split.wait(self.diag, |_| split.turn.load(Ordering::Acquire) == k) {
+            let diag = self.diag;
+            if !split.wait(diag, || self.hand_on(), |_| split.turn.load(Ordering::Acquire) == k) {
                 return false;
             }
             diag::write_reports(&diag::release_reports());
