@@ -5,20 +5,27 @@
 //! counted. Workers on several threads share one [`Diag`].
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 
 /// Writes one report to stderr, ignoring a closed stderr. Control characters
 /// in it (from a file name, an id, a value) are escaped, so it never forges
 /// a line and never reaches the terminal as an escape sequence
 /// ([`crate::output::printable::escape_report`]).
+///
+/// On a thread that holds its reports back ([`hold_reports`]) they are kept
+/// until its turn comes.
 pub fn eprint(args: fmt::Arguments<'_>) {
     REPORTS.with(|n| n.set(n.get() + 1));
     let text = args.as_str().map_or_else(|| Cow::Owned(args.to_string()), Cow::Borrowed);
     let safe = crate::output::printable::escape_report(&text);
+    if HELD.with(|h| h.borrow_mut().as_mut().is_some_and(|h| h.hold(safe.as_bytes()))) {
+        return;
+    }
     let mut e = std::io::stderr().lock();
     let _ = e.write_all(safe.as_bytes());
     let _ = e.write_all(b"\n");
@@ -35,6 +42,54 @@ thread_local! {
 /// run answered from it prints what a run without it prints).
 pub fn reports_here() -> u64 {
     REPORTS.with(std::cell::Cell::get)
+}
+
+/// Writes reports held back ([`release_reports`]) to stderr, as they are.
+pub fn write_reports(bytes: &[u8]) {
+    if !bytes.is_empty() {
+        let _ = std::io::stderr().lock().write_all(bytes);
+    }
+}
+
+thread_local! {
+    /// The reports this thread holds back ([`hold_reports`]).
+    static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+}
+
+/// Reports held back until `turn` is `mine`.
+struct Held {
+    turn: Arc<AtomicUsize>,
+    mine: usize,
+    buf: Vec<u8>,
+}
+
+impl Held {
+    /// Keeps `report` when it is not this thread's turn yet (true); else
+    /// writes what it kept, and the caller writes `report` (false).
+    fn hold(&mut self, report: &[u8]) -> bool {
+        if self.turn.load(Acquire) == self.mine {
+            write_reports(&std::mem::take(&mut self.buf));
+            return false;
+        }
+        self.buf.extend_from_slice(report);
+        self.buf.push(b'\n');
+        true
+    }
+}
+
+/// From now on this thread's reports ([`eprint`]: bad lines, errors,
+/// warnings) are held back while `turn` is not `mine`, and go to stderr
+/// directly once it is (what was held first). So the reports of one capture
+/// read in parts by several threads come out in the order of a whole read:
+/// the part whose turn it is writes, the others hold theirs until
+/// [`release_reports`] hands them to whoever writes them in turn.
+pub fn hold_reports(turn: Arc<AtomicUsize>, mine: usize) {
+    HELD.with(|h| *h.borrow_mut() = Some(Held { turn, mine, buf: Vec::new() }));
+}
+
+/// Ends [`hold_reports`] on this thread and returns the reports still held.
+pub fn release_reports() -> Vec<u8> {
+    HELD.with(|h| h.borrow_mut().take().map(|h| h.buf).unwrap_or_default())
 }
 
 /// Shared diagnostics of one run.

@@ -157,6 +157,34 @@ impl<R: Read> LineReader<R> {
         Resume { offset: self.base + self.pos as u64, number: self.number, mid_line: self.mid_line }
     }
 
+    /// Reads until at least `len` bytes are buffered from the read position
+    /// on, or the input ends, and returns the bytes buffered from there (a
+    /// part of a capture loaded whole to count its lines first,
+    /// [`crate::source`]'s chunked reading). The buffer grows to hold them.
+    pub fn preload(&mut self, len: usize) -> io::Result<&[u8]> {
+        while self.end - self.pos < len && !self.eof {
+            self.fill()?;
+        }
+        Ok(&self.buf[self.pos..self.end])
+    }
+
+    /// Ends the input at byte `offset`: bytes buffered after it are dropped
+    /// and nothing more is read. `offset` must be within what is buffered
+    /// ([`LineReader::preload`]); one outside is clamped to it.
+    pub fn end_at(&mut self, offset: u64) {
+        let at = usize::try_from(offset.saturating_sub(self.base)).unwrap_or(usize::MAX);
+        self.end = at.clamp(self.pos, self.end);
+        self.scanned = self.scanned.min(self.end);
+        self.eof = true;
+    }
+
+    /// Numbers the lines from here on after line `number` (the next line
+    /// returned is `number + 1`). A first line is read past a byte-order mark
+    /// only when `number` is 0.
+    pub fn set_line_number(&mut self, number: u64) {
+        self.number = number;
+    }
+
     /// Offset in the input after the last byte read.
     pub fn read_end(&self) -> u64 {
         self.base + self.end as u64

@@ -25,7 +25,7 @@ use crate::discover::Detail;
 use crate::error::{Error, Result};
 use crate::record::Event;
 use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
-use crate::source::{Flow, Input, SessionFlow, Visitor};
+use crate::source::{Flow, Input, Part, SessionFlow, Visitor};
 
 /// The shortest prefix that may stand for an id (Amplifier's rule).
 pub const MIN_PREFIX: usize = 8;
@@ -295,6 +295,22 @@ impl<V: Visitor> Visitor for Narrow<'_, V> {
 
     fn read_end(&mut self, cap: &Capture, end: &crate::source::ReadEnd<'_>) {
         self.inner.read_end(cap, end)
+    }
+
+    fn splits(&self) -> bool {
+        self.inner.splits()
+    }
+
+    fn answered(&mut self, cap: &Capture, reading: u64) -> bool {
+        self.meet(&cap.session, &cap.display) && self.inner.answered(cap, reading)
+    }
+
+    fn begin_part(&mut self, cap: &Capture, part: &Part<'_>, out: &mut Vec<u8>) -> bool {
+        self.meet(&cap.session, &cap.display) && self.inner.begin_part(cap, part, out)
+    }
+
+    fn end_part(&mut self, cap: &Capture, part: &Part<'_>, out: &mut Vec<u8>) {
+        self.inner.end_part(cap, part, out)
     }
 
     fn line(&mut self, number: u64) -> Flow {

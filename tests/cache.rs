@@ -551,3 +551,52 @@ fn the_cache_keeps_within_its_size_bound() {
         "ci-agg: warning: CI_CACHE_MAX_BYTES=\"lots\": expected a whole number of bytes with an optional k, M or G suffix (1024-based: 1k = 1024); using 1073741824\n"
     );
 }
+
+/// A capture read in parts by several threads (`CI_CHUNK_BYTES`): its
+/// parts' states are kept as one, answered from the cache without a part
+/// being read, and read again whole in parts once it changed.
+#[test]
+fn a_capture_read_in_parts_is_kept_whole() {
+    let tree = Tree::new();
+    let kinds: Vec<u8> = (0..400u32).map(|i| (i * 7 % 11) as u8).collect();
+    let cap = tree.amplifier("p", "big").raw(lines(0, &kinds)).write();
+    assert!(std::fs::metadata(&cap.events).unwrap().len() > 8 * 4096);
+    let (home, dir) = own_cache();
+    let run = |q: &[&str], cache: bool| {
+        let mut c = ci("ci-agg").env("XDG_CACHE_HOME", home.path()).env("CI_CHUNK_BYTES", "4096").arg("-j2").args(q);
+        if !cache {
+            c = c.arg("--no-cache");
+        }
+        let r = c.arg(&cap.events).run();
+        (r.stdout, r.stderr, r.code)
+    };
+    for q in [&["--by", "event"][..], &["--tokens", "--by", "day"][..]] {
+        let cold = run(q, false);
+        assert_eq!(cold.2, 0, "{cold:?}");
+        assert_eq!(run(q, true), cold, "{q:?}: building");
+        assert_eq!(run(q, true), cold, "{q:?}: answered");
+    }
+    let entries = |q: &str| {
+        let info = ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info").run().json();
+        info.iter()
+            .filter(|r| r["question"]["query"]["preset"] == q)
+            .map(|r| r["entries"].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!((entries("group"), entries("tokens")), (1, 1));
+    // Grown, torn, and rewritten in place: read again in parts each time.
+    use std::io::Write;
+    let mut f = std::fs::File::options().append(true).open(&cap.events).unwrap();
+    f.write_all(lines(900, &kinds[..50]).as_bytes()).unwrap();
+    for q in [&["--by", "event"][..], &["--tokens", "--by", "day"][..]] {
+        let cold = run(q, false);
+        assert_eq!(run(q, true), cold, "{q:?}: grown");
+        assert_eq!(run(q, true), cold, "{q:?}: grown, answered");
+    }
+    f.write_all(b"{\"event\":\"torn").unwrap();
+    let cold = run(&["--by", "event"], false);
+    assert!(cold.1.contains("1 unfinished last line held back"), "{cold:?}");
+    assert_eq!(run(&["--by", "event"], true), cold, "torn");
+    assert_eq!(run(&["--by", "event"], true), cold, "torn, again");
+    assert!(dir.exists());
+}

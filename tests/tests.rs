@@ -7,6 +7,7 @@ mod util;
 mod agg;
 mod cache;
 mod cat;
+mod chunks;
 mod codex;
 mod codexgen;
 mod cost;

@@ -85,6 +85,9 @@ pub fn label(q: &Query) -> String {
 #[derive(Debug)]
 pub struct Cache {
     store: Store,
+    /// Captures read in parts by several threads ([`crate::source::Part`]):
+    /// the verdict the first part took, and the parts' states as they end.
+    split: std::sync::Mutex<std::collections::HashMap<(PathBuf, u64), Split>>,
     /// Whether a grown capture may be read from its old end on (else from the start).
     resumable: bool,
     /// To make capture paths absolute.
@@ -146,7 +149,7 @@ pub struct Reading {
     base_last_line: Option<u64>,
     base_untimed: u64,
     /// Whether an entry was there (dropped when this read cannot be kept).
-    had_entry: bool,
+    pub had_entry: bool,
     /// Reports this thread had printed when the capture began.
     reports: u64,
     /// What reading ended with: the file's identity and its whole lines.
@@ -192,7 +195,7 @@ impl Cache {
         let resumable = matches!(q.preset, Preset::Group | Preset::Tokens) && !q.needs_agent();
         let cwd = std::env::current_dir().unwrap_or_default();
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        Some(Cache { store, resumable, cwd, now })
+        Some(Cache { store, split: Default::default(), resumable, cwd, now })
     }
 
     /// What to do with `cap` (`companions`: whether the visitor reads a
@@ -299,6 +302,119 @@ impl Cache {
 fn settled(entry: &crate::cache::EntryRef<'_>) -> bool {
     const MARGIN_NS: i128 = 2_000_000_000;
     entry.identity.mtime_ns.saturating_add(MARGIN_NS) < i128::from(entry.used).saturating_mul(1_000_000_000)
+}
+
+/// A capture read in parts: answered from the cache, read without it, or
+/// read for it (its parts' states gathered until the last part ends).
+#[derive(Debug)]
+enum Split {
+    Answered,
+    Uncached,
+    Reading(Box<Gathered>),
+}
+
+/// The parts of a split capture read so far.
+#[derive(Debug)]
+struct Gathered {
+    had_entry: bool,
+    states: Vec<Answer>,
+    untimed: u64,
+    silent: bool,
+    end: Option<(Identity, u64)>,
+}
+
+/// One part being read for the cache.
+#[derive(Debug)]
+pub struct PartReading {
+    key: PathBuf,
+    reading: u64,
+    reports: u64,
+}
+
+impl Cache {
+    /// [`crate::source::Visitor::answered`] for a capture read in parts:
+    /// the first part to ask takes the verdict for all (and, answered from
+    /// the cache, gets the kept state to merge, once); the others get the
+    /// same verdict. A capture that grew is read again whole (parts start
+    /// at the file's start).
+    pub fn answered(&self, q: &Query, cap: &Capture, reading: u64) -> (bool, Option<(Kept, u64)>) {
+        let key = (self.key(&cap.path), reading);
+        let Ok(mut split) = self.split.lock() else { return (false, None) };
+        if let Some(s) = split.get(&key) {
+            return (matches!(s, Split::Answered), None);
+        }
+        let (state, kept) = match self.begin(q, cap, false) {
+            Begin::Answered(kept, untimed) => (Split::Answered, Some((kept, untimed))),
+            Begin::Read(r) => (
+                Split::Reading(Box::new(Gathered {
+                    had_entry: r.had_entry,
+                    states: vec![],
+                    untimed: 0,
+                    silent: true,
+                    end: None,
+                })),
+                None,
+            ),
+            Begin::Uncached => (Split::Uncached, None),
+        };
+        let answered = matches!(state, Split::Answered);
+        split.insert(key, state);
+        (answered, kept)
+    }
+
+    /// A part of `cap` begins: `None` when it is not read for the cache.
+    pub fn part_begin(&self, cap: &Capture, reading: u64) -> Option<PartReading> {
+        let key = self.key(&cap.path);
+        let split = self.split.lock().ok()?;
+        matches!(split.get(&(key.clone(), reading)), Some(Split::Reading(_))).then(|| PartReading {
+            key,
+            reading,
+            reports: crate::diag::reports_here(),
+        })
+    }
+
+    /// The last part of a capture read in parts tells how the file ended.
+    pub fn part_read_end(&self, p: &PartReading, end: &ReadEnd<'_>) {
+        if end.tail == Tail::Read || (end.last_line_at.is_none() && end.whole > 0) {
+            return;
+        }
+        let id = Identity::of(end.file, end.whole, end.last_line_at);
+        if let (Ok(id), Ok(mut split)) = (id, self.split.lock()) {
+            if let Some(Split::Reading(g)) = split.get_mut(&(p.key.clone(), p.reading)) {
+                g.end = Some((id, end.lines));
+            }
+        }
+    }
+
+    /// A part ended with `answer` (its state) and `untimed` records; after
+    /// the last part, the change to the store (the parts' states merged).
+    pub fn part_end(&self, q: &Query, p: PartReading, answer: &Answer, untimed: u64, last: bool) -> Option<Update> {
+        let silent = crate::diag::reports_here() == p.reports;
+        let mut split = self.split.lock().ok()?;
+        let key = (p.key, p.reading);
+        let Some(Split::Reading(g)) = split.get_mut(&key) else { return None };
+        g.states.push(answer.clone());
+        g.untimed = g.untimed.saturating_add(untimed);
+        g.silent &= silent;
+        if !last {
+            return None;
+        }
+        let Some(Split::Reading(g)) = split.remove(&key) else { return None };
+        let (key, _) = key;
+        let g = *g;
+        let mut whole = Answer::new(q);
+        for s in g.states {
+            whole.merge(s);
+        }
+        match g.end {
+            Some((identity, lines)) if g.silent && whole.self_contained() => Some(Update::Put(
+                key,
+                Entry { identity, lines, untimed: g.untimed, used: self.now, payload: encode(q, &whole) },
+            )),
+            _ if g.had_entry => Some(Update::Drop(key)),
+            _ => None,
+        }
+    }
 }
 
 /// A capture's state as kept: the binary form of a `--by`/`--tokens` state

@@ -181,6 +181,17 @@ impl Query {
         self.keys.iter().any(Field::is_time)
     }
 
+    /// Whether the answer is the same however a capture's lines are split
+    /// among threads ([`crate::source::Visitor::splits`]): `--by` and
+    /// `--tokens` (per-event state, exact merges), without the agent (known
+    /// per capture, possibly from a line) and without percentiles (estimates
+    /// past 1024 values depend on the merge order). `--tools` and
+    /// `--sessions` pair calls and sessions across a capture's lines.
+    pub fn splits(&self) -> bool {
+        let estimates = self.measures.iter().flat_map(|m| &m.outs).any(|o| matches!(o, Out::P50 | Out::P95 | Out::P99));
+        matches!(self.preset, Preset::Group | Preset::Tokens) && !self.needs_agent() && !estimates
+    }
+
     /// Whether reading this query's fields needs the session's agent.
     pub fn needs_agent(&self) -> bool {
         self.keys.iter().chain(self.measures.iter().map(|m| &m.field)).any(|f| *f == Field::Agent)

@@ -48,6 +48,9 @@ pub struct Aggregator<'q> {
     /// The capture being read for the cache, and the thread's answer
     /// without it (the capture's own answer is `answer` meanwhile).
     reading: Option<(Box<Reading>, Answer)>,
+    /// A part of a split capture being read for the cache, and the
+    /// thread's answer without it.
+    part: Option<(cached::PartReading, Answer)>,
     /// Records counted without a usable timestamp.
     untimed: u64,
     /// What this thread changes in the cache.
@@ -71,6 +74,7 @@ impl<'q> Aggregator<'q> {
             key: String::new(),
             cache: None,
             reading: None,
+            part: None,
             untimed: 0,
             updates: Vec::new(),
         }
@@ -120,8 +124,41 @@ impl Visitor for Aggregator<'_> {
         }
     }
 
+    /// `--by` and `--tokens` merge exactly whatever the split ([`Query::splits`]).
+    fn splits(&self) -> bool {
+        self.q.splits()
+    }
+
     fn companion_begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) {
         self.usage_bytes = self.usage_finder(cap);
+    }
+
+    fn answered(&mut self, cap: &Capture, reading: u64) -> bool {
+        let Some(c) = self.cache else { return false };
+        let (answered, kept) = c.answered(self.q, cap, reading);
+        if let Some((kept, untimed)) = kept {
+            kept.merge_into(&mut self.answer);
+            self.diag.add_untimed(untimed);
+        }
+        answered
+    }
+
+    fn begin_part(&mut self, cap: &Capture, part: &crate::source::Part<'_>, _out: &mut Vec<u8>) -> bool {
+        if let Some(p) = self.cache.and_then(|c| c.part_begin(cap, part.reading)) {
+            let total = cached::swap_in(&mut self.answer, self.q, None);
+            self.untimed = 0;
+            self.part = Some((p, total));
+        }
+        self.begin_reading(cap)
+    }
+
+    fn end_part(&mut self, cap: &Capture, part: &crate::source::Part<'_>, _out: &mut Vec<u8>) {
+        self.end_capture(cap);
+        if let (Some((p, total)), Some(c)) = (self.part.take(), self.cache) {
+            let mine = std::mem::replace(&mut self.answer, total);
+            self.updates.extend(c.part_end(self.q, p, &mine, self.untimed, part.last));
+            self.answer.merge(mine);
+        }
     }
 
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
@@ -140,12 +177,7 @@ impl Visitor for Aggregator<'_> {
                 Begin::Uncached => {}
             }
         }
-        self.usage_bytes = self.usage_finder(cap);
-        self.cx.capture_agent = cap.record.as_ref().and_then(|r| r.agent.clone());
-        if self.q.preset == Preset::Sessions {
-            self.current = Some(SessionState::new(&cap.session, cap.record.as_ref()));
-        }
-        true
+        self.begin_reading(cap)
     }
 
     fn event(&mut self, ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
@@ -209,6 +241,9 @@ impl Visitor for Aggregator<'_> {
         if let Some((r, _)) = &mut self.reading {
             r.read_end(end);
         }
+        if let (Some((p, _)), Some(c)) = (&self.part, self.cache) {
+            c.part_read_end(p, end);
+        }
     }
 
     fn end(&mut self, cap: &Capture, _out: &mut Vec<u8>) {
@@ -222,6 +257,16 @@ impl Visitor for Aggregator<'_> {
 }
 
 impl Aggregator<'_> {
+    /// What begins with a capture (or a part of one) being read.
+    fn begin_reading(&mut self, cap: &Capture) -> bool {
+        self.usage_bytes = self.usage_finder(cap);
+        self.cx.capture_agent = cap.record.as_ref().and_then(|r| r.agent.clone());
+        if self.q.preset == Preset::Sessions {
+            self.current = Some(SessionState::new(&cap.session, cap.record.as_ref()));
+        }
+        true
+    }
+
     /// What ends with a capture: its calls paired, its session summed up.
     fn end_capture(&mut self, cap: &Capture) {
         self.cx.capture_agent = None;

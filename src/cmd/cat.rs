@@ -186,6 +186,12 @@ impl Visitor for Cat<'_> {
         true
     }
 
+    /// Each event is printed on its own: a capture may be read in parts,
+    /// except for --lines, --head and --tail (they stop or count per capture).
+    fn splits(&self) -> bool {
+        self.lines.is_none() && self.head.is_none() && self.tail.is_none()
+    }
+
     fn line(&mut self, n: u64) -> Flow {
         match self.lines {
             Some((_, b)) if n > b => Flow::Stop,

@@ -276,6 +276,12 @@ impl Visitor for Filter<'_> {
         self.lazy
     }
 
+    /// Each event passes or not on its own, and what is kept for the
+    /// warnings merges whatever the split: a capture may be read in parts.
+    fn splits(&self) -> bool {
+        true
+    }
+
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
         // Skipping a capture is only sound when no event of it can pass.
         self.invert || self.sel.capture_may_match(cap)
@@ -307,7 +313,10 @@ impl Visitor for Filter<'_> {
 /// typo such as `tool:pr` would otherwise print nothing without a word), with
 /// the nearest event name read when one is close.
 fn warn_unmatched_events(sel: &crate::predicate::Selection, visitors: &[Filter<'_>], diag: &Diag) {
-    let read: Vec<&str> = visitors.iter().flat_map(|v| v.names.iter().map(String::as_str)).collect();
+    // In name order, once each, whatever the threads each saw.
+    let read: std::collections::BTreeSet<&str> =
+        visitors.iter().flat_map(|v| v.names.iter().map(String::as_str)).collect();
+    let read: Vec<&str> = read.into_iter().collect();
     if read.is_empty() {
         return; // no event was read: nothing to compare with
     }

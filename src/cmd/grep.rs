@@ -18,7 +18,7 @@ use crate::search::tape;
 use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
 use crate::session::{Capture, SessionRecord, Writer};
-use crate::source::{self, Flow, Input, RunOpts, Visitor};
+use crate::source::{self, Flow, Input, Part, RunOpts, Visitor};
 use crate::window::{Keep, Window};
 
 const EXAMPLES: &str = "\
@@ -259,6 +259,21 @@ impl Visitor for Grep<'_> {
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
         self.count = 0;
         self.cfg.narrow.capture_may_match(cap)
+    }
+
+    /// Matches are per line and -c counts add up (over the parts of a
+    /// capture, [`Part::tally`]): a capture may be read in parts, except
+    /// with -m and -l, which stop reading a capture at its Nth match.
+    fn splits(&self) -> bool {
+        self.limit() == u64::MAX
+    }
+
+    fn end_part(&mut self, cap: &Capture, part: &Part<'_>, out: &mut Vec<u8>) {
+        let total = part.tally(self.count);
+        if part.last {
+            self.count = total;
+            self.end(cap, out);
+        }
     }
 
     fn precheck(&mut self, raw: &[u8]) -> bool {

@@ -97,6 +97,11 @@ impl Adapter for Amplifier {
         Writer::Amplifier
     }
 
+    /// Every line is a whole event on its own, in one JSONL file.
+    fn lines_independent(&self) -> bool {
+        true
+    }
+
     /// The env var (whitespace trimmed, `~` expanded, a relative value
     /// ignored with a warning), else `~/.amplifier/projects`.
     fn default_roots(&self, diag: &Diag) -> Vec<PathBuf> {

@@ -387,6 +387,16 @@ pub trait Adapter: Sync {
         false
     }
 
+    /// Whether each line's events depend on that line alone: nothing is
+    /// observed ([`Adapter::observe`]), [`Adapter::parts`] ignores the state,
+    /// and a session is plain JSONL files read line by line in file order
+    /// (not [`Adapter::lines_of`], not [`Adapter::time_ordered`], no
+    /// [`Adapter::companion`]). A large capture file of such a writer may be
+    /// read in parts by several threads ([`crate::source`]). The default: no.
+    fn lines_independent(&self) -> bool {
+        false
+    }
+
     /// The workspace the line itself names (`None`: fall back to the session's).
     fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>>;
 
@@ -663,6 +673,22 @@ pub(crate) fn str_at<'a>(v: Raw<'a>, key: &str) -> Option<Cow<'a, str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_writer_whose_lines_are_independent_keeps_no_state_across_them() {
+        for w in WRITERS {
+            let a = w.adapter();
+            if a.lines_independent() {
+                assert!(!a.time_ordered() && !a.multi_part(), "{w:?}");
+                assert!(!a.observes(b"{}") && !a.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
+            }
+        }
+        assert!(Writer::Amplifier.adapter().lines_independent());
+        assert!(!Writer::Codex.adapter().lines_independent());
+        assert!(!Writer::ClaudeTranscript.adapter().lines_independent());
+        assert!(!Writer::ClaudeHooks.adapter().lines_independent());
+        assert!(!Writer::ClaudeHookLogs.adapter().lines_independent());
+    }
 
     #[test]
     fn usage_order_is_the_index_of_tokens() {

@@ -144,3 +144,18 @@ fn shrink_keeps_what_is_held() {
     r.shrink(16);
     assert_eq!(r.pending(), 1000);
 }
+
+#[test]
+fn a_preloaded_input_ends_where_it_is_told_and_numbers_on_from_a_given_line() {
+    let input = b"ab\ncd\nef\ngh";
+    let mut lines = LineReader::with_capacity(Trickle(&input[..], 2), 1);
+    let held = lines.preload(6).expect("preload").to_vec();
+    assert!(held.len() >= 6 && input.starts_with(&held), "{held:?}");
+    lines.end_at(6);
+    lines.set_line_number(40);
+    let l = lines.next_line().expect("read").expect("a line");
+    assert_eq!((l.bytes, l.number, l.site.offset, l.terminated), (&b"ab"[..], 41, 0, true));
+    let l = lines.next_line().expect("read").expect("a line");
+    assert_eq!((l.bytes, l.number, l.site.offset, l.terminated), (&b"cd"[..], 42, 3, true));
+    assert!(lines.next_line().expect("read").is_none(), "nothing after the end");
+}

@@ -134,15 +134,7 @@ impl Worker<'_> {
             self.file_ends = Ends::at(at);
             let read = self.capture_lines(v, cap, display, &mut lines, self.follow);
             if single && matches!(read, Read::Done) {
-                let e = self.file_ends;
-                let end = ReadEnd {
-                    file: lines.get_ref(),
-                    whole: e.whole,
-                    last_line_at: e.last_line_at,
-                    lines: e.lines,
-                    tail: e.tail,
-                };
-                v.read_end(cap, &end);
+                self.read_end(v, cap, lines.get_ref());
             }
             if self.follow && matches!(read, Read::Done) {
                 self.keep_following(follow::Followed::new(cap.clone(), path.to_path_buf(), display.clone(), lines));
@@ -159,6 +151,13 @@ impl Worker<'_> {
         self.companion(v, cap);
         v.end(cap, &mut self.out);
         true
+    }
+
+    /// Tells the visitor how the file just read to its end ended
+    /// ([`Visitor::read_end`]).
+    pub(super) fn read_end<V: Visitor>(&self, v: &mut V, cap: &Capture, file: &std::fs::File) {
+        let e = self.file_ends;
+        v.read_end(cap, &ReadEnd { file, whole: e.whole, last_line_at: e.last_line_at, lines: e.lines, tail: e.tail });
     }
 
     /// A file named as PATH in no writer's layout of which not one line

@@ -3,6 +3,7 @@
 
 use crossbeam_channel::Sender;
 
+use super::chunk::PartUnit;
 use crate::session::{Capture, SessionRecord};
 
 /// Units dealt to a worker at once, at most (fewer when reading stdin would
@@ -15,6 +16,8 @@ pub(super) const DEAL_BYTES: u64 = 1 << 20;
 /// A unit of work.
 pub(super) enum Unit {
     Capture(Box<Capture>),
+    /// A part of a capture split across threads ([`super::chunk`]).
+    Part(PartUnit),
     /// A session record read from stdin, and its line.
     Session(Box<SessionRecord>, Vec<u8>),
     /// Piped lines, `\n`-separated, the first being line `first` of stdin;
@@ -32,6 +35,7 @@ impl Unit {
     fn weight(&self) -> u64 {
         match self {
             Unit::Capture(cap) => cap.record.as_ref().map_or(0, |r| r.bytes),
+            Unit::Part(part) => part.weight(),
             Unit::Session(rec, _) => rec.bytes,
             Unit::Piped { buf, .. } => buf.len() as u64,
         }

@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
+use super::chunk::{self, PartUnit};
 use super::deal::{Dealer, Unit};
 use super::stdin::{produce_stdin, stdin_has_data};
 use super::RunOpts;
@@ -37,22 +40,37 @@ pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
     args.iter().map(|a| if a.as_os_str() == "-" { Input::Stdin } else { Input::Path(a.clone()) }).collect()
 }
 
-/// Reads the inputs in order and deals their units to the workers.
-pub(super) fn produce(inputs: &[Input], opts: &RunOpts, mut dealer: Dealer, diag: &Diag, batch: usize) {
+/// Reads the inputs in order and deals their units to the workers; with
+/// `chunk`, a large capture as parts ([`chunk`]).
+pub(super) fn produce(
+    inputs: &[Input],
+    opts: &RunOpts,
+    mut dealer: Dealer,
+    diag: &Diag,
+    batch: usize,
+    chunk: Option<chunk::Chunking>,
+) {
     let detail = opts.detail;
     for input in inputs {
         let go_on = match input {
             Input::Stdin => produce_stdin(&mut dealer, diag, batch, opts.deal_on_idle),
-            Input::Path(p) => captures_at(p, detail, diag)
-                .into_iter()
-                .all(|c| dealer.push(Unit::Capture(Box::new(c))) && !diag.is_stopped()),
-            Input::Captures(caps) => {
-                caps.iter().all(|c| dealer.push(Unit::Capture(Box::new(c.clone()))) && !diag.is_stopped())
+            Input::Path(p) => {
+                captures_at(p, detail, diag).into_iter().all(|c| push(&mut dealer, c, chunk) && !diag.is_stopped())
             }
+            Input::Captures(caps) => caps.iter().all(|c| push(&mut dealer, c.clone(), chunk) && !diag.is_stopped()),
         };
         if !go_on || !dealer.flush() {
             return;
         }
+    }
+}
+
+/// Deals a capture: whole, or with `chunk` when it is large, as its parts
+/// ([`chunk::split`]); false when the workers are gone.
+fn push(dealer: &mut Dealer, cap: Capture, chunk: Option<chunk::Chunking>) -> bool {
+    match chunk.and_then(|chunking| chunk::split(&cap, chunking)) {
+        Some(split) => (0..split.parts()).all(|k| dealer.push(Unit::Part(PartUnit::new(Arc::clone(&split), k)))),
+        None => dealer.push(Unit::Capture(Box::new(cap))),
     }
 }
 

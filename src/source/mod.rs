@@ -9,7 +9,8 @@
 //! `ci-find`) is expanded into its capture's events and an event record passes
 //! through with the provenance it carries.
 //!
-//! Work is split into units (one capture, or a batch of piped lines) dealt to
+//! Work is split into units (one capture, a part of a large one read by
+//! every worker ([`chunk`]), or a batch of piped lines) dealt to
 //! worker threads in batches of consecutive units, each batch to the worker
 //! with the fewest bytes dealt so far (a deterministic rule: the same input
 //! is split the same way every run). Each worker runs its own
@@ -23,11 +24,12 @@
 //!
 //! The pieces, one module each: `input` (the inputs, and the producer that
 //! reads them in order) and `stdin` produce units; `deal` deals them; a
-//! `worker` reads them (a capture: `capture`, in time order: `timed`, piped
-//! lines: `piped`, following: [`follow`]) through the tool's [`Visitor`]
+//! `worker` reads them (a capture: `capture`, a part of one: `chunk`, in
+//! time order: `timed`, piped lines: `piped`, following: [`follow`]) through the tool's [`Visitor`]
 //! (`visitor`); `writer` writes their output in input order.
 
 mod capture;
+mod chunk;
 mod deal;
 pub mod follow;
 mod input;
@@ -40,7 +42,7 @@ mod writer;
 
 pub use self::input::{captures_at, inputs_from_args, Input};
 pub use self::stdin::stdin_has_data;
-pub use self::visitor::{Flow, ReadEnd, SessionFlow, Tail, Visitor};
+pub use self::visitor::{Flow, Part, ReadEnd, SessionFlow, Tail, Visitor};
 
 use crossbeam_channel::{bounded, unbounded};
 
@@ -103,10 +105,13 @@ where
         let mut work_tx = Vec::with_capacity(n);
         let mut out_rx = Vec::with_capacity(n);
         let mut workers = Vec::with_capacity(n);
-        for _ in 0..n {
+        let visitors: Vec<V> = (0..n).map(|_| make()).collect();
+        // One large capture is read by every worker when the visitor can
+        // take it in parts (self::chunk).
+        let chunk = (n > 1 && !follow && visitors.iter().all(Visitor::splits)).then(self::chunk::chunking);
+        for mut visitor in visitors {
             let (wtx, wrx) = bounded::<Vec<Unit>>(4);
             let (otx, orx) = bounded::<Chunk>(8);
-            let mut visitor = make();
             workers.push(s.spawn(move || {
                 let mut worker = Worker::new(diag, otx);
                 worker.follow = follow;
@@ -122,7 +127,7 @@ where
         let batch = if follow { 1 } else { BATCH };
         let (order_tx, order_rx) = if n > 1 { Some(unbounded()).unzip() } else { (None, None) };
         let dealer = Dealer::new(work_tx, order_tx, if follow { 1 } else { DEAL });
-        s.spawn(move || produce(inputs, opts, dealer, diag, batch));
+        s.spawn(move || produce(inputs, opts, dealer, diag, batch, chunk));
         let written = write_ordered(&out_rx, order_rx, out, follow);
         // The reader is gone (a closed pipe, or one a follower saw while
         // idle, which stopped the diagnostics): nothing more can be shown,

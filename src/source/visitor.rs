@@ -1,6 +1,9 @@
 //! What a tool plugs into the engine: a [`Visitor`], one per worker thread,
 //! called for each capture, line and event in input order, and the
-//! [`Flow`] it answers with.
+//! [`Flow`] it answers with; and the [`Part`] of a capture split across
+//! threads that a visitor reads.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::lines::Resume;
 use crate::record::Event;
@@ -54,6 +57,43 @@ pub enum SessionFlow {
     Handled,
 }
 
+/// One part of a large capture file split at line boundaries and read by
+/// several threads ([`Visitor::splits`], [`super::chunk`]): the bytes
+/// `start..end` of the file, whose first line is line `first_line + 1`.
+/// Parts are consecutive and cover the file; line numbers and byte sites
+/// are those of a whole read.
+#[derive(Debug, Clone, Copy)]
+pub struct Part<'a> {
+    /// Byte offset of the part's first line (0, or just after a newline).
+    pub start: u64,
+    /// Byte offset just after its last line's newline; for the last part,
+    /// the file's length when it was split (it reads on to the end of the
+    /// file as it is then).
+    pub end: u64,
+    /// The number of lines before the part (its first line is `first_line + 1`).
+    pub first_line: u64,
+    /// Which part, from 0.
+    pub index: usize,
+    /// Whether it is the capture's last part: its [`Visitor::end_part`] is
+    /// called after every other part's.
+    pub last: bool,
+    /// Which reading of the capture it is a part of: the same for every part
+    /// of one split, another for each split in the run (a capture named
+    /// twice is read twice).
+    pub reading: u64,
+    /// A sum shared by the capture's parts ([`Part::tally`]).
+    pub(super) tally: &'a AtomicU64,
+}
+
+impl Part<'_> {
+    /// Adds `n` to a sum shared by all parts of the capture and returns the
+    /// sum so far: in the last part's [`Visitor::end_part`], the whole
+    /// capture's (`ci-grep -c`: its matches).
+    pub fn tally(&self, n: u64) -> u64 {
+        self.tally.fetch_add(n, Ordering::AcqRel).saturating_add(n)
+    }
+}
+
 /// A tool's per-thread work on the event stream. Output goes to `out`, which
 /// the engine writes in input order.
 pub trait Visitor: Send {
@@ -90,8 +130,46 @@ pub trait Visitor: Send {
     }
 
     /// Called for a capture of one plain file (not in follow mode) when its
-    /// file was read to its end, before `end`.
+    /// file was read to its end, before `end` (for a capture read in parts:
+    /// by its last part, before its `end_part`, with the whole file's ends).
     fn read_end(&mut self, _cap: &Capture, _end: &ReadEnd<'_>) {}
+
+    /// Whether a large capture may be read in parts by several threads
+    /// ([`Part`], [`super::chunk`]): then each part is read by one visitor
+    /// between [`Visitor::begin_part`] and [`Visitor::end_part`], instead of
+    /// the whole capture between `begin` and `end`. Say yes only when what the
+    /// visitor makes of a capture does not depend on how its lines are split
+    /// into parts: its output is per line (each part's output is written in
+    /// order), what it keeps merges exactly whatever the split, it never
+    /// returns [`Flow::Stop`] (a whole read would not report damage after
+    /// that line) nor [`Flow::Skip`] by line number, and it reads no
+    /// companion file. The default: no.
+    fn splits(&self) -> bool {
+        false
+    }
+
+    /// Called first by each part of a capture split across threads: true
+    /// when the visitor answers the whole capture without reading it (from
+    /// the capture cache); then no part of it is read, and neither
+    /// `begin_part` nor `end_part` is called for its parts except an empty
+    /// last one. Every part must get the same answer; `reading` is
+    /// [`Part::reading`]. The default: no.
+    fn answered(&mut self, _cap: &Capture, _reading: u64) -> bool {
+        false
+    }
+
+    /// Called instead of `begin` before a [`Part`] of a capture split across
+    /// threads is read; `false` skips it (every part of a capture must
+    /// answer alike). The default calls `begin`.
+    fn begin_part(&mut self, cap: &Capture, _part: &Part<'_>, out: &mut Vec<u8>) -> bool {
+        self.begin(cap, out)
+    }
+
+    /// Called instead of `end` after a [`Part`] was read; the last part's
+    /// after every other part's. The default calls `end`.
+    fn end_part(&mut self, cap: &Capture, _part: &Part<'_>, out: &mut Vec<u8>) {
+        self.end(cap, out)
+    }
 
     /// Called with each physical line number before the line is parsed.
     fn line(&mut self, _number: u64) -> Flow {

@@ -141,6 +141,7 @@ impl<'d> Worker<'d> {
     pub(super) fn unit<V: Visitor>(&mut self, v: &mut V, unit: Unit) -> bool {
         match unit {
             Unit::Capture(cap) => self.capture(v, &cap),
+            Unit::Part(part) => self.part(v, part),
             Unit::Session(rec, line) => self.session(v, *rec, &line),
             Unit::Piped { buf, first, open_tail } => self.piped(v, &buf, first, open_tail),
         }
