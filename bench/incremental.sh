@@ -7,10 +7,12 @@
 #         it is copied to a temporary directory first (the incremental step
 #         appends to the copy), so ROOT itself is never changed.
 #   RUNS  hyperfine runs per command (default 5).
-# Environment: BIN_DIR (default target/release), KEEP=1 keeps the copy.
+# Environment: BIN_DIR (default target/release), KEEP=1 keeps the copy, BIG=FILE
+# also times one large file (cat, -j1, -j2, building, warm).
+# The caches are in the temporary directory (XDG_CACHE_HOME per question),
+# never the user's.
 #
-# Steps, every one timed by hyperfine with its own cache directory
-# (XDG_CACHE_HOME in a temporary directory, never the user's):
+# Steps, every one timed by hyperfine:
 #   cold      --no-cache (today's run: every byte read)
 #   build     an empty cache (the first run: reads everything, writes the cache)
 #   warm      the cache current (nothing changed since the last run)
@@ -36,8 +38,8 @@ if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$WORK"' EXIT; fi
 echo "copying $ROOT to $WORK/root ..." >&2
 cp -a "$ROOT" "$WORK/root"
 R=$WORK/root
-export XDG_CACHE_HOME=$WORK/xdg
-CACHE=$XDG_CACHE_HOME/ci-tools
+# One cache directory per question, so that building one does not remove another's.
+cache() { echo "$WORK/xdg-$1/ci-tools"; }
 corpus_bytes=$(du -sb "$R" | cut -f1)
 
 # mean milliseconds of a command (hyperfine JSON export)
@@ -57,25 +59,25 @@ same() { # CMD_CACHED CMD_UNCACHED
 
 declare -A Q=([event]="--by event" [tokens]="--tokens --by day")
 # The pipeline of question NAME, with the cache and without.
-pipe() { echo "ci-find --root '$R' | ci-agg ${Q[$1]}"; }
+pipe() { echo "ci-find --root '$R' | XDG_CACHE_HOME='$WORK/xdg-$1' ci-agg ${Q[$1]}"; }
 nocache() { echo "ci-find --root '$R' | ci-agg --no-cache ${Q[$1]}"; }
 
 echo "| question | cold (--no-cache) | build (empty cache) | warm | cold / warm | output |"
 echo "|---|---|---|---|---|---|"
 for name in event tokens; do
     cold=$(time_it "$name-cold" "" "bash -c \"$(nocache $name)\"")
-    build=$(time_it "$name-build" "rm -rf '$CACHE'" "bash -c \"$(pipe $name)\"")
+    build=$(time_it "$name-build" "rm -rf '$(cache $name)'" "bash -c \"$(pipe $name)\"")
     bash -c "$(pipe $name)" >/dev/null 2>&1
     warm=$(time_it "$name-warm" "" "bash -c \"$(pipe $name)\"")
     echo "| ci-find \| ci-agg ${Q[$name]} | $cold ms | $build ms | $warm ms | $(python3 -c "print('%.1f×' % ($cold/$warm))") | $(same "$(pipe $name)" "$(nocache $name)") |"
 done
 
-cache_bytes=$(du -sb "$CACHE" | cut -f1)
+cache_bytes=$(du -scb "$(cache event)" "$(cache tokens)" | tail -1 | cut -f1)
 echo
 echo "cache: $cache_bytes bytes for $corpus_bytes bytes of captures ($(python3 -c "print('%.2f%%' % (100*$cache_bytes/$corpus_bytes))"))"
 
 # The incremental step: snapshot the cache, append, time runs from the snapshot.
-cp -a "$CACHE" "$WORK/snapshot"
+for name in event tokens; do cp -a "$(cache $name)" "$WORK/snapshot-$name"; done
 python3 - "$R" <<'PY'
 import os, sys
 root = sys.argv[1]
@@ -95,8 +97,9 @@ echo "| question | cold after the append | from the cache before the append | ca
 echo "|---|---|---|---|---|"
 for name in event tokens; do
     cold=$(time_it "$name-cold2" "" "bash -c \"$(nocache $name)\"")
-    inc=$(time_it "$name-inc" "rm -rf '$CACHE' && cp -a '$WORK/snapshot' '$CACHE'" "bash -c \"$(pipe $name)\"")
-    rm -rf "$CACHE" && cp -a "$WORK/snapshot" "$CACHE"
+    restore="rm -rf '$(cache $name)' && cp -a '$WORK/snapshot-$name' '$(cache $name)'"
+    inc=$(time_it "$name-inc" "$restore" "bash -c \"$(pipe $name)\"")
+    bash -c "$restore"
     echo "| ci-agg ${Q[$name]} | $cold ms | $inc ms | $(python3 -c "print('%.1f%%' % (100*$inc/$cold))") | $(same "$(pipe $name)" "$(nocache $name)") |"
 done
 
@@ -110,4 +113,20 @@ if python3 -c 'import duckdb' 2>/dev/null; then
 else
     echo
     echo "duckdb: not installed (pip install duckdb), skipped"
+fi
+
+# One large file (BIG=FILE, e.g. every events.jsonl of the corpus concatenated):
+# read in parts by both threads, and answered from the cache.
+if [ -n "${BIG:-}" ]; then
+    export XDG_CACHE_HOME=$WORK/xdg-big
+    catf=$(time_it big-cat "" "cat '$BIG'")
+    j1=$(time_it big-j1 "" "ci-agg --no-cache -j1 --by event '$BIG'")
+    j2=$(time_it big-j2 "" "ci-agg --no-cache -j2 --by event '$BIG'")
+    build=$(time_it big-build "rm -rf '$XDG_CACHE_HOME'" "ci-agg -j2 --by event '$BIG'")
+    ci-agg --by event "$BIG" >/dev/null 2>&1
+    warm=$(time_it big-warm "" "ci-agg -j2 --by event '$BIG'")
+    echo
+    echo "| one file, ci-agg --by event | cat | -j1 | -j2 | -j1 / -j2 | -j2 / cat | build (-j2) | warm |"
+    echo "|---|---|---|---|---|---|---|---|"
+    echo "| $(du -h "$BIG" | cut -f1) | $catf ms | $j1 ms | $j2 ms | $(python3 -c "print('%.2f×' % ($j1/$j2))") | $(python3 -c "print('%.2f×' % ($j2/$catf))") | $build ms | $warm ms |"
 fi
