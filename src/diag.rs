@@ -27,6 +27,7 @@ pub fn eprint(args: fmt::Arguments<'_>) {
         return;
     }
     let mut e = std::io::stderr().lock();
+    crate::progress::clear(&mut e);
     let _ = e.write_all(safe.as_bytes());
     let _ = e.write_all(b"\n");
 }

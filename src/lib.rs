@@ -40,6 +40,7 @@ pub mod output;
 pub mod pick;
 pub mod predicate;
 pub mod pricing;
+pub mod progress;
 pub mod record;
 pub mod reread;
 pub mod search;

@@ -600,3 +600,35 @@ fn a_capture_read_in_parts_is_kept_whole() {
     assert_eq!(run(&["--by", "event"], true), cold, "torn, again");
     assert!(dir.exists());
 }
+
+/// On a terminal, a long ci-agg run shows how far it is on one line of
+/// stderr that it rewrites, and clears it before the records; on a pipe
+/// (every other test) nothing.
+#[test]
+fn a_long_run_shows_progress_on_a_terminal() {
+    if !crate::kit::skip::runs("script", &["-qec", "true", "/dev/null"]) {
+        return crate::kit::skip("script", "no `script` (util-linux) to give the run a terminal");
+    }
+    let tree = Tree::new();
+    let kinds: Vec<u8> = (0..2000u32).map(|i| (i % 4) as u8).collect();
+    for s in 0..8 {
+        tree.amplifier("p", format!("s{s}")).raw(lines(s * 10_000, &kinds)).write();
+    }
+    let agg = assert_cmd::cargo::cargo_bin("ci-agg");
+    let cmd = format!("'{}' --no-cache --by event -j1 '{}'", agg.display(), tree.path().display());
+    let out = crate::util::pinned(std::process::Command::new("script"))
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("CI_PROGRESS_AFTER_MS", "0")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\r\x1b[Kci-agg: ") && text.contains(" of 8 captures, "), "{text:?}");
+    // Cleared, then the records (the terminal writes \r\n).
+    let after = &text[text.rfind("\x1b[K").unwrap() + 3..];
+    let cold = agg_records(tree.path());
+    assert_eq!(after.replace("\r\n", "\n"), cold, "{text:?}");
+}
+
+fn agg_records(root: &Path) -> String {
+    agg(&["--by", "event", "-j1"], &[root], false).stdout
+}

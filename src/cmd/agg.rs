@@ -172,7 +172,10 @@ CACHE:
   is a symlink, another user's, group/world-writable or cannot be made, or a
   cache file that is damaged, is a warning and the run goes on without it (or
   rebuilds it). --no-cache or CI_CACHE=0 turns it off; ci-find --cache-info
-  says where it is and how big; entries unused for 30 days are dropped.
+  says where it is and how big; entries unused for 30 days are dropped, and
+  past CI_CACHE_MAX_BYTES (default 1G) the least recently used files. A run
+  longer than half a second shows its progress on stderr when that is a
+  terminal (captures and bytes done, rate, time left).
 
 DAMAGED INPUT:
   A bad line (torn, blank, not an object, invalid UTF-8, …) is reported on
@@ -598,8 +601,14 @@ fn open_cache(q: &Query, args: &Args, diag: &Diag) -> Option<Cache> {
 fn aggregate(q: &Query, args: &Args, cache: Option<&Cache>, diag: &Diag) -> Result<Answer> {
     // Dealt by size only: the same input gives the same split, and the same
     // percentile estimates, however fast the pipe fills.
-    let opts =
-        RunOpts { threads: args.common.threads(diag), follow: false, detail: Detail::Reading, deal_on_idle: false };
+    let opts = RunOpts {
+        threads: args.common.threads(diag),
+        follow: false,
+        detail: Detail::Reading,
+        deal_on_idle: false,
+        // A first run over gigabytes (building the cache) shows how far it is.
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
     let ids = args.session.ids()?;
     let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
     let mut out = Output::stdout();

@@ -270,6 +270,11 @@ impl PartUnit {
     pub(super) fn weight(&self) -> u64 {
         self.split.weight(self.k)
     }
+
+    /// Whether it is its capture's last part.
+    pub(super) fn is_last(&self) -> bool {
+        self.k + 1 == self.split.parts()
+    }
 }
 
 impl Drop for PartUnit {

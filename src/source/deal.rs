@@ -32,7 +32,17 @@ pub(super) enum Unit {
 
 impl Unit {
     /// The bytes it is expected to read, for dealing.
-    fn weight(&self) -> u64 {
+    /// The captures it completes: one for a capture or a session record,
+    /// one for the last part of a capture read in parts, none for piped lines.
+    pub(super) fn captures(&self) -> u64 {
+        match self {
+            Unit::Capture(_) | Unit::Session(..) => 1,
+            Unit::Part(part) => u64::from(part.is_last()),
+            Unit::Piped { .. } => 0,
+        }
+    }
+
+    pub(super) fn weight(&self) -> u64 {
         match self {
             Unit::Capture(cap) => cap.record.as_ref().map_or(0, |r| r.bytes),
             Unit::Part(part) => part.weight(),

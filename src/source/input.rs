@@ -51,18 +51,37 @@ pub(super) fn produce(
     chunk: Option<chunk::Chunking>,
 ) {
     let detail = opts.detail;
-    for input in inputs {
+    for (i, input) in inputs.iter().enumerate() {
+        // Once the last root's captures are counted, the totals are final.
+        let count_all = |caps: &mut dyn Iterator<Item = &Capture>| {
+            caps.for_each(counted);
+            if i + 1 == inputs.len() {
+                crate::progress::all_dealt();
+            }
+        };
         let go_on = match input {
             Input::Stdin => produce_stdin(&mut dealer, diag, batch, opts.deal_on_idle),
             Input::Path(p) => {
-                captures_at(p, detail, diag).into_iter().all(|c| push(&mut dealer, c, chunk) && !diag.is_stopped())
+                let caps = captures_at(p, detail, diag);
+                count_all(&mut caps.iter());
+                caps.into_iter().all(|c| push(&mut dealer, c, chunk) && !diag.is_stopped())
             }
-            Input::Captures(caps) => caps.iter().all(|c| push(&mut dealer, c.clone(), chunk) && !diag.is_stopped()),
+            Input::Captures(caps) => {
+                count_all(&mut caps.iter());
+                caps.iter().all(|c| push(&mut dealer, c.clone(), chunk) && !diag.is_stopped())
+            }
         };
         if !go_on || !dealer.flush() {
             return;
         }
     }
+    crate::progress::all_dealt();
+}
+
+/// Counts a capture for the progress line, when it is known (before it is
+/// dealt: a root's captures are all known at once).
+fn counted(cap: &Capture) {
+    crate::progress::dealt(1, cap.record.as_ref().map_or(0, |r| r.bytes));
 }
 
 /// Deals a capture: whole, or with `chunk` when it is large, as its parts

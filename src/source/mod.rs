@@ -77,11 +77,14 @@ pub struct RunOpts {
     /// threads — and any estimate that depends on it (t-digest percentiles) —
     /// is the same on every run, however the writer of the pipe is paced.
     pub deal_on_idle: bool,
+    /// Show progress on stderr while reading ([`crate::progress`]; the
+    /// caller sets it only when stderr is a terminal).
+    pub progress: bool,
 }
 
 impl Default for RunOpts {
     fn default() -> RunOpts {
-        RunOpts { threads: default_threads(), follow: false, detail: Detail::Full, deal_on_idle: true }
+        RunOpts { threads: default_threads(), follow: false, detail: Detail::Full, deal_on_idle: true, progress: false }
     }
 }
 
@@ -101,6 +104,11 @@ where
     let follow = opts.follow;
     // Following keeps files open: as many as the descriptor limit allows.
     let open_budget = if follow { self::follow::open_budget() } else { 0 };
+    // Whether the run is still reading (the progress line's life).
+    let reading = std::sync::atomic::AtomicBool::new(true);
+    if opts.progress {
+        crate::progress::start();
+    }
     std::thread::scope(|s| {
         let mut work_tx = Vec::with_capacity(n);
         let mut out_rx = Vec::with_capacity(n);
@@ -128,7 +136,12 @@ where
         let (order_tx, order_rx) = if n > 1 { Some(unbounded()).unzip() } else { (None, None) };
         let dealer = Dealer::new(work_tx, order_tx, if follow { 1 } else { DEAL });
         s.spawn(move || produce(inputs, opts, dealer, diag, batch, chunk));
+        if opts.progress {
+            let reading = &reading;
+            s.spawn(move || crate::progress::show(diag.prog(), || reading.load(std::sync::atomic::Ordering::Relaxed)));
+        }
         let written = write_ordered(&out_rx, order_rx, out, follow);
+        reading.store(false, std::sync::atomic::Ordering::Relaxed);
         // The reader is gone (a closed pipe, or one a follower saw while
         // idle, which stopped the diagnostics): nothing more can be shown,
         // so the workers and the producer stop too (the producer even when

@@ -52,7 +52,10 @@ pub(super) fn stdin_kind_has_data() -> bool {
 /// Reads stdin: session records become captures, event lines are batched.
 /// Piped event lines are sent in units of at least `batch_size` bytes.
 pub(super) fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize, deal_on_idle: bool) -> bool {
-    let send = |dealer: &mut Dealer, unit: Unit| dealer.push(unit) && !diag.is_stopped();
+    let send = |dealer: &mut Dealer, unit: Unit| {
+        crate::progress::dealt(unit.captures(), unit.weight());
+        dealer.push(unit) && !diag.is_stopped()
+    };
     let mut lines = LineReader::new(StdinReader::new(diag));
     let mut idx = Index::new();
     let mut batch: Vec<u8> = Vec::new();

@@ -126,7 +126,10 @@ impl<'d> Worker<'d> {
             };
             for unit in units {
                 let stop = self.diag.is_stopped() || crate::signal::stop_requested();
-                if stop || !self.unit(v, unit) || !self.finish_unit() {
+                let (captures, weight) = (unit.captures(), unit.weight());
+                let going = !stop && self.unit(v, unit);
+                crate::progress::done(captures, weight);
+                if !going || !self.finish_unit() {
                     // What is held is whole records: hand it on (a no-op
                     // when the writer is gone).
                     self.hand_on();
