@@ -95,6 +95,9 @@ enum Change {
     Rotate(Vec<u8>),
     /// Touched: same bytes, a later modification time.
     Touch,
+    /// Its session record edited (an Amplifier `metadata.json`: another
+    /// workspace); other writers' files are left alone.
+    Relabel(u8),
 }
 
 fn change() -> impl Strategy<Value = Change> {
@@ -108,6 +111,7 @@ fn change() -> impl Strategy<Value = Change> {
         1 => any::<u8>().prop_map(Change::Rewrite),
         1 => kinds.prop_map(Change::Rotate),
         1 => Just(Change::Touch),
+        1 => any::<u8>().prop_map(Change::Relabel),
     ]
 }
 
@@ -182,6 +186,13 @@ fn apply(file: &File, c: &Change, n: &mut u64) {
             std::fs::rename(&new, path).unwrap();
         }
         Change::Touch => later(path, 20),
+        Change::Relabel(w) if file.real.is_empty() => {
+            let dir = path.parent().unwrap();
+            let id = dir.parent().unwrap().file_name().unwrap().to_string_lossy();
+            let text = format!(r#"{{"session_id":"{id}","workspace":"w{}","status":"s{}"}}"#, w % 3, w % 2);
+            std::fs::write(dir.join("metadata.json"), text).unwrap();
+        }
+        Change::Relabel(_) => {}
     }
 }
 
@@ -631,4 +642,34 @@ fn a_long_run_shows_progress_on_a_terminal() {
 
 fn agg_records(root: &Path) -> String {
     agg(&["--by", "event", "-j1"], &[root], false).stdout
+}
+
+/// A capture's answer depends on its session record too: with its events
+/// unchanged, an edited `metadata.json` (another workspace, agent, status)
+/// is read again.
+#[test]
+fn an_edited_session_record_is_read_again() {
+    let tree = Tree::new();
+    let cap = tree.amplifier("p", "s1").raw(lines(0, &[0, 1, 2, 3])).write();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options().append(true).open(&cap.events).unwrap().set_modified(old).unwrap();
+    let qs: [&[&str]; 3] = [&["--by", "workspace,event"], &["--sessions"], &["--by", "agent"]];
+    let root = [tree.path()];
+    for q in qs {
+        let cold = agg(q, &root, false);
+        assert_eq!(agg(q, &root, true).stdout, cold.stdout, "{q:?}");
+    }
+    std::fs::write(
+        cap.dir.join("metadata.json"),
+        r#"{"session_id":"s1","workspace":"elsewhere","status":"completed","agent":"explorer"}"#,
+    )
+    .unwrap();
+    for q in qs {
+        let cold = agg(q, &root, false);
+        if q[0] != "--by" || q[1] != "agent" {
+            assert!(cold.stdout.contains("elsewhere"), "{q:?}: {}", cold.stdout);
+        }
+        let warm = agg(q, &root, true);
+        assert_eq!((warm.stdout, warm.stderr, warm.code), (cold.stdout, cold.stderr, cold.code), "{q:?}");
+    }
 }

@@ -129,8 +129,9 @@ impl Kept {
 
 /// What a worker does with a capture.
 pub enum Begin {
-    /// Its kept state answers: merge it, count its untimed records, read nothing.
-    Answered(Kept, u64),
+    /// Its kept state answers: merge it, count its untimed records, read
+    /// nothing; with an update noting the entry's use, once a day.
+    Answered(Box<Kept>, u64, Option<Update>),
     /// Read it (from the start, or where the kept state ends), keeping what is read.
     Read(Box<Reading>),
     /// Read it as without a cache.
@@ -152,6 +153,8 @@ pub struct Reading {
     pub had_entry: bool,
     /// Reports this thread had printed when the capture began.
     reports: u64,
+    /// [`context`] of the capture.
+    context: u64,
     /// What reading ended with: the file's identity and its whole lines.
     end: Option<(Identity, u64)>,
 }
@@ -217,12 +220,17 @@ impl Cache {
             base_untimed: 0,
             had_entry: false,
             reports,
+            context: context(q, cap),
             end: None,
         };
         let Some(entry) = self.store.get(&reading.key) else {
             return Begin::Read(Box::new(reading));
         };
         reading.had_entry = true;
+        if entry.context != reading.context {
+            // Its session record says something else now (metadata.json edited).
+            return Begin::Read(Box::new(reading));
+        }
         let fresh = match std::fs::metadata(&cap.path) {
             Ok(meta) if entry.identity.unchanged(&meta) && settled(&entry) => Fresh::Current,
             Ok(_) => match crate::files::open_regular(&cap.path).and_then(|f| entry.identity.check(&f)) {
@@ -233,7 +241,10 @@ impl Cache {
         };
         match fresh {
             Fresh::Current => match decode(q, entry.payload) {
-                Some(answer) => Begin::Answered(answer, entry.untimed),
+                Some(answer) => {
+                    let touch = (self.now.saturating_sub(entry.used) > 86_400).then_some(Update::Touch(reading.key));
+                    Begin::Answered(Box::new(answer), entry.untimed, touch)
+                }
                 None => Begin::Read(Box::new(reading)),
             },
             Fresh::Grew { from } if self.resumable && adapter.lines_stand_alone() => {
@@ -261,6 +272,7 @@ impl Cache {
                     lines,
                     untimed: reading.base_untimed.saturating_add(untimed),
                     used: self.now,
+                    context: reading.context,
                     payload: encode(q, answer),
                 },
             )),
@@ -292,6 +304,35 @@ impl Cache {
     }
 }
 
+/// What a capture's answer to `q` depends on besides its file's bytes, as
+/// a hash: its session id and workspace (the `session` and `workspace` keys
+/// fall back to them), the session's agent (the `agent` key), and for
+/// `--sessions` its whole session record less what describes the file itself
+/// (size, modification time, event count). When it changes (a
+/// `metadata.json` edited), the kept answer is not used.
+fn context(q: &Query, cap: &Capture) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut field = |s: Option<&str>| {
+        h.update(&[u8::from(s.is_some())]);
+        h.update(s.unwrap_or_default().as_bytes());
+        h.update(&[0]);
+    };
+    field(Some(&cap.session));
+    field(cap.workspace.as_deref());
+    field(cap.record.as_ref().and_then(|r| r.agent.as_deref()));
+    field(cap.record.as_ref().and_then(|r| r.project.as_deref()));
+    if q.preset == Preset::Sessions {
+        if let Some(r) = &cap.record {
+            let mut r = r.clone();
+            (r.bytes, r.mtime, r.events) = (0, None, None);
+            let mut out = Vec::new();
+            r.write_json(&mut out);
+            h.update(&out);
+        }
+    }
+    h.digest()
+}
+
 /// Whether an entry's file was last modified well before the entry was
 /// written, so that a `stat` showing the same size and time proves it
 /// unchanged. A file modified within the same clock tick as it was read
@@ -317,6 +358,7 @@ enum Split {
 #[derive(Debug)]
 struct Gathered {
     had_entry: bool,
+    context: u64,
     states: Vec<Answer>,
     untimed: u64,
     silent: bool,
@@ -337,17 +379,18 @@ impl Cache {
     /// the cache, gets the kept state to merge, once); the others get the
     /// same verdict. A capture that grew is read again whole (parts start
     /// at the file's start).
-    pub fn answered(&self, q: &Query, cap: &Capture, reading: u64) -> (bool, Option<(Kept, u64)>) {
+    pub fn answered(&self, q: &Query, cap: &Capture, reading: u64) -> (bool, Option<Begin>) {
         let key = (self.key(&cap.path), reading);
         let Ok(mut split) = self.split.lock() else { return (false, None) };
         if let Some(s) = split.get(&key) {
             return (matches!(s, Split::Answered), None);
         }
         let (state, kept) = match self.begin(q, cap, false) {
-            Begin::Answered(kept, untimed) => (Split::Answered, Some((kept, untimed))),
+            answered @ Begin::Answered(..) => (Split::Answered, Some(answered)),
             Begin::Read(r) => (
                 Split::Reading(Box::new(Gathered {
                     had_entry: r.had_entry,
+                    context: r.context,
                     states: vec![],
                     untimed: 0,
                     silent: true,
@@ -409,7 +452,14 @@ impl Cache {
         match g.end {
             Some((identity, lines)) if g.silent && whole.self_contained() => Some(Update::Put(
                 key,
-                Entry { identity, lines, untimed: g.untimed, used: self.now, payload: encode(q, &whole) },
+                Entry {
+                    identity,
+                    lines,
+                    untimed: g.untimed,
+                    used: self.now,
+                    context: g.context,
+                    payload: encode(q, &whole),
+                },
             )),
             _ if g.had_entry => Some(Update::Drop(key)),
             _ => None,

@@ -136,7 +136,8 @@ impl Visitor for Aggregator<'_> {
     fn answered(&mut self, cap: &Capture, reading: u64) -> bool {
         let Some(c) = self.cache else { return false };
         let (answered, kept) = c.answered(self.q, cap, reading);
-        if let Some((kept, untimed)) = kept {
+        if let Some(Begin::Answered(kept, untimed, touch)) = kept {
+            self.updates.extend(touch);
             kept.merge_into(&mut self.answer);
             self.diag.add_untimed(untimed);
         }
@@ -164,7 +165,8 @@ impl Visitor for Aggregator<'_> {
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
         if let Some(c) = self.cache {
             match c.begin(self.q, cap, self.companions()) {
-                Begin::Answered(kept, untimed) => {
+                Begin::Answered(kept, untimed, touch) => {
+                    self.updates.extend(touch);
                     kept.merge_into(&mut self.answer);
                     self.diag.add_untimed(untimed);
                     return false;

@@ -16,7 +16,7 @@
 //!   u32 path length, path bytes (the capture's absolute path)
 //!   u64 dev, u64 ino, u64 indexed, u64 len, i128 mtime_ns, u64 head
 //!   u8 has last line, u64 its offset, u64 its hash
-//!   u64 lines, u64 untimed, u64 used (seconds since the epoch)
+//!   u64 lines, u64 untimed, u64 used (seconds since the epoch), u64 context
 //!   u32 payload length, payload bytes
 //! ```
 //!
@@ -46,8 +46,12 @@ pub struct Entry {
     /// Records read without a usable timestamp (counted again when answered
     /// from the cache).
     pub untimed: u64,
-    /// When the entry was last written, in seconds since the epoch.
+    /// When the entry was last written (or found in use a day after), in
+    /// seconds since the epoch.
     pub used: u64,
+    /// A hash of what the answer depends on besides the file's bytes (the
+    /// session record's fields the question reads; the owner computes it).
+    pub context: u64,
     /// The question's state of those lines.
     pub payload: Vec<u8>,
 }
@@ -59,6 +63,8 @@ pub enum Update {
     Put(PathBuf, Entry),
     /// The capture has no usable entry any more.
     Drop(PathBuf),
+    /// The capture's entry was used now (so it is not dropped as unused).
+    Touch(PathBuf),
 }
 
 /// One question's entries, as read at the start of a run: the file's body,
@@ -79,6 +85,7 @@ struct Kept {
     lines: u64,
     untimed: u64,
     used: u64,
+    context: u64,
     payload: (usize, usize),
 }
 
@@ -93,6 +100,8 @@ pub struct EntryRef<'s> {
     pub untimed: u64,
     /// [`Entry::used`].
     pub used: u64,
+    /// [`Entry::context`].
+    pub context: u64,
     /// [`Entry::payload`].
     pub payload: &'s [u8],
 }
@@ -127,6 +136,7 @@ impl Store {
             lines: k.lines,
             untimed: k.untimed,
             used: k.used,
+            context: k.context,
             payload: &self.body[k.payload.0..k.payload.1],
         })
     }
@@ -164,6 +174,11 @@ impl Store {
                 Update::Drop(path) => {
                     entries.remove(&path);
                 }
+                Update::Touch(path) => {
+                    if let Some(e) = entries.get_mut(&path) {
+                        e.used = now;
+                    }
+                }
             }
         }
         let stale = now.saturating_sub(STALE_DAYS * 86_400);
@@ -191,7 +206,7 @@ pub fn encode(label: &str, entries: &HashMap<PathBuf, Entry>) -> Vec<u8> {
         out.extend_from_slice(&id.head.to_le_bytes());
         let (has, at, hash) = id.last_line.map_or((0u8, 0, 0), |(at, h)| (1, at, h));
         out.push(has);
-        for n in [at, hash, e.lines, e.untimed, e.used] {
+        for n in [at, hash, e.lines, e.untimed, e.used, e.context] {
             out.extend_from_slice(&n.to_le_bytes());
         }
         put_bytes(&mut out, &e.payload);
@@ -210,6 +225,7 @@ pub fn decode(body: &[u8]) -> Option<(String, HashMap<PathBuf, Entry>)> {
             lines: k.lines,
             untimed: k.untimed,
             used: k.used,
+            context: k.context,
             payload: body[k.payload.0..k.payload.1].to_vec(),
         };
         Some((bytes_path(&path)?, e))
@@ -247,11 +263,11 @@ fn scan(body: &[u8]) -> Option<(&[u8], Index)> {
             return None;
         }
         let identity = Identity { dev, ino, indexed, len, mtime_ns, head, last_line };
-        let (lines, untimed, used) = (r.u64()?, r.u64()?, r.u64()?);
+        let (lines, untimed, used, context) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
         let n = r.count()?;
         let start = body.len() - r.left();
         r.take(n)?;
-        entries.insert(path, Kept { identity, lines, untimed, used, payload: (start, start + n) });
+        entries.insert(path, Kept { identity, lines, untimed, used, context, payload: (start, start + n) });
     }
     (r.left() == 0).then_some((label, entries))
 }

@@ -6,12 +6,20 @@ fn entry(n: u64, last: Option<(u64, u64)>) -> Entry {
         lines: n,
         untimed: 2,
         used: 1_000,
+        context: 40 + n,
         payload: format!("payload {n}\n").into_bytes(),
     }
 }
 
 fn owned(e: EntryRef<'_>) -> Entry {
-    Entry { identity: e.identity, lines: e.lines, untimed: e.untimed, used: e.used, payload: e.payload.to_vec() }
+    Entry {
+        identity: e.identity,
+        lines: e.lines,
+        untimed: e.untimed,
+        used: e.used,
+        context: e.context,
+        payload: e.payload.to_vec(),
+    }
 }
 
 #[test]
