@@ -12,17 +12,29 @@ use ci_tools::aggregate::query::{Query, QuerySpec};
 use ci_tools::cache::store;
 use libfuzzer_sys::fuzz_target;
 
-fn query(measures: bool) -> Query {
-    let outs = ["sum", "min", "max", "p50", "distinct"].map(String::from).to_vec();
-    let spec = QuerySpec {
+/// The queries whose states are tried: `--by event`; `--by event` with
+/// every exact metric; and the seeds' `--by event,workspace --sum
+/// data.duration_ms --distinct data.tool`.
+fn queries() -> Vec<Query> {
+    let spec = |by: &[&str], measures: Vec<(&str, Vec<&str>)>| QuerySpec {
         preset: "group".into(),
-        by: vec!["event".into()],
-        measures: if measures { vec![("data.n".into(), outs)] } else { vec![] },
+        by: by.iter().map(|s| (*s).to_owned()).collect(),
+        measures: measures
+            .into_iter()
+            .map(|(f, o)| (f.to_owned(), o.into_iter().map(str::to_owned).collect()))
+            .collect(),
         tz: "UTC".into(),
         cost: "auto".into(),
         pricing: String::new(),
     };
-    Query::from_spec(spec, ci_tools::time::TimeZone::UTC).expect("a valid query")
+    [
+        spec(&["event"], vec![]),
+        spec(&["event"], vec![("data.n", vec!["sum", "min", "max", "p50", "distinct"])]),
+        spec(&["event", "workspace"], vec![("data.duration_ms", vec!["sum"]), ("data.tool", vec!["distinct"])]),
+    ]
+    .into_iter()
+    .map(|s| Query::from_spec(s, ci_tools::time::TimeZone::UTC).expect("a valid query"))
+    .collect()
 }
 
 /// A state as its `--partial` lines (groups sorted by key).
@@ -36,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
         let again = store::encode(&label, &entries);
         assert_eq!(store::decode(&again), Some((label, entries)));
     }
-    for q in [query(false), query(true)] {
+    for q in queries() {
         let Some(groups) = bin::decode(data, &q) else { continue };
         let bytes = bin::encode(&groups).expect("a decoded state has no t-digest and no held responses");
         let back = bin::decode(&bytes, &q).expect("a re-encoded state reads back");
