@@ -301,8 +301,11 @@ impl<V: Visitor> Visitor for Narrow<'_, V> {
         self.inner.splits()
     }
 
-    fn answered(&mut self, cap: &Capture, reading: u64) -> bool {
-        self.meet(&cap.session, &cap.display) && self.inner.answered(cap, reading)
+    fn known(&mut self, cap: &Capture, reading: u64) -> crate::source::Known {
+        match self.meet(&cap.session, &cap.display) {
+            true => self.inner.known(cap, reading),
+            false => crate::source::Known::Nothing,
+        }
     }
 
     fn begin_part(&mut self, cap: &Capture, part: &Part<'_>, out: &mut Vec<u8>) -> bool {

@@ -612,6 +612,60 @@ fn a_capture_read_in_parts_is_kept_whole() {
     assert!(dir.exists());
 }
 
+/// A capture read in parts that grew is read from where its kept state
+/// ends: only the parts from there on read, the lines numbered on. Seen
+/// through the one change the cache cannot see (bytes changed in place in
+/// the middle of the file, same size, first 4 KiB and last line kept): its
+/// old answer stays, the appended lines (and a bad one, at its line number)
+/// are read.
+#[test]
+fn a_capture_read_in_parts_that_grew_is_read_from_its_kept_end() {
+    let tree = Tree::new();
+    let kinds: Vec<u8> = (0..400u32).map(|i| (i % 3) as u8 + 1).collect();
+    let cap = tree.amplifier("p", "big").raw(lines(0, &kinds)).write();
+    let (home, _dir) = own_cache();
+    let run = |cache: bool| {
+        let mut c = ci("ci-agg").env("XDG_CACHE_HOME", home.path()).env("CI_CHUNK_BYTES", "4096").arg("-j2");
+        if !cache {
+            c = c.arg("--no-cache");
+        }
+        let r = c.args(["--by", "event"]).arg(&cap.events).run();
+        (r.stdout, r.stderr, r.code)
+    };
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let set_old = || std::fs::File::options().append(true).open(&cap.events).unwrap().set_modified(old).unwrap();
+    set_old();
+    let first = run(true);
+    assert_eq!(first, run(false));
+    // tool:pre -> tool:pro in place, in the middle.
+    let mut text = std::fs::read(&cap.events).unwrap();
+    let at = 20_000 + memchr::memmem::find(&text[20_000..], b"tool:pre").unwrap();
+    text[at..at + 8].copy_from_slice(b"tool:pro");
+    std::fs::write(&cap.events, &text).unwrap();
+    set_old();
+    use std::io::Write;
+    let mut f = std::fs::File::options().append(true).open(&cap.events).unwrap();
+    f.write_all(lines(900, &[3, 3]).as_bytes()).unwrap();
+    f.write_all(b"not json\n").unwrap();
+    f.write_all(lines(902, &[3]).as_bytes()).unwrap();
+    let (stdout, stderr, code) = run(true);
+    let cold = run(false);
+    assert_eq!((stderr.as_str(), code), (cold.1.as_str(), cold.2));
+    assert!(stderr.contains("events.jsonl:403: invalid JSON"), "{stderr}");
+    // The kept answer (the in-place change unseen), plus the three
+    // session:start lines read after its end.
+    let counts = |out: &str| -> std::collections::BTreeMap<String, u64> {
+        out.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|v| (v["event"].as_str().unwrap().to_owned(), v["count"].as_u64().unwrap()))
+            .collect()
+    };
+    let mut want = counts(&first.0);
+    *want.get_mut("session:start").unwrap() += 3;
+    assert_eq!(counts(&stdout), want);
+    assert_eq!(counts(&cold.0).get("tool:pro"), Some(&1), "--no-cache sees the change");
+}
+
 /// On a terminal, a long ci-agg run shows how far it is on one line of
 /// stderr that it rewrites, and clears it before the records; on a pipe
 /// (every other test) nothing.

@@ -17,6 +17,11 @@
 //! - anything else (rotated, shrunk, rewritten, or grown where earlier
 //!   lines matter) is read again from the start.
 //!
+//! A large capture read in parts by several threads ([`crate::source::Part`])
+//! is kept as one entry: the first part to start takes the verdict for all
+//! ([`Cache::known`]); the parts' states are gathered and the last part
+//! stores them together; grown, only the parts from the kept end on read.
+//!
 //! Not kept either: a `--sessions` state holding calls or responses that
 //! must be settled against other sessions' copies (Claude Code copies a
 //! resumed session's history into the new file; [`Answer::self_contained`]).
@@ -41,7 +46,7 @@ use crate::cache::{CacheDir, Entry, Fresh, Identity, Store, Update};
 use crate::diag::Diag;
 use crate::lines::Resume;
 use crate::session::Capture;
-use crate::source::{ReadEnd, Tail};
+use crate::source::{Known, ReadEnd, Tail};
 
 use super::bin;
 use super::partial::{self, Merger};
@@ -354,11 +359,25 @@ enum Split {
     Reading(Box<Gathered>),
 }
 
+impl Split {
+    /// What the parts already have.
+    fn known(&self) -> Known {
+        match self {
+            Split::Answered => Known::All,
+            Split::Reading(g) => g.resume.map_or(Known::Nothing, |(at, _)| Known::Until(at)),
+            Split::Uncached => Known::Nothing,
+        }
+    }
+}
+
 /// The parts of a split capture read so far.
 #[derive(Debug)]
 struct Gathered {
     had_entry: bool,
     context: u64,
+    /// Where the parts read from (the kept state covers what is before),
+    /// and the kept entry's last line.
+    resume: Option<(Resume, Option<u64>)>,
     states: Vec<Answer>,
     untimed: u64,
     silent: bool,
@@ -374,35 +393,42 @@ pub struct PartReading {
 }
 
 impl Cache {
-    /// [`crate::source::Visitor::answered`] for a capture read in parts:
-    /// the first part to ask takes the verdict for all (and, answered from
-    /// the cache, gets the kept state to merge, once); the others get the
-    /// same verdict. A capture that grew is read again whole (parts start
-    /// at the file's start).
-    pub fn answered(&self, q: &Query, cap: &Capture, reading: u64) -> (bool, Option<Begin>) {
+    /// [`crate::source::Visitor::known`] for a capture read in parts: the
+    /// first part to ask takes the verdict for all, and gets the kept state
+    /// to merge, once (answered whole, or what comes before the place the
+    /// parts read from); the others get the same verdict.
+    pub fn known(&self, q: &Query, cap: &Capture, reading: u64) -> (Known, Option<Begin>) {
         let key = (self.key(&cap.path), reading);
-        let Ok(mut split) = self.split.lock() else { return (false, None) };
+        let Ok(mut split) = self.split.lock() else { return (Known::Nothing, None) };
         if let Some(s) = split.get(&key) {
-            return (matches!(s, Split::Answered), None);
+            return (s.known(), None);
         }
-        let (state, kept) = match self.begin(q, cap, false) {
+        let (state, merge) = match self.begin(q, cap, false) {
             answered @ Begin::Answered(..) => (Split::Answered, Some(answered)),
-            Begin::Read(r) => (
-                Split::Reading(Box::new(Gathered {
+            Begin::Read(mut r) => {
+                let mut g = Gathered {
                     had_entry: r.had_entry,
                     context: r.context,
+                    resume: None,
                     states: vec![],
                     untimed: 0,
                     silent: true,
                     end: None,
-                })),
-                None,
-            ),
+                };
+                let mut merge = None;
+                if let (Some(at), Some(base)) = (r.resume, r.base.take()) {
+                    g.resume = Some((at, r.base_last_line));
+                    g.untimed = r.base_untimed;
+                    g.states.push(base.clone());
+                    merge = Some(Begin::Answered(Box::new(Kept::Answer(base)), r.base_untimed, None));
+                }
+                (Split::Reading(Box::new(g)), merge)
+            }
             Begin::Uncached => (Split::Uncached, None),
         };
-        let answered = matches!(state, Split::Answered);
+        let known = state.known();
         split.insert(key, state);
-        (answered, kept)
+        (known, merge)
     }
 
     /// A part of `cap` begins: `None` when it is not read for the cache.
@@ -418,14 +444,16 @@ impl Cache {
 
     /// The last part of a capture read in parts tells how the file ended.
     pub fn part_read_end(&self, p: &PartReading, end: &ReadEnd<'_>) {
-        if end.tail == Tail::Read || (end.last_line_at.is_none() && end.whole > 0) {
+        let Ok(mut split) = self.split.lock() else { return };
+        let Some(Split::Reading(g)) = split.get_mut(&(p.key.clone(), p.reading)) else { return };
+        // No new whole line after the kept ones: the kept last line is still the last.
+        let kept = g.resume.filter(|(at, _)| at.offset == end.whole).and_then(|(_, last)| last);
+        let last = end.last_line_at.or(kept);
+        if end.tail == Tail::Read || (last.is_none() && end.whole > 0) {
             return;
         }
-        let id = Identity::of(end.file, end.whole, end.last_line_at);
-        if let (Ok(id), Ok(mut split)) = (id, self.split.lock()) {
-            if let Some(Split::Reading(g)) = split.get_mut(&(p.key.clone(), p.reading)) {
-                g.end = Some((id, end.lines));
-            }
+        if let Ok(id) = Identity::of(end.file, end.whole, last) {
+            g.end = Some((id, end.lines));
         }
     }
 

@@ -133,15 +133,15 @@ impl Visitor for Aggregator<'_> {
         self.usage_bytes = self.usage_finder(cap);
     }
 
-    fn answered(&mut self, cap: &Capture, reading: u64) -> bool {
-        let Some(c) = self.cache else { return false };
-        let (answered, kept) = c.answered(self.q, cap, reading);
+    fn known(&mut self, cap: &Capture, reading: u64) -> crate::source::Known {
+        let Some(c) = self.cache else { return crate::source::Known::Nothing };
+        let (known, kept) = c.known(self.q, cap, reading);
         if let Some(Begin::Answered(kept, untimed, touch)) = kept {
             self.updates.extend(touch);
             kept.merge_into(&mut self.answer);
             self.diag.add_untimed(untimed);
         }
-        answered
+        known
     }
 
     fn begin_part(&mut self, cap: &Capture, part: &crate::source::Part<'_>, _out: &mut Vec<u8>) -> bool {

@@ -43,7 +43,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::capture::Read;
 use super::follow::POLL;
-use super::visitor::Part;
+use super::visitor::{Known, Part};
 use super::worker::{Ends, Worker};
 use super::Visitor;
 use crate::diag::{self, Diag};
@@ -358,12 +358,24 @@ impl Worker<'_> {
 
     fn read_part<V: Visitor>(&mut self, v: &mut V, split: &Split, k: usize) -> bool {
         let last = k + 1 == split.parts();
-        // Answered without reading (the capture cache): no part is read.
-        if v.answered(&split.cap, split.reading) {
-            split.publish(k, Count::ToEnd);
-            return self.skip_part(v, split, k);
-        }
-        let mut lines = match self.open_part(split, k) {
+        // What the visitor has already (the capture cache): all of it, and no
+        // part is read; or the lines before a place, and only the parts from
+        // there on read, the one holding it from there, numbered on from it.
+        let resume = match v.known(&split.cap, split.reading) {
+            Known::All => {
+                split.publish(k, Count::ToEnd);
+                return self.skip_part(v, split, k);
+            }
+            Known::Until(at) if !last && split.bounds[k + 1] <= at.offset => {
+                split.publish(k, Count::Lines(0));
+                return self.end_of_part(v, split, k, None);
+            }
+            Known::Until(at) if split.bounds[k] <= at.offset => Some(at),
+            Known::Until(_) | Known::Nothing => None,
+        };
+        // Lines before the part that no earlier part counts.
+        let base = resume.map_or(0, |at| at.number);
+        let mut lines = match self.open_part(split, k, resume.map(|at| at.offset)) {
             Ok(lines) => lines,
             Err(e) => {
                 self.diag.error(&format_args!("{}: {e}", split.display));
@@ -379,7 +391,7 @@ impl Worker<'_> {
             match load(&mut lines, start, end) {
                 Ok((count, e)) => {
                     end = e;
-                    split.publish(k, Count::Lines(count));
+                    split.publish(k, Count::Lines(base + count));
                 }
                 Err(_) => split.publish(k, Count::ToEnd),
             }
@@ -389,6 +401,7 @@ impl Worker<'_> {
             self.buffer = lines.into_buffer();
             return self.skip_part(v, split, k);
         };
+        let first_line = first_line + base;
         lines.set_line_number(first_line);
         let part = Part { start, end, first_line, index: k, last, reading: split.reading, tally: &split.tally };
         let cap = &split.cap;
@@ -434,11 +447,15 @@ impl Worker<'_> {
         self.end_of_part(v, split, k, begun.then_some(&part))
     }
 
-    /// Opens the file at part `k`'s first line, numbering lines from 0 (set
-    /// once the earlier parts' counts are known).
-    fn open_part(&mut self, split: &Split, k: usize) -> io::Result<LineReader<File>> {
+    /// Opens the file at part `k`'s first line (or at `from`, a line start
+    /// inside the part), numbering lines from 0 (set once the earlier parts'
+    /// counts are known).
+    fn open_part(&mut self, split: &Split, k: usize, from: Option<u64>) -> io::Result<LineReader<File>> {
         let mut file = self.open_capture_file(&split.file)?;
-        let start = line_start(&file, split.bounds[k])?;
+        let start = match from {
+            Some(at) => at,
+            None => line_start(&file, split.bounds[k])?,
+        };
         file.seek(SeekFrom::Start(start))?;
         let mut lines = LineReader::with_buffer(file, std::mem::take(&mut self.buffer));
         lines.restart_at(Resume { offset: start, number: 0, mid_line: false });

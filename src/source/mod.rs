@@ -42,7 +42,7 @@ mod writer;
 
 pub use self::input::{captures_at, inputs_from_args, Input};
 pub use self::stdin::stdin_has_data;
-pub use self::visitor::{Flow, Part, ReadEnd, SessionFlow, Tail, Visitor};
+pub use self::visitor::{Flow, Known, Part, ReadEnd, SessionFlow, Tail, Visitor};
 
 use crossbeam_channel::{bounded, unbounded};
 

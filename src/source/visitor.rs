@@ -37,6 +37,19 @@ pub enum Tail {
     Read,
 }
 
+/// What a visitor already has of a capture about to be read in parts
+/// ([`Visitor::known`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    /// Nothing: every part is read.
+    Nothing,
+    /// All of it: no part is read.
+    All,
+    /// Everything before this place (a capture that grew): only the lines
+    /// from there on are read.
+    Until(Resume),
+}
+
 /// What a visitor wants next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -148,14 +161,15 @@ pub trait Visitor: Send {
         false
     }
 
-    /// Called first by each part of a capture split across threads: true
-    /// when the visitor answers the whole capture without reading it (from
-    /// the capture cache); then no part of it is read, and neither
-    /// `begin_part` nor `end_part` is called for its parts except an empty
-    /// last one. Every part must get the same answer; `reading` is
-    /// [`Part::reading`]. The default: no.
-    fn answered(&mut self, _cap: &Capture, _reading: u64) -> bool {
-        false
+    /// Called first by each part of a capture split across threads: what
+    /// the visitor already has of the capture (from the capture cache). With
+    /// [`Known::All`] no part is read (and neither `begin_part` nor
+    /// `end_part` is called for its parts but an empty last one); with
+    /// [`Known::Until`] only the lines from there on are read, numbered on
+    /// from it. Every part must get the same answer; `reading` is
+    /// [`Part::reading`]. The default: [`Known::Nothing`].
+    fn known(&mut self, _cap: &Capture, _reading: u64) -> Known {
+        Known::Nothing
     }
 
     /// Called instead of `begin` before a [`Part`] of a capture split across
