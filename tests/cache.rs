@@ -727,3 +727,45 @@ fn an_edited_session_record_is_read_again() {
         assert_eq!((warm.stdout, warm.stderr, warm.code), (cold.stdout, cold.stderr, cold.code), "{q:?}");
     }
 }
+
+/// `ci-find --min-events`/`--max-events` keep each capture's count: a
+/// capture as it was is not read again (seen through a change in place the
+/// cache cannot see), one that changed is counted again, and `--no-cache`
+/// always counts.
+#[test]
+fn ci_find_keeps_event_counts() {
+    let tree = Tree::new();
+    let a = tree.amplifier("p", "a").raw(lines(0, &[1, 1, 1])).write();
+    tree.amplifier("p", "b").raw(lines(10, &[1])).write();
+    let (home, dir) = own_cache();
+    let find = |args: &[&str]| {
+        let r = ci("ci-find")
+            .env("XDG_CACHE_HOME", home.path())
+            .arg("--root")
+            .arg(tree.path())
+            .arg("--paths")
+            .args(args)
+            .run();
+        assert_eq!(r.stderr, "", "{r:?}");
+        r.stdout.lines().filter_map(|l| l.split('/').rev().nth(2).map(str::to_owned)).collect::<Vec<_>>()
+    };
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options().append(true).open(&a.events).unwrap().set_modified(old).unwrap();
+    assert_eq!(find(&["--min-events", "2"]), ["a"]);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    assert_eq!(find(&["--min-events", "2"]), ["a"]);
+    // Two of a's lines blanked in place: same size and time.
+    let text = std::fs::read_to_string(&a.events).unwrap();
+    let mut blanked: Vec<String> = text.lines().map(str::to_owned).collect();
+    for l in &mut blanked[1..] {
+        *l = " ".repeat(l.len());
+    }
+    std::fs::write(&a.events, blanked.join("\n") + "\n").unwrap();
+    std::fs::File::options().append(true).open(&a.events).unwrap().set_modified(old).unwrap();
+    assert_eq!(find(&["--min-events", "2"]), ["a"], "kept count");
+    assert_eq!(find(&["--min-events", "2", "--no-cache"]), Vec::<String>::new(), "counted");
+    // Changed (another time): counted again.
+    std::fs::File::options().append(true).open(&a.events).unwrap().set_modified(std::time::SystemTime::now()).unwrap();
+    assert_eq!(find(&["--min-events", "2"]), Vec::<String>::new());
+    assert_eq!(find(&["--max-events", "1"]).len(), 2);
+}

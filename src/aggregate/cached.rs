@@ -58,12 +58,6 @@ use super::Answer;
 /// version changing: older files then belong to another question's name.
 const SCHEMA: u32 = 1;
 
-/// Whether the cache is turned off by the environment (`CI_CACHE=0`, `false`, `no` or `off`).
-pub fn off_by_env() -> bool {
-    std::env::var("CI_CACHE")
-        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off"))
-}
-
 /// Whether answers to `q` can be kept per capture and merged again exactly.
 pub fn cacheable(q: &Query) -> bool {
     q.preset != Preset::Tools && !q.measures.iter().any(|m| m.outs.iter().any(|o| o.quantile().is_some()))
@@ -237,7 +231,7 @@ impl Cache {
             return Begin::Read(Box::new(reading));
         }
         let fresh = match std::fs::metadata(&cap.path) {
-            Ok(meta) if entry.identity.unchanged(&meta) && settled(&entry) => Fresh::Current,
+            Ok(meta) if entry.identity.unchanged(&meta) && entry.settled() => Fresh::Current,
             Ok(_) => match crate::files::open_regular(&cap.path).and_then(|f| entry.identity.check(&f)) {
                 Ok(fresh) => fresh,
                 Err(_) => return Begin::Read(Box::new(reading)),
@@ -336,18 +330,6 @@ fn context(q: &Query, cap: &Capture) -> u64 {
         }
     }
     h.digest()
-}
-
-/// Whether an entry's file was last modified well before the entry was
-/// written, so that a `stat` showing the same size and time proves it
-/// unchanged. A file modified within the same clock tick as it was read
-/// (file times are kept in ticks of a few milliseconds) could have been
-/// rewritten after the read with the same size and time: such an entry is
-/// checked against the file's bytes instead ([`Identity::check`], git's
-/// rule for "racily clean" files).
-fn settled(entry: &crate::cache::EntryRef<'_>) -> bool {
-    const MARGIN_NS: i128 = 2_000_000_000;
-    entry.identity.mtime_ns.saturating_add(MARGIN_NS) < i128::from(entry.used).saturating_mul(1_000_000_000)
 }
 
 /// A capture read in parts: answered from the cache, read without it, or

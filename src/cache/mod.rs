@@ -17,12 +17,14 @@
 //!   bytes indexed, length, modification time, hashes of the first bytes and
 //!   of the last indexed line), and the verdict on the file now: current,
 //!   grown (read the new bytes only), or to be built again.
+//! - [`counts`]: `ci-find --min-events`/`--max-events` counts, per capture.
 //! - [`store`]: one question's entries (a capture's identity and the
 //!   question's state of its whole lines), one file per question.
 //! - [`usage`]: what the directory holds, and keeping it within its bound
 //!   (least recently used files removed).
 //! - [`wire`]: the checked little-endian pieces the bodies are made of.
 
+pub mod counts;
 pub mod dir;
 pub mod file;
 pub mod identity;
@@ -38,3 +40,10 @@ pub use file::{Damage, Kind, ReadError};
 pub use identity::{Fresh, Identity, Why};
 pub use store::{Entry, EntryRef, Store, Update};
 pub use usage::CacheFile;
+
+/// Whether the cache is turned off by the environment (`CI_CACHE=0`,
+/// `false`, `no` or `off`).
+pub fn off_by_env() -> bool {
+    std::env::var("CI_CACHE")
+        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off"))
+}

@@ -56,6 +56,20 @@ pub struct Entry {
     pub payload: Vec<u8>,
 }
 
+impl EntryRef<'_> {
+    /// Whether the entry's file was last modified well before the entry was
+    /// written, so that a `stat` showing the same size and time proves it
+    /// unchanged ([`Identity::unchanged`]). A file modified within the same
+    /// clock tick as it was read (file times are kept in ticks of a few
+    /// milliseconds) could have been rewritten after the read with the same
+    /// size and time: such an entry is checked against the file's bytes
+    /// instead ([`Identity::check`], git's rule for "racily clean" files).
+    pub fn settled(&self) -> bool {
+        const MARGIN_NS: i128 = 2_000_000_000;
+        self.identity.mtime_ns.saturating_add(MARGIN_NS) < i128::from(self.used).saturating_mul(1_000_000_000)
+    }
+}
+
 /// A change a run makes to a store.
 #[derive(Debug)]
 pub enum Update {

@@ -586,7 +586,7 @@ fn plural(n: u64) -> &'static str {
 /// The capture cache of `q`, unless it is off (`--no-cache`, `CI_CACHE=0`)
 /// or the question's answers cannot be kept per capture ([`cached::cacheable`]).
 fn open_cache(q: &Query, args: &Args, diag: &Diag) -> Option<Cache> {
-    if args.no_cache || cached::off_by_env() || !cached::cacheable(q) {
+    if args.no_cache || crate::cache::off_by_env() || !cached::cacheable(q) {
         return None;
     }
     // Computed prices depend on the table's bytes, not only on its name.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
+use crate::cache::counts::EventCounts;
 use crate::cli::values;
 use crate::cli::{Common, SessionArg, Tabular, TimeWindow, Tool};
 use crate::diag::Diag;
@@ -232,6 +233,10 @@ pub struct Args {
     /// Print paths terminated by NUL (for xargs -0); implies --paths.
     #[arg(short = '0', long = "null", conflicts_with_all = ["format", "columns"])]
     pub null: bool,
+    /// Count events afresh for --min-events/--max-events, neither using nor
+    /// updating the capture cache (also CI_CACHE=0).
+    #[arg(long)]
+    pub no_cache: bool,
     /// Print where the capture cache is and what it holds (one NDJSON record
     /// for the directory, then one per cache file: its question, entries,
     /// bytes, last use), and nothing else.
@@ -277,6 +282,8 @@ struct Filters {
     models: Vec<String>,
     min_events: Option<u64>,
     max_events: Option<u64>,
+    /// The counts `--min-events`/`--max-events` read, kept in the capture cache.
+    counts: Option<EventCounts>,
     active: bool,
     tags: Vec<String>,
 }
@@ -325,7 +332,10 @@ impl Filters {
         if self.min_events.is_none() && self.max_events.is_none() {
             return true;
         }
-        let n = r.format.adapter().event_count(r);
+        let n = match &self.counts {
+            Some(c) => c.count(r),
+            None => r.format.adapter().event_count(r),
+        };
         self.min_events.is_none_or(|m| n >= m) && self.max_events.is_none_or(|m| n <= m)
     }
 
@@ -366,7 +376,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         }
         None => None,
     };
-    let filters = Filters {
+    let mut filters = Filters {
         workspaces: args.workspace.clone(),
         projects: args.project.iter().map(|p| Project::new(p)).collect(),
         statuses: args.status.clone(),
@@ -381,6 +391,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         models: args.model.clone(),
         min_events: args.min_events,
         max_events: args.max_events,
+        counts: (args.min_events.is_some() || args.max_events.is_some())
+            .then(|| if args.no_cache { None } else { EventCounts::open(diag) })
+            .flatten(),
         active: args.active,
         tags: args.tag.clone(),
     };
@@ -392,6 +405,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         ids.select(all, |r| (r.session.as_str(), r.path.as_str()), diag)?
     };
     selected.retain_mut(|r| filters.matches(r));
+    if let Some(counts) = filters.counts.take() {
+        counts.save(diag);
+    }
     sort(&mut selected, args.sort);
     if args.reverse {
         selected.reverse();

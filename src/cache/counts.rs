@@ -1,0 +1,102 @@
+//! The event counts `ci-find --min-events`/`--max-events` read, kept per
+//! capture file: counting an Amplifier capture reads all of it, and a capture
+//! whose `stat` is as it was counts what it counted (one cache file,
+//! `find-events-<hash>.bin`, in the store layout of [`super::store`]; the
+//! payload is the count). A capture that changed in any way is counted
+//! again (no reading on from the old end: counting is cheap per byte, and
+//! a count taken while the file changed is not kept).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::{CacheDir, Entry, Identity, Store, Update};
+use crate::diag::Diag;
+use crate::session::SessionRecord;
+
+/// The question's label (and, hashed, its file's name).
+const LABEL: &str = r#"{"tool":"ci-find","count":"events","schema":1}"#;
+
+/// Counts of one run, read from and kept in the cache.
+pub struct EventCounts {
+    store: Store,
+    updates: Mutex<Vec<Update>>,
+    cwd: PathBuf,
+    now: u64,
+}
+
+impl EventCounts {
+    /// The cache of counts, or `None` when the cache is off (`CI_CACHE=0`)
+    /// or unusable (reported as a warning, as ci-agg does).
+    pub fn open(diag: &Diag) -> Option<EventCounts> {
+        if super::off_by_env() {
+            return None;
+        }
+        let dir = match CacheDir::from_env() {
+            Ok(dir) => dir,
+            Err(refusal) => {
+                diag.warn(&refusal);
+                return None;
+            }
+        };
+        let name = format!("find-events-{:016x}.bin", xxhash_rust::xxh3::xxh3_64(LABEL.as_bytes()));
+        let (store, err) = Store::open(dir, &name, LABEL);
+        if let Some(e) = err {
+            diag.warn(&format_args!("cache: {e}"));
+        }
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        Some(EventCounts { store, updates: Mutex::new(vec![]), cwd, now })
+    }
+
+    /// The events of `r` ([`crate::format::Adapter::event_count`]): kept, or
+    /// counted (and kept when the file did not change while it was counted).
+    pub fn count(&self, r: &SessionRecord) -> u64 {
+        let path = Path::new(&r.path);
+        let key = if path.is_absolute() { path.to_path_buf() } else { self.cwd.join(path) };
+        let writer = writer_tag(r);
+        if let (Some(e), Ok(meta)) = (self.store.get(&key), std::fs::metadata(path)) {
+            if e.identity.unchanged(&meta) && e.settled() && e.context == writer {
+                if let Ok(n) = <[u8; 8]>::try_from(e.payload) {
+                    return u64::from_le_bytes(n);
+                }
+            }
+        }
+        let before = crate::files::open_regular(path).ok().and_then(|f| {
+            let len = f.metadata().ok()?.len();
+            Identity::of(&f, len, None).ok()
+        });
+        let n = r.format.adapter().event_count(r);
+        let after = std::fs::metadata(path).ok();
+        if let (Some(identity), Some(meta)) = (before, after) {
+            if identity.unchanged(&meta) {
+                let entry = Entry {
+                    identity,
+                    lines: 0,
+                    untimed: 0,
+                    used: self.now,
+                    context: writer,
+                    payload: n.to_le_bytes().to_vec(),
+                };
+                if let Ok(mut u) = self.updates.lock() {
+                    u.push(Update::Put(key, entry));
+                }
+            }
+        }
+        n
+    }
+
+    /// Writes what this run counted; a failure is a warning.
+    pub fn save(self, diag: &Diag) {
+        let updates = self.updates.into_inner().unwrap_or_default();
+        let max = super::usage::max_bytes().unwrap_or(super::usage::DEFAULT_MAX_BYTES);
+        if let Err(e) = self.store.save(updates, self.now, max) {
+            diag.warn(&format_args!("cache: could not write it: {e}; the next run counts the captures again"));
+        }
+    }
+}
+
+/// The writer whose count it is (a file named in two writers' layouts
+/// counts by each writer's rule).
+fn writer_tag(r: &SessionRecord) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(format!("{:?}", r.format).as_bytes())
+}
