@@ -172,7 +172,9 @@ impl Reading {
             return;
         }
         let last = end.last_line_at.or(self.resume.filter(|r| r.offset == end.whole).and(self.base_last_line));
-        if let Ok(id) = Identity::of(end.file, end.whole, last) {
+        // A file cut shorter while it was read is not kept (its identity
+        // would claim bytes it no longer has).
+        if let Ok(id) = Identity::of(end.file, end.whole, last).map_err(drop).and_then(whole) {
             self.end = Some((id, end.lines));
         }
     }
@@ -434,7 +436,7 @@ impl Cache {
         if end.tail == Tail::Read || (last.is_none() && end.whole > 0) {
             return;
         }
-        if let Ok(id) = Identity::of(end.file, end.whole, last) {
+        if let Ok(id) = Identity::of(end.file, end.whole, last).map_err(drop).and_then(whole) {
             g.end = Some((id, end.lines));
         }
     }
@@ -474,6 +476,15 @@ impl Cache {
             _ if g.had_entry => Some(Update::Drop(key)),
             _ => None,
         }
+    }
+}
+
+/// `id` when the file still holds every byte it says were read.
+fn whole(id: Identity) -> Result<Identity, ()> {
+    if id.len >= id.indexed {
+        Ok(id)
+    } else {
+        Err(())
     }
 }
 
