@@ -78,7 +78,7 @@ impl Held {
     }
 }
 
-/// From now on this thread's reports ([`eprint`]: bad lines, errors,
+/// From now on this thread's reports ([`eprint()`]: bad lines, errors,
 /// warnings) are held back while `turn` is not `mine`, and go to stderr
 /// directly once it is (what was held first). So the reports of one capture
 /// read in parts by several threads come out in the order of a whole read:

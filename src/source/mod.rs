@@ -10,7 +10,7 @@
 //! through with the provenance it carries.
 //!
 //! Work is split into units (one capture, a part of a large one read by
-//! every worker ([`chunk`]), or a batch of piped lines) dealt to
+//! every worker (`chunk`), or a batch of piped lines) dealt to
 //! worker threads in batches of consecutive units, each batch to the worker
 //! with the fewest bytes dealt so far (a deterministic rule: the same input
 //! is split the same way every run). Each worker runs its own

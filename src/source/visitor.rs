@@ -71,7 +71,7 @@ pub enum SessionFlow {
 }
 
 /// One part of a large capture file split at line boundaries and read by
-/// several threads ([`Visitor::splits`], [`super::chunk`]): the bytes
+/// several threads ([`Visitor::splits`], `source::chunk`): the bytes
 /// `start..end` of the file, whose first line is line `first_line + 1`.
 /// Parts are consecutive and cover the file; line numbers and byte sites
 /// are those of a whole read.
@@ -148,7 +148,7 @@ pub trait Visitor: Send {
     fn read_end(&mut self, _cap: &Capture, _end: &ReadEnd<'_>) {}
 
     /// Whether a large capture may be read in parts by several threads
-    /// ([`Part`], [`super::chunk`]): then each part is read by one visitor
+    /// ([`Part`], `source::chunk`): then each part is read by one visitor
     /// between [`Visitor::begin_part`] and [`Visitor::end_part`], instead of
     /// the whole capture between `begin` and `end`. Say yes only when what the
     /// visitor makes of a capture does not depend on how its lines are split
