@@ -27,10 +27,53 @@ use super::field::{KeyVal, Num};
 use super::groups::{Group, Groups};
 use super::query::Query;
 use super::responses::Responses;
+use super::session::{SessionKey, Summary};
 use super::stat::{Quantiles, Stat, Sum};
 
-/// The first byte of a binary state (a line-form state starts with `{`).
+/// The first byte of a binary `--by`/`--tokens` state (a line-form state
+/// starts with `{`).
 pub const TAG: u8 = 1;
+
+/// The first byte of a binary `--sessions` state.
+pub const SESSIONS_TAG: u8 = 2;
+
+/// The binary form of a `--sessions` state, unsettled: each session's
+/// summary (its `--partial` JSON), then the calls and responses it holds for
+/// settling against other sessions' copies ([`super::session::settle`]),
+/// which the line form settles away.
+pub fn encode_sessions(sessions: &std::collections::BTreeMap<SessionKey, Summary>) -> Option<Vec<u8>> {
+    let mut w = vec![SESSIONS_TAG];
+    len(&mut w, sessions.len());
+    for s in sessions.values() {
+        put_bytes(&mut w, &serde_json::to_vec(s).ok()?);
+        len(&mut w, s.calls_held.len());
+        for (id, call) in &s.calls_held {
+            text(&mut w, id);
+            call.write_bin(&mut w);
+        }
+        s.responses.write_bin(&mut w);
+    }
+    Some(w)
+}
+
+/// Reads [`encode_sessions`] back; `None` when it is not one.
+pub fn decode_sessions(b: &[u8]) -> Option<Vec<Summary>> {
+    let mut r = Reader(b);
+    if r.u8()? != SESSIONS_TAG {
+        return None;
+    }
+    let mut out = vec![];
+    for _ in 0..r.count()? {
+        let mut s: Summary = serde_json::from_slice(r.bytes()?).ok()?;
+        for _ in 0..r.count()? {
+            let id = r.text()?;
+            s.calls_held.insert(id, super::calls::Call::read_bin(&mut r)?);
+        }
+        s.responses = Responses::read_bin(&mut r, 0)?;
+        out.push(s);
+    }
+    (r.left() == 0).then_some(out)
+}
 
 /// The binary form of `g`, or `None` when it holds what this form does not
 /// cover (a t-digest).

@@ -22,9 +22,9 @@
 //! ([`Cache::known`]); the parts' states are gathered and the last part
 //! stores them together; grown, only the parts from the kept end on read.
 //!
-//! Not kept either: a `--sessions` state holding calls or responses that
-//! must be settled against other sessions' copies (Claude Code copies a
-//! resumed session's history into the new file; [`Answer::self_contained`]).
+//! A `--sessions` state is kept with the calls and responses it holds for
+//! settling against other sessions' copies (Claude Code copies a resumed
+//! session's history into the new file): [`super::bin::encode_sessions`].
 //!
 //! Only captures that read silently are kept: a capture with a bad line, an
 //! error, or a last line read unfinished is read again every run, so the
@@ -271,17 +271,20 @@ impl Cache {
     pub fn finish(&self, q: &Query, reading: Reading, answer: &Answer, untimed: u64) -> Option<Update> {
         let silent = crate::diag::reports_here() == reading.reports;
         match reading.end {
-            Some((identity, lines)) if silent && answer.self_contained() => Some(Update::Put(
-                reading.key,
-                Entry {
-                    identity,
-                    lines,
-                    untimed: reading.base_untimed.saturating_add(untimed),
-                    used: self.now,
-                    context: reading.context,
-                    payload: encode(q, answer),
-                },
-            )),
+            Some((identity, lines)) if silent => match encode(q, answer) {
+                Some(payload) => Some(Update::Put(
+                    reading.key,
+                    Entry {
+                        identity,
+                        lines,
+                        untimed: reading.base_untimed.saturating_add(untimed),
+                        used: self.now,
+                        context: reading.context,
+                        payload,
+                    },
+                )),
+                None => reading.had_entry.then_some(Update::Drop(reading.key)),
+            },
             _ if reading.had_entry => Some(Update::Drop(reading.key)),
             _ => None,
         }
@@ -348,32 +351,42 @@ pub(super) fn whole(id: Identity) -> Result<Identity, ()> {
     }
 }
 
-/// A capture's state as kept: the binary form of a `--by`/`--tokens` state
-/// ([`super::bin`]), else its `--partial` lines, header left out.
-fn encode(q: &Query, answer: &Answer) -> Vec<u8> {
-    if let Some(bytes) = match answer {
+/// A capture's state as kept: the binary form of a `--by`/`--tokens` or
+/// `--sessions` state ([`super::bin`]), else its `--partial` lines, header
+/// left out; `None` when neither keeps it exactly (a line-form state that
+/// is not [`Answer::self_contained`]).
+fn encode(q: &Query, answer: &Answer) -> Option<Vec<u8>> {
+    let binary = match answer {
         Answer::Groups(g) => bin::encode(g),
-        _ => None,
-    } {
-        return bytes;
+        Answer::Sessions(s) => bin::encode_sessions(s),
+        Answer::Tools(_) => None,
+    };
+    if binary.is_some() || !answer.self_contained() {
+        return binary;
     }
     let mut out = Vec::new();
     for line in partial::encode(q, answer.clone(), (0, 0)).iter().skip(1) {
-        if let Ok(bytes) = line.to_bytes() {
-            out.extend_from_slice(&bytes);
-            out.push(b'\n');
-        }
+        out.extend_from_slice(&line.to_bytes().ok()?);
+        out.push(b'\n');
     }
-    out
+    Some(out)
 }
 
 /// A kept state read back (`None`: not a state of `q`; it is read again).
 fn decode(q: &Query, payload: &[u8]) -> Option<Kept> {
-    if payload.first() == Some(&bin::TAG) {
-        return match q.preset {
-            Preset::Group | Preset::Tokens => bin::groups(payload, q).map(|(g, r)| Kept::Groups(g, r)),
-            _ => None,
-        };
+    match (payload.first(), q.preset) {
+        (Some(&bin::TAG), Preset::Group | Preset::Tokens) => {
+            return bin::groups(payload, q).map(|(g, r)| Kept::Groups(g, r));
+        }
+        (Some(&bin::SESSIONS_TAG), Preset::Sessions) => {
+            let mut a = Answer::new(q);
+            for s in bin::decode_sessions(payload)? {
+                a.add_session(s);
+            }
+            return Some(Kept::Answer(a));
+        }
+        (Some(&bin::TAG | &bin::SESSIONS_TAG), _) => return None,
+        _ => {}
     }
     let mut m = Merger::of_query(q);
     for line in payload.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {

@@ -115,6 +115,85 @@ impl Call {
     }
 }
 
+impl Call {
+    /// The binary form of the call ([`super::bin`]: a `--sessions` state kept
+    /// in the capture cache with the calls it holds for settling).
+    pub fn write_bin(&self, w: &mut Vec<u8>) {
+        use super::bin::{key_val, num, put_len, text};
+        let opt_text = |w: &mut Vec<u8>, t: Option<&str>| {
+            w.push(u8::from(t.is_some()));
+            text(w, t.unwrap_or_default());
+        };
+        let ts = |w: &mut Vec<u8>, t: Option<Timestamp>| {
+            w.push(u8::from(t.is_some()));
+            w.extend_from_slice(&t.map_or(0, Timestamp::as_nanosecond).to_le_bytes());
+        };
+        opt_text(w, self.tool.as_deref());
+        w.push(u8::from(self.keys.is_some()));
+        let keys = self.keys.as_deref().unwrap_or_default();
+        put_len(w, keys.len());
+        for k in keys {
+            key_val(w, k);
+        }
+        w.extend_from_slice(&[
+            u8::from(self.keys_from_pre),
+            u8::from(self.pre),
+            u8::from(self.ended),
+            u8::from(self.failed),
+        ]);
+        ts(w, self.pre_ts);
+        ts(w, self.end_ts);
+        num(w, self.duration_ms);
+        opt_text(w, self.first.as_ref().map(|f| f.0.as_str()));
+        w.extend_from_slice(&self.first.as_ref().map_or(0, |f| f.1).to_le_bytes());
+    }
+
+    /// Reads [`Call::write_bin`] back.
+    pub fn read_bin(r: &mut crate::cache::wire::Reader<'_>) -> Option<Call> {
+        use super::bin::StatePieces;
+        fn flag(r: &mut crate::cache::wire::Reader<'_>) -> Option<bool> {
+            match r.u8()? {
+                0 => Some(false),
+                1 => Some(true),
+                _ => None,
+            }
+        }
+        fn opt_text(r: &mut crate::cache::wire::Reader<'_>) -> Option<Option<String>> {
+            let has = flag(r)?;
+            let t = r.text()?;
+            Some(has.then_some(t))
+        }
+        fn ts(r: &mut crate::cache::wire::Reader<'_>) -> Option<Option<Timestamp>> {
+            let has = flag(r)?;
+            let n = r.i128()?;
+            match has {
+                true => Timestamp::from_nanosecond(n).ok().map(Some),
+                false => Some(None),
+            }
+        }
+        let tool = opt_text(r)?;
+        let has_keys = flag(r)?;
+        let keys = (0..r.count()?).map(|_| r.key_val()).collect::<Option<Vec<_>>>()?;
+        let (keys_from_pre, pre, ended, failed) = (flag(r)?, flag(r)?, flag(r)?, flag(r)?);
+        let (pre_ts, end_ts) = (ts(r)?, ts(r)?);
+        let duration_ms = r.num()?;
+        let first_path = opt_text(r)?;
+        let first_line = r.u64()?;
+        Some(Call {
+            tool,
+            keys: has_keys.then_some(keys),
+            keys_from_pre,
+            pre,
+            pre_ts,
+            ended,
+            end_ts,
+            failed,
+            duration_ms,
+            first: first_path.map(|p| (p, first_line)),
+        })
+    }
+}
+
 /// Whole milliseconds from `a` to `b` (sub-millisecond remainders truncated
 /// toward zero, as [`time::millis_between`]).
 pub fn millis(a: Timestamp, b: Timestamp) -> Num {

@@ -78,3 +78,27 @@ fn held_responses_read_back_as_their_partial_lines_say() {
         assert!(decode(&bytes[..cut], &q).is_none(), "cut at {cut}");
     }
 }
+
+#[test]
+fn a_sessions_state_reads_back_with_what_it_holds_for_settling() {
+    use crate::aggregate::calls::Call;
+    use crate::aggregate::session::Summary;
+    let mut s = Summary { session: "s1".into(), project: Some("p".into()), tool_errors: 2, ..Summary::default() };
+    let mut call = Call::default();
+    call.tool = Some("Bash".into());
+    call.keys = Some(vec![KeyVal::Str("Bash".into()), KeyVal::Null]);
+    (call.pre, call.failed) = (true, true);
+    call.first = Some(("/p/a.jsonl".into(), 7));
+    s.calls_held.insert("toolu_1".into(), call);
+    s.calls_held.insert("toolu_2".into(), Call::default());
+    let mut map = std::collections::BTreeMap::new();
+    map.insert(s.key(), s.clone());
+    let t = Summary { session: "s2".into(), ..Summary::default() };
+    map.insert(t.key(), t.clone());
+    let bytes = encode_sessions(&map).unwrap();
+    let back = decode_sessions(&bytes).unwrap();
+    assert_eq!(back, vec![s, t]);
+    for cut in 0..bytes.len() {
+        assert!(decode_sessions(&bytes[..cut]).is_none(), "cut at {cut}");
+    }
+}

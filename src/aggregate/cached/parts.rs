@@ -140,20 +140,14 @@ impl Cache {
         for s in g.states {
             whole.merge(s);
         }
-        match g.end {
-            Some((identity, lines)) if g.silent && whole.self_contained() => Some(Update::Put(
+        let payload = g.end.filter(|_| g.silent).and_then(|end| Some((end, encode(q, &whole)?)));
+        match payload {
+            Some(((identity, lines), payload)) => Some(Update::Put(
                 key,
-                Entry {
-                    identity,
-                    lines,
-                    untimed: g.untimed,
-                    used: self.now,
-                    context: g.context,
-                    payload: encode(q, &whole),
-                },
+                Entry { identity, lines, untimed: g.untimed, used: self.now, context: g.context, payload },
             )),
-            _ if g.had_entry => Some(Update::Drop(key)),
-            _ => None,
+            None if g.had_entry => Some(Update::Drop(key)),
+            None => None,
         }
     }
 }
