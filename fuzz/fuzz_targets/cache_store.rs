@@ -1,6 +1,6 @@
 //! The capture cache's bodies over arbitrary bytes: a question's store
-//! (`cache::store::decode`) and a `--by`/`--tokens` state in its binary form
-//! (`aggregate::bin::decode`), as read from a cache file whose checksum
+//! (`cache::store::decode`), a `--by`/`--tokens` state in its binary form
+//! (`aggregate::bin::decode`) and a `--sessions` one (`bin::decode_sessions`), as read from a cache file whose checksum
 //! matched (a file written by another build, or by hand).
 //!
 //! Property: nothing panics; an accepted store or state writes back to
@@ -44,6 +44,12 @@ fn lines(q: &Query, g: ci_tools::aggregate::groups::Groups) -> Vec<Vec<u8>> {
 }
 
 fuzz_target!(|data: &[u8]| {
+    if let Some(sessions) = bin::decode_sessions(data) {
+        let map = sessions.iter().map(|s| (s.key(), s.clone())).collect();
+        let again = bin::encode_sessions(&map).expect("decoded summaries serialize");
+        let back = bin::decode_sessions(&again).expect("a re-encoded state reads back");
+        assert_eq!(back.len(), map.len());
+    }
     if let Some((label, entries)) = store::decode(data) {
         let again = store::encode(&label, &entries);
         assert_eq!(store::decode(&again), Some((label, entries)));
