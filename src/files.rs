@@ -108,15 +108,20 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// `sessions/<id>` name the folders they stand for. Unchanged when the
 /// working directory cannot be read.
 pub fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return absolute_in(Path::new("/"), path);
+    }
+    match working_dir() {
+        Some(cwd) => absolute_in(&cwd, path),
+        None => path.to_path_buf(),
+    }
+}
+
+/// [`absolute`] against a working directory read once (`cwd`, absolute):
+/// for callers that make many paths absolute (the capture cache's keys).
+pub fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
     use std::path::Component;
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        match working_dir() {
-            Some(cwd) => cwd.join(path),
-            None => return path.to_path_buf(),
-        }
-    };
+    let joined = cwd.join(path);
     let mut out = PathBuf::new();
     for c in joined.components() {
         match c {

@@ -42,14 +42,13 @@
 use std::mem;
 use std::path::{Path, PathBuf};
 
-use crate::cache::{CacheDir, Entry, Fresh, Identity, Store, Update};
+use crate::cache::{Entry, Fresh, Identity, Store, Update};
 use crate::diag::Diag;
 use crate::lines::Resume;
 use crate::session::Capture;
 use crate::source::{ReadEnd, Tail};
 
 use super::bin;
-use super::partial::{self, Merger};
 use super::query::{Preset, Query};
 use super::responses::Responses;
 
@@ -190,21 +189,10 @@ impl Cache {
     /// is off or unusable; an unusable cache directory or a damaged file is
     /// reported as a warning (the run goes on without it, or rebuilds it).
     pub fn open(q: &Query, name: &str, diag: &Diag) -> Option<Cache> {
-        let dir = match CacheDir::from_env() {
-            Ok(dir) => dir,
-            Err(refusal) => {
-                diag.warn(&refusal);
-                return None;
-            }
-        };
-        let (store, err) = Store::open(dir, name, &label(q));
-        if let Some(e) = err {
-            diag.warn(&format_args!("cache: {e}"));
-        }
+        let store = Store::for_run(name, &label(q), diag)?;
         let resumable = matches!(q.preset, Preset::Group | Preset::Tokens) && !q.needs_agent();
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        Some(Cache { store, split: Default::default(), resumable, cwd, now })
+        let cwd = crate::files::working_dir().unwrap_or_default();
+        Some(Cache { store, split: Default::default(), resumable, cwd, now: crate::cache::store::now() })
     }
 
     /// What to do with `cap` (`companions`: whether the visitor reads a
@@ -268,10 +256,10 @@ impl Cache {
 
     /// The change to the store after `reading` ended with `answer` (the
     /// capture's whole state) and `untimed` records counted by this read.
-    pub fn finish(&self, q: &Query, reading: Reading, answer: &Answer, untimed: u64) -> Option<Update> {
+    pub fn finish(&self, reading: Reading, answer: &Answer, untimed: u64) -> Option<Update> {
         let silent = crate::diag::reports_here() == reading.reports;
         match reading.end {
-            Some((identity, lines)) if silent => match encode(q, answer) {
+            Some((identity, lines)) if silent => match encode(answer) {
                 Some(payload) => Some(Update::Put(
                     reading.key,
                     Entry {
@@ -293,23 +281,14 @@ impl Cache {
     /// Writes the run's changes; a failure is a warning (the answer printed
     /// is right; the next run reads again what this one could not keep).
     pub fn save(&self, updates: Vec<Update>, diag: &Diag) {
-        let max = crate::cache::usage::max_bytes().unwrap_or_else(|e| {
-            diag.warn(&format_args!("{e}; using {}", crate::cache::usage::DEFAULT_MAX_BYTES));
-            crate::cache::usage::DEFAULT_MAX_BYTES
-        });
-        if let Err(e) = self.store.save(updates, self.now, max) {
-            diag.warn(&format_args!("cache: could not write it: {e}; the next run reads the captures again"));
-        }
+        self.store.save_for_run(updates, self.now, diag, "the next run reads the captures again");
     }
 
-    /// The absolute form of a capture path (not resolved: a path named
-    /// through a symlink is its own key; the identity is the file's).
+    /// The key of a capture path: absolute and lexically normalised
+    /// ([`crate::files::absolute_in`]; a path named through a symlink is its
+    /// own key, the identity is the file's).
     fn key(&self, path: &Path) -> PathBuf {
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.cwd.join(path)
-        }
+        crate::files::absolute_in(&self.cwd, path)
     }
 }
 
@@ -352,47 +331,29 @@ pub(super) fn whole(id: Identity) -> Result<Identity, ()> {
 }
 
 /// A capture's state as kept: the binary form of a `--by`/`--tokens` or
-/// `--sessions` state ([`super::bin`]), else its `--partial` lines, header
-/// left out; `None` when neither keeps it exactly (a line-form state that
-/// is not [`Answer::self_contained`]).
-fn encode(q: &Query, answer: &Answer) -> Option<Vec<u8>> {
-    let binary = match answer {
+/// `--sessions` state ([`super::bin`]); `None` for any other (`--tools`, a
+/// t-digest: never cacheable questions, [`cacheable`]).
+fn encode(answer: &Answer) -> Option<Vec<u8>> {
+    match answer {
         Answer::Groups(g) => bin::encode(g),
         Answer::Sessions(s) => bin::encode_sessions(s),
         Answer::Tools(_) => None,
-    };
-    if binary.is_some() || !answer.self_contained() {
-        return binary;
     }
-    let mut out = Vec::new();
-    for line in partial::encode(q, answer.clone(), (0, 0)).iter().skip(1) {
-        out.extend_from_slice(&line.to_bytes().ok()?);
-        out.push(b'\n');
-    }
-    Some(out)
 }
 
 /// A kept state read back (`None`: not a state of `q`; it is read again).
 fn decode(q: &Query, payload: &[u8]) -> Option<Kept> {
     match (payload.first(), q.preset) {
-        (Some(&bin::TAG), Preset::Group | Preset::Tokens) => {
-            return bin::groups(payload, q).map(|(g, r)| Kept::Groups(g, r));
-        }
+        (Some(&bin::TAG), Preset::Group | Preset::Tokens) => bin::groups(payload, q).map(|(g, r)| Kept::Groups(g, r)),
         (Some(&bin::SESSIONS_TAG), Preset::Sessions) => {
             let mut a = Answer::new(q);
             for s in bin::decode_sessions(payload)? {
                 a.add_session(s);
             }
-            return Some(Kept::Answer(a));
+            Some(Kept::Answer(a))
         }
-        (Some(&bin::TAG | &bin::SESSIONS_TAG), _) => return None,
-        _ => {}
+        _ => None,
     }
-    let mut m = Merger::of_query(q);
-    for line in payload.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        m.line(line).ok()?;
-    }
-    m.finish().map(|(_, a)| Kept::Answer(a))
 }
 
 /// Takes the thread's answer out for a capture's own (`base`, or empty).

@@ -116,19 +116,6 @@ impl Answer {
         }
     }
 
-    /// Whether the state holds nothing its `--partial` lines leave out:
-    /// a `--sessions` state with calls or responses held for settling
-    /// against other sessions' copies ([`session::settle`]: a writer that
-    /// copies history between sessions) is settled when written, so it
-    /// cannot be merged with other sessions' states later as if it were
-    /// whole (the capture cache does not keep it).
-    pub fn self_contained(&self) -> bool {
-        match self {
-            Answer::Sessions(s) => s.values().all(|s| s.calls_held.is_empty() && s.responses.is_empty()),
-            _ => true,
-        }
-    }
-
     /// Warnings about values metrics could not use: (field, how many).
     pub fn not_numbers(&self, q: &Query) -> Vec<(String, u64)> {
         match self {

@@ -263,12 +263,6 @@ impl Merger {
         Merger::default()
     }
 
-    /// A merger of `q`'s state lines that come without a header (the
-    /// capture cache's entries, [`super::cached`]).
-    pub fn of_query(q: &Query) -> Merger {
-        Merger { query: Some(q.clone()), answer: Some(Answer::new(q)), ..Merger::default() }
-    }
-
     /// Reads one line; `Err` says why it is not a usable partial line. A
     /// header for a different query is an [`Error::Usage`]-worthy mismatch,
     /// reported the same way.

@@ -252,7 +252,7 @@ impl Visitor for Aggregator<'_> {
         self.end_capture(cap);
         if let (Some((r, total)), Some(c)) = (self.reading.take(), self.cache) {
             let mine = std::mem::replace(&mut self.answer, total);
-            self.updates.extend(c.finish(self.q, *r, &mine, self.untimed));
+            self.updates.extend(c.finish(*r, &mine, self.untimed));
             self.answer.merge(mine);
         }
     }

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::{CacheDir, Entry, Identity, Store, Update};
+use super::{Entry, Identity, Store, Update};
 use crate::diag::Diag;
 use crate::session::SessionRecord;
 
@@ -31,20 +31,9 @@ impl EventCounts {
         if super::off_by_env() {
             return None;
         }
-        let dir = match CacheDir::from_env() {
-            Ok(dir) => dir,
-            Err(refusal) => {
-                diag.warn(&refusal);
-                return None;
-            }
-        };
         let name = format!("find-events-{:016x}.bin", xxhash_rust::xxh3::xxh3_64(LABEL.as_bytes()));
-        let (store, err) = Store::open(dir, &name, LABEL);
-        if let Some(e) = err {
-            diag.warn(&format_args!("cache: {e}"));
-        }
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let store = Store::for_run(&name, LABEL, diag)?;
+        let (cwd, now) = (crate::files::working_dir().unwrap_or_default(), super::store::now());
         Some(EventCounts { store, updates: Mutex::new(vec![]), cwd, now })
     }
 
@@ -52,7 +41,7 @@ impl EventCounts {
     /// counted (and kept when the file did not change while it was counted).
     pub fn count(&self, r: &SessionRecord) -> u64 {
         let path = Path::new(&r.path);
-        let key = if path.is_absolute() { path.to_path_buf() } else { self.cwd.join(path) };
+        let key = crate::files::absolute_in(&self.cwd, path);
         let writer = writer_tag(r);
         if let (Some(e), Ok(meta)) = (self.store.get(&key), std::fs::metadata(path)) {
             if e.identity.unchanged(&meta) && e.settled() && e.context == writer {
@@ -88,15 +77,12 @@ impl EventCounts {
     /// Writes what this run counted; a failure is a warning.
     pub fn save(self, diag: &Diag) {
         let updates = self.updates.into_inner().unwrap_or_default();
-        let max = super::usage::max_bytes().unwrap_or(super::usage::DEFAULT_MAX_BYTES);
-        if let Err(e) = self.store.save(updates, self.now, max) {
-            diag.warn(&format_args!("cache: could not write it: {e}; the next run counts the captures again"));
-        }
+        self.store.save_for_run(updates, self.now, diag, "the next run counts the captures again");
     }
 }
 
 /// The writer whose count it is (a file named in two writers' layouts
 /// counts by each writer's rule).
 fn writer_tag(r: &SessionRecord) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(format!("{:?}", r.format).as_bytes())
+    xxhash_rust::xxh3::xxh3_64(r.format.name().as_bytes())
 }

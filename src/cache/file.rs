@@ -31,9 +31,7 @@ pub const HEADER: usize = 32;
 /// What a cache file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// One summary per capture (identity, session fields, per-capture counts).
-    Summaries,
-    /// The per-line columns of one capture.
+    /// The per-line columns of one capture (planned: docs/cache.md).
     Lines,
     /// Per-capture answers of one question ([`super::store`]).
     Answers,
@@ -42,7 +40,6 @@ pub enum Kind {
 impl Kind {
     fn tag(self) -> [u8; 4] {
         match self {
-            Kind::Summaries => *b"SUMM",
             Kind::Lines => *b"LINE",
             Kind::Answers => *b"ANSW",
         }

@@ -120,7 +120,45 @@ pub struct EntryRef<'s> {
     pub payload: &'s [u8],
 }
 
+/// Now, in seconds since the epoch (entries' last use).
+pub fn now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
 impl Store {
+    /// The store `name` (labelled `label`) of the cache directory the
+    /// environment names, for one run of a tool: `None` when the directory
+    /// is refused (warned once: the run goes on without a cache); a damaged
+    /// file is warned about and starts empty ([`Store::open`]).
+    pub fn for_run(name: &str, label: &str, diag: &crate::diag::Diag) -> Option<Store> {
+        let dir = match CacheDir::from_env() {
+            Ok(dir) => dir,
+            Err(refusal) => {
+                diag.warn(&refusal);
+                return None;
+            }
+        };
+        let (store, err) = Store::open(dir, name, label);
+        if let Some(e) = err {
+            diag.warn(&format_args!("cache: {e}"));
+        }
+        Some(store)
+    }
+
+    /// [`Store::save`] within the bound `CI_CACHE_MAX_BYTES` names (an
+    /// invalid value is warned about, and the default used); a failure is a
+    /// warning ending with what the next run does (`next`): the answer
+    /// printed is right either way.
+    pub fn save_for_run(&self, updates: Vec<Update>, now: u64, diag: &crate::diag::Diag, next: &str) {
+        let max = super::usage::max_bytes().unwrap_or_else(|e| {
+            diag.warn(&format_args!("{e}; using {}", super::usage::DEFAULT_MAX_BYTES));
+            super::usage::DEFAULT_MAX_BYTES
+        });
+        if let Err(e) = self.save(updates, now, max) {
+            diag.warn(&format_args!("cache: could not write it: {e}; {next}"));
+        }
+    }
+
     /// Reads the file `name` of `dir` (none yet: an empty store). A file that
     /// is damaged, foreign or of another version is not trusted: the store
     /// starts empty and the file is replaced when the run saves; the error

@@ -132,7 +132,7 @@ fn damaged_files_are_refused_with_their_reason() {
     let dir = CacheDir::open(&t.path().join("c")).unwrap();
     let path = dir.file("x");
     let written = |body: &[u8]| {
-        dir.write("x", Kind::Summaries, body).unwrap();
+        dir.write("x", Kind::Answers, body).unwrap();
         std::fs::read(&path).unwrap()
     };
     let damage = |bytes: &[u8], kind| {
@@ -146,23 +146,23 @@ fn damaged_files_are_refused_with_their_reason() {
         }
     };
     let good = written(b"0123456789");
-    assert_eq!(damage(&good[..10], Kind::Summaries), Damage::Short(10));
-    assert_eq!(damage(b"", Kind::Summaries), Damage::Short(0));
-    assert_eq!(damage(b"{\"event\":\"x\"}", Kind::Summaries), Damage::Foreign);
-    assert_eq!(damage(&good[..good.len() - 1], Kind::Summaries), Damage::Length { expected: 10, found: 9 });
+    assert_eq!(damage(&good[..10], Kind::Answers), Damage::Short(10));
+    assert_eq!(damage(b"", Kind::Answers), Damage::Short(0));
+    assert_eq!(damage(b"{\"event\":\"x\"}", Kind::Answers), Damage::Foreign);
+    assert_eq!(damage(&good[..good.len() - 1], Kind::Answers), Damage::Length { expected: 10, found: 9 });
     let mut longer = good.clone();
     longer.push(b'!');
-    assert_eq!(damage(&longer, Kind::Summaries), Damage::Length { expected: 10, found: 11 });
+    assert_eq!(damage(&longer, Kind::Answers), Damage::Length { expected: 10, found: 11 });
     let mut flipped = good.clone();
     flipped[HEADER + 3] ^= 1;
-    assert_eq!(damage(&flipped, Kind::Summaries), Damage::Checksum);
+    assert_eq!(damage(&flipped, Kind::Answers), Damage::Checksum);
     assert_eq!(damage(&good, Kind::Lines), Damage::OtherKind);
     let mut other_version = good.clone();
     other_version[12..16].copy_from_slice(&(VERSION + 1).to_le_bytes());
-    assert_eq!(damage(&other_version, Kind::Summaries), Damage::OtherVersion(VERSION + 1));
+    assert_eq!(damage(&other_version, Kind::Answers), Damage::OtherVersion(VERSION + 1));
     let mut foreign = good;
     foreign[0] = b'X';
-    let d = damage(&foreign, Kind::Summaries);
+    let d = damage(&foreign, Kind::Answers);
     assert_eq!(d, Damage::Foreign);
     let report = file::ReadError::Damaged(path.clone(), d).to_string();
     assert_eq!(report, format!("{}: not a ci-tools cache file; rebuilding it", path.display()));

@@ -18,6 +18,14 @@ fn query(by: &[&str], measures: &[(&str, &[&str])]) -> Query {
     Query::from_spec(spec, TimeZone::UTC).unwrap()
 }
 
+/// A merger of `q`'s partial lines, its header read.
+fn merger(q: &Query) -> crate::aggregate::partial::Merger {
+    let mut m = crate::aggregate::partial::Merger::new();
+    let header = crate::aggregate::partial::encode(q, Answer::new(q), (0, 0)).remove(0);
+    m.line(&header.to_bytes().unwrap()).unwrap();
+    m
+}
+
 /// The `--partial` lines of a state: what must not change through the binary form.
 fn lines(q: &Query, g: Groups) -> Vec<String> {
     let lines = crate::aggregate::partial::encode(q, Answer::Groups(g), (0, 0));
@@ -27,7 +35,7 @@ fn lines(q: &Query, g: Groups) -> Vec<String> {
 #[test]
 fn a_state_reads_back_as_its_partial_lines_say() {
     let q = query(&["event", "data.k"], &[("data.v", &["sum", "min", "max", "p50", "distinct"])]);
-    let mut m = crate::aggregate::partial::Merger::of_query(&q);
+    let mut m = merger(&q);
     for l in [
         r#"{"kind":"group","key":["tool:pre",null],"count":3,"stats":[{"n":3,"sum":"0.5","min":"0.1","max":0.3,"q":{"v":["0.1",0.3,"0.1"]},"d":["a",1,true]}]}"#,
         r#"{"kind":"group","key":["x",{"a":[1]}],"count":1,"stats":[{"n":1,"sum":1e-30,"min":1e-30,"max":1e-30,"q":{"v":[1e-30]},"d":[]}],"cost":{"sources":3,"unpriced":["m1"]}}"#,
@@ -60,7 +68,7 @@ fn held_responses_read_back_as_their_partial_lines_say() {
         pricing: String::new(),
     };
     let q = Query::from_spec(spec, TimeZone::UTC).unwrap();
-    let mut m = crate::aggregate::partial::Merger::of_query(&q);
+    let mut m = merger(&q);
     for l in [
         r#"{"kind":"response","message":"msg_1\u0000req_1","key":["2026-03-01","claude-sonnet-4"],"usage":[4,512,0,1200,"0.0123"],"best":[1716.0,"/p/a.jsonl",12]}"#,
         r#"{"kind":"response","message":"msg_2\u0000req_2","key":["2026-03-02",null],"usage":[1,null,2,3,null],"cost":{"sources":2,"unpriced":["x"]},"best":[6.0,"/p/a.jsonl",40]}"#,

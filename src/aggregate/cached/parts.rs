@@ -140,7 +140,7 @@ impl Cache {
         for s in g.states {
             whole.merge(s);
         }
-        let payload = g.end.filter(|_| g.silent).and_then(|end| Some((end, encode(q, &whole)?)));
+        let payload = g.end.filter(|_| g.silent).and_then(|end| Some((end, encode(&whole)?)));
         match payload {
             Some(((identity, lines), payload)) => Some(Update::Put(
                 key,
