@@ -10,8 +10,8 @@
 //!
 //! - a capture whose file is as it was (one `stat`) is not read at all: its
 //!   kept state is merged in;
-//! - one that grew, of a writer whose lines stand alone
-//!   ([`crate::format::Adapter::lines_stand_alone`]: Amplifier), for a
+//! - one that grew, of a writer whose lines are independent
+//!   ([`crate::format::Adapter::lines_independent`]: Amplifier), for a
 //!   `--by`/`--tokens` question that does not read the session's agent, is
 //!   read from its old end on, on top of its kept state;
 //! - anything else (rotated, shrunk, rewritten, or grown where earlier
@@ -241,7 +241,7 @@ impl Cache {
                 }
                 None => Begin::Read(Box::new(reading)),
             },
-            Fresh::Grew { from } if self.resumable && adapter.lines_stand_alone() => {
+            Fresh::Grew { from } if self.resumable && adapter.lines_independent() => {
                 if let Some(kept) = decode(q, entry.payload) {
                     reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
                     reading.base = Some(kept.into_answer(q));

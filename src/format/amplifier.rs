@@ -89,10 +89,6 @@ const EVENTS: [&str; 41] = [
 const DELEGATE_EVENTS: [&str; 2] = ["delegate:agent_spawned", "delegate:agent_completed"];
 
 impl Adapter for Amplifier {
-    fn lines_stand_alone(&self) -> bool {
-        true
-    }
-
     fn writer(&self) -> Writer {
         Writer::Amplifier
     }

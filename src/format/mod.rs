@@ -371,15 +371,6 @@ pub trait Adapter: Sync {
     /// the last turn context, the running token total). The default keeps nothing.
     fn observe(&self, _rec: &Record<'_>, _state: &mut ReadState) {}
 
-    /// Whether each line's events depend on that line alone (and on the
-    /// session record): no [`Adapter::observe`] state, no parts that depend
-    /// on earlier lines. A capture of such a writer that grew can be read
-    /// from its old end on, with what was read before kept (the capture
-    /// cache). The default: no.
-    fn lines_stand_alone(&self) -> bool {
-        false
-    }
-
     /// Whether a raw line may change what [`Adapter::observe`] keeps: such a
     /// line is parsed (and observed) even when a tool's pre-check would skip
     /// it. The default: no line does.
@@ -392,7 +383,9 @@ pub trait Adapter: Sync {
     /// and a session is plain JSONL files read line by line in file order
     /// (not [`Adapter::lines_of`], not [`Adapter::time_ordered`], no
     /// [`Adapter::companion`]). A large capture file of such a writer may be
-    /// read in parts by several threads ([`crate::source`]). The default: no.
+    /// read in parts by several threads ([`crate::source`]), and one that grew
+    /// can be read from its old end on, with what was read before kept (the
+    /// capture cache, [`crate::aggregate::cached`]). The default: no.
     fn lines_independent(&self) -> bool {
         false
     }
