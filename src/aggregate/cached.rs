@@ -170,18 +170,24 @@ impl Reading {
 
     /// Notes how the file's reading ended ([`crate::source::Visitor::read_end`]).
     pub fn read_end(&mut self, end: &ReadEnd<'_>) {
-        // An unfinished last line that was read (an event or a bad line)
-        // would be read again after the kept end: keep nothing.
-        if end.tail == Tail::Read {
-            return;
-        }
-        let last = end.last_line_at.or(self.resume.filter(|r| r.offset == end.whole).and(self.base_last_line));
-        // A file cut shorter while it was read is not kept (its identity
-        // would claim bytes it no longer has).
-        if let Ok(id) = Identity::of(end.file, end.whole, last).map_err(drop).and_then(whole) {
-            self.end = Some((id, end.lines));
-        }
+        self.end = kept_end(end, self.resume, self.base_last_line);
     }
+}
+
+/// What an entry records of a file read to its end (its identity and whole
+/// lines), or `None` when it cannot be kept: an unfinished last line was read
+/// (an event or a bad line, which would be read again after the kept end),
+/// no last line is known for bytes that were read, or the file is shorter
+/// now than what was read (its identity would claim bytes it no longer has).
+/// Read on from `resume` without a new whole line, the kept last line
+/// (`kept_last`) is still the last.
+pub(super) fn kept_end(end: &ReadEnd<'_>, resume: Option<Resume>, kept_last: Option<u64>) -> Option<(Identity, u64)> {
+    let last = end.last_line_at.or(resume.filter(|r| r.offset == end.whole).and(kept_last));
+    if end.tail == Tail::Read || (last.is_none() && end.whole > 0) {
+        return None;
+    }
+    let id = Identity::of(end.file, end.whole, last).ok().filter(|id| id.len >= id.indexed)?;
+    Some((id, end.lines))
 }
 
 impl Cache {
@@ -319,15 +325,6 @@ fn context(q: &Query, cap: &Capture) -> u64 {
         }
     }
     h.digest()
-}
-
-/// `id` when the file still holds every byte it says were read.
-pub(super) fn whole(id: Identity) -> Result<Identity, ()> {
-    if id.len >= id.indexed {
-        Ok(id)
-    } else {
-        Err(())
-    }
 }
 
 /// A capture's state as kept: the binary form of a `--by`/`--tokens` or

@@ -5,13 +5,13 @@
 
 use std::path::PathBuf;
 
-use super::{encode, whole, Begin, Cache, Kept};
+use super::{encode, kept_end, Begin, Cache, Kept};
 use crate::aggregate::query::Query;
 use crate::aggregate::Answer;
 use crate::cache::{Entry, Identity, Update};
 use crate::lines::Resume;
 use crate::session::Capture;
-use crate::source::{Known, ReadEnd, Tail};
+use crate::source::{Known, ReadEnd};
 
 /// A capture read in parts: answered from the cache, read without it, or
 /// read for it (its parts' states gathered until the last part ends).
@@ -109,15 +109,8 @@ impl Cache {
     pub fn part_read_end(&self, p: &PartReading, end: &ReadEnd<'_>) {
         let Ok(mut split) = self.split.lock() else { return };
         let Some(Split::Reading(g)) = split.get_mut(&(p.key.clone(), p.reading)) else { return };
-        // No new whole line after the kept ones: the kept last line is still the last.
-        let kept = g.resume.filter(|(at, _)| at.offset == end.whole).and_then(|(_, last)| last);
-        let last = end.last_line_at.or(kept);
-        if end.tail == Tail::Read || (last.is_none() && end.whole > 0) {
-            return;
-        }
-        if let Ok(id) = Identity::of(end.file, end.whole, last).map_err(drop).and_then(whole) {
-            g.end = Some((id, end.lines));
-        }
+        let (resume, kept_last) = g.resume.map_or((None, None), |(at, last)| (Some(at), last));
+        g.end = kept_end(end, resume, kept_last);
     }
 
     /// A part ended with `answer` (its state) and `untimed` records; after
