@@ -267,6 +267,22 @@ impl Selection {
         Verdict::Match
     }
 
+    /// Whether an event of this name can match: the name-level predicates
+    /// (`--event`, `--not-event`, and `--errors`' names) alone, a necessary
+    /// condition of [`Selection::matches_event`] (what ci-filter's line
+    /// index picks lines by).
+    pub fn name_may_match(&self, name: &str) -> bool {
+        (self.events.is_empty() || self.events.iter().any(|g| g.matches(name)))
+            && !self.not_events.iter().any(|g| g.matches(name))
+            && (!self.errors || ERROR_EVENTS.contains(&name))
+    }
+
+    /// Whether some name-level predicate narrows the events
+    /// ([`Selection::name_may_match`] is not always true).
+    pub fn names_narrow(&self) -> bool {
+        !self.events.is_empty() || !self.not_events.is_empty() || self.errors
+    }
+
     /// Evaluates the session-level predicates on a session record; time bounds
     /// select sessions whose activity `[start, last]` overlaps `[since, until)`.
     pub fn matches_session(&self, r: &SessionRecord) -> Verdict {
@@ -321,6 +337,9 @@ fn project_of<'a>(ev: &Event<'a>) -> Option<Cow<'a, str>> {
 /// `tool:error`, `provider:error`, `orchestrator:complete` with status
 /// `error`, and a `tool:post` that says it failed (Amplifier: `result.success`
 /// is `false`).
+/// The names of the events `--errors` can select ([`is_error`]).
+const ERROR_EVENTS: [&str; 4] = ["tool:error", "provider:error", "orchestrator:complete", "tool:post"];
+
 fn is_error(name: &str, ev: &Event<'_>) -> bool {
     match name {
         "tool:error" | "provider:error" => true,

@@ -126,6 +126,12 @@ impl<'a> Event<'a> {
         self
     }
 
+    /// Where the event's line is in its capture's file (`None` for a record
+    /// read from a stream).
+    pub fn site(&self) -> Option<Site> {
+        self.origin.map(|(site, _)| site).filter(|_| self.capture.is_some())
+    }
+
     /// Where the event's line is and the line's hash, when known: what a
     /// record printed cut carries so that a later tool can read it again.
     pub fn cut_origin(&self) -> Option<(Site, u64)> {

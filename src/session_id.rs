@@ -293,6 +293,10 @@ impl<V: Visitor> Visitor for Narrow<'_, V> {
         self.inner.start(cap)
     }
 
+    fn pick(&mut self, cap: &Capture) -> Option<crate::source::Pick> {
+        self.inner.pick(cap)
+    }
+
     fn read_end(&mut self, cap: &Capture, end: &crate::source::ReadEnd<'_>) {
         self.inner.read_end(cap, end)
     }

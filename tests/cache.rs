@@ -23,7 +23,7 @@ const QUESTIONS: &[&[&str]] = &[
 /// One Amplifier event line.
 fn event(i: u64, kind: u8) -> String {
     let day = 1 + i % 3;
-    match kind % 4 {
+    match kind % 8 {
         0 => format!(
             r#"{{"event":"llm:response","timestamp":"2026-03-0{day}T10:00:{:02}Z","workspace":"w{}","data":{{"model":"claude-sonnet-4-5","usage":{{"input_tokens":{},"output_tokens":{},"cost_usd":"0.00{}"}}}}}}"#,
             i % 60,
@@ -37,29 +37,43 @@ fn event(i: u64, kind: u8) -> String {
             i % 4
         ),
         2 => format!(r#"{{"event":"tool:post","data":{{"n":"{}.5","k":{}}}}}"#, i, i % 3),
+        // An error, and one damaged inside its data only (a bad escape):
+        // ci-filter reports it only when a predicate selects it.
+        4 => format!(
+            r#"{{"event":"tool:error","timestamp":"2026-03-0{day}T12:00:00Z","data":{{"tool_name":"bash","n":{i}}}}}"#
+        ),
+        5 => format!(r#"{{"event":"tool:error","timestamp":"2026-03-0{day}T12:00:01Z","data":{{"bad":"\q{i}"}}}}"#),
+        6 => format!(
+            r#"{{"event":"tool:post","timestamp":"2026-03-0{day}T12:00:02Z","data":{{"tool_name":"edit","result":{{"success":false}}}}}}"#
+        ),
         _ => format!(r#"{{"event":"session:start","timestamp":"2026-03-0{day}T09:00:00Z","data":{{}}}}"#),
     }
 }
 
-fn lines(from: u64, kinds: &[u8]) -> String {
+pub(crate) fn lines(from: u64, kinds: &[u8]) -> String {
     kinds.iter().enumerate().map(|(i, &k)| event(from + i as u64, k) + "\n").collect()
 }
 
 fn agg(args: &[&str], paths: &[&Path], cache: bool) -> Run {
-    let mut c = ci("ci-agg").args(args).args(paths);
+    run("ci-agg", args, paths, cache)
+}
+
+fn run(tool: &str, args: &[&str], paths: &[&Path], cache: bool) -> Run {
+    let mut c = ci(tool).args(args).args(paths);
     if !cache {
         c = c.arg("--no-cache");
     }
     c.run()
 }
 
-/// Every question, with the cache (twice: building it, then using it) and
-/// without, gives the same stdout, stderr and exit code: on one thread, where
-/// reports come in input order; on several, stderr as a set of lines (the
-/// reports of captures read at once interleave as the threads go, cache or
-/// not).
-fn same_answers(paths: &[&Path], what: &str) {
-    for (threads, q) in QUESTIONS.iter().map(|q| ("-j1", *q)).chain([("-j2", QUESTIONS[0])]) {
+/// Every question of `tool`, with the cache (twice: building it, then using
+/// it) and without, gives the same stdout, stderr and exit code: on one
+/// thread, where reports come in input order; on several (the first
+/// `on_two` questions), stderr as a set of lines (the reports of captures
+/// read at once interleave as the threads go, cache or not).
+fn same_runs(tool: &str, questions: &[&[&str]], on_two: usize, paths: &[&Path], what: &str) {
+    let two = questions[..on_two].iter().map(|q| ("-j2", *q));
+    for (threads, q) in questions.iter().map(|q| ("-j1", *q)).chain(two) {
         let q: Vec<&str> = [threads].into_iter().chain(q.iter().copied()).collect();
         let key = |r: &Run| {
             let mut err: Vec<String> = r.stderr.lines().map(str::to_owned).collect();
@@ -68,12 +82,36 @@ fn same_answers(paths: &[&Path], what: &str) {
             }
             (r.stdout.clone(), err, r.code)
         };
-        let cold = key(&agg(&q, paths, false));
+        let cold = key(&run(tool, &q, paths, false));
         for pass in ["first", "second"] {
-            let warm = key(&agg(&q, paths, true));
-            assert_eq!(warm, cold, "{what}: ci-agg {q:?}, {pass} run with the cache");
+            let warm = key(&run(tool, &q, paths, true));
+            assert_eq!(warm, cold, "{what}: {tool} {q:?}, {pass} run with the cache");
         }
     }
+}
+
+/// Every ci-agg question answers as without the cache.
+fn same_answers(paths: &[&Path], what: &str) {
+    same_runs("ci-agg", QUESTIONS, 1, paths, what);
+}
+
+/// The ci-filter questions every check asks: ones the line index answers
+/// (`--event`, `--errors`, `--not-event`, with other predicates on the
+/// picked lines) and ones it does not (`--where`, `--invert`, `--strict`).
+const FILTERS: &[&[&str]] = &[
+    &["--event", "tool:error"],
+    &["--errors", "--since", "2026-03-02"],
+    &["--event", "tool:*", "--tool", "bash", "--no-provenance"],
+    &["--not-event", "session:start", "--event", "tool:pre", "--max-bytes", "40"],
+    &["--event", "tool:pro"],
+    &["--event", "tool:error", "--where", "data.n > 3"],
+    &["--event", "tool:error", "--invert"],
+    &["--event", "tool:error", "--strict"],
+];
+
+/// Every ci-filter question prints, with the line index, what it prints without.
+fn same_filters(paths: &[&Path], what: &str) {
+    same_runs("ci-filter", FILTERS, 2, paths, what);
 }
 
 /// What can happen to a capture file between two runs.
@@ -227,11 +265,14 @@ proptest! {
         }
         let roots = [tree.path(), claude.path(), codex.path()];
         same_answers(&roots, "as written");
+        same_filters(&roots, "as written");
         let mut n = 500;
         for (at, c) in &changes {
             let file = &files[at % files.len()];
             apply(file, c, &mut n);
-            same_answers(&roots, &format!("after {c:?} to {}", file.path.display()));
+            let what = format!("after {c:?} to {}", file.path.display());
+            same_answers(&roots, &what);
+            same_filters(&roots, &what);
         }
     }
 }
@@ -325,7 +366,7 @@ fn runs_at_once_share_the_cache() {
 }
 
 /// A cache directory of its own for one test (`XDG_CACHE_HOME`).
-fn own_cache() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn own_cache() -> (tempfile::TempDir, PathBuf) {
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join("ci-tools");
     (home, dir)
@@ -569,7 +610,8 @@ fn the_cache_keeps_within_its_size_bound() {
 #[test]
 fn a_capture_read_in_parts_is_kept_whole() {
     let tree = Tree::new();
-    let kinds: Vec<u8> = (0..400u32).map(|i| (i * 7 % 11) as u8).collect();
+    // No line damaged inside its data (ci-agg reports it: not kept).
+    let kinds: Vec<u8> = (0..400u32).map(|i| [0, 1, 2, 3, 4, 6][(i * 7 % 11) as usize % 6]).collect();
     let cap = tree.amplifier("p", "big").raw(lines(0, &kinds)).write();
     assert!(std::fs::metadata(&cap.events).unwrap().len() > 8 * 4096);
     let (home, dir) = own_cache();

@@ -465,7 +465,9 @@ fn exit_codes_and_bad_flags() {
 fn help_man_and_completions() {
     let help = ci("ci-filter").arg("--help").run();
     assert_eq!(help.code, 0);
-    for needle in ["EXAMPLES:", "WHERE EXPRESSIONS:", "SESSION RECORDS:", "--since is inclusive", "EXIT STATUS:"] {
+    for needle in
+        ["EXAMPLES:", "WHERE EXPRESSIONS:", "SESSION RECORDS:", "--since is inclusive", "LINE INDEX:", "EXIT STATUS:"]
+    {
         assert!(help.stdout.contains(needle), "{needle}");
     }
     let man = ci("ci-filter").args(["--generate", "man"]).run();

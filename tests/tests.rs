@@ -28,6 +28,7 @@ mod huge;
 mod human;
 mod interface;
 mod json_props;
+mod line_index;
 mod man;
 mod paths;
 mod pipeline;

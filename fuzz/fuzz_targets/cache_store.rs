@@ -1,6 +1,7 @@
 //! The capture cache's bodies over arbitrary bytes: a question's store
 //! (`cache::store::decode`), a `--by`/`--tokens` state in its binary form
-//! (`aggregate::bin::decode`) and a `--sessions` one (`bin::decode_sessions`), as read from a cache file whose checksum
+//! (`aggregate::bin::decode`), a `--sessions` one (`bin::decode_sessions`)
+//! and a capture's lines in ci-filter's index (`cache::line_index::Lines`), as read from a cache file whose checksum
 //! matched (a file written by another build, or by hand).
 //!
 //! Property: nothing panics; an accepted store or state writes back to
@@ -9,6 +10,7 @@
 
 use ci_tools::aggregate::bin;
 use ci_tools::aggregate::query::{Query, QuerySpec};
+use ci_tools::cache::line_index::Lines;
 use ci_tools::cache::store;
 use libfuzzer_sys::fuzz_target;
 
@@ -44,6 +46,10 @@ fn lines(q: &Query, g: ci_tools::aggregate::groups::Groups) -> Vec<Vec<u8>> {
 }
 
 fuzz_target!(|data: &[u8]| {
+    if let Some(lines) = Lines::decode(data, u64::MAX) {
+        let again = lines.encode();
+        assert_eq!(Lines::decode(&again, u64::MAX), Some(lines));
+    }
     if let Some(sessions) = bin::decode_sessions(data) {
         let map = sessions.iter().map(|s| (s.key(), s.clone())).collect();
         let again = bin::encode_sessions(&map).expect("decoded summaries serialize");

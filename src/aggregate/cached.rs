@@ -42,11 +42,12 @@
 use std::mem;
 use std::path::{Path, PathBuf};
 
+use crate::cache::kept_end;
 use crate::cache::{Entry, Fresh, Identity, Store, Update};
 use crate::diag::Diag;
 use crate::lines::Resume;
 use crate::session::Capture;
-use crate::source::{ReadEnd, Tail};
+use crate::source::ReadEnd;
 
 use super::bin;
 use super::query::{Preset, Query};
@@ -174,28 +175,12 @@ impl Reading {
     }
 }
 
-/// What an entry records of a file read to its end (its identity and whole
-/// lines), or `None` when it cannot be kept: an unfinished last line was read
-/// (an event or a bad line, which would be read again after the kept end),
-/// no last line is known for bytes that were read, or the file is shorter
-/// now than what was read (its identity would claim bytes it no longer has).
-/// Read on from `resume` without a new whole line, the kept last line
-/// (`kept_last`) is still the last.
-pub(super) fn kept_end(end: &ReadEnd<'_>, resume: Option<Resume>, kept_last: Option<u64>) -> Option<(Identity, u64)> {
-    let last = end.last_line_at.or(resume.filter(|r| r.offset == end.whole).and(kept_last));
-    if end.tail == Tail::Read || (last.is_none() && end.whole > 0) {
-        return None;
-    }
-    let id = Identity::of(end.file, end.whole, last).ok().filter(|id| id.len >= id.indexed)?;
-    Some((id, end.lines))
-}
-
 impl Cache {
     /// The cache of `q` (its file named by [`file_name`]), or `None` when it
     /// is off or unusable; an unusable cache directory or a damaged file is
     /// reported as a warning (the run goes on without it, or rebuilds it).
     pub fn open(q: &Query, name: &str, diag: &Diag) -> Option<Cache> {
-        let store = Store::for_run(name, &label(q), diag)?;
+        let store = Store::for_run(name, crate::cache::Kind::Answers, &label(q), diag)?;
         let resumable = matches!(q.preset, Preset::Group | Preset::Tokens) && !q.needs_agent();
         let cwd = crate::files::working_dir().unwrap_or_default();
         Some(Cache { store, split: Default::default(), resumable, cwd, now: crate::cache::store::now() })

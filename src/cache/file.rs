@@ -31,7 +31,7 @@ pub const HEADER: usize = 32;
 /// What a cache file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// The per-line columns of one capture (planned: docs/cache.md).
+    /// ci-filter's line index: each capture's event lines ([`super::line_index`]).
     Lines,
     /// Per-capture answers of one question ([`super::store`]).
     Answers,

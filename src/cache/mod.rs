@@ -18,6 +18,7 @@
 //!   of the last indexed line), and the verdict on the file now: current,
 //!   grown (read the new bytes only), or to be built again.
 //! - [`counts`]: `ci-find --min-events`/`--max-events` counts, per capture.
+//! - [`line_index`]: ci-filter's index of each capture's event lines.
 //! - [`store`]: one question's entries (a capture's identity and the
 //!   question's state of its whole lines), one file per question.
 //! - [`usage`]: what the directory holds, and keeping it within its bound
@@ -28,6 +29,7 @@ pub mod counts;
 pub mod dir;
 pub mod file;
 pub mod identity;
+pub mod line_index;
 pub mod store;
 pub mod usage;
 pub mod wire;
@@ -38,7 +40,7 @@ mod tests;
 pub use dir::{CacheDir, Refusal};
 pub use file::{Damage, Kind, ReadError};
 pub use identity::{Fresh, Identity, Why};
-pub use store::{Entry, EntryRef, Store, Update};
+pub use store::{kept_end, Entry, EntryRef, Store, Update};
 pub use usage::CacheFile;
 
 /// Whether the cache is turned off by the environment (`CI_CACHE=0`,

@@ -87,6 +87,7 @@ pub enum Update {
 pub struct Store {
     dir: CacheDir,
     name: String,
+    kind: Kind,
     label: String,
     body: Vec<u8>,
     entries: Index,
@@ -130,7 +131,7 @@ impl Store {
     /// environment names, for one run of a tool: `None` when the directory
     /// is refused (warned once: the run goes on without a cache); a damaged
     /// file is warned about and starts empty ([`Store::open`]).
-    pub fn for_run(name: &str, label: &str, diag: &crate::diag::Diag) -> Option<Store> {
+    pub fn for_run(name: &str, kind: Kind, label: &str, diag: &crate::diag::Diag) -> Option<Store> {
         let dir = match CacheDir::from_env() {
             Ok(dir) => dir,
             Err(refusal) => {
@@ -138,7 +139,7 @@ impl Store {
                 return None;
             }
         };
-        let (store, err) = Store::open(dir, name, label);
+        let (store, err) = Store::open(dir, name, kind, label);
         if let Some(e) = err {
             diag.warn(&format_args!("cache: {e}"));
         }
@@ -165,9 +166,10 @@ impl Store {
     /// says why, for the caller to report once.
     /// `label` names the question; a file whose label is another is not
     /// this question's (a hash collision, or a file put there by hand) and
-    /// is refused like a damaged one.
-    pub fn open(dir: CacheDir, name: &str, label: &str) -> (Store, Option<ReadError>) {
-        let (body, err) = match dir.read(name, Kind::Answers) {
+    /// is refused like a damaged one. `kind` is what the file's header says
+    /// it holds: a question's answers, or ci-filter's line index.
+    pub fn open(dir: CacheDir, name: &str, kind: Kind, label: &str) -> (Store, Option<ReadError>) {
+        let (body, err) = match dir.read(name, kind) {
             Ok(Some(body)) => (body, None),
             Ok(None) => (Vec::new(), None),
             Err(e) => (Vec::new(), Some(e)),
@@ -177,7 +179,7 @@ impl Store {
             None if body.is_empty() => (body, Default::default(), err),
             _ => (Vec::new(), Default::default(), Some(ReadError::Damaged(dir.file(name), super::Damage::Corrupt))),
         };
-        (Store { dir, name: name.to_owned(), label: label.to_owned(), body, entries }, err)
+        (Store { dir, name: name.to_owned(), kind, label: label.to_owned(), body, entries }, err)
     }
 
     /// The entry of the capture at `path` (absolute).
@@ -214,7 +216,7 @@ impl Store {
             }
             return Ok(());
         }
-        let mut entries = match self.dir.read(&self.name, Kind::Answers) {
+        let mut entries = match self.dir.read(&self.name, self.kind) {
             Ok(Some(body)) => decode(&body).filter(|(l, _)| *l == self.label).map(|(_, e)| e).unwrap_or_default(),
             _ => HashMap::new(),
         };
@@ -235,9 +237,29 @@ impl Store {
         }
         let stale = now.saturating_sub(STALE_DAYS * 86_400);
         entries.retain(|_, e| e.used >= stale);
-        self.dir.write(&self.name, Kind::Answers, &encode(&self.label, &entries))?;
+        self.dir.write(&self.name, self.kind, &encode(&self.label, &entries))?;
         self.dir.evict(max, &self.name).map(|_| ())
     }
+}
+
+/// What an entry records of a file read to its end (its identity and whole
+/// lines), or `None` when it cannot be kept: an unfinished last line was read
+/// (an event or a bad line, which would be read again after the kept end),
+/// no last line is known for bytes that were read, or the file is shorter
+/// now than what was read (its identity would claim bytes it no longer has).
+/// Read on from `resume` without a new whole line, the kept last line
+/// (`kept_last`) is still the last.
+pub fn kept_end(
+    end: &crate::source::ReadEnd<'_>,
+    resume: Option<crate::lines::Resume>,
+    kept_last: Option<u64>,
+) -> Option<(Identity, u64)> {
+    let last = end.last_line_at.or(resume.filter(|r| r.offset == end.whole).and(kept_last));
+    if end.tail == crate::source::Tail::Read || (last.is_none() && end.whole > 0) {
+        return None;
+    }
+    let id = Identity::of(end.file, end.whole, last).ok().filter(|id| id.len >= id.indexed)?;
+    Some((id, end.lines))
 }
 
 /// The body of a store file.

@@ -13,6 +13,16 @@ pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
+/// Appends `n` in LEB128: seven bits a byte, low first (small numbers,
+/// such as the gaps between lines, take one byte).
+pub fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
 /// Reads front to back.
 pub struct Reader<'a>(pub &'a [u8]);
 
@@ -47,6 +57,23 @@ impl<'a> Reader<'a> {
     /// A `u64`.
     pub fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    /// A LEB128 number ([`put_varint`]); `None` past ten bytes or 64 bits.
+    pub fn varint(&mut self) -> Option<u64> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            let bits = u64::from(b & 0x7f);
+            if shift == 63 && bits > 1 {
+                return None;
+            }
+            n |= bits << shift;
+            if b & 0x80 == 0 {
+                return Some(n);
+            }
+        }
+        None
     }
 
     /// An `i128`.

@@ -608,6 +608,7 @@ fn aggregate(q: &Query, args: &Args, cache: Option<&Cache>, diag: &Diag) -> Resu
         deal_on_idle: false,
         // A first run over gigabytes (building the cache) shows how far it is.
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        whole: None,
     };
     let ids = args.session.ids()?;
     let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+use crate::cache::line_index::LineIndex;
 use crate::cli::values;
 use crate::cli::{Common, EventOutput, EventSelect, SessionArg, TimeWindow, Tool};
 use crate::diag::Diag;
@@ -13,8 +14,12 @@ use crate::predicate::never::{Seen, Tests};
 use crate::predicate::{Glob, Selection, Verdict, Where, PHANTOM_EVENTS};
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
-use crate::source::{self, Flow, RunOpts, SessionFlow, Visitor};
+use crate::source::{self, Flow, Part, Pick, ReadEnd, RunOpts, SessionFlow, Visitor};
 use crate::time;
+
+mod indexed;
+
+use self::indexed::Indexed;
 
 const EXAMPLES: &str = "\
 EXAMPLES:
@@ -99,6 +104,21 @@ CLAUDE CODE HOOK CAPTURES:
   --workspace the slug of cwd, data.* paths read the hook line (data.tool_name,
   data.tool_input.file_path), `hook` the original hook name.
 
+LINE INDEX:
+  ci-filter keeps, per Amplifier capture file, the event name and place of
+  each line in $XDG_CACHE_HOME/ci-tools (default ~/.cache/ci-tools; directory
+  0700, files 0600; ci-agg's CACHE in its --help). When the events are narrowed
+  by name (--event, --not-event, --errors), a capture whose file is as it was
+  (device, inode, size, modification time) is read only at the lines whose name
+  can match, and one that grew at those lines and from its old end on; every
+  other predicate is then checked on those lines as always. Output, stderr and
+  exit status are those of --no-cache, byte for byte. Not used with --where,
+  --invert or --strict (they look at every line), nor for other writers (a
+  Claude Code or Codex line's events depend on earlier lines); a capture read
+  with a report is not kept. Any other change (rotated, shrunk, rewritten,
+  touched) reads it whole and indexes it again. --no-cache or CI_CACHE=0 turns
+  it off; ci-find --cache-info lists it.
+
 DAMAGED INPUT:
   Bad lines are reported on stderr as `path:line: reason`, skipped and counted,
   as by ci-cat. To stay fast, ci-filter checks each line's UTF-8, top-level
@@ -176,6 +196,9 @@ pub struct Args {
     /// Keep reading the captures as they grow, printing passing events as written.
     #[arg(short = 'f', long)]
     pub follow: bool,
+    /// Do not use or update the line index (see LINE INDEX in --help; also CI_CACHE=0).
+    #[arg(long)]
+    pub no_cache: bool,
     #[command(flatten)]
     pub output: EventOutput,
     #[command(flatten)]
@@ -243,6 +266,8 @@ struct Filter<'a> {
     /// `--where` tests, watched for the ones that never hold.
     tests: &'a Tests<'a>,
     seen: Seen,
+    /// The line index, when the cache is on.
+    index: Option<Indexed<'a>>,
 }
 
 /// Distinct event names kept for the "did you mean" hint of an `--event`
@@ -250,6 +275,18 @@ struct Filter<'a> {
 const NAMES_KEPT: usize = 1024;
 
 impl Filter<'_> {
+    /// Notes an event's name for the `--event` hint: which patterns matched,
+    /// and the names read while one has not.
+    fn saw_name(&mut self, name: &str) {
+        if !self.unmatched.is_empty() {
+            let events = &self.sel.events;
+            self.unmatched.retain(|&i| !events[i].matches(name));
+            if self.names.len() < NAMES_KEPT && !self.names.contains(name) {
+                self.names.insert(name.to_owned());
+            }
+        }
+    }
+
     fn pass(&mut self, v: Verdict) -> bool {
         if v == Verdict::Untimed {
             self.diag.untimed();
@@ -287,16 +324,48 @@ impl Visitor for Filter<'_> {
         self.invert || self.sel.capture_may_match(cap)
     }
 
+    fn pick(&mut self, cap: &Capture) -> Option<Pick> {
+        let mut index = self.index.take()?;
+        let sel = self.sel;
+        let pick = index.pick(cap, sel, |n| self.saw_name(n));
+        self.index = Some(index);
+        pick
+    }
+
+    fn read_end(&mut self, _cap: &Capture, end: &ReadEnd<'_>) {
+        if let Some(index) = &mut self.index {
+            index.read_end(end);
+        }
+    }
+
+    fn end(&mut self, cap: &Capture, _out: &mut Vec<u8>) {
+        if let Some(index) = &mut self.index {
+            index.end(cap);
+        }
+    }
+
+    fn begin_part(&mut self, cap: &Capture, _part: &Part<'_>, out: &mut Vec<u8>) -> bool {
+        let go = self.begin(cap, out);
+        if let Some(index) = self.index.as_mut().filter(|_| go) {
+            index.begin_part(cap);
+        }
+        go
+    }
+
+    fn end_part(&mut self, cap: &Capture, part: &Part<'_>, _out: &mut Vec<u8>) {
+        if let Some(index) = &mut self.index {
+            index.end_part(cap, part);
+        }
+    }
+
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         self.piped += u64::from(ev.capture.is_none());
         self.tests.observe(&mut self.seen, ev);
+        if let Some(index) = &mut self.index {
+            index.event(ev);
+        }
         if !self.unmatched.is_empty() {
-            let name = ev.name();
-            let events = &self.sel.events;
-            self.unmatched.retain(|&i| !events[i].matches(&name));
-            if self.names.len() < NAMES_KEPT && !self.names.contains(name.as_ref()) {
-                self.names.insert(name.into_owned());
-            }
+            self.saw_name(&ev.name());
         }
         if self.pass(self.sel.matches_event(ev)) {
             if ev.confirm(self.diag) {
@@ -345,7 +414,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         diag.warn(&format_args!("--event {}: no writer emits this event, it never matches{hint}", g.as_str()));
     }
     let printer = args.output.printer();
-    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
+    let mut opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
     // The rule is checked here; the selection (or its inverse) is the
     // visitor's, so every capture stays.
     let ids = args.session.ids()?;
@@ -355,6 +424,17 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // every bad line (or nothing would be dropped anyway).
     let lazy = !args.common.strict && (sel.has_event_predicates() || sel.has_session_predicates() || args.invert);
     let tests = Tests::new(&sel.wheres);
+    let index = (!args.no_cache && !args.follow && !crate::cache::off_by_env())
+        .then(|| LineIndex::open(diag).map(std::sync::Arc::new))
+        .flatten();
+    // Only the picked lines are read when nothing else can tell them apart
+    // (indexed.rs); a large capture the index has is then read whole (at
+    // its picked lines), not in parts.
+    let picks = sel.names_narrow() && sel.wheres.is_empty() && !args.invert && lazy;
+    if let Some(index) = index.as_ref().filter(|_| picks) {
+        let index = std::sync::Arc::clone(index);
+        opts.whole = Some(source::Whole(std::sync::Arc::new(move |cap: &Capture| index.has(cap))));
+    }
     let mut out = Output::stdout();
     let visitors = source::run(&inputs, &opts, diag, &mut out, || {
         let filter = Filter {
@@ -370,11 +450,16 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
             names: std::collections::BTreeSet::new(),
             tests: &tests,
             seen: tests.seen(),
+            index: Indexed::new(index.as_deref(), picks),
         };
         ids.narrow(filter, false)
     })?;
     ids.check_stream(&inputs, &visitors, diag)?;
     let mut visitors: Vec<Filter<'_>> = visitors.into_iter().map(|v| v.inner).collect();
+    if let Some(index) = &index {
+        let updates = visitors.iter_mut().filter_map(|v| v.index.as_mut()).flat_map(|i| std::mem::take(&mut i.updates));
+        index.save(updates.collect(), diag);
+    }
     warn_unmatched_events(&sel, &visitors, diag);
     tests.warn(visitors.iter_mut().map(|v| std::mem::take(&mut v.seen)).collect(), &args.where_, diag);
     let passed: u64 = visitors.iter().map(|v| v.passed).sum();

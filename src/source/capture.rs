@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use super::follow;
+use super::picked::Picked;
 use super::worker::{Ends, Worker, CHUNK};
-use super::{Flow, ReadEnd, Tail, Visitor};
+use super::{Flow, Pick, ReadEnd, Tail, Visitor};
 use crate::format;
 use crate::lines::{LineReader, LineSource, Site};
 use crate::record::Event;
@@ -121,7 +122,19 @@ impl Worker<'_> {
             // One plain file: the visitor may know its start already (the
             // capture cache), and is told how its lines ended.
             let single = files.len() == 1 && !self.follow;
-            let at = if single { v.start(cap) } else { None };
+            let pick = if single { v.pick(cap) } else { None };
+            let at = match &pick {
+                Some(pick) => match self.picked(v, cap, display, &file, pick) {
+                    Read::Done => pick.then,
+                    Read::Stopped => break,
+                    Read::Gone => return false,
+                },
+                None if single => v.start(cap),
+                None => None,
+            };
+            if pick.as_ref().is_some_and(|p| p.then.is_none()) {
+                continue;
+            }
             if let Some(at) = at {
                 if let Err(e) = std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(at.offset)) {
                     self.diag.error(&format_args!("{display}: {e}"));
@@ -151,6 +164,21 @@ impl Worker<'_> {
         self.companion(v, cap);
         v.end(cap, &mut self.out);
         true
+    }
+
+    /// Reads the lines of `file` a visitor picked ([`Visitor::pick`]).
+    fn picked<V: Visitor>(
+        &mut self,
+        v: &mut V,
+        cap: &Capture,
+        display: &str,
+        file: &std::fs::File,
+        pick: &Pick,
+    ) -> Read {
+        let mut lines = Picked::new(file, &pick.lines, std::mem::take(&mut self.buffer));
+        let read = self.capture_lines(v, cap, display, &mut lines, false);
+        self.buffer = lines.into_buffer();
+        read
     }
 
     /// Tells the visitor how the file just read to its end ended

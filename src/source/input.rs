@@ -64,11 +64,11 @@ pub(super) fn produce(
             Input::Path(p) => {
                 let caps = captures_at(p, detail, diag);
                 count_all(&mut caps.iter());
-                caps.into_iter().all(|c| push(&mut dealer, c, chunk) && !diag.is_stopped())
+                caps.into_iter().all(|c| push(&mut dealer, c, chunk, opts) && !diag.is_stopped())
             }
             Input::Captures(caps) => {
                 count_all(&mut caps.iter());
-                caps.iter().all(|c| push(&mut dealer, c.clone(), chunk) && !diag.is_stopped())
+                caps.iter().all(|c| push(&mut dealer, c.clone(), chunk, opts) && !diag.is_stopped())
             }
         };
         if !go_on || !dealer.flush() {
@@ -85,8 +85,10 @@ fn counted(cap: &Capture) {
 }
 
 /// Deals a capture: whole, or with `chunk` when it is large, as its parts
-/// ([`chunk::split`]); false when the workers are gone.
-fn push(dealer: &mut Dealer, cap: Capture, chunk: Option<chunk::Chunking>) -> bool {
+/// ([`chunk::split`]), unless [`RunOpts::whole`] says no; false when the
+/// workers are gone.
+fn push(dealer: &mut Dealer, cap: Capture, chunk: Option<chunk::Chunking>, opts: &RunOpts) -> bool {
+    let chunk = chunk.filter(|_| !opts.whole.as_ref().is_some_and(|w| (w.0)(&cap)));
     match chunk.and_then(|chunking| chunk::split(&cap, chunking)) {
         Some(split) => (0..split.parts()).all(|k| dealer.push(Unit::Part(PartUnit::new(Arc::clone(&split), k)))),
         None => dealer.push(Unit::Capture(Box::new(cap))),

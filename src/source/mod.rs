@@ -33,6 +33,7 @@ mod chunk;
 mod deal;
 pub mod follow;
 mod input;
+mod picked;
 mod piped;
 mod stdin;
 mod timed;
@@ -42,7 +43,7 @@ mod writer;
 
 pub use self::input::{captures_at, inputs_from_args, Input};
 pub use self::stdin::stdin_has_data;
-pub use self::visitor::{Flow, Known, Part, ReadEnd, SessionFlow, Tail, Visitor};
+pub use self::visitor::{Flow, Known, Part, Pick, ReadEnd, SessionFlow, Tail, Visitor};
 
 use crossbeam_channel::{bounded, unbounded};
 
@@ -80,11 +81,32 @@ pub struct RunOpts {
     /// Show progress on stderr while reading ([`crate::progress`]; the
     /// caller sets it only when stderr is a terminal).
     pub progress: bool,
+    /// Large captures this says yes to are read whole, never in parts
+    /// (`source::chunk`): ci-filter's line index answers them by reading a
+    /// few lines ([`Visitor::pick`], which parts never get).
+    pub whole: Option<Whole>,
+}
+
+/// Which large captures to read whole ([`RunOpts::whole`]).
+#[derive(Clone)]
+pub struct Whole(pub std::sync::Arc<dyn Fn(&crate::session::Capture) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Whole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Whole(..)")
+    }
 }
 
 impl Default for RunOpts {
     fn default() -> RunOpts {
-        RunOpts { threads: default_threads(), follow: false, detail: Detail::Full, deal_on_idle: true, progress: false }
+        RunOpts {
+            threads: default_threads(),
+            follow: false,
+            detail: Detail::Full,
+            deal_on_idle: true,
+            progress: false,
+            whole: None,
+        }
     }
 }
 

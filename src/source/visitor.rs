@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::lines::Resume;
+use crate::lines::{Resume, Site};
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
 
@@ -48,6 +48,16 @@ pub enum Known {
     /// Everything before this place (a capture that grew): only the lines
     /// from there on are read.
     Until(Resume),
+}
+
+/// The lines of a capture's file a visitor asks for ([`Visitor::pick`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pick {
+    /// Each line's number and place, in file order.
+    pub lines: Vec<(u64, Site)>,
+    /// Where to go on reading the file whole after them (the first byte
+    /// the visitor does not know), or `None` to stop there.
+    pub then: Option<Resume>,
 }
 
 /// What a visitor wants next.
@@ -139,6 +149,17 @@ pub trait Visitor: Send {
     /// before it, from the capture cache), with line numbers counted on
     /// from `at.number`.
     fn start(&mut self, _cap: &Capture) -> Option<Resume> {
+        None
+    }
+
+    /// Called after `begin` for a capture of one plain file (not in follow
+    /// mode), before [`Visitor::start`]: the only lines of it to read, when
+    /// the visitor knows which of its lines can matter (ci-filter's line
+    /// index). `None` (the default) reads the file as `start` says. With a
+    /// [`Pick`], its lines are read at their places, then the file from
+    /// [`Pick::then`] on (`None`: nothing more), which is when
+    /// [`Visitor::read_end`] is called; `start` is not.
+    fn pick(&mut self, _cap: &Capture) -> Option<Pick> {
         None
     }
 

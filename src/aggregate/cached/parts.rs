@@ -5,9 +5,10 @@
 
 use std::path::PathBuf;
 
-use super::{encode, kept_end, Begin, Cache, Kept};
+use super::{encode, Begin, Cache, Kept};
 use crate::aggregate::query::Query;
 use crate::aggregate::Answer;
+use crate::cache::kept_end;
 use crate::cache::{Entry, Identity, Update};
 use crate::lines::Resume;
 use crate::session::Capture;

@@ -51,14 +51,14 @@ fn impossible_identities_are_refused() {
 fn saving_applies_updates_over_the_file_as_it_is_now() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = CacheDir::open(&tmp.path().join("c")).unwrap();
-    let (a, err) = Store::open(dir.clone(), "q.bin", "Q");
+    let (a, err) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
     assert!(err.is_none() && a.is_empty());
     // Another run saves first; this one's changes go over its file.
-    let (b, _) = Store::open(dir.clone(), "q.bin", "Q");
+    let (b, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
     b.save(vec![Update::Put("/x".into(), entry(1, None)), Update::Put("/y".into(), entry(2, None))], 1_000, u64::MAX)
         .unwrap();
     a.save(vec![Update::Put("/z".into(), entry(3, None)), Update::Drop("/y".into())], 1_000, u64::MAX).unwrap();
-    let (now, err) = Store::open(dir.clone(), "q.bin", "Q");
+    let (now, err) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
     assert!(err.is_none());
     assert_eq!(now.len(), 2);
     assert_eq!(now.get(Path::new("/x")).map(owned), Some(entry(1, None)));
@@ -66,7 +66,7 @@ fn saving_applies_updates_over_the_file_as_it_is_now() {
     // Entries unused for STALE_DAYS go at the next write.
     let later = 1_000 + STALE_DAYS * 86_400 + 1;
     now.save(vec![Update::Put("/w".into(), Entry { used: later, ..entry(4, None) })], later, u64::MAX).unwrap();
-    let (now, _) = Store::open(dir, "q.bin", "Q");
+    let (now, _) = Store::open(dir, "q.bin", Kind::Answers, "Q");
     assert_eq!(now.len(), 1);
     assert!(now.get(Path::new("/w")).is_some());
 }
@@ -77,17 +77,17 @@ fn a_damaged_file_is_reported_and_not_trusted() {
     let dir = CacheDir::open(&tmp.path().join("c")).unwrap();
     // A whole file of the right kind whose body is no store.
     dir.write("q.bin", Kind::Answers, b"\xff\xff\xff\xffnot entries").unwrap();
-    let (s, err) = Store::open(dir.clone(), "q.bin", "Q");
+    let (s, err) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
     assert!(s.is_empty());
     let msg = err.unwrap().to_string();
     assert!(msg.ends_with("q.bin: its contents are not laid out as this version writes them; rebuilding it"), "{msg}");
     // So is one of another question.
     s.save(vec![Update::Put("/x".into(), entry(1, None))], 1_000, u64::MAX).unwrap();
-    let (other, err) = Store::open(dir.clone(), "q.bin", "R");
+    let (other, err) = Store::open(dir.clone(), "q.bin", Kind::Answers, "R");
     assert!(other.is_empty() && err.is_some());
     // Saving replaces it.
     s.save(vec![Update::Put("/x".into(), entry(1, None))], 1_000, u64::MAX).unwrap();
-    let (s, err) = Store::open(dir, "q.bin", "Q");
+    let (s, err) = Store::open(dir, "q.bin", Kind::Answers, "Q");
     assert!(err.is_none());
     assert_eq!(s.len(), 1);
 }
