@@ -261,7 +261,13 @@ proptest! {
                 "claude" => claude.transcript("-w-proj", "0e8f1c2a-1111-4222-8333-444455556666", &text),
                 _ => codex.rollout("sessions/2026/06/05", fixture.rsplit('/').next().unwrap(), &text),
             };
-            files.push(File { path, real: text.lines().map(str::to_owned).collect() });
+            let real: Vec<String> = text.lines().map(str::to_owned).collect();
+            if writer == "claude" {
+                // A subagent transcript beside it: one capture of two files.
+                let sub = claude.subagent("-w-proj", "0e8f1c2a-1111-4222-8333-444455556666", "a1", real[real.len() / 2..].join("\n") + "\n");
+                files.push(File { path: sub, real: real.clone() });
+            }
+            files.push(File { path, real });
         }
         let roots = [tree.path(), claude.path(), codex.path()];
         same_answers(&roots, "as written");

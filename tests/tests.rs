@@ -6,6 +6,7 @@ mod util;
 
 mod agg;
 mod cache;
+mod cache_files;
 mod cat;
 mod chunks;
 mod codex;

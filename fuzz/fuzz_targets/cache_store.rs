@@ -1,7 +1,8 @@
 //! The capture cache's bodies over arbitrary bytes: a question's store
 //! (`cache::store::decode`), a `--by`/`--tokens` state in its binary form
 //! (`aggregate::bin::decode`), a `--sessions` one (`bin::decode_sessions`)
-//! and a capture's lines in ci-filter's index (`cache::line_index::Lines`), as read from a cache file whose checksum
+//! a capture's lines in ci-filter's index (`cache::line_index::Lines`) and a
+//! transcript's kept peek (`claude_transcript::Peek`), as read from a cache file whose checksum
 //! matched (a file written by another build, or by hand).
 //!
 //! Property: nothing panics; an accepted store or state writes back to
@@ -12,6 +13,7 @@ use ci_tools::aggregate::bin;
 use ci_tools::aggregate::query::{Query, QuerySpec};
 use ci_tools::cache::line_index::Lines;
 use ci_tools::cache::store;
+use ci_tools::format::claude_transcript::Peek;
 use libfuzzer_sys::fuzz_target;
 
 /// The queries whose states are tried: `--by event`; `--by event` with
@@ -46,6 +48,9 @@ fn lines(q: &Query, g: ci_tools::aggregate::groups::Groups) -> Vec<Vec<u8>> {
 }
 
 fuzz_target!(|data: &[u8]| {
+    if let Some(peek) = Peek::decode(data) {
+        assert_eq!(Peek::decode(&peek.encode()), Some(peek));
+    }
     if let Some(lines) = Lines::decode(data, u64::MAX) {
         let again = lines.encode();
         assert_eq!(Lines::decode(&again, u64::MAX), Some(lines));

@@ -36,18 +36,25 @@
 //! Not cached (always read): questions with percentiles (`--p50`, `--p95`,
 //! `--p99`, `--stats`, and `--tools`' latency): past
 //! [`super::stat::EXACT_MAX`] values they are t-digest estimates, which
-//! depend on the order states are merged in; captures of several files or
-//! with a companion file (hooks sessions); piped event records.
+//! depend on the order states are merged in; captures with a companion
+//! file (hooks sessions), or whose first file is not the capture's path,
+//! or of several files merged in time order; piped event records.
+//!
+//! A capture of several files (a Claude Code session and its subagent
+//! transcripts) is one entry: its first file is checked as above, the
+//! others by their [`Stat`] (hashed into the entry's context) and only
+//! while each was modified well before the entry was written; any change
+//! to one of them reads the whole capture again.
 
 use std::mem;
 use std::path::{Path, PathBuf};
 
 use crate::cache::kept_end;
-use crate::cache::{Entry, Fresh, Identity, Store, Update};
+use crate::cache::{Entry, Fresh, Identity, Stat, Store, Update};
 use crate::diag::Diag;
 use crate::lines::Resume;
 use crate::session::Capture;
-use crate::source::ReadEnd;
+use crate::source::{ReadEnd, Tail};
 
 use super::bin;
 use super::query::{Preset, Query};
@@ -157,10 +164,13 @@ pub struct Reading {
     pub had_entry: bool,
     /// Reports this thread had printed when the capture began.
     reports: u64,
-    /// [`context`] of the capture.
+    /// [`context`] of the capture (with its other files' stats).
     context: u64,
     /// What reading ended with: the file's identity and its whole lines.
     end: Option<(Identity, u64)>,
+    /// The stats of the capture's other files when it began, and whether
+    /// each was read to its end as it was then.
+    others: Vec<(Stat, bool)>,
 }
 
 impl Reading {
@@ -169,9 +179,22 @@ impl Reading {
         self.resume
     }
 
-    /// Notes how the file's reading ended ([`crate::source::Visitor::read_end`]).
+    /// Notes how a file's reading ended ([`crate::source::Visitor::read_end`]):
+    /// the first file's identity and lines; another file counts as read when
+    /// it ended with a whole line and is as it was when the capture began.
     pub fn read_end(&mut self, end: &ReadEnd<'_>) {
-        self.end = kept_end(end, self.resume, self.base_last_line);
+        match end.index.checked_sub(1) {
+            None => self.end = kept_end(end, self.resume, self.base_last_line),
+            Some(i) => {
+                let as_begun = |stat: &Stat| {
+                    end.tail == Tail::None
+                        && end.file.metadata().is_ok_and(|m| Stat::of(&m) == *stat && m.len() == end.whole)
+                };
+                if let Some((stat, read)) = self.others.get_mut(i) {
+                    *read = as_begun(stat);
+                }
+            }
+        }
     }
 }
 
@@ -190,11 +213,17 @@ impl Cache {
     /// session's companion file).
     pub fn begin(&self, q: &Query, cap: &Capture, companions: bool) -> Begin {
         let adapter = cap.format.adapter();
-        let single = matches!(cap.files.as_slice(), [f] if *f == cap.path);
+        let first = cap.files.first().is_some_and(|f| *f == cap.path);
         let companion = companions && cap.record.as_ref().is_some_and(|r| adapter.companion(r).is_some());
-        if !single || companion {
+        if !first || companion || adapter.time_ordered() && cap.files.len() > 1 {
             return Begin::Uncached;
         }
+        // The other files (subagent transcripts) are kept by their stats.
+        let Some(others) =
+            cap.files[1..].iter().map(|f| std::fs::metadata(f).ok().map(|m| Stat::of(&m))).collect::<Option<Vec<_>>>()
+        else {
+            return Begin::Uncached;
+        };
         let key = self.key(&cap.path);
         let reports = crate::diag::reports_here();
         let mut reading = Reading {
@@ -205,8 +234,9 @@ impl Cache {
             base_untimed: 0,
             had_entry: false,
             reports,
-            context: context(q, cap),
+            context: with_others(context(q, cap), &others),
             end: None,
+            others: others.iter().map(|&s| (s, false)).collect(),
         };
         let Some(entry) = self.store.get(&reading.key) else {
             return Begin::Read(Box::new(reading));
@@ -214,6 +244,10 @@ impl Cache {
         reading.had_entry = true;
         if entry.context != reading.context {
             // Its session record says something else now (metadata.json edited).
+            return Begin::Read(Box::new(reading));
+        }
+        if !others.iter().all(|s| s.settled(entry.used)) {
+            // A file beside the first changed too recently for its stat to tell.
             return Begin::Read(Box::new(reading));
         }
         let fresh = match std::fs::metadata(&cap.path) {
@@ -232,7 +266,7 @@ impl Cache {
                 }
                 None => Begin::Read(Box::new(reading)),
             },
-            Fresh::Grew { from } if self.resumable && adapter.lines_independent() => {
+            Fresh::Grew { from } if self.resumable && adapter.lines_independent() && others.is_empty() => {
                 if let Some(kept) = decode(q, entry.payload) {
                     reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
                     reading.base = Some(kept.into_answer(q));
@@ -249,8 +283,9 @@ impl Cache {
     /// capture's whole state) and `untimed` records counted by this read.
     pub fn finish(&self, reading: Reading, answer: &Answer, untimed: u64) -> Option<Update> {
         let silent = crate::diag::reports_here() == reading.reports;
+        let others_read = reading.others.iter().all(|&(_, read)| read);
         match reading.end {
-            Some((identity, lines)) if silent => match encode(answer) {
+            Some((identity, lines)) if silent && others_read => match encode(answer) {
                 Some(payload) => Some(Update::Put(
                     reading.key,
                     Entry {
@@ -308,6 +343,24 @@ fn context(q: &Query, cap: &Capture) -> u64 {
             r.write_json(&mut out);
             h.update(&out);
         }
+    }
+    h.digest()
+}
+
+/// A capture's context with the stats of its other files: any change to
+/// one of them (a subagent transcript that grew) makes the kept answer
+/// another capture's.
+fn with_others(context: u64, others: &[Stat]) -> u64 {
+    if others.is_empty() {
+        return context;
+    }
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&context.to_le_bytes());
+    for s in others {
+        for n in [s.dev, s.ino, s.len] {
+            h.update(&n.to_le_bytes());
+        }
+        h.update(&s.mtime_ns.to_le_bytes());
     }
     h.digest()
 }

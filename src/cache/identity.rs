@@ -42,6 +42,39 @@ pub struct Identity {
     pub last_line: Option<(u64, u64)>,
 }
 
+/// What a `stat` says of a file beside a capture's first (a Claude Code
+/// session's subagent transcripts): an entry that covers such files holds
+/// their stats, and is current only while every one is as it was and was
+/// last modified well before the entry was written (there are no hashes of
+/// their bytes to fall back on, [`Stat::settled`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Stat {
+    /// Device and inode.
+    pub dev: u64,
+    /// Inode number.
+    pub ino: u64,
+    /// Length.
+    pub len: u64,
+    /// Modification time, in nanoseconds since the epoch.
+    pub mtime_ns: i128,
+}
+
+impl Stat {
+    /// The stat of `meta`.
+    pub fn of(meta: &Metadata) -> Stat {
+        let (dev, ino) = dev_ino(meta);
+        Stat { dev, ino, len: meta.len(), mtime_ns: mtime_ns(meta) }
+    }
+
+    /// Whether the file was last modified two seconds or more before
+    /// `used` (seconds since the epoch): a stat equal to this one then
+    /// proves it unchanged (the rule of [`super::EntryRef::settled`]).
+    pub fn settled(&self, used: u64) -> bool {
+        const MARGIN_NS: i128 = 2_000_000_000;
+        self.mtime_ns.saturating_add(MARGIN_NS) < i128::from(used).saturating_mul(1_000_000_000)
+    }
+}
+
 /// What an index of the file is worth now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fresh {

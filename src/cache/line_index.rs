@@ -171,11 +171,7 @@ impl LineIndex {
     /// The index, or `None` when the cache is unusable (reported once as a
     /// warning; the run reads every capture whole).
     pub fn open(diag: &Diag) -> Option<LineIndex> {
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        h.update(env!("CARGO_PKG_VERSION").as_bytes());
-        h.update(LABEL.as_bytes());
-        let name = format!("{PREFIX}{:016x}.bin", h.digest());
-        let store = Store::for_run(&name, Kind::Lines, LABEL, diag)?;
+        let store = Store::for_run(&super::store::name_for(PREFIX, LABEL), Kind::Lines, LABEL, diag)?;
         let cwd = crate::files::working_dir().unwrap_or_default();
         Some(LineIndex { store, cwd, now: super::store::now(), parts: Mutex::default() })
     }

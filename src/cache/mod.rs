@@ -19,6 +19,7 @@
 //!   grown (read the new bytes only), or to be built again.
 //! - [`counts`]: `ci-find --min-events`/`--max-events` counts, per capture.
 //! - [`line_index`]: ci-filter's index of each capture's event lines.
+//! - [`peeks`]: what discovery reads of a file's bytes for its session record.
 //! - [`store`]: one question's entries (a capture's identity and the
 //!   question's state of its whole lines), one file per question.
 //! - [`usage`]: what the directory holds, and keeping it within its bound
@@ -30,6 +31,7 @@ pub mod dir;
 pub mod file;
 pub mod identity;
 pub mod line_index;
+pub mod peeks;
 pub mod store;
 pub mod usage;
 pub mod wire;
@@ -39,7 +41,7 @@ mod tests;
 
 pub use dir::{CacheDir, Refusal};
 pub use file::{Damage, Kind, ReadError};
-pub use identity::{Fresh, Identity, Why};
+pub use identity::{Fresh, Identity, Stat, Why};
 pub use store::{kept_end, Entry, EntryRef, Store, Update};
 pub use usage::CacheFile;
 

@@ -65,8 +65,8 @@ impl EntryRef<'_> {
     /// size and time: such an entry is checked against the file's bytes
     /// instead ([`Identity::check`], git's rule for "racily clean" files).
     pub fn settled(&self) -> bool {
-        const MARGIN_NS: i128 = 2_000_000_000;
-        self.identity.mtime_ns.saturating_add(MARGIN_NS) < i128::from(self.used).saturating_mul(1_000_000_000)
+        let id = &self.identity;
+        super::identity::Stat { dev: id.dev, ino: id.ino, len: id.len, mtime_ns: id.mtime_ns }.settled(self.used)
     }
 }
 
@@ -119,6 +119,15 @@ pub struct EntryRef<'s> {
     pub context: u64,
     /// [`Entry::payload`].
     pub payload: &'s [u8],
+}
+
+/// The file name of the store labelled `label`: `prefix`, then the XXH3 of
+/// the crate version and the label (another version's file is another file).
+pub fn name_for(prefix: &str, label: &str) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(label.as_bytes());
+    format!("{prefix}{:016x}.bin", h.digest())
 }
 
 /// Now, in seconds since the epoch (entries' last use).

@@ -44,8 +44,16 @@ impl CacheDir {
         for e in std::fs::read_dir(self.path())? {
             let e = e?;
             let Ok(name) = e.file_name().into_string() else { continue };
-            let meta = e.metadata()?;
-            if name.starts_with('.') || !meta.is_file() {
+            if name.starts_with('.') {
+                continue;
+            }
+            let meta = match e.metadata() {
+                Ok(m) => m,
+                // Removed or renamed over by another run since it was listed.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            if !meta.is_file() {
                 continue;
             }
             out.push(CacheFile { name, bytes: meta.len(), used: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH) });

@@ -196,7 +196,8 @@ pub struct Args {
     /// Keep reading the captures as they grow, printing passing events as written.
     #[arg(short = 'f', long)]
     pub follow: bool,
-    /// Do not use or update the line index (see LINE INDEX in --help; also CI_CACHE=0).
+    /// Do not use or update the line index or the kept transcript heads (see
+    /// LINE INDEX in --help; also CI_CACHE=0).
     #[arg(long)]
     pub no_cache: bool,
     #[command(flatten)]
@@ -418,6 +419,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // The rule is checked here; the selection (or its inverse) is the
     // visitor's, so every capture stays.
     let ids = args.session.ids()?;
+    // What discovery reads of transcripts' bytes is kept (written when the run ends).
+    let _peeks = crate::cache::peeks::for_run(args.no_cache || args.follow, diag);
     let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), false, opts.detail, diag)?;
     let expand = args.expand || sel.has_event_predicates();
     // Skim lines and validate only those that pass, unless --strict asks for

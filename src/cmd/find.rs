@@ -233,8 +233,9 @@ pub struct Args {
     /// Print paths terminated by NUL (for xargs -0); implies --paths.
     #[arg(short = '0', long = "null", conflicts_with_all = ["format", "columns"])]
     pub null: bool,
-    /// Count events afresh for --min-events/--max-events, neither using nor
-    /// updating the capture cache (also CI_CACHE=0).
+    /// Neither use nor update the capture cache: count events afresh for
+    /// --min-events/--max-events, read each Claude Code transcript's head
+    /// and tail again (also CI_CACHE=0).
     #[arg(long)]
     pub no_cache: bool,
     /// Print where the capture cache is and what it holds (one NDJSON record
@@ -360,6 +361,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let ids = args.session.ids()?;
     let parent_id = args.parent.as_ref().map(|p| SessionIds::parse("--parent", std::slice::from_ref(p))).transpose()?;
     let roots = discover::resolve_roots(&args.root, diag);
+    // What discovery reads of transcripts' bytes is kept (written when the run ends).
+    let _peeks = crate::cache::peeks::for_run(args.no_cache, diag);
     let mut all = vec![];
     for root in &roots {
         match discover::sessions_at(root, Detail::Full, diag) {

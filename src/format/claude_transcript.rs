@@ -678,7 +678,8 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
         ..SessionRecord::new(session.clone(), Writer::ClaudeTranscript, path.to_owned())
     };
     if detail == Detail::Full {
-        let head = peek(file, meta.len());
+        let read = || peek(file, meta.len());
+        let head = crate::cache::peeks::kept(file, &meta, "claude-transcript", read, Peek::encode, Peek::decode);
         rec.working_dir = head.cwd;
         rec.started_at = head.first.map(time::format_timestamp);
         rec.last_event_at = head.last.map(time::format_timestamp);
@@ -707,7 +708,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
 }
 
 /// What discovery reads off a transcript's head and tail ([`peek`]).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Peek {
     /// The first `cwd`.
     pub cwd: Option<String>,
@@ -717,6 +718,33 @@ pub struct Peek {
     pub first: Option<Timestamp>,
     /// The latest timestamp seen.
     pub last: Option<Timestamp>,
+}
+
+impl Peek {
+    /// Its form in the kept peeks ([`crate::cache::peeks`]): four optional texts.
+    pub fn encode(&self) -> Vec<u8> {
+        use crate::cache::peeks::put_text;
+        let mut out = Vec::new();
+        put_text(&mut out, self.cwd.as_deref());
+        put_text(&mut out, self.model.as_deref());
+        for t in [self.first, self.last] {
+            put_text(&mut out, t.map(time::format_timestamp).as_deref());
+        }
+        out
+    }
+
+    /// [`Peek::encode`] read back (`None`: not one).
+    pub fn decode(bytes: &[u8]) -> Option<Peek> {
+        use crate::cache::peeks::text;
+        let mut r = crate::cache::wire::Reader(bytes);
+        let (cwd, model) = (text(&mut r)?, text(&mut r)?);
+        let mut time = || match text(&mut r)? {
+            None => Some(None),
+            Some(t) => time::parse_timestamp(&t).map(Some),
+        };
+        let (first, last) = (time()?, time()?);
+        (r.left() == 0).then_some(Peek { cwd, model, first, last })
+    }
 }
 
 /// Reads a transcript's head and tail (also a hooks session's

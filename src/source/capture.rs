@@ -102,7 +102,7 @@ impl Worker<'_> {
                 return self.visit_timed(v, cap, &files, timed);
             }
         }
-        for (path, display) in &files {
+        for (index, (path, display)) in files.iter().enumerate() {
             // A writer whose files are JSON arrays reads them element by
             // element (never followed: such files are rewritten whole).
             if let Some(mut elements) = cap.format.adapter().lines_of(cap, path, display, self.diag) {
@@ -146,8 +146,8 @@ impl Worker<'_> {
             lines.restart_at(at);
             self.file_ends = Ends::at(at);
             let read = self.capture_lines(v, cap, display, &mut lines, self.follow);
-            if single && matches!(read, Read::Done) {
-                self.read_end(v, cap, lines.get_ref());
+            if !self.follow && matches!(read, Read::Done) {
+                self.read_end(v, cap, index, lines.get_ref());
             }
             if self.follow && matches!(read, Read::Done) {
                 self.keep_following(follow::Followed::new(cap.clone(), path.to_path_buf(), display.clone(), lines));
@@ -183,9 +183,10 @@ impl Worker<'_> {
 
     /// Tells the visitor how the file just read to its end ended
     /// ([`Visitor::read_end`]).
-    pub(super) fn read_end<V: Visitor>(&self, v: &mut V, cap: &Capture, file: &std::fs::File) {
+    pub(super) fn read_end<V: Visitor>(&self, v: &mut V, cap: &Capture, index: usize, file: &std::fs::File) {
         let e = self.file_ends;
-        v.read_end(cap, &ReadEnd { file, whole: e.whole, last_line_at: e.last_line_at, lines: e.lines, tail: e.tail });
+        let (whole, last_line_at, lines, tail) = (e.whole, e.last_line_at, e.lines, e.tail);
+        v.read_end(cap, &ReadEnd { index, file, whole, last_line_at, lines, tail });
     }
 
     /// A file named as PATH in no writer's layout of which not one line

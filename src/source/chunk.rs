@@ -414,7 +414,7 @@ impl Worker<'_> {
         self.file_ends = Ends::at(Resume { offset: start, number: first_line, mid_line: false });
         let read = self.capture_lines(v, cap, &split.display, &mut lines, false);
         if last && matches!(read, Read::Done) {
-            self.read_end(v, cap, lines.get_ref());
+            self.read_end(v, cap, 0, lines.get_ref());
         }
         self.buffer = lines.into_buffer();
         split.lines_ok.fetch_add(self.lines_ok, Ordering::AcqRel);

@@ -13,6 +13,9 @@ use crate::session::{Capture, SessionRecord};
 /// read ([`Visitor::read_end`]): the file, how far its whole lines went, and
 /// what was after the last one.
 pub struct ReadEnd<'f> {
+    /// Which of the capture's files it is ([`Capture::files`] order; 0 for
+    /// a capture of one file).
+    pub index: usize,
     /// The file read (still open, at its end).
     pub file: &'f std::fs::File,
     /// The offset after the last `\n`-terminated line (where reading would
@@ -163,9 +166,12 @@ pub trait Visitor: Send {
         None
     }
 
-    /// Called for a capture of one plain file (not in follow mode) when its
-    /// file was read to its end, before `end` (for a capture read in parts:
-    /// by its last part, before its `end_part`, with the whole file's ends).
+    /// Called for each plain file of a capture (not in follow mode) that
+    /// was read to its end, before `end` (for a capture read in parts: by
+    /// its last part, before its `end_part`, with the whole file's ends). A
+    /// file read as JSON array elements, or merged with the others in time
+    /// order, is not told; one read after [`Visitor::pick`] is told only
+    /// when it was read on from [`Pick::then`].
     fn read_end(&mut self, _cap: &Capture, _end: &ReadEnd<'_>) {}
 
     /// Whether a large capture may be read in parts by several threads

@@ -133,7 +133,7 @@ impl<'a> Indexed<'a> {
 
     /// [`crate::source::Visitor::read_end`].
     pub(super) fn read_end(&mut self, end: &ReadEnd<'_>) {
-        if let Some(b) = &mut self.building {
+        if let Some(b) = self.building.as_mut().filter(|_| end.index == 0) {
             let (resume, last) = b.resume.unzip();
             b.end = crate::cache::kept_end(end, resume, last.flatten());
         }
