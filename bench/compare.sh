@@ -85,6 +85,8 @@ names=(
   "ci-cat R | ci-filter --event 'tool:*' | ci-agg --tools"
   "ci-cat R | ci-agg --tokens --by day"
   "ci-cat R | ci-grep -c -i error"
+  "ci-filter --errors R"
+  "ci-filter --not-event 'llm:*' --event 'tool:*' --since 2020-01-01 R"
 )
 
 # run_one INDEX BIN ROOT PREFIX: writes PREFIX.out, PREFIX.err, PREFIX.rc,
@@ -124,6 +126,8 @@ run_one() {
         "$b/ci-agg" --tools >"$p.out" 2>"$p.err3" ;;
       21) "$b/ci-cat" "$r" </dev/null 2>"$p.err1" | "$b/ci-agg" --tokens --by day >"$p.out" 2>"$p.err2" ;;
       22) "$b/ci-cat" "$r" </dev/null 2>"$p.err1" | "$b/ci-grep" -c -i error >"$p.out" 2>"$p.err2" ;;
+      23) "$b/ci-filter" --errors "$r" </dev/null >"$p.out" 2>"$p.err1" ;;
+      24) "$b/ci-filter" --not-event 'llm:*' --event 'tool:*' --since 2020-01-01 "$r" </dev/null >"$p.out" 2>"$p.err1" ;;
       *) echo "compare.sh: internal error: pipeline $i" >&2; exit 2 ;;
     esac
     ps=("${PIPESTATUS[@]}")

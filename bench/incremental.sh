@@ -8,7 +8,9 @@
 #         appends to the copy), so ROOT itself is never changed.
 #   RUNS  hyperfine runs per command (default 5).
 # Environment: BIN_DIR (default target/release), KEEP=1 keeps the copy, BIG=FILE
-# also times one large file (cat, -j1, -j2, building, warm).
+# also times one large file (cat, -j1, -j2, building, warm; ci-filter's line
+# index on it), CLAUDE=DIR a Claude Code tree (ci-find's kept peeks, ci-agg
+# --tokens; not copied).
 # The caches are in the temporary directory (XDG_CACHE_HOME per question),
 # never the user's.
 #
@@ -20,6 +22,7 @@
 #             capture, its first lines appended again), from the cache as it
 #             was before the append (restored before each run)
 #   duckdb    read_json GROUP BY event over the same files (bench/duck.py)
+#   ci-filter --event tool:error, cold, building and warm (the line index)
 # and checks that every cached answer equals the --no-cache one byte for byte.
 # Ratios are from one run on a shared machine: read them as rough.
 set -euo pipefail
@@ -103,6 +106,23 @@ for name in event tokens; do
     echo "| ci-agg ${Q[$name]} | $cold ms | $inc ms | $(python3 -c "print('%.1f%%' % (100*$inc/$cold))") | $(same "$(pipe $name)" "$(nocache $name)") |"
 done
 
+# ci-filter's line index: --event reads only the lines whose name can match.
+F="--event tool:error"
+export XDG_CACHE_HOME=$WORK/xdg-filter
+fcold=$(time_it filter-cold "" "ci-filter --no-cache $F '$R'")
+fbuild=$(time_it filter-build "rm -rf '$XDG_CACHE_HOME'" "ci-filter $F '$R'")
+ci-filter $F "$R" >/dev/null 2>&1
+fwarm=$(time_it filter-warm "" "ci-filter $F '$R'")
+pwarm=$(time_it filter-pipe-warm "" "bash -c \"ci-find --root '$R' | ci-filter $F\"")
+pcold=$(time_it filter-pipe-cold "" "bash -c \"ci-find --root '$R' | ci-filter --no-cache $F\"")
+echo
+echo "| ci-filter $F | cold (--no-cache) | build | warm | cold / warm | output |"
+echo "|---|---|---|---|---|---|"
+echo "| ci-filter $F ROOT | $fcold ms | $fbuild ms | $fwarm ms | $(python3 -c "print('%.1f×' % ($fcold/$fwarm))") | $(same "ci-filter $F '$R'" "ci-filter --no-cache $F '$R'") |"
+echo "| ci-find \| ci-filter $F | $pcold ms | – | $pwarm ms | $(python3 -c "print('%.1f×' % ($pcold/$pwarm))") | $(same "ci-find --root '$R' | ci-filter $F" "ci-find --root '$R' | ci-filter --no-cache $F") |"
+echo "line index: $(du -scb "$XDG_CACHE_HOME/ci-tools/"lines-* | tail -1 | cut -f1) bytes"
+unset XDG_CACHE_HOME
+
 if python3 -c 'import duckdb' 2>/dev/null; then
     export R
     sql="SELECT event, count(*) AS n FROM read_json('\$R/*/sessions/*/context-intelligence/events.jsonl', format='newline_delimited', ignore_errors=true, maximum_object_size=1073741824) GROUP BY event ORDER BY n DESC"
@@ -139,4 +159,31 @@ if [ -n "${BIG:-}" ]; then
     echo "| one file, ci-agg --by event | cat | -j1 | -j2 | -j1 / -j2 | -j2 / cat | build (-j2) | warm | 1 % appended | output |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
     echo "| $(du -h "$BIG" | cut -f1) | $catf ms | $j1 ms | $j2 ms | $(python3 -c "print('%.2f×' % ($j1/$j2))") | $(python3 -c "print('%.2f×' % ($j2/$catf))") | $build ms | $warm ms | $grown ms | $grown_same |"
+    export XDG_CACHE_HOME=$WORK/xdg-big-filter
+    fcold=$(time_it big-filter-cold "" "ci-filter --no-cache $F '$BIG'")
+    fbuild=$(time_it big-filter-build "rm -rf '$XDG_CACHE_HOME'" "ci-filter $F '$BIG'")
+    ci-filter $F "$BIG" >/dev/null 2>&1
+    fwarm=$(time_it big-filter-warm "" "ci-filter $F '$BIG'")
+    echo
+    echo "| one file, ci-filter $F | cold (-j2) | build | warm | cold / warm | output |"
+    echo "|---|---|---|---|---|---|"
+    echo "| $(du -h "$BIG" | cut -f1) | $fcold ms | $fbuild ms | $fwarm ms | $(python3 -c "print('%.1f×' % ($fcold/$fwarm))") | $(same "ci-filter $F '$BIG'" "ci-filter --no-cache $F '$BIG'") |"
+    unset XDG_CACHE_HOME
+fi
+
+# Claude Code transcripts (CLAUDE=DIR, a CLAUDE_CONFIG_DIR-like tree, not
+# copied: nothing is changed): ci-find's kept peeks and ci-agg --tokens.
+if [ -n "${CLAUDE:-}" ]; then
+    export XDG_CACHE_HOME=$WORK/xdg-claude
+    echo
+    echo "| Claude Code tree | cold (--no-cache) | warm | cold / warm | output |"
+    echo "|---|---|---|---|---|"
+    for cmd in "ci-find --root '$CLAUDE'" "ci-agg --tokens --by day '$CLAUDE'"; do
+        nc=${cmd/ / --no-cache }
+        bash -c "$cmd" >/dev/null 2>&1
+        c=$(time_it claude-cold "" "bash -c \"$nc\"")
+        w=$(time_it claude-warm "" "bash -c \"$cmd\"")
+        echo "| ${cmd%% \'*} | $c ms | $w ms | $(python3 -c "print('%.1f×' % ($c/$w))") | $(same "$cmd" "$nc") |"
+    done
+    unset XDG_CACHE_HOME
 fi

@@ -51,6 +51,9 @@ fuzz_target!(|data: &[u8]| {
     if let Some(peek) = Peek::decode(data) {
         assert_eq!(Peek::decode(&peek.encode()), Some(peek));
     }
+    let odd = |n: &str| n.len() % 2 == 1;
+    let picked = Lines::pick_in(data, u64::MAX, odd);
+    assert_eq!(picked, Lines::decode(data, u64::MAX).map(|l| (l.names.clone(), l.pick(odd))));
     if let Some(lines) = Lines::decode(data, u64::MAX) {
         let again = lines.encode();
         assert_eq!(Lines::decode(&again, u64::MAX), Some(lines));

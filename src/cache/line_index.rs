@@ -43,6 +43,9 @@ pub const PREFIX: &str = "lines-";
 /// The payload's layout tag.
 const TAG: u8 = 1;
 
+/// Picked lines: each one's number and place, in file order.
+pub type Picked = Vec<(u64, Site)>;
+
 /// The event lines of one capture file: each line's name and place.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lines {
@@ -102,39 +105,65 @@ impl Lines {
     /// A payload read back; `None` when it is not one whose lines all lie
     /// within the `indexed` bytes (it is then built again, never trusted).
     pub fn decode(payload: &[u8], indexed: u64) -> Option<Lines> {
-        let mut r = Reader(payload);
-        if r.u8()? != TAG {
-            return None;
-        }
-        let n = usize::try_from(r.varint()?).ok().filter(|&n| n <= r.left())?;
-        let mut names = Vec::with_capacity(n);
-        for _ in 0..n {
-            let len = usize::try_from(r.varint()?).ok()?;
-            names.push(std::str::from_utf8(r.take(len)?).ok()?.to_owned());
-        }
-        // Every line takes four bytes at least.
-        let n = usize::try_from(r.varint()?).ok().filter(|&n| n <= r.left() / 4)?;
-        let mut lines = Vec::with_capacity(n);
-        let (mut number, mut end) = (0u64, 0u64);
-        for _ in 0..n {
-            let id = u32::try_from(r.varint()?).ok().filter(|&id| (id as usize) < names.len())?;
-            let gap = r.varint()?;
-            number = number.checked_add(gap).filter(|_| gap > 0)?;
-            let offset = end.checked_add(r.varint()?)?;
-            let len = r.varint()?;
-            end = offset.checked_add(len)?.checked_add(1).filter(|&e| e <= indexed)?;
-            lines.push((id, number, Site { offset, len, element: false }));
-        }
-        (r.left() == 0).then_some(Lines { names, lines })
+        let mut lines = vec![];
+        let names = walk(payload, indexed, |_, id, number, site| lines.push((id, number, site)))?;
+        Some(Lines { names, lines })
     }
+
+    /// The names of a payload and its lines whose name `keep` says can
+    /// matter, in file order, read without keeping the others (a warm
+    /// run's common case); `None` as for [`Lines::decode`].
+    pub fn pick_in(payload: &[u8], indexed: u64, keep: impl Fn(&str) -> bool) -> Option<(Vec<String>, Picked)> {
+        let (mut kept, mut picked) = (Vec::<Option<bool>>::new(), vec![]);
+        let names = walk(payload, indexed, |names, id, number, site| {
+            if kept.is_empty() {
+                kept.resize(names.len(), None);
+            }
+            let k = kept[id as usize].get_or_insert_with(|| keep(&names[id as usize]));
+            if *k {
+                picked.push((number, site));
+            }
+        })?;
+        Some((names, picked))
+    }
+}
+
+/// Reads a payload: its names, then each line to `line` (with the names);
+/// `None`, after any number of lines, when it is not a whole valid payload
+/// (what `line` was told is then to be dropped).
+fn walk(payload: &[u8], indexed: u64, mut line: impl FnMut(&[String], u32, u64, Site)) -> Option<Vec<String>> {
+    let mut r = Reader(payload);
+    if r.u8()? != TAG {
+        return None;
+    }
+    let n = usize::try_from(r.varint()?).ok().filter(|&n| n <= r.left())?;
+    let mut names = Vec::with_capacity(n);
+    for _ in 0..n {
+        let len = usize::try_from(r.varint()?).ok()?;
+        names.push(std::str::from_utf8(r.take(len)?).ok()?.to_owned());
+    }
+    // Every line takes four bytes at least.
+    let n = usize::try_from(r.varint()?).ok().filter(|&n| n <= r.left() / 4)?;
+    let (mut number, mut end) = (0u64, 0u64);
+    for _ in 0..n {
+        let id = u32::try_from(r.varint()?).ok().filter(|&id| (id as usize) < names.len())?;
+        let gap = r.varint()?;
+        number = number.checked_add(gap).filter(|_| gap > 0)?;
+        let offset = end.checked_add(r.varint()?)?;
+        let len = r.varint()?;
+        end = offset.checked_add(len)?.checked_add(1).filter(|&e| e <= indexed)?;
+        line(&names, id, number, Site { offset, len, element: false });
+    }
+    (r.left() == 0).then_some(names)
 }
 
 /// What the index has of a capture about to be read ([`LineIndex::look`]).
 #[derive(Debug)]
 pub enum Look {
-    /// Its file is as indexed: these are all its event lines (and, once a
-    /// day, an update noting the entry's use).
-    Current(Lines, Option<Update>),
+    /// Its file is as indexed: the names of all its event lines, those of
+    /// its lines the caller's `keep` picked, and (once a day) an update
+    /// noting the entry's use.
+    Current { names: Vec<String>, picked: Picked, touch: Option<Update> },
     /// It grew: these are its event lines up to `from`, the first byte not
     /// indexed; `last_line` is where the last indexed line starts.
     Grown { lines: Lines, from: Resume, last_line: Option<u64> },
@@ -217,8 +246,9 @@ impl LineIndex {
         }
     }
 
-    /// What the index has of the capture file at `path` (its `key`).
-    pub fn look(&self, key: &Path, path: &Path, cap: &Capture) -> Look {
+    /// What the index has of the capture file at `path` (its `key`); of a
+    /// current file, the lines whose name `keep` says can matter.
+    pub fn look(&self, key: &Path, path: &Path, cap: &Capture, keep: impl Fn(&str) -> bool) -> Look {
         let Some(entry) = self.store.get(key) else {
             return Look::Read { had_entry: false };
         };
@@ -234,18 +264,23 @@ impl LineIndex {
             },
             Err(_) => return read,
         };
-        let Some(lines) = Lines::decode(entry.payload, entry.identity.indexed) else {
-            return read;
-        };
+        let indexed = entry.identity.indexed;
         match fresh {
-            Fresh::Current => {
-                let touch = (self.now.saturating_sub(entry.used) > 86_400).then(|| Update::Touch(key.to_path_buf()));
-                Look::Current(lines, touch)
-            }
-            Fresh::Grew { from } => Look::Grown {
-                lines,
-                from: Resume { offset: from, number: entry.lines, mid_line: false },
-                last_line: entry.identity.last_line.map(|(at, _)| at),
+            Fresh::Current => match Lines::pick_in(entry.payload, indexed, keep) {
+                Some((names, picked)) => {
+                    let touch =
+                        (self.now.saturating_sub(entry.used) > 86_400).then(|| Update::Touch(key.to_path_buf()));
+                    Look::Current { names, picked, touch }
+                }
+                None => read,
+            },
+            Fresh::Grew { from } => match Lines::decode(entry.payload, indexed) {
+                Some(lines) => Look::Grown {
+                    lines,
+                    from: Resume { offset: from, number: entry.lines, mid_line: false },
+                    last_line: entry.identity.last_line.map(|(at, _)| at),
+                },
+                None => read,
             },
             Fresh::Rebuild(_) => read,
         }
@@ -293,6 +328,11 @@ mod tests {
         assert_eq!(Lines::decode(&bytes, 308), Some(l.clone()));
         assert_eq!(Lines::decode(&bytes, 307), None, "a line past the indexed bytes");
         assert_eq!(l.pick(|n| n == "tool:pre"), vec![(2, site(14, 200)), (5, site(306, 1))]);
+        assert_eq!(
+            Lines::pick_in(&bytes, 308, |n| n == "tool:pre"),
+            Some((l.names.clone(), l.pick(|n| n == "tool:pre")))
+        );
+        assert_eq!(Lines::pick_in(&bytes, 307, |_| true), None);
         assert_eq!(l.names, ["session:start", "tool:pre", "tool:error"]);
         for cut in 0..bytes.len() {
             assert_eq!(Lines::decode(&bytes[..cut], 308), None, "cut at {cut}");

@@ -71,13 +71,14 @@ impl<'a> Indexed<'a> {
             ordered: true,
             end: None,
         };
-        match self.index.look(&key, &cap.path, cap) {
-            Look::Current(lines, touch) if self.picks => {
+        let picks = self.picks;
+        match self.index.look(&key, &cap.path, cap, |n| picks && sel.name_may_match(n)) {
+            Look::Current { names: all, picked, touch } if picks => {
                 self.updates.extend(touch);
-                lines.names.iter().for_each(|n| names(n));
-                Some(Pick { lines: lines.pick(|n| sel.name_may_match(n)), then: None })
+                all.iter().for_each(|n| names(n));
+                Some(Pick { lines: picked, then: None })
             }
-            Look::Current(..) => None,
+            Look::Current { .. } => None,
             Look::Grown { lines, from, last_line } if self.picks => {
                 lines.names.iter().for_each(|n| names(n));
                 let pick = Pick { lines: lines.pick(|n| sel.name_may_match(n)), then: Some(from) };
