@@ -179,6 +179,13 @@ pub(super) fn tally(w: &mut Vec<u8>, t: &Tally) {
 pub(super) fn num(w: &mut Vec<u8>, n: Option<Num>) {
     match n {
         None => w.push(0),
+        // A whole number (token counts: most figures) as a zigzag LEB128
+        // varint of its value: 2 to 4 bytes instead of 17.
+        Some(Num::Exact(d)) if d.whole().is_some() => {
+            w.push(3);
+            let v = d.whole().unwrap_or_default();
+            crate::cache::wire::put_varint(w, ((v << 1) ^ (v >> 63)) as u64);
+        }
         Some(Num::Exact(d)) => {
             w.push(1);
             w.extend_from_slice(&d.to_bits().to_le_bytes());
@@ -261,6 +268,10 @@ impl StatePieces for Reader<'_> {
             0 => None,
             1 => Some(Num::Exact(Decimal::from_bits(self.i128()?))),
             2 => Some(Num::Float(f64::from_bits(self.u64()?))),
+            3 => {
+                let z = self.varint()?;
+                Some(Num::Exact(Decimal::from_int((z >> 1) as i64 ^ -((z & 1) as i64))))
+            }
             _ => return None,
         })
     }

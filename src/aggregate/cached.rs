@@ -68,7 +68,7 @@ use super::Answer;
 
 /// Bumped when what an entry's state means changes without the crate
 /// version changing: older files then belong to another question's name.
-const SCHEMA: u32 = 1;
+const SCHEMA: u32 = 2;
 
 /// Whether answers to `q` can be kept per capture and merged again exactly.
 pub fn cacheable(q: &Query) -> bool {

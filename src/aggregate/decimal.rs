@@ -40,6 +40,12 @@ impl Decimal {
         Decimal(units)
     }
 
+    /// The decimal as an `i64` when it is a whole number that fits one
+    /// (what [`Decimal::from_int`] makes).
+    pub fn whole(self) -> Option<i64> {
+        (self.0 % ONE == 0).then(|| i64::try_from(self.0 / ONE).ok()).flatten()
+    }
+
     /// An integer.
     pub fn from_int(n: i64) -> Decimal {
         Decimal(i128::from(n) * ONE)

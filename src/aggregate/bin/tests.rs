@@ -110,3 +110,30 @@ fn a_sessions_state_reads_back_with_what_it_holds_for_settling() {
         assert!(decode_sessions(&bytes[..cut]).is_none(), "cut at {cut}");
     }
 }
+
+#[test]
+fn whole_numbers_are_kept_short_and_every_number_reads_back() {
+    let nums = [
+        Some(Num::Exact(Decimal::from_int(0))),
+        Some(Num::Exact(Decimal::from_int(12_345))),
+        Some(Num::Exact(Decimal::from_int(-1))),
+        Some(Num::Exact(Decimal::from_int(i64::MAX))),
+        Some(Num::Exact(Decimal::from_int(i64::MIN))),
+        Some(Num::Exact(Decimal::from_bits(5))),
+        Some(Num::Exact(Decimal::from_bits(i128::MAX))),
+        Some(Num::Float(0.25)),
+        None,
+    ];
+    let mut w = vec![];
+    for n in nums {
+        num(&mut w, n);
+    }
+    let mut r = Reader(&w);
+    for n in nums {
+        assert_eq!(r.num(), Some(n));
+    }
+    assert_eq!(r.left(), 0);
+    let mut one = vec![];
+    num(&mut one, nums[1]);
+    assert_eq!(one.len(), 4, "12,345 tokens: a tag and a three-byte varint, not 17 bytes");
+}
