@@ -610,6 +610,18 @@ fn the_cache_keeps_within_its_size_bound() {
     );
 }
 
+/// `tool` with `args` on `path`, read in parts of 4 KiB by two threads
+/// (`CI_CHUNK_BYTES`), with the cache in `home` or `--no-cache`: its
+/// stdout, stderr and exit status.
+pub(crate) fn in_parts(tool: &str, home: &Path, args: &[&str], path: &Path, cache: bool) -> (String, String, i32) {
+    let mut c = ci(tool).env("XDG_CACHE_HOME", home).env("CI_CHUNK_BYTES", "4096").arg("-j2").args(args);
+    if !cache {
+        c = c.arg("--no-cache");
+    }
+    let r = c.arg(path).run();
+    (r.stdout, r.stderr, r.code)
+}
+
 /// A capture read in parts by several threads (`CI_CHUNK_BYTES`): its
 /// parts' states are kept as one, answered from the cache without a part
 /// being read, and read again whole in parts once it changed.
@@ -621,14 +633,7 @@ fn a_capture_read_in_parts_is_kept_whole() {
     let cap = tree.amplifier("p", "big").raw(lines(0, &kinds)).write();
     assert!(std::fs::metadata(&cap.events).unwrap().len() > 8 * 4096);
     let (home, dir) = own_cache();
-    let run = |q: &[&str], cache: bool| {
-        let mut c = ci("ci-agg").env("XDG_CACHE_HOME", home.path()).env("CI_CHUNK_BYTES", "4096").arg("-j2").args(q);
-        if !cache {
-            c = c.arg("--no-cache");
-        }
-        let r = c.arg(&cap.events).run();
-        (r.stdout, r.stderr, r.code)
-    };
+    let run = |q: &[&str], cache: bool| in_parts("ci-agg", home.path(), q, &cap.events, cache);
     for q in [&["--by", "event"][..], &["--tokens", "--by", "day"][..]] {
         let cold = run(q, false);
         assert_eq!(cold.2, 0, "{cold:?}");
@@ -672,14 +677,7 @@ fn a_capture_read_in_parts_that_grew_is_read_from_its_kept_end() {
     let kinds: Vec<u8> = (0..400u32).map(|i| (i % 3) as u8 + 1).collect();
     let cap = tree.amplifier("p", "big").raw(lines(0, &kinds)).write();
     let (home, _dir) = own_cache();
-    let run = |cache: bool| {
-        let mut c = ci("ci-agg").env("XDG_CACHE_HOME", home.path()).env("CI_CHUNK_BYTES", "4096").arg("-j2");
-        if !cache {
-            c = c.arg("--no-cache");
-        }
-        let r = c.args(["--by", "event"]).arg(&cap.events).run();
-        (r.stdout, r.stderr, r.code)
-    };
+    let run = |cache: bool| in_parts("ci-agg", home.path(), &["--by", "event"], &cap.events, cache);
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     let set_old = || std::fs::File::options().append(true).open(&cap.events).unwrap().set_modified(old).unwrap();
     set_old();

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::cache::{lines, own_cache};
+use crate::cache::{in_parts, lines, own_cache};
 use crate::kit::Tree;
 use crate::util::{ci, Run};
 
@@ -133,14 +133,7 @@ fn a_capture_read_in_parts_is_indexed_and_then_picked() {
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     set_time(&cap.events, old);
     let (home, _dir) = own_cache();
-    let run = |q: &[&str], cache: bool| {
-        let mut c = ci("ci-filter").env("XDG_CACHE_HOME", home.path()).env("CI_CHUNK_BYTES", "4096").arg("-j2").args(q);
-        if !cache {
-            c = c.arg("--no-cache");
-        }
-        let r = c.arg(&cap.events).run();
-        (r.stdout, r.stderr, r.code)
-    };
+    let run = |q: &[&str], cache: bool| in_parts("ci-filter", home.path(), q, &cap.events, cache);
     let q = ["--errors"];
     let cold = run(&q, false);
     assert_eq!((cold.0.lines().count(), cold.1.as_str(), cold.2), (200, "", 0));

@@ -250,20 +250,12 @@ impl Cache {
             // A file beside the first changed too recently for its stat to tell.
             return Begin::Read(Box::new(reading));
         }
-        let fresh = match std::fs::metadata(&cap.path) {
-            Ok(meta) if entry.identity.unchanged(&meta) && entry.settled() => Fresh::Current,
-            Ok(_) => match crate::files::open_regular(&cap.path).and_then(|f| entry.identity.check(&f)) {
-                Ok(fresh) => fresh,
-                Err(_) => return Begin::Read(Box::new(reading)),
-            },
-            Err(_) => return Begin::Read(Box::new(reading)),
+        let Some(fresh) = entry.fresh(&cap.path) else {
+            return Begin::Read(Box::new(reading));
         };
         match fresh {
             Fresh::Current => match decode(q, entry.payload) {
-                Some(answer) => {
-                    let touch = (self.now.saturating_sub(entry.used) > 86_400).then_some(Update::Touch(reading.key));
-                    Begin::Answered(Box::new(answer), entry.untimed, touch)
-                }
+                Some(answer) => Begin::Answered(Box::new(answer), entry.untimed, entry.touch(&reading.key, self.now)),
                 None => Begin::Read(Box::new(reading)),
             },
             Fresh::Grew { from } if self.resumable && adapter.lines_independent() && others.is_empty() => {

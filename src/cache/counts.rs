@@ -31,8 +31,7 @@ impl EventCounts {
         if super::off_by_env() {
             return None;
         }
-        let name = format!("find-events-{:016x}.bin", xxhash_rust::xxh3::xxh3_64(LABEL.as_bytes()));
-        let store = Store::for_run(&name, super::Kind::Answers, LABEL, diag)?;
+        let store = Store::for_run(&super::store::name_for("find-events-", LABEL), super::Kind::Answers, LABEL, diag)?;
         let (cwd, now) = (crate::files::working_dir().unwrap_or_default(), super::store::now());
         Some(EventCounts { store, updates: Mutex::new(vec![]), cwd, now })
     }

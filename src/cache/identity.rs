@@ -117,6 +117,17 @@ impl Identity {
         Ok(Identity { dev, ino, indexed, len: meta.len(), mtime_ns: mtime_ns(&meta), head, last_line })
     }
 
+    /// What a `stat` of the file said when it was indexed.
+    pub fn stat(&self) -> Stat {
+        Stat { dev: self.dev, ino: self.ino, len: self.len, mtime_ns: self.mtime_ns }
+    }
+
+    /// The identity of a file known by its `stat` alone, indexed whole (no
+    /// hashes: for what is kept only while the stat is unchanged and settled).
+    pub fn of_stat(s: Stat) -> Identity {
+        Identity { dev: s.dev, ino: s.ino, indexed: s.len, len: s.len, mtime_ns: s.mtime_ns, head: 0, last_line: None }
+    }
+
     /// Whether `meta` (a `stat` of the capture's path) shows the file as it
     /// was indexed, with no torn tail: the same device, inode, length and
     /// modification time. The index is then current without reading a byte

@@ -38,7 +38,7 @@ use crate::session::Capture;
 const LABEL: &str = r#"{"tool":"ci-filter","index":"event names","schema":1}"#;
 
 /// How the index file's name starts (the rest is a hash).
-pub const PREFIX: &str = "lines-";
+const PREFIX: &str = "lines-";
 
 /// The payload's layout tag.
 const TAG: u8 = 1;
@@ -256,22 +256,11 @@ impl LineIndex {
         if entry.context != writer_tag(cap) {
             return read;
         }
-        let fresh = match std::fs::metadata(path) {
-            Ok(meta) if entry.identity.unchanged(&meta) && entry.settled() => Fresh::Current,
-            Ok(_) => match crate::files::open_regular(path).and_then(|f| entry.identity.check(&f)) {
-                Ok(fresh) => fresh,
-                Err(_) => return read,
-            },
-            Err(_) => return read,
-        };
+        let Some(fresh) = entry.fresh(path) else { return read };
         let indexed = entry.identity.indexed;
         match fresh {
             Fresh::Current => match Lines::pick_in(entry.payload, indexed, keep) {
-                Some((names, picked)) => {
-                    let touch =
-                        (self.now.saturating_sub(entry.used) > 86_400).then(|| Update::Touch(key.to_path_buf()));
-                    Look::Current { names, picked, touch }
-                }
+                Some((names, picked)) => Look::Current { names, picked, touch: entry.touch(key, self.now) },
                 None => read,
             },
             Fresh::Grew { from } => match Lines::decode(entry.payload, indexed) {

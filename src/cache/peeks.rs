@@ -75,30 +75,18 @@ pub fn kept<T>(
     let key = crate::files::absolute_in(&p.cwd, file);
     let tag = xxhash_rust::xxh3::xxh3_64(writer.as_bytes());
     let stat = Stat::of(meta);
-    if let Some(e) = p.store.get(&key) {
-        let id = e.identity;
-        let same = Stat { dev: id.dev, ino: id.ino, len: id.len, mtime_ns: id.mtime_ns } == stat;
-        if same && e.settled() && e.context == tag {
-            if let Some(v) = decode(e.payload) {
-                if p.now.saturating_sub(e.used) > 86_400 {
-                    p.updates.lock().unwrap_or_else(|e| e.into_inner()).push(Update::Touch(key));
-                }
-                return v;
+    if let Some(e) = p.store.get(&key).filter(|e| e.identity.stat() == stat && e.settled() && e.context == tag) {
+        if let Some(v) = decode(e.payload) {
+            if let Some(touch) = e.touch(&key, p.now) {
+                p.updates.lock().unwrap_or_else(|e| e.into_inner()).push(touch);
             }
+            return v;
         }
     }
     let v = read();
     // Kept by the stat taken before the read: a file that changed while it
     // was read has another stat by the next run (or is not settled yet).
-    let identity = Identity {
-        dev: stat.dev,
-        ino: stat.ino,
-        indexed: stat.len,
-        len: stat.len,
-        mtime_ns: stat.mtime_ns,
-        head: 0,
-        last_line: None,
-    };
+    let identity = Identity::of_stat(stat);
     let entry = Entry { identity, lines: 0, untimed: 0, used: p.now, context: tag, payload: encode(&v) };
     p.updates.lock().unwrap_or_else(|e| e.into_inner()).push(Update::Put(key, entry));
     v

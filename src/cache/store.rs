@@ -65,8 +65,26 @@ impl EntryRef<'_> {
     /// size and time: such an entry is checked against the file's bytes
     /// instead ([`Identity::check`], git's rule for "racily clean" files).
     pub fn settled(&self) -> bool {
-        let id = &self.identity;
-        super::identity::Stat { dev: id.dev, ino: id.ino, len: id.len, mtime_ns: id.mtime_ns }.settled(self.used)
+        self.identity.stat().settled(self.used)
+    }
+
+    /// What the entry is worth for the capture file at `path` now: one
+    /// `stat` when that proves it unchanged ([`Identity::unchanged`] and
+    /// [`EntryRef::settled`]), else the file opened and checked
+    /// ([`Identity::check`]); `None` when it cannot be read (read it again).
+    pub fn fresh(&self, path: &Path) -> Option<super::Fresh> {
+        match std::fs::metadata(path) {
+            Ok(meta) if self.identity.unchanged(&meta) && self.settled() => Some(super::Fresh::Current),
+            Ok(_) => crate::files::open_regular(path).and_then(|f| self.identity.check(&f)).ok(),
+            Err(_) => None,
+        }
+    }
+
+    /// The update noting that the entry of `key` was used `now`, when its
+    /// last note is a day old or more (entries unused for [`STALE_DAYS`]
+    /// are dropped; a note a run would rewrite the file for every time).
+    pub fn touch(&self, key: &Path, now: u64) -> Option<Update> {
+        (now.saturating_sub(self.used) > 86_400).then(|| Update::Touch(key.to_path_buf()))
     }
 }
 

@@ -120,9 +120,9 @@ pub fn describe(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Vec<serde_j
         vec![json!({"cache": shown, "state": "used", "files": files.len(), "bytes": total, "max_bytes": max})];
     for f in files {
         let used = crate::time::Timestamp::try_from(f.used).ok().map(crate::time::format_timestamp);
-        let kind =
-            if f.name.starts_with(super::line_index::PREFIX) { super::Kind::Lines } else { super::Kind::Answers };
-        let body = dir.read(&f.name, kind).ok().flatten();
+        // Every kind is in the store layout; the header says which it is.
+        let kinds = [super::Kind::Answers, super::Kind::Lines];
+        let body = kinds.into_iter().find_map(|k| dir.read(&f.name, k).ok().flatten());
         out.push(match body.as_deref().and_then(super::store::decode) {
             Some((label, entries)) => {
                 let question = serde_json::from_str(&label).unwrap_or(serde_json::Value::String(label));

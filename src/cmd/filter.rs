@@ -362,11 +362,12 @@ impl Visitor for Filter<'_> {
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         self.piped += u64::from(ev.capture.is_none());
         self.tests.observe(&mut self.seen, ev);
-        if let Some(index) = &mut self.index {
-            index.event(ev);
-        }
-        if !self.unmatched.is_empty() {
-            self.saw_name(&ev.name());
+        if self.index.is_some() || !self.unmatched.is_empty() {
+            let name = ev.name();
+            if let Some(index) = &mut self.index {
+                index.event(ev, &name);
+            }
+            self.saw_name(&name);
         }
         if self.pass(self.sel.matches_event(ev)) {
             if ev.confirm(self.diag) {

@@ -124,17 +124,16 @@ impl Worker<'_> {
             let single = files.len() == 1 && !self.follow;
             let pick = if single { v.pick(cap) } else { None };
             let at = match &pick {
-                Some(pick) => match self.picked(v, cap, display, &file, pick) {
-                    Read::Done => pick.then,
-                    Read::Stopped => break,
-                    Read::Gone => return false,
+                // The picked lines, then the rest of the file from `then` (if any).
+                Some(pick) => match (self.picked(v, cap, display, &file, pick), pick.then) {
+                    (Read::Done, Some(then)) => Some(then),
+                    (Read::Done, None) => continue,
+                    (Read::Stopped, _) => break,
+                    (Read::Gone, _) => return false,
                 },
                 None if single => v.start(cap),
                 None => None,
             };
-            if pick.as_ref().is_some_and(|p| p.then.is_none()) {
-                continue;
-            }
             if let Some(at) = at {
                 if let Err(e) = std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(at.offset)) {
                     self.diag.error(&format_args!("{display}: {e}"));

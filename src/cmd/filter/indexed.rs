@@ -40,6 +40,14 @@ pub(super) struct Building {
     end: Option<(Identity, u64)>,
 }
 
+impl Building {
+    /// A capture about to be read whole (or a part of one) for its entry.
+    fn new(key: PathBuf, had_entry: bool) -> Building {
+        let reports = crate::diag::reports_here();
+        Building { key, had_entry, reports, lines: Lines::default(), resume: None, ordered: true, end: None }
+    }
+}
+
 /// ci-filter's side of the index, per worker thread.
 pub(super) struct Indexed<'a> {
     pub(super) index: &'a LineIndex,
@@ -61,16 +69,6 @@ impl<'a> Indexed<'a> {
     pub(super) fn pick(&mut self, cap: &Capture, sel: &Selection, mut names: impl FnMut(&str)) -> Option<Pick> {
         self.building = None;
         let key = self.index.key(cap)?;
-        let reports = crate::diag::reports_here();
-        let fresh = |had_entry, key| Building {
-            key,
-            had_entry,
-            reports,
-            lines: Lines::default(),
-            resume: None,
-            ordered: true,
-            end: None,
-        };
         let picks = self.picks;
         match self.index.look(&key, &cap.path, cap, |n| picks && sel.name_may_match(n)) {
             Look::Current { names: all, picked, touch } if picks => {
@@ -79,20 +77,18 @@ impl<'a> Indexed<'a> {
                 Some(Pick { lines: picked, then: None })
             }
             Look::Current { .. } => None,
-            Look::Grown { lines, from, last_line } if self.picks => {
+            Look::Grown { lines, from, last_line } if picks => {
                 lines.names.iter().for_each(|n| names(n));
                 let pick = Pick { lines: lines.pick(|n| sel.name_may_match(n)), then: Some(from) };
-                let mut b = fresh(true, key);
-                (b.lines, b.resume) = (lines, Some((from, last_line)));
-                self.building = Some(b);
+                self.building = Some(Building { lines, resume: Some((from, last_line)), ..Building::new(key, true) });
                 Some(pick)
             }
             Look::Grown { .. } => {
-                self.building = Some(fresh(true, key));
+                self.building = Some(Building::new(key, true));
                 None
             }
             Look::Read { had_entry } => {
-                self.building = Some(fresh(had_entry, key));
+                self.building = Some(Building::new(key, had_entry));
                 None
             }
         }
@@ -102,15 +98,7 @@ impl<'a> Indexed<'a> {
     /// ([`crate::source::Part`]): its lines are gathered for the capture's
     /// entry (the index has none: it would be read whole, [`LineIndex::has`]).
     pub(super) fn begin_part(&mut self, cap: &Capture) {
-        self.building = self.index.key(cap).map(|key| Building {
-            key,
-            had_entry: false,
-            reports: crate::diag::reports_here(),
-            lines: Lines::default(),
-            resume: None,
-            ordered: true,
-            end: None,
-        });
+        self.building = self.index.key(cap).map(|key| Building::new(key, false));
     }
 
     /// A part ended: its lines go to the capture's; after the last part,
@@ -122,14 +110,15 @@ impl<'a> Indexed<'a> {
         self.updates.extend(self.index.part_end(b.key, cap, part.reading, lines, part.last));
     }
 
-    /// Notes an event read (the picked lines of a grown file are indexed already).
-    pub(super) fn event(&mut self, ev: &Event<'_>) {
+    /// Notes an event read, named `name` (the picked lines of a grown file
+    /// are indexed already).
+    pub(super) fn event(&mut self, ev: &Event<'_>, name: &str) {
         let Some(b) = &mut self.building else { return };
         let Some(site) = ev.site() else { return };
         if b.resume.is_some_and(|(from, _)| site.offset < from.offset) {
             return;
         }
-        b.ordered &= b.lines.push(&ev.name(), ev.line, site);
+        b.ordered &= b.lines.push(name, ev.line, site);
     }
 
     /// [`crate::source::Visitor::read_end`].
