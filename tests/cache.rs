@@ -18,6 +18,8 @@ const QUESTIONS: &[&[&str]] = &[
     &["--sessions"],
     &["--by", "workspace", "--sum", "data.n", "--min", "data.n", "--distinct", "data.k"],
     &["--by", "agent,event"],
+    &["--tools", "--by", "workspace"],
+    &["--by", "event", "--stats", "data.n"],
 ];
 
 /// One Amplifier event line.
@@ -191,6 +193,10 @@ const REAL: [(&str, &str); 2] = [
     ),
 ];
 
+/// A hooks session with a transcript copy (fixtures/README.md), and its id.
+const HOOKS: &str = "fixtures/sessiondata-transcript/1af7fc5e-8455-4414-9ccd-011d40f70b2a";
+const HOOKS_ID: &str = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
+
 fn apply(file: &File, c: &Change, n: &mut u64) {
     let path = &file.path;
     use std::io::Write;
@@ -269,7 +275,21 @@ proptest! {
             }
             files.push(File { path, real });
         }
-        let roots = [tree.path(), claude.path(), codex.path()];
+        // A hooks session with its transcript copy (read by `--tokens` and
+        // `--sessions` after its events): one capture of several files.
+        let hooks = Tree::new();
+        let from = crate::util::root().join(HOOKS);
+        for f in std::fs::read_dir(&from).unwrap() {
+            let f = f.unwrap().path();
+            let to = hooks.join(format!("{}/{}", HOOKS_ID, f.file_name().unwrap().to_string_lossy()));
+            crate::kit::tree::write(&to, std::fs::read(&f).unwrap());
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            if name == "_claude_user_inputs.jsonl" || name == "_transcript_final.jsonl" {
+                let real = std::fs::read_to_string(&f).unwrap().lines().map(str::to_owned).collect();
+                files.push(File { path: to, real });
+            }
+        }
+        let roots = [tree.path(), claude.path(), codex.path(), hooks.path()];
         same_answers(&roots, "as written");
         same_filters(&roots, "as written");
         let mut n = 500;
@@ -336,6 +356,70 @@ fn a_current_capture_is_not_read_again() {
         agg(&q, &one, false).stdout,
         "{\"event\":\"tool:pre\",\"count\":199}\n{\"event\":\"session:start\",\"count\":1}\n{\"event\":\"tool:pro\",\"count\":1}\n"
     );
+}
+
+/// Tool calls with latencies, `n` of them from `from` on: a `tool:pre` and
+/// a `tool:post` each (one in nine failed), `data.n` and `duration_ms` all
+/// different, so that past 1024 values the percentiles are estimates.
+fn timed_calls(from: u64, n: u64) -> String {
+    let mut out = String::new();
+    for i in from..from + n {
+        let ok = i % 9 != 0;
+        out += &format!(
+            "{{\"event\":\"tool:pre\",\"timestamp\":\"2026-03-01T10:00:00Z\",\"data\":{{\"tool_call_id\":\"c{i}\",\"tool_name\":\"t{}\",\"n\":{}}}}}\n",
+            i % 2,
+            (i * 7919) % 100_003
+        );
+        out += &format!(
+            "{{\"event\":\"tool:post\",\"data\":{{\"tool_call_id\":\"c{i}\",\"duration_ms\":{}.{},\"result\":{{\"success\":{ok}}}}}}}\n",
+            (i * 104_729) % 30_011,
+            i % 10
+        );
+    }
+    out
+}
+
+/// Percentiles past 1024 values are t-digest estimates, which depend on
+/// the order values arrive in: a capture's kept values are added where its
+/// turn is, one by one, so the cached answer is the one reading gives, on
+/// one thread and on two, as written, grown, and answered without a read.
+#[test]
+fn kept_percentiles_equal_read_ones_past_the_exact_limit() {
+    let tree = Tree::new();
+    let caps: Vec<_> =
+        (0..3u64).map(|i| tree.amplifier("p", format!("s{i}")).raw(timed_calls(i * 10_000, 700)).write()).collect();
+    let questions: &[&[&str]] = &[
+        &["--tools"],
+        &["--tools", "--by", "event"],
+        &["--by", "event", "--p50", "data.n", "--p99", "data.n", "--p95", "data.duration_ms"],
+        &["--stats", "data.duration_ms"],
+    ];
+    same_runs("ci-agg", questions, questions.len(), &[tree.path()], "as written");
+    // Estimates indeed (else this checks nothing a merge of exact values would not).
+    let tools = agg(&["-j1", "--tools"], &[tree.path()], false).stdout;
+    assert!(tools.contains(r#""tool":"t0","calls":1050,"ok":934,"errors":116"#), "{tools}");
+    let stats = agg(&["-j1", "--stats", "data.duration_ms"], &[tree.path()], false).stdout;
+    assert!(stats.contains(r#""approximate":["p50","p95","p99"]"#), "{stats}");
+    // Grown: the kept values, then the new ones.
+    use std::io::Write;
+    std::fs::File::options()
+        .append(true)
+        .open(&caps[1].events)
+        .unwrap()
+        .write_all(timed_calls(50_000, 300).as_bytes())
+        .unwrap();
+    same_runs("ci-agg", questions, questions.len(), &[tree.path()], "grown");
+    // Answered from the cache: a change its stat cannot see is not read.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for c in &caps {
+        std::fs::File::options().append(true).open(&c.events).unwrap().set_modified(old).unwrap();
+    }
+    let warm = agg(&["-j1", "--tools"], &[tree.path()], true).stdout;
+    let text = std::fs::read_to_string(&caps[0].events).unwrap();
+    std::fs::write(&caps[0].events, text.replace("\"t0\"", "\"t9\"")).unwrap();
+    std::fs::File::options().append(true).open(&caps[0].events).unwrap().set_modified(old).unwrap();
+    assert_eq!(agg(&["-j1", "--tools"], &[tree.path()], true).stdout, warm);
+    assert_ne!(agg(&["-j1", "--tools"], &[tree.path()], false).stdout, warm);
 }
 
 /// Two runs at once over different captures, then a run over both: each

@@ -1,7 +1,7 @@
 //! The capture cache's bodies over arbitrary bytes: a question's store
 //! (`cache::store::decode`), a `--by`/`--tokens` state in its binary form
-//! (`aggregate::bin::decode`), a `--sessions` one (`bin::decode_sessions`)
-//! a capture's lines in ci-filter's index (`cache::line_index::Lines`) and a
+//! (`aggregate::bin::decode`), a `--sessions` one (`bin::decode_sessions`),
+//! a `--tools` one (`bin::decode_tools`), a capture's lines in ci-filter's index (`cache::line_index::Lines`) and a
 //! transcript's kept peek (`claude_transcript::Peek`), as read from a cache file whose checksum
 //! matched (a file written by another build, or by hand).
 //!
@@ -33,6 +33,8 @@ fn queries() -> Vec<Query> {
     };
     [
         spec(&["event"], vec![]),
+        QuerySpec { preset: "tools".into(), ..spec(&[], vec![]) },
+        QuerySpec { preset: "tools".into(), ..spec(&["event"], vec![]) },
         spec(&["event"], vec![("data.n", vec!["sum", "min", "max", "p50", "distinct"])]),
         spec(&["event", "workspace"], vec![("data.duration_ms", vec!["sum"]), ("data.tool", vec!["distinct"])]),
     ]
@@ -45,6 +47,13 @@ fn queries() -> Vec<Query> {
 fn lines(q: &Query, g: ci_tools::aggregate::groups::Groups) -> Vec<Vec<u8>> {
     let lines = ci_tools::aggregate::partial::encode(q, ci_tools::aggregate::Answer::Groups(g), (0, 0));
     lines.iter().map(|l| l.to_bytes().expect("a state line serializes")).collect()
+}
+
+/// A `--tools` state's output records, sorted.
+fn rows(q: &Query, t: ci_tools::aggregate::calls::Tools) -> Vec<String> {
+    let mut rows: Vec<String> = t.rows(q).into_iter().map(|r| serde_json::to_string(&r.record).expect("a record")).collect();
+    rows.sort();
+    rows
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -69,6 +78,11 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(store::decode(&again), Some((label, entries)));
     }
     for q in queries() {
+        if let Some(tools) = bin::decode_tools(data, &q) {
+            let again = bin::encode_tools(&tools).expect("a decoded state has no t-digest");
+            let back = bin::decode_tools(&again, &q).expect("a re-encoded state reads back");
+            assert_eq!(format!("{:?}", rows(&q, back)), format!("{:?}", rows(&q, tools)));
+        }
         let Some(groups) = bin::decode(data, &q) else { continue };
         let bytes = bin::encode(&groups).expect("a decoded state has no t-digest and no held responses");
         let back = bin::decode(&bytes, &q).expect("a re-encoded state reads back");

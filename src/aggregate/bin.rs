@@ -7,8 +7,10 @@
 //! reads one such state per capture; as JSON lines that cost ~1 µs a line (50 ms for the
 //! 3,600 captures of a 1 GB corpus), this a small fraction of it. Held
 //! responses (`--tokens` over Claude Code) follow the groups
-//! ([`Responses::write_bin`]). States it does not cover (percentile
-//! estimates) keep the line form.
+//! ([`Responses::write_bin`]). Percentile values are one capture's tape,
+//! every value in order ([`Quantiles`]); a t-digest (a capture's state never
+//! is one) is not covered. `--tools` states have their own tag
+//! ([`encode_tools`]).
 //!
 //! Layout, little-endian: `u32` groups; per group: `u32` keys, each a tag
 //! byte (0 null, 1 false, 2 true, 3 number, 4 string, 5 JSON) and for 3–5 a
@@ -21,6 +23,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
+use super::calls::{ToolGroup, Tools};
 use super::cost::{Sources, Tally};
 use super::decimal::Decimal;
 use super::field::{KeyVal, Num};
@@ -36,6 +39,49 @@ pub const TAG: u8 = 1;
 
 /// The first byte of a binary `--sessions` state.
 pub const SESSIONS_TAG: u8 = 2;
+
+/// The first byte of a binary `--tools` state.
+pub const TOOLS_TAG: u8 = 3;
+
+/// The binary form of a `--tools` state: per group its keys, its four
+/// counts and its latency state; `None` when a latency state is a t-digest.
+pub fn encode_tools(t: &Tools) -> Option<Vec<u8>> {
+    let mut w = vec![TOOLS_TAG];
+    len(&mut w, t.map.len());
+    for (key, g) in &t.map {
+        len(&mut w, key.len());
+        for k in key {
+            key_val(&mut w, k);
+        }
+        for n in [g.calls, g.ok, g.errors, g.unfinished] {
+            w.extend_from_slice(&n.to_le_bytes());
+        }
+        stat(&mut w, &g.latency)?;
+    }
+    Some(w)
+}
+
+/// Reads [`encode_tools`] back, as a capture's state (latencies as tapes);
+/// `None` when it is not a state of `q`.
+pub fn decode_tools(b: &[u8], q: &Query) -> Option<Tools> {
+    let mut r = Reader(b);
+    if r.u8()? != TOOLS_TAG {
+        return None;
+    }
+    let mut t = Tools { tape: true, ..Tools::default() };
+    for _ in 0..r.count()? {
+        let n = r.count()?;
+        if n != q.keys.len() {
+            return None;
+        }
+        let key = (0..n).map(|_| r.key_val()).collect::<Option<Vec<_>>>()?;
+        let (calls, ok, errors, unfinished) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+        let latency = r.stat()?;
+        latency.quant.as_ref()?;
+        t.map.insert(key, ToolGroup { calls, ok, errors, unfinished, latency });
+    }
+    (r.left() == 0).then_some(t)
+}
 
 /// The binary form of a `--sessions` state, unsettled: each session's
 /// summary (its `--partial` JSON), then the calls and responses it holds for
@@ -96,10 +142,11 @@ pub fn encode(g: &Groups) -> Option<Vec<u8>> {
     Some(w)
 }
 
-/// Reads a binary state of `q` back; `None` when it is not one.
+/// Reads a binary state of `q` back, as a capture's (percentile values as
+/// tapes); `None` when it is not one.
 pub fn decode(b: &[u8], q: &Query) -> Option<Groups> {
     let (groups, responses) = groups(b, q)?;
-    let mut g = Groups { responses, ..Groups::default() };
+    let mut g = Groups { responses, tape: true, ..Groups::default() };
     for (key, group) in groups {
         g.merge_group(key, group);
     }
@@ -285,7 +332,7 @@ impl StatePieces for Reader<'_> {
         let (min, max) = (self.num()?, self.num()?);
         let quant = match self.u8()? {
             0 => None,
-            _ => Some(Quantiles::from_exact((0..self.count()?).map(|_| self.num()?).collect::<Option<Vec<_>>>()?)?),
+            _ => Some(Quantiles::tape_of((0..self.count()?).map(|_| self.num()?).collect::<Option<Vec<_>>>()?)),
         };
         let distinct = match self.u8()? {
             0 => None,

@@ -33,18 +33,23 @@
 //! and is read again. Records without a usable timestamp are counted in the
 //! entry and counted again when it answers.
 //!
-//! Not cached (always read): questions with percentiles (`--p50`, `--p95`,
-//! `--p99`, `--stats`, and `--tools`' latency): past
-//! [`super::stat::EXACT_MAX`] values they are t-digest estimates, which
-//! depend on the order states are merged in; captures with a companion
-//! file (hooks sessions), or whose first file is not the capture's path,
-//! or of several files merged in time order; piped event records.
+//! Percentiles (`--p50`, `--p95`, `--p99`, `--stats`, `--tools`' latency):
+//! past [`super::stat::EXACT_MAX`] values a thread's state is a t-digest,
+//! whose estimate depends on the order values arrive in. A capture's state is
+//! therefore kept as the tape of its values ([`super::stat::Quantiles`]) and
+//! merged by adding them one by one where the capture's turn is, which is what
+//! reading it gives.
+//!
+//! Not cached (always read): a hooks session whose every event has a
+//! timestamp (read whole, in time order); a writer's JSON array file (read
+//! element by element); piped event records.
 //!
 //! A capture of several files (a Claude Code session and its subagent
-//! transcripts) is one entry: its first file is checked as above, the
-//! others by their [`Stat`] (hashed into the entry's context) and only
-//! while each was modified well before the entry was written; any change
-//! to one of them reads the whole capture again.
+//! transcripts; a hooks session and the transcript copy `--tokens` and
+//! `--sessions` read after its events) is one entry: its first file is
+//! checked as above, the others by their [`Stat`] (hashed into the entry's
+//! context) and only while each was modified well before the entry was
+//! written; any change to one of them reads the whole capture again.
 
 use std::mem;
 use std::path::{Path, PathBuf};
@@ -68,12 +73,7 @@ use super::Answer;
 
 /// Bumped when what an entry's state means changes without the crate
 /// version changing: older files then belong to another question's name.
-const SCHEMA: u32 = 2;
-
-/// Whether answers to `q` can be kept per capture and merged again exactly.
-pub fn cacheable(q: &Query) -> bool {
-    q.preset != Preset::Tools && !q.measures.iter().any(|m| m.outs.iter().any(|o| o.quantile().is_some()))
-}
+const SCHEMA: u32 = 3;
 
 /// The name of `q`'s cache file: a hash of everything that defines its
 /// answer (the query's wire form, the price table's bytes, the version).
@@ -132,7 +132,7 @@ impl Kept {
 
     /// As a whole state of `q`.
     fn into_answer(self, q: &Query) -> Answer {
-        let mut a = Answer::new(q);
+        let mut a = Answer::for_capture(q);
         self.merge_into(&mut a);
         a
     }
@@ -213,18 +213,22 @@ impl Cache {
     /// session's companion file).
     pub fn begin(&self, q: &Query, cap: &Capture, companions: bool) -> Begin {
         let adapter = cap.format.adapter();
-        let first = cap.files.first().is_some_and(|f| *f == cap.path);
-        let companion = companions && cap.record.as_ref().is_some_and(|r| adapter.companion(r).is_some());
-        if !first || companion || adapter.time_ordered() && cap.files.len() > 1 {
+        // The first file is kept by its identity: the capture's own file, or
+        // the first of a hooks session directory's event files. (A hooks
+        // session read in time order is told no file's end, so not kept.)
+        let Some(first) = cap.files.first() else {
             return Begin::Uncached;
-        }
-        // The other files (subagent transcripts) are kept by their stats.
-        let Some(others) =
-            cap.files[1..].iter().map(|f| std::fs::metadata(f).ok().map(|m| Stat::of(&m))).collect::<Option<Vec<_>>>()
+        };
+        // The other files (subagent transcripts), and the companion file
+        // read after them (a hooks session's transcript copy), are kept by
+        // their stats.
+        let companion = cap.record.as_ref().and_then(|r| adapter.companion(r)).filter(|_| companions);
+        let others = cap.files[1..].iter().chain(companion.as_ref().map(|(path, _)| path));
+        let Some(others) = others.map(|f| std::fs::metadata(f).ok().map(|m| Stat::of(&m))).collect::<Option<Vec<_>>>()
         else {
             return Begin::Uncached;
         };
-        let key = self.key(&cap.path);
+        let key = self.key(first);
         let reports = crate::diag::reports_here();
         let mut reading = Reading {
             key,
@@ -250,7 +254,7 @@ impl Cache {
             // A file beside the first changed too recently for its stat to tell.
             return Begin::Read(Box::new(reading));
         }
-        let Some(fresh) = entry.fresh(&cap.path) else {
+        let Some(fresh) = entry.fresh(first) else {
             return Begin::Read(Box::new(reading));
         };
         match fresh {
@@ -357,14 +361,14 @@ fn with_others(context: u64, others: &[Stat]) -> u64 {
     h.digest()
 }
 
-/// A capture's state as kept: the binary form of a `--by`/`--tokens` or
-/// `--sessions` state ([`super::bin`]); `None` for any other (`--tools`, a
-/// t-digest: never cacheable questions, [`cacheable`]).
+/// A capture's state as kept: its binary form ([`super::bin`]); `None`
+/// when it holds a t-digest (a capture's state is a tape of its values, so
+/// never).
 fn encode(answer: &Answer) -> Option<Vec<u8>> {
     match answer {
         Answer::Groups(g) => bin::encode(g),
         Answer::Sessions(s) => bin::encode_sessions(s),
-        Answer::Tools(_) => None,
+        Answer::Tools(t) => bin::encode_tools(t),
     }
 }
 
@@ -379,11 +383,12 @@ fn decode(q: &Query, payload: &[u8]) -> Option<Kept> {
             }
             Some(Kept::Answer(a))
         }
+        (Some(&bin::TOOLS_TAG), Preset::Tools) => bin::decode_tools(payload, q).map(|t| Kept::Answer(Answer::Tools(t))),
         _ => None,
     }
 }
 
 /// Takes the thread's answer out for a capture's own (`base`, or empty).
 pub fn swap_in(answer: &mut Answer, q: &Query, base: Option<Answer>) -> Answer {
-    mem::replace(answer, base.unwrap_or_else(|| Answer::new(q)))
+    mem::replace(answer, base.unwrap_or_else(|| Answer::for_capture(q)))
 }

@@ -379,11 +379,17 @@ pub struct ToolGroup {
 
 impl Default for ToolGroup {
     fn default() -> ToolGroup {
-        ToolGroup { calls: 0, ok: 0, errors: 0, unfinished: 0, latency: Stat::new(&[Out::P50]) }
+        ToolGroup::new(false)
     }
 }
 
 impl ToolGroup {
+    /// An empty group, its latencies kept as a tape when `tape`
+    /// ([`super::stat::Quantiles`]).
+    pub fn new(tape: bool) -> ToolGroup {
+        ToolGroup { calls: 0, ok: 0, errors: 0, unfinished: 0, latency: Stat::new_in(&[Out::P50], tape) }
+    }
+
     /// Combines another state.
     pub fn merge(&mut self, o: ToolGroup) {
         self.calls = self.calls.saturating_add(o.calls);
@@ -399,6 +405,9 @@ impl ToolGroup {
 pub struct Tools {
     /// Groups by key (the `--by` keys, then the tool).
     pub map: HashMap<Vec<KeyVal>, ToolGroup>,
+    /// Whether latencies are kept as tapes: one capture's state, read for
+    /// the capture cache ([`super::stat::Quantiles`]).
+    pub tape: bool,
 }
 
 impl Tools {
@@ -409,7 +418,8 @@ impl Tools {
             // The tool is the call's tool, whatever event told it.
             key.truncate(q.keys.len().saturating_sub(1));
             key.push(call.tool.clone().map_or(KeyVal::Null, KeyVal::Str));
-            let g = self.map.entry(key).or_default();
+            let tape = self.tape;
+            let g = self.map.entry(key).or_insert_with(|| ToolGroup::new(tape));
             g.calls += 1;
             match call.outcome() {
                 Outcome::Ok => g.ok += 1,
@@ -425,10 +435,11 @@ impl Tools {
     }
 
     /// Adds a group's state.
-    pub fn merge_group(&mut self, key: Vec<KeyVal>, g: ToolGroup) {
+    pub fn merge_group(&mut self, key: Vec<KeyVal>, mut g: ToolGroup) {
         match self.map.get_mut(&key) {
             Some(mine) => mine.merge(g),
             None => {
+                g.latency.keep_as(self.tape);
                 self.map.insert(key, g);
             }
         }

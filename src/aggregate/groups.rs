@@ -165,7 +165,14 @@ pub struct Group {
 impl Group {
     /// An empty group for `q`.
     pub fn new(q: &Query) -> Group {
-        Group { count: 0, stats: q.measures.iter().map(|m| Stat::new(&m.outs)).collect(), cost: Tally::default() }
+        Group::new_in(q, false)
+    }
+
+    /// An empty group for `q`, its percentile values kept as tapes when
+    /// `tape` ([`super::stat::Quantiles`]).
+    pub fn new_in(q: &Query, tape: bool) -> Group {
+        let stats = q.measures.iter().map(|m| Stat::new_in(&m.outs, tape)).collect();
+        Group { count: 0, stats, cost: Tally::default() }
     }
 
     /// Combines another state of the same group.
@@ -186,6 +193,9 @@ pub struct Groups {
     /// `--tokens`: responses a writer writes more than once, held until the
     /// run ends and then counted once each ([`super::responses`]).
     pub responses: Responses,
+    /// Whether percentile values are kept as tapes: one capture's state,
+    /// read for the capture cache ([`super::stat::Quantiles`]).
+    pub tape: bool,
 }
 
 impl Groups {
@@ -197,7 +207,7 @@ impl Groups {
             }
         }
         let (key, untimed) = group_key(q, ev, cx);
-        let group = self.map.entry(key).or_insert_with(|| Group::new(q));
+        let group = self.map.entry(key).or_insert_with(|| Group::new_in(q, self.tape));
         group.count += 1;
         for (m, s) in q.measures.iter().zip(group.stats.iter_mut()) {
             if m.field == Field::Usage(Usage::Cost) {
@@ -212,10 +222,11 @@ impl Groups {
     }
 
     /// Adds a group's state (from another thread or a partial stream).
-    pub fn merge_group(&mut self, key: Vec<KeyVal>, g: Group) {
+    pub fn merge_group(&mut self, key: Vec<KeyVal>, mut g: Group) {
         match self.map.get_mut(&key) {
             Some(mine) => mine.merge(g),
             None => {
+                g.stats.iter_mut().for_each(|s| s.keep_as(self.tape));
                 self.map.insert(key, g);
             }
         }

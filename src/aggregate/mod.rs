@@ -90,6 +90,18 @@ impl Answer {
         }
     }
 
+    /// An empty state for one capture of `q` read for the capture cache:
+    /// percentile values kept as tapes, so that merging it into a thread's
+    /// state later gives what reading the capture into it would have
+    /// ([`stat::Quantiles`]).
+    pub fn for_capture(q: &Query) -> Answer {
+        match Answer::new(q) {
+            Answer::Groups(g) => Answer::Groups(Groups { tape: true, ..g }),
+            Answer::Tools(t) => Answer::Tools(Tools { tape: true, ..t }),
+            a => a,
+        }
+    }
+
     /// Adds a finished session.
     pub fn add_session(&mut self, s: Summary) {
         if let Answer::Sessions(map) = self {

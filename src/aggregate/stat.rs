@@ -184,18 +184,30 @@ pub fn num_from_wire(v: &Value) -> Result<Num, String> {
 }
 
 /// Percentile state: the values themselves while few, else a t-digest.
+///
+/// A *tape* keeps every value in the order added, however many (one
+/// capture's state read for the capture cache): [`Quantiles::replay`]ing it
+/// into another state adds its values one by one, so the result is the one
+/// adding them directly gives, t-digest included — which merging two digests
+/// would not be.
 #[derive(Debug, Clone, Default)]
 pub struct Quantiles {
     exact: Vec<Num>,
     digest: Option<TDigest>,
+    tape: bool,
 }
 
 impl Quantiles {
+    /// An empty tape.
+    pub fn tape() -> Quantiles {
+        Quantiles { tape: true, ..Quantiles::default() }
+    }
+
     /// Adds a value.
     pub fn add(&mut self, v: Num) {
         match &mut self.digest {
             Some(d) => d.push(v.to_f64()),
-            None if self.exact.len() < EXACT_MAX => self.exact.push(v),
+            None if self.tape || self.exact.len() < EXACT_MAX => self.exact.push(v),
             None => {
                 let mut d = TDigest::new_with_size(DIGEST_SIZE);
                 d.extend_values(self.exact.drain(..).map(Num::to_f64));
@@ -211,9 +223,37 @@ impl Quantiles {
         self.digest.is_none().then_some(&self.exact[..])
     }
 
-    /// Quantiles of exactly these values (`None`: more than [`EXACT_MAX`]).
-    pub fn from_exact(values: Vec<Num>) -> Option<Quantiles> {
-        (values.len() <= EXACT_MAX).then_some(Quantiles { exact: values, digest: None })
+    /// A tape of these values, in this order.
+    pub fn tape_of(values: Vec<Num>) -> Quantiles {
+        Quantiles { exact: values, digest: None, tape: true }
+    }
+
+    /// Adds a tape's values (or an exact state's) one by one, in its order;
+    /// a digest (no tape) is merged as a digest.
+    pub fn replay(&mut self, o: Quantiles) {
+        if o.digest.is_some() {
+            return self.merge(o);
+        }
+        if self.tape {
+            return self.merge(o);
+        }
+        for v in o.exact {
+            self.add(v);
+        }
+    }
+
+    /// This state as its owner keeps it: a tape for a tape's owner; for
+    /// another, what adding its values to an empty state gives.
+    pub fn kept_as(self, tape: bool) -> Quantiles {
+        match (self.tape, tape) {
+            (false, true) if self.digest.is_none() => Quantiles { tape: true, ..self },
+            (true, false) => {
+                let mut q = Quantiles::default();
+                q.replay(self);
+                q
+            }
+            _ => self,
+        }
     }
 
     pub fn len(&self) -> u64 {
@@ -228,8 +268,19 @@ impl Quantiles {
         self.len() == 0
     }
 
-    /// Combines two states.
+    /// Combines two states (the states of two threads: a digest merge past
+    /// [`EXACT_MAX`] values; a tape's owner appends the other's values).
+    ///
+    /// A tape merged in is replayed: its values are added one by one, in
+    /// order, so the state is what adding them directly would have made.
     pub fn merge(&mut self, mut o: Quantiles) {
+        if o.tape && !self.tape {
+            return self.replay(o);
+        }
+        if self.tape && self.digest.is_none() && o.digest.is_none() {
+            self.exact.append(&mut o.exact);
+            return;
+        }
         if self.digest.is_none() && o.digest.is_none() && self.exact.len() + o.exact.len() <= EXACT_MAX {
             self.exact.append(&mut o.exact);
             return;
@@ -281,7 +332,7 @@ impl Quantiles {
                 return Err("bad quantile state: too many values".into());
             }
             let exact = values.iter().map(num_from_wire).collect::<Result<Vec<_>, _>>()?;
-            return Ok(Quantiles { exact, digest: None });
+            return Ok(Quantiles { exact, digest: None, tape: false });
         }
         let cs = wire.c.unwrap_or_default();
         if cs.is_empty() {
@@ -300,6 +351,7 @@ impl Quantiles {
         Ok(Quantiles {
             exact: vec![],
             digest: Some(TDigest::new(centroids, sum, count, Some(max), Some(min), DIGEST_SIZE)),
+            tape: false,
         })
     }
 
@@ -309,7 +361,9 @@ impl Quantiles {
     pub fn split(&self, per: usize) -> Vec<Quantiles> {
         let per = per.max(1);
         match &self.digest {
-            None => self.exact.chunks(per).map(|c| Quantiles { exact: c.to_vec(), digest: None }).collect(),
+            None => {
+                self.exact.chunks(per).map(|c| Quantiles { exact: c.to_vec(), digest: None, tape: false }).collect()
+            }
             Some(d) => {
                 let mut d = d.clone();
                 d.flush();
@@ -395,8 +449,15 @@ pub struct Stat {
 impl Stat {
     /// An empty state for the given outputs.
     pub fn new(outs: &[Out]) -> Stat {
+        Stat::new_in(outs, false)
+    }
+
+    /// An empty state for the given outputs; its percentile values kept as
+    /// a tape ([`Quantiles`]) when `tape`.
+    pub fn new_in(outs: &[Out], tape: bool) -> Stat {
+        let quant = if tape { Quantiles::tape } else { Quantiles::default };
         Stat {
-            quant: outs.iter().any(|o| o.quantile().is_some()).then(Quantiles::default),
+            quant: outs.iter().any(|o| o.quantile().is_some()).then(quant),
             distinct: outs.contains(&Out::Distinct).then(HashSet::new),
             ..Stat::default()
         }
@@ -459,13 +520,21 @@ impl Stat {
         }
         match (&mut self.quant, o.quant) {
             (Some(a), Some(b)) => a.merge(b),
-            (None, Some(b)) => self.quant = Some(b),
+            (None, Some(b)) => self.quant = Some(b.kept_as(false)),
             _ => {}
         }
         match (&mut self.distinct, o.distinct) {
             (Some(a), Some(b)) => a.extend(b),
             (None, Some(b)) => self.distinct = Some(b),
             _ => {}
+        }
+    }
+
+    /// This state as an owner keeps it: its percentile values a tape or not
+    /// ([`Quantiles::kept_as`]).
+    pub fn keep_as(&mut self, tape: bool) {
+        if let Some(q) = self.quant.take() {
+            self.quant = Some(q.kept_as(tape));
         }
     }
 

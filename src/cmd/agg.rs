@@ -166,9 +166,11 @@ CACHE:
   inode, size, modification time) is not read; an Amplifier capture that grew
   is read from where its answer ended (--by and --tokens); any other change
   (rotated, shrunk, rewritten, touched) reads it again. The answer is the one
-  --no-cache prints, byte for byte. Not kept: questions with percentiles
-  (--p50/--p95/--p99/--stats, --tools), captures read with a report (a bad
-  line, an error), hooks sessions, piped event records. A cache directory that
+  --no-cache prints, byte for byte (percentile estimates too: a capture's
+  values are kept and added in order). A capture of several files (a hooks
+  session and its transcript copy, subagent transcripts) is read again when
+  any of them changes. Not kept: captures read with a report (a bad line, an
+  error), piped event records. A cache directory that
   is a symlink, another user's, group/world-writable or cannot be made, or a
   cache file that is damaged, is a warning and the run goes on without it (or
   rebuilds it). --no-cache or CI_CACHE=0 turns it off; ci-find --cache-info
@@ -583,10 +585,9 @@ fn plural(n: u64) -> &'static str {
     }
 }
 
-/// The capture cache of `q`, unless it is off (`--no-cache`, `CI_CACHE=0`)
-/// or the question's answers cannot be kept per capture ([`cached::cacheable`]).
+/// The capture cache of `q`, unless it is off (`--no-cache`, `CI_CACHE=0`).
 fn open_cache(q: &Query, args: &Args, diag: &Diag) -> Option<Cache> {
-    if args.no_cache || crate::cache::off_by_env() || !cached::cacheable(q) {
+    if args.no_cache || crate::cache::off_by_env() {
         return None;
     }
     // Computed prices depend on the table's bytes, not only on its name.

@@ -229,9 +229,13 @@ impl Worker<'_> {
         };
         let mut lines = LineReader::new(file);
         self.parts.state.clear();
+        self.file_ends = Ends::at(Default::default());
         let mut side_v = Companion(v);
         side_v.begin(&side, &mut self.out);
-        let _ = self.capture_lines(&mut side_v, &side, &display, &mut lines, false);
+        if let Read::Done = self.capture_lines(&mut side_v, &side, &display, &mut lines, false) {
+            // Told as the file after the capture's own.
+            self.read_end(v, cap, cap.files.len(), lines.get_ref());
+        }
     }
 
     pub(super) fn capture_lines<V: Visitor, L: LineSource + ?Sized>(

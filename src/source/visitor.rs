@@ -14,7 +14,8 @@ use crate::session::{Capture, SessionRecord};
 /// what was after the last one.
 pub struct ReadEnd<'f> {
     /// Which of the capture's files it is ([`Capture::files`] order; 0 for
-    /// a capture of one file).
+    /// a capture of one file); `files.len()` for the session's companion
+    /// file, read after them ([`Visitor::companions`]).
     pub index: usize,
     /// The file read (still open, at its end).
     pub file: &'f std::fs::File,

@@ -3,6 +3,17 @@ use crate::aggregate::query::QuerySpec;
 use crate::aggregate::Answer;
 use crate::time::TimeZone;
 
+fn query_spec(by: &[&str]) -> QuerySpec {
+    QuerySpec {
+        preset: "group".into(),
+        by: by.iter().map(|s| (*s).to_owned()).collect(),
+        measures: vec![],
+        tz: "UTC".into(),
+        cost: "auto".into(),
+        pricing: String::new(),
+    }
+}
+
 fn query(by: &[&str], measures: &[(&str, &[&str])]) -> Query {
     let spec = QuerySpec {
         preset: "group".into(),
@@ -136,4 +147,37 @@ fn whole_numbers_are_kept_short_and_every_number_reads_back() {
     let mut one = vec![];
     num(&mut one, nums[1]);
     assert_eq!(one.len(), 4, "12,345 tokens: a tag and a three-byte varint, not 17 bytes");
+}
+
+#[test]
+fn a_tools_state_reads_back_with_every_latency_in_order() {
+    use crate::aggregate::calls::{ToolGroup, Tools};
+    let spec = QuerySpec { preset: "tools".into(), ..query_spec(&["event"]) };
+    let q = Query::from_spec(spec, TimeZone::UTC).unwrap();
+    let mut t = Tools { tape: true, ..Tools::default() };
+    let mut g = ToolGroup::new(true);
+    (g.calls, g.ok, g.errors, g.unfinished) = (2000, 1990, 7, 3);
+    for i in 0..1990u64 {
+        g.latency.add_num(Num::Exact(Decimal::from_int(((i * 7919) % 1999) as i64)));
+    }
+    g.latency.add_num(Num::Float(0.5));
+    t.map.insert(vec![KeyVal::Str("tool:post".into()), KeyVal::Str("bash".into())], g.clone());
+    t.map.insert(vec![KeyVal::Null, KeyVal::Null], ToolGroup::new(true));
+    let bytes = encode_tools(&t).unwrap();
+    let back = decode_tools(&bytes, &q).unwrap();
+    let key = vec![KeyVal::Str("tool:post".into()), KeyVal::Str("bash".into())];
+    let (a, b) = (&back.map[&key], &g);
+    assert_eq!((a.calls, a.ok, a.errors, a.unfinished), (2000, 1990, 7, 3));
+    let values = |g: &ToolGroup| g.latency.quant.as_ref().unwrap().exact_values().unwrap().to_vec();
+    assert_eq!(values(a), values(b));
+    assert_eq!(values(a).len(), 1991);
+    assert_eq!(back.map.len(), 2);
+    for cut in 0..bytes.len() {
+        assert!(decode_tools(&bytes[..cut], &q).is_none(), "cut at {cut}");
+    }
+    assert!(decode_tools(
+        &bytes,
+        &Query::from_spec(QuerySpec { preset: "tools".into(), ..query_spec(&[]) }, TimeZone::UTC).unwrap()
+    )
+    .is_none());
 }

@@ -130,7 +130,7 @@ impl Cache {
         let Some(Split::Reading(g)) = split.remove(&key) else { return None };
         let (key, _) = key;
         let g = *g;
-        let mut whole = Answer::new(q);
+        let mut whole = Answer::for_capture(q);
         for s in g.states {
             whole.merge(s);
         }

@@ -53,3 +53,36 @@ fn bad_digest_states_are_refused() {
         assert!(Quantiles::from_wire(&bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn a_replayed_tape_is_what_adding_its_values_gives() {
+    let values: Vec<Num> = (0..3000u64).map(|i| Num::parse(&((i * 7919) % 3001).to_string()).unwrap()).collect();
+    let outs = [Out::P50, Out::P99];
+    for (before, during) in [(0, 3000), (500, 700), (1000, 30), (1500, 1500)] {
+        // Directly: the thread's state takes every value.
+        let mut direct = Stat::new(&outs);
+        values[..before + during].iter().for_each(|&v| direct.add_num(v));
+        // Through a tape: the capture's values kept, then replayed.
+        let mut thread = Stat::new(&outs);
+        values[..before].iter().for_each(|&v| thread.add_num(v));
+        let mut tape = Stat::new_in(&outs, true);
+        values[before..before + during].iter().for_each(|&v| tape.add_num(v));
+        assert_eq!(tape.quant.as_ref().unwrap().exact_values().map(<[Num]>::len), Some(during));
+        thread.merge(tape.clone());
+        for p in [50, 99] {
+            let (a, b) = (direct.quant.as_ref().unwrap().quantile(p), thread.quant.as_ref().unwrap().quantile(p));
+            assert_eq!(a, b, "p{p} after {before} + {during}");
+        }
+        // Into an empty owner: as if it had added them.
+        let mut fresh = tape.clone();
+        fresh.keep_as(false);
+        let mut added = Stat::new(&outs);
+        values[before..before + during].iter().for_each(|&v| added.add_num(v));
+        assert_eq!(fresh.quant.as_ref().unwrap().quantile(50), added.quant.as_ref().unwrap().quantile(50));
+        // A tape's owner appends another tape.
+        let mut two = Stat::new_in(&outs, true);
+        two.merge(tape.clone());
+        two.merge(tape);
+        assert_eq!(two.quant.as_ref().unwrap().exact_values().map(<[Num]>::len), Some(2 * during));
+    }
+}
