@@ -9,8 +9,9 @@
 #   RUNS  hyperfine runs per command (default 5).
 # Environment: BIN_DIR (default target/release), KEEP=1 keeps the copy, BIG=FILE
 # also times one large file (cat, -j1, -j2, building, warm; ci-filter's line
-# index on it), CLAUDE=DIR a Claude Code tree (ci-find's kept peeks, ci-agg
-# --tokens; not copied).
+# index on it; the machine's own two-way scaling of reading it), CLAUDE=DIR a
+# Claude Code tree (ci-find's kept peeks, ci-agg --tokens; not copied),
+# HOOKS=DIR a Claude Code hooks root (_sessiondata; not copied).
 # The caches are in the temporary directory (XDG_CACHE_HOME per question),
 # never the user's.
 #
@@ -23,6 +24,8 @@
 #             was before the append (restored before each run)
 #   duckdb    read_json GROUP BY event over the same files (bench/duck.py)
 #   ci-filter --event tool:error, cold, building and warm (the line index)
+#   more    --tools, percentiles and --sessions, cold and warm
+#   floor   GNU find listing the tree with a stat of every file
 # and checks that every cached answer equals the --no-cache one byte for byte.
 # Ratios are from one run on a shared machine: read them as rough.
 set -euo pipefail
@@ -58,6 +61,17 @@ time_it() { # NAME PREPARE COMMAND
 }
 same() { # CMD_CACHED CMD_UNCACHED
     if cmp -s <(bash -c "$1" 2>&1) <(bash -c "$2" 2>&1); then echo identical; else echo DIFFERENT; fi
+}
+# A table row: COMMAND (`ci-TOOL ARGS…`) cold (--no-cache after the tool's
+# name) and warm (after one run that builds the cache), and whether both print
+# the same; LABEL names the row.
+cold_warm() { # LABEL COMMAND
+    local label=$1 cmd=$2 nc=${2/ / --no-cache }
+    bash -c "$cmd" >/dev/null 2>&1
+    local c w
+    c=$(time_it row-cold "" "bash -c \"$nc\"")
+    w=$(time_it row-warm "" "bash -c \"$cmd\"")
+    echo "| $label | $c ms | $w ms | $(python3 -c "print('%.1f×' % ($c/$w))") | $(same "$cmd" "$nc") |"
 }
 
 declare -A Q=([event]="--by event" [tokens]="--tokens --by day")
@@ -123,6 +137,22 @@ echo "| ci-find \| ci-filter $F | $pcold ms | – | $pwarm ms | $(python3 -c "pr
 echo "line index: $(du -scb "$XDG_CACHE_HOME/ci-tools/"lines-* | tail -1 | cut -f1) bytes"
 unset XDG_CACHE_HOME
 
+# Questions answered from kept tapes (percentiles, --tools' latency) and
+# --sessions, each in a cache of its own.
+echo
+echo "| more questions (ROOT) | cold (--no-cache) | warm | cold / warm | output |"
+echo "|---|---|---|---|---|"
+for q in "--tools" "--by event --stats data.duration_ms" "--sessions"; do
+    export XDG_CACHE_HOME=$WORK/xdg-more-${q//[^a-z]/}
+    cold_warm "ci-agg $q" "ci-agg $q '$R'"
+done
+unset XDG_CACHE_HOME
+
+# The floor of any warm run: the tree listed and every capture's stat taken.
+fl=$(time_it floor-find "" "find '$R' -name events.jsonl -printf '%s %T@\\n'")
+echo
+echo "floor: find ROOT -name events.jsonl -printf (a walk and a stat per capture): $fl ms; warm ci-find | ci-agg --by event: $(mean_ms "$WORK/event-warm.json") ms"
+
 if python3 -c 'import duckdb' 2>/dev/null; then
     export R
     sql="SELECT event, count(*) AS n FROM read_json('\$R/*/sessions/*/context-intelligence/events.jsonl', format='newline_delimited', ignore_errors=true, maximum_object_size=1073741824) GROUP BY event ORDER BY n DESC"
@@ -159,6 +189,13 @@ if [ -n "${BIG:-}" ]; then
     echo "| one file, ci-agg --by event | cat | -j1 | -j2 | -j1 / -j2 | -j2 / cat | build (-j2) | warm | 1 % appended | output |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
     echo "| $(du -h "$BIG" | cut -f1) | $catf ms | $j1 ms | $j2 ms | $(python3 -c "print('%.2f×' % ($j1/$j2))") | $(python3 -c "print('%.2f×' % ($j2/$catf))") | $build ms | $warm ms | $grown ms | $grown_same |"
+    # What two threads gain at best here: the file copied out of the page
+    # cache by one dd, and by two dd at once (one half each).
+    half=$(( $(stat -c %s "$BIG") / 2 / 1048576 ))
+    dd1=$(time_it big-dd1 "" "dd if='$BIG' of=/dev/null bs=1M status=none")
+    dd2=$(time_it big-dd2 "" "bash -c \"dd if='$BIG' of=/dev/null bs=1M count=$half status=none & dd if='$BIG' of=/dev/null bs=1M skip=$half status=none; wait\"")
+    echo
+    echo "two-way scaling of the copy alone: one dd $dd1 ms, two halves at once $dd2 ms ($(python3 -c "print('%.2f×' % ($dd1/$dd2))"))"
     export XDG_CACHE_HOME=$WORK/xdg-big-filter
     fcold=$(time_it big-filter-cold "" "ci-filter --no-cache $F '$BIG'")
     fbuild=$(time_it big-filter-build "rm -rf '$XDG_CACHE_HOME'" "ci-filter $F '$BIG'")
@@ -179,11 +216,20 @@ if [ -n "${CLAUDE:-}" ]; then
     echo "| Claude Code tree | cold (--no-cache) | warm | cold / warm | output |"
     echo "|---|---|---|---|---|"
     for cmd in "ci-find --root '$CLAUDE'" "ci-agg --tokens --by day '$CLAUDE'"; do
-        nc=${cmd/ / --no-cache }
-        bash -c "$cmd" >/dev/null 2>&1
-        c=$(time_it claude-cold "" "bash -c \"$nc\"")
-        w=$(time_it claude-warm "" "bash -c \"$cmd\"")
-        echo "| ${cmd%% \'*} | $c ms | $w ms | $(python3 -c "print('%.1f×' % ($c/$w))") | $(same "$cmd" "$nc") |"
+        cold_warm "${cmd%% \'*}" "$cmd"
+    done
+    unset XDG_CACHE_HOME
+fi
+
+# Claude Code hooks sessions (HOOKS=DIR, a _sessiondata root, not copied):
+# each with its transcript copy, which --tokens and --sessions read.
+if [ -n "${HOOKS:-}" ]; then
+    echo
+    echo "| hooks sessions | cold (--no-cache) | warm | cold / warm | output |"
+    echo "|---|---|---|---|---|"
+    for q in "--tokens --by day" "--sessions" "--tools"; do
+        export XDG_CACHE_HOME=$WORK/xdg-hooks-${q//[^a-z]/}
+        cold_warm "ci-agg $q" "ci-agg $q '$HOOKS'"
     done
     unset XDG_CACHE_HOME
 fi

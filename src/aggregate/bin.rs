@@ -49,10 +49,7 @@ pub fn encode_tools(t: &Tools) -> Option<Vec<u8>> {
     let mut w = vec![TOOLS_TAG];
     len(&mut w, t.map.len());
     for (key, g) in &t.map {
-        len(&mut w, key.len());
-        for k in key {
-            key_val(&mut w, k);
-        }
+        put_key(&mut w, key);
         for n in [g.calls, g.ok, g.errors, g.unfinished] {
             w.extend_from_slice(&n.to_le_bytes());
         }
@@ -70,11 +67,7 @@ pub fn decode_tools(b: &[u8], q: &Query) -> Option<Tools> {
     }
     let mut t = Tools { tape: true, ..Tools::default() };
     for _ in 0..r.count()? {
-        let n = r.count()?;
-        if n != q.keys.len() {
-            return None;
-        }
-        let key = (0..n).map(|_| r.key_val()).collect::<Option<Vec<_>>>()?;
+        let key = r.key(q.keys.len())?;
         let (calls, ok, errors, unfinished) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
         let latency = r.stat()?;
         latency.quant.as_ref()?;
@@ -127,10 +120,7 @@ pub fn encode(g: &Groups) -> Option<Vec<u8>> {
     let mut w = vec![TAG];
     len(&mut w, g.map.len());
     for (key, group) in &g.map {
-        len(&mut w, key.len());
-        for k in key {
-            key_val(&mut w, k);
-        }
+        put_key(&mut w, key);
         w.extend_from_slice(&group.count.to_le_bytes());
         tally(&mut w, &group.cost);
         len(&mut w, group.stats.len());
@@ -166,11 +156,7 @@ pub fn groups(b: &[u8], q: &Query) -> Option<(KeyedGroups, Responses)> {
     let n = r.count()?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let n = r.count()?;
-        if n != q.keys.len() {
-            return None;
-        }
-        let key = (0..n).map(|_| r.key_val()).collect::<Option<Vec<_>>>()?;
+        let key = r.key(q.keys.len())?;
         let count = r.u64()?;
         let cost = r.tally()?;
         let n = r.count()?;
@@ -189,6 +175,14 @@ use crate::cache::wire::{put_bytes, put_len as len, Reader};
 
 pub(super) fn text(w: &mut Vec<u8>, s: &str) {
     put_bytes(w, s.as_bytes());
+}
+
+/// A group's key: its length, then each value.
+pub(super) fn put_key(w: &mut Vec<u8>, key: &[KeyVal]) {
+    len(w, key.len());
+    for k in key {
+        key_val(w, k);
+    }
 }
 
 pub(super) fn key_val(w: &mut Vec<u8>, k: &KeyVal) {
@@ -280,6 +274,8 @@ fn stat(w: &mut Vec<u8>, s: &Stat) -> Option<()> {
 /// The reads of a state's pieces.
 pub(super) trait StatePieces {
     fn key_val(&mut self) -> Option<KeyVal>;
+    /// A key of `n` values ([`put_key`]; `None`: another length).
+    fn key(&mut self, n: usize) -> Option<Vec<KeyVal>>;
     fn tally(&mut self) -> Option<Tally>;
     fn num(&mut self) -> Option<Option<Num>>;
     fn stat(&mut self) -> Option<Stat>;
@@ -296,6 +292,13 @@ impl StatePieces for Reader<'_> {
             5 => KeyVal::Json(self.text()?),
             _ => return None,
         })
+    }
+
+    fn key(&mut self, n: usize) -> Option<Vec<KeyVal>> {
+        if self.count()? != n {
+            return None;
+        }
+        (0..n).map(|_| self.key_val()).collect()
     }
 
     fn tally(&mut self) -> Option<Tally> {

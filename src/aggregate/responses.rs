@@ -280,13 +280,10 @@ impl Responses {
     /// table, the paths, then each response (message key, key index, the
     /// five figures, cost sources, best copy's total, path index and line).
     pub fn write_bin(&self, w: &mut Vec<u8>) {
-        use super::bin::{key_val, num, put_len, tally, text};
+        use super::bin::{num, put_key, put_len, tally, text};
         put_len(w, self.keys.list.len());
         for key in &self.keys.list {
-            put_len(w, key.len());
-            for k in key {
-                key_val(w, k);
-            }
+            put_key(w, key);
         }
         let mut paths: Vec<&str> = vec![];
         let mut ids: foldhash::HashMap<&str, usize> = Default::default();
@@ -324,11 +321,7 @@ impl Responses {
         use super::bin::StatePieces;
         let mut out = Responses::default();
         for _ in 0..r.count()? {
-            let n = r.count()?;
-            if n != keys {
-                return None;
-            }
-            let key = (0..n).map(|_| r.key_val()).collect::<Option<Vec<_>>>()?;
+            let key = r.key(keys)?;
             // Each key once: its place in the table is its index.
             let expected = out.keys.list.len();
             if out.keys.intern(key) as usize != expected {
