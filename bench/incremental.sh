@@ -73,6 +73,18 @@ cold_warm() { # LABEL COMMAND
     w=$(time_it row-warm "" "bash -c \"$cmd\"")
     echo "| $label | $c ms | $w ms | $(python3 -c "print('%.1f×' % ($c/$w))") | $(same "$cmd" "$nc") |"
 }
+# A table of ci-agg questions over ROOT, cold and warm, each question in a
+# cache of its own (named after NAME and the question).
+agg_table() { # TITLE NAME ROOT QUESTION...
+    local title=$1 name=$2 root=$3 q
+    shift 3
+    echo
+    echo "| $title | cold (--no-cache) | warm | cold / warm | output |"
+    echo "|---|---|---|---|---|"
+    for q in "$@"; do
+        XDG_CACHE_HOME=$WORK/xdg-$name-${q//[^a-z]/} cold_warm "ci-agg $q" "ci-agg $q '$root'"
+    done
+}
 
 declare -A Q=([event]="--by event" [tokens]="--tokens --by day")
 # The pipeline of question NAME, with the cache and without.
@@ -139,14 +151,7 @@ unset XDG_CACHE_HOME
 
 # Questions answered from kept tapes (percentiles, --tools' latency) and
 # --sessions, each in a cache of its own.
-echo
-echo "| more questions (ROOT) | cold (--no-cache) | warm | cold / warm | output |"
-echo "|---|---|---|---|---|"
-for q in "--tools" "--by event --stats data.duration_ms" "--sessions"; do
-    export XDG_CACHE_HOME=$WORK/xdg-more-${q//[^a-z]/}
-    cold_warm "ci-agg $q" "ci-agg $q '$R'"
-done
-unset XDG_CACHE_HOME
+agg_table "more questions (ROOT)" more "$R" "--tools" "--by event --stats data.duration_ms" "--sessions"
 
 # The floor of any warm run: the tree listed and every capture's stat taken.
 fl=$(time_it floor-find "" "find '$R' -name events.jsonl -printf '%s %T@\\n'")
@@ -224,12 +229,5 @@ fi
 # Claude Code hooks sessions (HOOKS=DIR, a _sessiondata root, not copied):
 # each with its transcript copy, which --tokens and --sessions read.
 if [ -n "${HOOKS:-}" ]; then
-    echo
-    echo "| hooks sessions | cold (--no-cache) | warm | cold / warm | output |"
-    echo "|---|---|---|---|---|"
-    for q in "--tokens --by day" "--sessions" "--tools"; do
-        export XDG_CACHE_HOME=$WORK/xdg-hooks-${q//[^a-z]/}
-        cold_warm "ci-agg $q" "ci-agg $q '$HOOKS'"
-    done
-    unset XDG_CACHE_HOME
+    agg_table "hooks sessions" hooks "$HOOKS" "--tokens --by day" "--sessions" "--tools"
 fi

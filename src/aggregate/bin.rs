@@ -70,6 +70,7 @@ pub fn decode_tools(b: &[u8], q: &Query) -> Option<Tools> {
         let key = r.key(q.keys.len())?;
         let (calls, ok, errors, unfinished) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
         let latency = r.stat()?;
+        // A --tools latency always has percentile values.
         latency.quant.as_ref()?;
         t.map.insert(key, ToolGroup { calls, ok, errors, unfinished, latency });
     }

@@ -186,10 +186,10 @@ pub fn num_from_wire(v: &Value) -> Result<Num, String> {
 /// Percentile state: the values themselves while few, else a t-digest.
 ///
 /// A *tape* keeps every value in the order added, however many (one
-/// capture's state read for the capture cache): [`Quantiles::replay`]ing it
-/// into another state adds its values one by one, so the result is the one
-/// adding them directly gives, t-digest included — which merging two digests
-/// would not be.
+/// capture's state read for the capture cache): [`Quantiles::merge`]
+/// replays it into another state, adding its values one by one, so the result
+/// is the one adding them directly gives, t-digest included — which merging
+/// two digests would not be.
 #[derive(Debug, Clone, Default)]
 pub struct Quantiles {
     exact: Vec<Num>,
@@ -228,20 +228,6 @@ impl Quantiles {
         Quantiles { exact: values, digest: None, tape: true }
     }
 
-    /// Adds a tape's values (or an exact state's) one by one, in its order;
-    /// a digest (no tape) is merged as a digest.
-    pub fn replay(&mut self, o: Quantiles) {
-        if o.digest.is_some() {
-            return self.merge(o);
-        }
-        if self.tape {
-            return self.merge(o);
-        }
-        for v in o.exact {
-            self.add(v);
-        }
-    }
-
     /// This state as its owner keeps it: a tape for a tape's owner; for
     /// another, what adding its values to an empty state gives.
     pub fn kept_as(self, tape: bool) -> Quantiles {
@@ -249,7 +235,7 @@ impl Quantiles {
             (false, true) if self.digest.is_none() => Quantiles { tape: true, ..self },
             (true, false) => {
                 let mut q = Quantiles::default();
-                q.replay(self);
+                q.merge(self);
                 q
             }
             _ => self,
@@ -275,13 +261,11 @@ impl Quantiles {
     /// order, so the state is what adding them directly would have made.
     pub fn merge(&mut self, mut o: Quantiles) {
         if o.tape && !self.tape {
-            return self.replay(o);
+            // A tape never holds a digest: its values, one by one.
+            return o.exact.into_iter().for_each(|v| self.add(v));
         }
-        if self.tape && self.digest.is_none() && o.digest.is_none() {
-            self.exact.append(&mut o.exact);
-            return;
-        }
-        if self.digest.is_none() && o.digest.is_none() && self.exact.len() + o.exact.len() <= EXACT_MAX {
+        let (mine, theirs) = (self.exact.len(), o.exact.len());
+        if self.digest.is_none() && o.digest.is_none() && (self.tape || mine + theirs <= EXACT_MAX) {
             self.exact.append(&mut o.exact);
             return;
         }
