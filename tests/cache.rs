@@ -499,6 +499,52 @@ fn a_damaged_cache_file_is_rebuilt() {
     assert_eq!((run.stdout, run.stderr, run.code), (cold.stdout, String::new(), 0));
 }
 
+/// A run that changes a few captures' entries writes them to the question's
+/// delta file only, leaving its file as it was; once the delta would
+/// outgrow a quarter of the file, the file is written again with it and the
+/// delta is removed. Every answer is the one `--no-cache` prints.
+#[test]
+fn a_few_changed_captures_are_written_to_the_delta_only() {
+    let tree = Tree::new();
+    let caps: Vec<_> =
+        (0..12).map(|i| tree.amplifier("p", format!("s{i}")).raw(lines(i * 10, &[0, 1, 2, 3])).write()).collect();
+    let (home, dir) = own_cache();
+    let q = ["--tokens", "--by", "day"];
+    let names = || {
+        let mut n: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        n.sort();
+        n
+    };
+    let same = |what: &str| {
+        let run = agg_in(home.path(), &q, tree.path());
+        let cold = agg(&q, &[tree.path()], false);
+        assert_eq!((&run.stdout, &run.stderr, run.code), (&cold.stdout, &cold.stderr, cold.code), "{what}");
+    };
+    same("first run");
+    let files = names();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let base = dir.join(&files[0]);
+    let before = std::fs::read(&base).unwrap();
+    let append = |i: usize, from: u64| {
+        use std::io::Write;
+        let mut f = std::fs::File::options().append(true).open(&caps[i].events).unwrap();
+        f.write_all(lines(from, &[0, 3]).as_bytes()).unwrap();
+    };
+    append(0, 500);
+    same("one capture grown");
+    assert_eq!(std::fs::read(&base).unwrap(), before, "the question's file is left as it was");
+    assert_eq!(names(), [files[0].clone(), format!("{}.delta", files[0])]);
+    same("warm, with the delta");
+    for i in 1..8 {
+        append(i, 600 + 10 * i as u64);
+    }
+    same("eight captures grown");
+    assert_eq!(names(), files, "the delta is folded into the file");
+    assert_ne!(std::fs::read(&base).unwrap(), before);
+    same("warm again");
+}
+
 /// A cache directory that cannot be used (it cannot be created, or it is
 /// a symlink) gives one warning, and the answer without the cache.
 #[test]

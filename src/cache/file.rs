@@ -1,7 +1,7 @@
 //! One cache file: written whole and renamed into place, read back only when
 //! its header and checksum say it is ours, whole and current.
 //!
-//! Layout (little endian), 32 bytes of header then the body:
+//! Layout (little endian), 40 bytes of header then the body:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -9,7 +9,14 @@
 //! | 8..12 | kind ([`Kind`]), four ASCII bytes |
 //! | 12..16 | format version ([`VERSION`]), u32 |
 //! | 16..24 | body length, u64 |
-//! | 24..32 | XXH3-64 of the body, u64 |
+//! | 24..32 | checked length: how many of the body's first bytes the checksum covers, u64 |
+//! | 32..40 | XXH3-64 of those bytes, u64 |
+//!
+//! A file written whole by [`CacheDir::write`] is checked whole. A store
+//! ([`super::store`]) checks only its head (the label and the index of its
+//! entries) here, and each entry when it is used, against the checksum the
+//! index holds for it: a run that uses a few entries of a large file reads
+//! only those ([`CacheDir::map`] maps the file instead of copying it).
 
 use std::fmt;
 use std::io::{self, Write};
@@ -23,10 +30,10 @@ pub const MAGIC: [u8; 8] = *b"CITOOLS\0";
 
 /// The version of the layouts of every kind; a file of another version is
 /// rebuilt, not read.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Length of the header.
-pub const HEADER: usize = 32;
+pub const HEADER: usize = 40;
 
 /// What a cache file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,19 +113,22 @@ fn valid_name(name: &str) -> bool {
     !crate::session::unsafe_name(name) && !name.starts_with('.')
 }
 
-/// The header of a body.
-fn header(kind: Kind, body: &[u8]) -> [u8; HEADER] {
+/// The header of a body `len` bytes long whose first bytes are `checked`.
+fn header(kind: Kind, checked: &[u8], len: usize) -> [u8; HEADER] {
     let mut h = [0u8; HEADER];
     h[0..8].copy_from_slice(&MAGIC);
     h[8..12].copy_from_slice(&kind.tag());
     h[12..16].copy_from_slice(&VERSION.to_le_bytes());
-    h[16..24].copy_from_slice(&(body.len() as u64).to_le_bytes());
-    h[24..32].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+    h[16..24].copy_from_slice(&(len as u64).to_le_bytes());
+    h[24..32].copy_from_slice(&(checked.len() as u64).to_le_bytes());
+    h[32..40].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(checked).to_le_bytes());
     h
 }
 
-/// The body of a cache file's bytes, if they are a whole, current file of `kind`.
-pub fn check(kind: Kind, bytes: &[u8]) -> Result<&[u8], Damage> {
+/// The body of a cache file's bytes, if they are a whole, current file of
+/// `kind`, and how many of its first bytes the checksum covered (all of a
+/// file written by [`CacheDir::write`]).
+pub fn check(kind: Kind, bytes: &[u8]) -> Result<(&[u8], usize), Damage> {
     if bytes.len() < HEADER {
         return Err(if bytes.starts_with(&MAGIC[..bytes.len().min(8)]) {
             Damage::Short(bytes.len() as u64)
@@ -141,10 +151,45 @@ pub fn check(kind: Kind, bytes: &[u8]) -> Result<&[u8], Damage> {
     if expected != body.len() as u64 {
         return Err(Damage::Length { expected, found: body.len() as u64 });
     }
-    if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(le(&bytes[24..32])) {
+    let checked = u64::from_le_bytes(le(&bytes[24..32]));
+    let Some(head) = usize::try_from(checked).ok().and_then(|n| body.get(..n)) else {
+        return Err(Damage::Corrupt);
+    };
+    if xxhash_rust::xxh3::xxh3_64(head) != u64::from_le_bytes(le(&bytes[32..40])) {
         return Err(Damage::Checksum);
     }
-    Ok(body)
+    Ok((body, head.len()))
+}
+
+/// A cache file as read: mapped into memory (a run that uses a few entries of
+/// a large store touches only their pages), or its bytes when it cannot be
+/// mapped (too short to hold a header, or a file system without mappings).
+#[derive(Debug)]
+pub struct Mapped {
+    bytes: Bytes,
+    checked: usize,
+}
+
+#[derive(Debug)]
+enum Bytes {
+    Map(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl Mapped {
+    /// The file's body (what follows the header).
+    pub fn body(&self) -> &[u8] {
+        let all = match &self.bytes {
+            Bytes::Map(m) => &m[..],
+            Bytes::Read(v) => &v[..],
+        };
+        &all[HEADER..]
+    }
+
+    /// How many of the body's first bytes its checksum covered.
+    pub fn checked(&self) -> usize {
+        self.checked
+    }
 }
 
 /// The `N` bytes of a header field (`b` is exactly `N` long).
@@ -164,46 +209,83 @@ impl CacheDir {
         self.path().join(name)
     }
 
-    /// Writes `body` as the cache file `name` of `kind`: to a new temporary
-    /// file (mode 0600) in the directory, then renamed over `name`, so a
-    /// reader sees the old file or the new one, never a mix; of two runs
-    /// writing at once, the later rename wins. The temporary file is removed
-    /// when anything fails.
+    /// Writes `body` as the cache file `name` of `kind`, checked whole: to a
+    /// new temporary file (mode 0600) in the directory, then renamed over
+    /// `name`, so a reader sees the old file or the new one, never a mix; of
+    /// two runs writing at once, the later rename wins. The temporary file is
+    /// removed when anything fails.
     pub fn write(&self, name: &str, kind: Kind, body: &[u8]) -> io::Result<()> {
+        self.write_parts(name, kind, body, &[])
+    }
+
+    /// [`CacheDir::write`] of a body made of `checked` (the bytes the
+    /// header's checksum covers) then `rest`, written piece by piece.
+    pub fn write_parts(&self, name: &str, kind: Kind, checked: &[u8], rest: &[&[u8]]) -> io::Result<()> {
         if !valid_name(name) {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("invalid cache file name {name:?}")));
         }
         let n = TEMP.fetch_add(1, Ordering::Relaxed);
         let temp = self.file(&format!(".{name}.{}.{n}.tmp", std::process::id()));
-        let result = write_new(&temp, &header(kind, body), body).and_then(|()| std::fs::rename(&temp, self.file(name)));
+        let len = checked.len() + rest.iter().map(|p| p.len()).sum::<usize>();
+        let head = header(kind, checked, len);
+        let pieces = [&head[..], checked].into_iter().chain(rest.iter().copied());
+        let result = write_new(&temp, pieces).and_then(|()| std::fs::rename(&temp, self.file(name)));
         if result.is_err() {
             let _ = std::fs::remove_file(&temp);
         }
         result
     }
 
-    /// Reads the cache file `name` of `kind`: `Ok(None)` when there is none,
-    /// its body when it is whole and current, else why not ([`ReadError`]:
-    /// the caller reports it once and rebuilds the file).
+    /// The body of the cache file `name` of `kind`, copied: `Ok(None)` when
+    /// there is none, its body when it is whole and current, else why not
+    /// ([`ReadError`]: the caller reports it once and rebuilds the file).
     pub fn read(&self, name: &str, kind: Kind) -> Result<Option<Vec<u8>>, ReadError> {
+        Ok(self.map(name, kind)?.map(|m| m.body().to_vec()))
+    }
+
+    /// [`CacheDir::read`] without the copy: the file mapped into memory.
+    pub fn map(&self, name: &str, kind: Kind) -> Result<Option<Mapped>, ReadError> {
         let path = self.file(name);
-        let mut bytes = match std::fs::read(&path) {
+        let bytes = match open_bytes(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(ReadError::Io(path, e)),
         };
-        match check(kind, &bytes) {
-            Ok(_) => {
-                bytes.drain(..HEADER);
-                Ok(Some(bytes))
-            }
+        let all = match &bytes {
+            Bytes::Map(m) => &m[..],
+            Bytes::Read(v) => &v[..],
+        };
+        match check(kind, all) {
+            Ok((_, checked)) => Ok(Some(Mapped { bytes, checked })),
             Err(d) => Err(ReadError::Damaged(path, d)),
         }
     }
 }
 
-/// Creates `path` (it must not exist; mode 0600) holding `head` then `body`.
-fn write_new(path: &std::path::Path, head: &[u8], body: &[u8]) -> io::Result<()> {
+/// The bytes of the file at `path`, mapped when it is long enough to hold a
+/// header (a mapping of nothing is refused by the system) and the file
+/// system allows it, else read.
+fn open_bytes(path: &std::path::Path) -> io::Result<Bytes> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    if file.metadata()?.len() >= HEADER as u64 {
+        // SAFETY: the mapping is read-only and private to this process. The
+        // toolkit never changes a cache file in place: a new one is written
+        // and renamed over it, so the mapped file stays as it was while
+        // mapped. Only another program truncating it in place, in the
+        // private (0700) cache directory, could make a read fault.
+        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            return Ok(Bytes::Map(map));
+        }
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Bytes::Read(bytes))
+}
+
+/// Creates `path` (it must not exist; mode 0600) holding `pieces`, one
+/// after the other.
+fn write_new<'a>(path: &std::path::Path, pieces: impl Iterator<Item = &'a [u8]>) -> io::Result<()> {
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create_new(true);
     #[cfg(unix)]
@@ -211,9 +293,10 @@ fn write_new(path: &std::path::Path, head: &[u8], body: &[u8]) -> io::Result<()>
         use std::os::unix::fs::OpenOptionsExt;
         opts.mode(0o600);
     }
-    let mut f = io::BufWriter::new(opts.open(path)?);
-    f.write_all(head)?;
-    f.write_all(body)?;
+    let mut f = io::BufWriter::with_capacity(1 << 18, opts.open(path)?);
+    for p in pieces {
+        f.write_all(p)?;
+    }
     // No fsync: this is a cache. After a crash a renamed file may be torn;
     // its length and checksum then refuse it, and it is rebuilt.
     f.flush()

@@ -10,7 +10,8 @@
 //! - [`mod@file`]: one cache file, written whole to a temporary file and renamed
 //!   into place (two runs at once never leave a half-written file: the last
 //!   rename wins), mode 0600, with a header naming its kind and version and
-//!   an XXH3 checksum of its body. A file that is truncated, damaged, of
+//!   an XXH3 checksum (of the whole body, or of a store's head, its entries
+//!   carrying their own). Files are mapped, not copied. A file that is truncated, damaged, of
 //!   another kind or version, or not ours is [`file::Damage`]: never trusted,
 //!   reported once by the caller, and rebuilt.
 //! - [`identity`]: what an index records of its capture (device, inode,
@@ -21,7 +22,8 @@
 //! - [`line_index`]: ci-filter's index of each capture's event lines.
 //! - [`peeks`]: what discovery reads of a file's bytes for its session record.
 //! - [`store`]: one question's entries (a capture's identity and the
-//!   question's state of its whole lines), one file per question.
+//!   question's state of its whole lines), one file per question, looked up
+//!   through an index, with a delta file for a run's few changes.
 //! - [`usage`]: what the directory holds, and keeping it within its bound
 //!   (least recently used files removed).
 //! - [`wire`]: the checked little-endian pieces the bodies are made of.

@@ -11,8 +11,12 @@
 //!
 //! ```text
 //! u32 label length, label (the question, as `ci-find --cache-info` shows it)
+//! u64 the oldest `used` of its entries (seconds since the epoch)
 //! u32 entries
-//! per entry:
+//! per entry, in order of (XXH3 of its path, path), an index record:
+//!   u64 XXH3 of the path bytes, u64 offset of the entry in the body,
+//!   u64 its length, u64 XXH3 of its bytes
+//! then the entries, one after the other in the index's order, each:
 //!   u32 path length, path bytes (the capture's absolute path)
 //!   u64 dev, u64 ino, u64 indexed, u64 len, i128 mtime_ns, u64 head
 //!   u8 has last line, u64 its offset, u64 its hash
@@ -20,16 +24,27 @@
 //!   u32 payload length, payload bytes
 //! ```
 //!
+//! The file's checksum ([`super::file`]) covers the head (label, count and
+//! index); an entry is checked against its own checksum when it is looked up,
+//! so a lookup costs a binary search of the index and that entry's bytes, not
+//! a scan of the file. A damaged entry is not trusted: the capture is read
+//! again, the damage is reported once, and the file is written again without
+//! it.
+//!
 //! Two runs may save at once: each reads the file again just before it
 //! writes, applies its own changes over it, and renames a whole new file
 //! into place ([`CacheDir::write`]); the later rename wins, and what the
 //! other added is read again on a later run, never answered wrongly. Entries
 //! not used for [`STALE_DAYS`] are dropped when the file is next written.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::file::{Kind, ReadError};
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::file::{Kind, Mapped, ReadError};
 use super::wire::{put_bytes, put_len, Reader};
 use super::{CacheDir, Identity};
 
@@ -99,27 +114,139 @@ pub enum Update {
     Touch(PathBuf),
 }
 
-/// One question's entries, as read at the start of a run: the file's body,
-/// and where each capture's entry is in it (a warm run looks up thousands).
+/// One question's entries, as read at the start of a run: its files mapped
+/// into memory, and where their indexes are. Nothing is read of an entry
+/// until it is looked up, so a run that uses a few entries of a large file
+/// costs only those (the status line that asks about today's sessions of a
+/// long history).
+///
+/// A question has up to two files: the *base*, and the *delta* beside it
+/// (the base's name with [`DELTA`] added) holding the entries written since
+/// the base was last written whole. A run that changes a few entries
+/// rewrites only the delta; the base is written again, with the delta folded
+/// in, when the delta outgrows a quarter of it ([`Store::save`]). A lookup
+/// tries the delta first. Every entry proves itself against its capture
+/// ([`Identity`]), so whichever of two files a run finds an older entry in,
+/// the answer is the same; only the work differs.
 #[derive(Debug)]
 pub struct Store {
     dir: CacheDir,
     name: String,
     kind: Kind,
     label: String,
-    body: Vec<u8>,
-    entries: Index,
+    /// The delta, then the base, as far as they exist and are whole.
+    parts: Vec<Part>,
 }
 
-/// An entry as read: its fields, and where its payload is in the body.
+/// Added to a base's file name, the name of its delta.
+pub const DELTA: &str = ".delta";
+
+/// One file of a [`Store`], mapped.
+#[derive(Debug)]
+struct Part {
+    name: String,
+    file: Mapped,
+    head: Head,
+    /// An entry found damaged (see [`Store::damage`]): [`DAMAGE_NONE`], or
+    /// which damage.
+    damaged: AtomicU8,
+}
+
+impl Part {
+    /// The file `name` of `dir`, when it is whole and labelled `label`;
+    /// else why not (none: `Ok(None)`).
+    fn open(dir: &CacheDir, name: &str, kind: Kind, label: &str) -> Result<Option<Part>, ReadError> {
+        let Some(file) = dir.map(name, kind)? else { return Ok(None) };
+        match head(file.body(), Some(file.checked())) {
+            Some((l, head)) if l == label.as_bytes() => {
+                Ok(Some(Part { name: name.to_owned(), file, head, damaged: AtomicU8::new(DAMAGE_NONE) }))
+            }
+            _ => Err(ReadError::Damaged(dir.file(name), super::Damage::Corrupt)),
+        }
+    }
+
+    /// The entry of `key` (a path's bytes) in this file, when it is there
+    /// and whole (a damaged one is noted, and absent).
+    fn get(&self, key: &[u8], hash: u64) -> Option<EntryRef<'_>> {
+        let body = self.file.body();
+        let mut i = self.head.first(body, hash);
+        while i < self.head.n {
+            let r = self.head.record(body, i);
+            if r.hash != hash {
+                break;
+            }
+            match checked_entry(&body[r.at..r.at + r.len], r.sum) {
+                Ok((p, e)) if p == key => return Some(e),
+                Ok(_) => {}
+                Err(d) => {
+                    let _ = self.damaged.compare_exchange(DAMAGE_NONE, d, Ordering::Relaxed, Ordering::Relaxed);
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Its entries in index order: each one's record, bytes, and path and
+    /// fields when it is whole (damaged ones are left out).
+    fn entries(&self) -> impl Iterator<Item = (Record, &[u8], &[u8], EntryRef<'_>)> {
+        let body = self.file.body();
+        (0..self.head.n).filter_map(move |i| {
+            let r = self.head.record(body, i);
+            let bytes = &body[r.at..r.at + r.len];
+            let (path, e) = checked_entry(bytes, r.sum).ok()?;
+            Some((r, bytes, path, e))
+        })
+    }
+}
+
+const DAMAGE_NONE: u8 = 0;
+const DAMAGE_CHECKSUM: u8 = 1;
+const DAMAGE_CORRUPT: u8 = 2;
+
+/// Where a body's index is: its entry count, and the offset of its first
+/// record; and when its least recently used entry was last used.
+#[derive(Debug, Clone, Copy, Default)]
+struct Head {
+    n: usize,
+    index: usize,
+    oldest: u64,
+}
+
+/// Bytes of an index record: the XXH3 of the entry's path, its offset in the
+/// body, its length, and the XXH3 of its bytes.
+const RECORD: usize = 32;
+
+/// An index record.
 #[derive(Debug, Clone, Copy)]
-struct Kept {
-    identity: Identity,
-    lines: u64,
-    untimed: u64,
-    used: u64,
-    context: u64,
-    payload: (usize, usize),
+struct Record {
+    hash: u64,
+    at: usize,
+    len: usize,
+    sum: u64,
+}
+
+impl Head {
+    /// Record `i` (`i < n`) of `body`, whose head was checked by [`head`].
+    fn record(&self, body: &[u8], i: usize) -> Record {
+        let r = &body[self.index + i * RECORD..][..RECORD];
+        let word = |k: usize| u64::from_le_bytes(r[k * 8..k * 8 + 8].try_into().unwrap_or_default());
+        Record { hash: word(0), at: word(1) as usize, len: word(2) as usize, sum: word(3) }
+    }
+
+    /// The first record whose path hash is `hash` or more.
+    fn first(&self, body: &[u8], hash: u64) -> usize {
+        let (mut lo, mut hi) = (0, self.n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.record(body, mid).hash < hash {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
 }
 
 /// An entry of a [`Store`], its payload borrowed from the file's body.
@@ -137,6 +264,19 @@ pub struct EntryRef<'s> {
     pub context: u64,
     /// [`Entry::payload`].
     pub payload: &'s [u8],
+}
+
+impl EntryRef<'_> {
+    fn to_owned(self) -> Entry {
+        Entry {
+            identity: self.identity,
+            lines: self.lines,
+            untimed: self.untimed,
+            used: self.used,
+            context: self.context,
+            payload: self.payload.to_vec(),
+        }
+    }
 }
 
 /// The file name of the store labelled `label`: `prefix`, then the XXH3 of
@@ -176,8 +316,12 @@ impl Store {
     /// [`Store::save`] within the bound `CI_CACHE_MAX_BYTES` names (an
     /// invalid value is warned about, and the default used); a failure is a
     /// warning ending with what the next run does (`next`): the answer
-    /// printed is right either way.
+    /// printed is right either way. An entry this run found damaged is
+    /// reported here, once ([`Store::damage`]).
     pub fn save_for_run(&self, updates: Vec<Update>, now: u64, diag: &crate::diag::Diag, next: &str) {
+        if let Some(e) = self.damage() {
+            diag.warn(&format_args!("cache: {e}"));
+        }
         let max = super::usage::max_bytes().unwrap_or_else(|e| {
             diag.warn(&format_args!("{e}; using {}", super::usage::DEFAULT_MAX_BYTES));
             super::usage::DEFAULT_MAX_BYTES
@@ -187,85 +331,187 @@ impl Store {
         }
     }
 
-    /// Reads the file `name` of `dir` (none yet: an empty store). A file that
-    /// is damaged, foreign or of another version is not trusted: the store
-    /// starts empty and the file is replaced when the run saves; the error
-    /// says why, for the caller to report once.
+    /// Maps the files of the store `name` of `dir` (none yet: an empty
+    /// store). A file that is damaged, foreign or of another version is not
+    /// trusted: the store goes on without it, and it is replaced when the run
+    /// saves; the error says why, for the caller to report once. Only a
+    /// file's head (label and index) is checked here; each entry is checked
+    /// when it is looked up ([`Store::get`]).
     /// `label` names the question; a file whose label is another is not
     /// this question's (a hash collision, or a file put there by hand) and
     /// is refused like a damaged one. `kind` is what the file's header says
     /// it holds: a question's answers, or ci-filter's line index.
     pub fn open(dir: CacheDir, name: &str, kind: Kind, label: &str) -> (Store, Option<ReadError>) {
-        let (body, err) = match dir.read(name, kind) {
-            Ok(Some(body)) => (body, None),
-            Ok(None) => (Vec::new(), None),
-            Err(e) => (Vec::new(), Some(e)),
-        };
-        let (body, entries, err) = match scan(&body) {
-            Some((l, entries)) if l == label.as_bytes() => (body, entries, err),
-            None if body.is_empty() => (body, Default::default(), err),
-            _ => (Vec::new(), Default::default(), Some(ReadError::Damaged(dir.file(name), super::Damage::Corrupt))),
-        };
-        (Store { dir, name: name.to_owned(), kind, label: label.to_owned(), body, entries }, err)
+        let mut parts = Vec::with_capacity(2);
+        let mut err = None;
+        for n in [format!("{name}{DELTA}"), name.to_owned()] {
+            match Part::open(&dir, &n, kind, label) {
+                Ok(p) => parts.extend(p),
+                Err(e) => err = err.or(Some(e)),
+            }
+        }
+        (Store { dir, name: name.to_owned(), kind, label: label.to_owned(), parts }, err)
     }
 
-    /// The entry of the capture at `path` (absolute).
+    /// The entry of the capture at `path` (absolute): found through the
+    /// indexes, the delta's first, and trusted only when its bytes match
+    /// their checksum and layout (else it is absent, and reported once when
+    /// the run saves).
     pub fn get(&self, path: &Path) -> Option<EntryRef<'_>> {
-        let k = self.entries.get(path_bytes(path).as_ref())?;
-        Some(EntryRef {
-            identity: k.identity,
-            lines: k.lines,
-            untimed: k.untimed,
-            used: k.used,
-            context: k.context,
-            payload: &self.body[k.payload.0..k.payload.1],
+        let key = path_bytes(path);
+        let hash = xxh3_64(&key);
+        self.parts.iter().find_map(|p| p.get(&key, hash))
+    }
+
+    /// An entry this run found damaged, as the error to report (once, when
+    /// the run saves: the file is then written again without it).
+    pub fn damage(&self) -> Option<ReadError> {
+        self.parts.iter().find_map(|p| {
+            let d = match p.damaged.load(Ordering::Relaxed) {
+                DAMAGE_CHECKSUM => super::Damage::Checksum,
+                DAMAGE_CORRUPT => super::Damage::Corrupt,
+                _ => return None,
+            };
+            Some(ReadError::Damaged(self.dir.file(&p.name), d))
         })
     }
 
-    /// How many entries it holds.
+    /// How many captures it has entries for (counted through its files:
+    /// for tests and `--cache-info`, not for a run).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        let mut seen = std::collections::HashSet::new();
+        self.parts.iter().flat_map(Part::entries).filter(|(_, _, path, _)| seen.insert(path.to_vec())).count()
     }
 
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.parts.iter().all(|p| p.head.n == 0)
     }
 
-    /// Writes `updates` over the file as it is now (another run may have
-    /// saved since this one opened it), dropping stale entries, then keeps
-    /// the directory within `max` bytes ([`CacheDir::evict`]). With nothing
-    /// to change, only notes that the file was used ([`CacheDir::touch`]).
+    /// Writes `updates` over the files as they are now (another run may
+    /// have saved since this one opened them), then keeps the directory
+    /// within `max` bytes ([`CacheDir::evict`]). With nothing to change, only
+    /// notes that the base was used ([`CacheDir::touch`]).
+    ///
+    /// The changed entries go to the delta, with what it held before. When
+    /// there is no base yet, when the delta would outgrow a quarter of the
+    /// base, when an entry of the base is to be removed, or when the base
+    /// holds an entry unused for [`STALE_DAYS`] (its head says), the base is
+    /// written whole instead: its entries and the delta's, with the changes,
+    /// less entries unused for [`STALE_DAYS`] and damaged ones; the delta is
+    /// then removed. Entries not changed are copied as they are, unparsed.
     pub fn save(&self, updates: Vec<Update>, now: u64, max: u64) -> std::io::Result<()> {
-        if updates.is_empty() {
-            if !self.body.is_empty() {
+        if updates.is_empty() && self.damage().is_none() {
+            if !self.parts.is_empty() {
                 self.dir.touch(&self.name);
             }
             return Ok(());
         }
-        let mut entries = match self.dir.read(&self.name, self.kind) {
-            Ok(Some(body)) => decode(&body).filter(|(l, _)| *l == self.label).map(|(_, e)| e).unwrap_or_default(),
-            _ => HashMap::new(),
-        };
-        for u in updates {
-            match u {
-                Update::Put(path, entry) => {
-                    entries.insert(path, entry);
-                }
-                Update::Drop(path) => {
-                    entries.remove(&path);
-                }
-                Update::Touch(path) => {
-                    if let Some(e) = entries.get_mut(&path) {
-                        e.used = now;
-                    }
-                }
+        let delta_name = format!("{}{DELTA}", self.name);
+        let changes = changes(updates, now);
+        // The files as they are now, each trusted only when whole.
+        let now_part = |n: &str| Part::open(&self.dir, n, self.kind, &self.label).ok().flatten();
+        let (delta, base) = (now_part(&delta_name), now_part(&self.name));
+        let in_base = |key: &[u8]| base.as_ref().and_then(|b| b.get(key, xxh3_64(key)));
+        // The delta as it would be: its entries not changed, then the changes.
+        let mut pieces: Vec<Piece<'_>> = Vec::with_capacity(delta.as_ref().map_or(0, |d| d.head.n) + changes.len());
+        let mut drops_base = self.damage().is_some();
+        for (r, bytes, path, _) in delta.iter().flat_map(Part::entries) {
+            if !changes.contains_key(path) {
+                pieces.push(Piece { hash: r.hash, sum: r.sum, bytes: Cow::Borrowed(bytes) });
             }
         }
+        for (path, c) in &changes {
+            let old = || delta.as_ref().and_then(|d| d.get(path, xxh3_64(path))).or_else(|| in_base(path));
+            match c {
+                Change::Put(e) => pieces.push(Piece::of(path, e)),
+                Change::Touch => pieces.extend(old().map(|e| Piece::of(path, &Entry { used: now, ..e.to_owned() }))),
+                Change::Drop => drops_base |= in_base(path).is_some(),
+            }
+        }
+        let delta_bytes: usize = pieces.iter().map(|p| p.bytes.len()).sum();
         let stale = now.saturating_sub(STALE_DAYS * 86_400);
-        entries.retain(|_, e| e.used >= stale);
-        self.dir.write(&self.name, self.kind, &encode(&self.label, &entries))?;
-        self.dir.evict(max, &self.name).map(|_| ())
+        let whole = match &base {
+            Some(b) => drops_base || b.head.oldest < stale || delta_bytes > b.file.body().len() / 4,
+            None => true,
+        };
+        if !whole {
+            write_store(&self.dir, &delta_name, self.kind, &self.label, pieces)?;
+            return self.dir.evict(max, &[&self.name, &delta_name]).map(|_| ());
+        }
+        // The base written whole: the delta's entries (changed or not) over
+        // the base's, without the removed, the stale and the damaged.
+        let mut newer: std::collections::HashSet<Vec<u8>> = pieces.iter().map(|p| p.path().to_vec()).collect();
+        newer.extend(changes.keys().cloned());
+        for (r, bytes, path, _) in base.iter().flat_map(Part::entries) {
+            if !newer.contains(path) {
+                pieces.push(Piece { hash: r.hash, sum: r.sum, bytes: Cow::Borrowed(bytes) });
+            }
+        }
+        pieces.retain(|p| parse_entry(&p.bytes).is_some_and(|(_, e)| e.used >= stale));
+        write_store(&self.dir, &self.name, self.kind, &self.label, pieces)?;
+        match std::fs::remove_file(self.dir.file(&delta_name)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        self.dir.evict(max, &[&self.name]).map(|_| ())
+    }
+}
+
+/// Writes `pieces` as the store file `name`, in index order.
+fn write_store(dir: &CacheDir, name: &str, kind: Kind, label: &str, mut pieces: Vec<Piece<'_>>) -> std::io::Result<()> {
+    pieces.sort_by(|a, b| (a.hash, a.path()).cmp(&(b.hash, b.path())));
+    let head = encode_head(label, &pieces);
+    let rest: Vec<&[u8]> = pieces.iter().map(|p| &p.bytes[..]).collect();
+    dir.write_parts(name, kind, &head, &rest)
+}
+
+/// What a run does to one capture's entry: the last of its updates.
+enum Change {
+    Put(Entry),
+    Drop,
+    Touch,
+}
+
+/// The last change of each capture `updates` name, applied in order (a
+/// note of use after a new entry dates the new entry; after a removal, it
+/// finds nothing).
+fn changes(updates: Vec<Update>, now: u64) -> HashMap<Vec<u8>, Change> {
+    let mut out: HashMap<Vec<u8>, Change> = HashMap::with_capacity(updates.len());
+    for u in updates {
+        match u {
+            Update::Put(p, e) => {
+                out.insert(path_bytes(&p).into_owned(), Change::Put(e));
+            }
+            Update::Drop(p) => {
+                out.insert(path_bytes(&p).into_owned(), Change::Drop);
+            }
+            Update::Touch(p) => match out.entry(path_bytes(&p).into_owned()).or_insert(Change::Touch) {
+                Change::Put(e) => e.used = now,
+                Change::Drop | Change::Touch => {}
+            },
+        }
+    }
+    out
+}
+
+/// One entry of a body being written: its bytes (copied from the file as
+/// it was, or newly encoded), with its index record's hashes.
+struct Piece<'a> {
+    hash: u64,
+    sum: u64,
+    bytes: Cow<'a, [u8]>,
+}
+
+impl Piece<'_> {
+    fn of(path: &[u8], e: &Entry) -> Piece<'static> {
+        let bytes = encode_entry(path, e);
+        Piece { hash: xxh3_64(path), sum: xxh3_64(&bytes), bytes: Cow::Owned(bytes) }
+    }
+
+    /// The entry's path (its first field).
+    fn path(&self) -> &[u8] {
+        Reader(&self.bytes).bytes().unwrap_or_default()
     }
 }
 
@@ -289,88 +535,135 @@ pub fn kept_end(
     Some((id, end.lines))
 }
 
-/// The body of a store file.
-pub fn encode(label: &str, entries: &HashMap<PathBuf, Entry>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(entries.len() * 256);
+/// A body's head: the label, the entry count and the index (`pieces`, in
+/// order, are the entries that follow it).
+fn encode_head(label: &str, pieces: &[Piece<'_>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + label.len() + pieces.len() * RECORD);
     put_bytes(&mut out, label.as_bytes());
-    put_len(&mut out, entries.len());
-    // In path order: the same entries make the same file.
-    let mut all: Vec<_> = entries.iter().collect();
-    all.sort_by(|a, b| a.0.cmp(b.0));
-    for (path, e) in all {
-        put_bytes(&mut out, &path_bytes(path));
-        let id = &e.identity;
-        for n in [id.dev, id.ino, id.indexed, id.len] {
+    let oldest = pieces.iter().filter_map(|p| parse_entry(&p.bytes)).map(|(_, e)| e.used).min();
+    out.extend_from_slice(&oldest.unwrap_or(u64::MAX).to_le_bytes());
+    put_len(&mut out, pieces.len());
+    let mut at = out.len() + pieces.len() * RECORD;
+    for p in pieces {
+        for n in [p.hash, at as u64, p.bytes.len() as u64, p.sum] {
             out.extend_from_slice(&n.to_le_bytes());
         }
-        out.extend_from_slice(&id.mtime_ns.to_le_bytes());
-        out.extend_from_slice(&id.head.to_le_bytes());
-        let (has, at, hash) = id.last_line.map_or((0u8, 0, 0), |(at, h)| (1, at, h));
-        out.push(has);
-        for n in [at, hash, e.lines, e.untimed, e.used, e.context] {
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-        put_bytes(&mut out, &e.payload);
+        at += p.bytes.len();
     }
     out
 }
 
-/// Reads a store body; `None` when it is not one (the file is then not
-/// trusted, whatever its checksum said).
-pub fn decode(body: &[u8]) -> Option<(String, HashMap<PathBuf, Entry>)> {
-    let (label, entries) = scan(body)?;
-    let label = String::from_utf8(label.to_vec()).ok()?;
-    let owned = entries.into_iter().map(|(path, k)| {
-        let e = Entry {
-            identity: k.identity,
-            lines: k.lines,
-            untimed: k.untimed,
-            used: k.used,
-            context: k.context,
-            payload: body[k.payload.0..k.payload.1].to_vec(),
-        };
-        Some((bytes_path(&path)?, e))
-    });
-    Some((label, owned.collect::<Option<_>>()?))
+/// One entry's bytes.
+fn encode_entry(path: &[u8], e: &Entry) -> Vec<u8> {
+    let mut out = Vec::with_capacity(path.len() + e.payload.len() + 128);
+    put_bytes(&mut out, path);
+    let id = &e.identity;
+    for n in [id.dev, id.ino, id.indexed, id.len] {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    out.extend_from_slice(&id.mtime_ns.to_le_bytes());
+    out.extend_from_slice(&id.head.to_le_bytes());
+    let (has, at, hash) = id.last_line.map_or((0u8, 0, 0), |(at, h)| (1, at, h));
+    out.push(has);
+    for n in [at, hash, e.lines, e.untimed, e.used, e.context] {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    put_bytes(&mut out, &e.payload);
+    out
 }
 
-/// Where each entry of a body is, by its path's bytes.
-type Index = foldhash::HashMap<Vec<u8>, Kept>;
-
-/// The label of a body, and where each of its entries is.
-fn scan(body: &[u8]) -> Option<(&[u8], Index)> {
-    let mut r = Reader(body);
-    let label = r.bytes()?;
-    let n = r.count()?;
-    // Every entry takes at least 100 bytes: a count beyond that is damage.
-    if n > body.len() / 100 {
-        return None;
+/// The body of a store file holding `entries`, labelled `label` (the whole
+/// body; its head is what [`CacheDir::write_parts`] checks).
+pub fn encode(label: &str, entries: &HashMap<PathBuf, Entry>) -> Vec<u8> {
+    let mut pieces: Vec<Piece<'_>> = entries.iter().map(|(p, e)| Piece::of(&path_bytes(p), e)).collect();
+    pieces.sort_by(|a, b| (a.hash, a.path()).cmp(&(b.hash, b.path())));
+    let mut out = encode_head(label, &pieces);
+    for p in &pieces {
+        out.extend_from_slice(&p.bytes);
     }
-    let mut entries = foldhash::HashMap::with_capacity_and_hasher(n, Default::default());
-    for _ in 0..n {
-        let path = r.bytes()?.to_vec();
-        bytes_path(&path)?;
-        let (dev, ino, indexed, len) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
-        let mtime_ns = r.i128()?;
-        let head = r.u64()?;
-        let has = r.u8()?;
-        let (at, hash) = (r.u64()?, r.u64()?);
-        let last_line = match has {
-            0 => None,
-            1 if at < indexed => Some((at, hash)),
-            _ => return None,
-        };
-        if len < indexed {
+    out
+}
+
+/// Reads a whole store body, every entry checked; `None` when it is not one
+/// (the file is then not trusted, whatever its checksum said).
+pub fn decode(body: &[u8]) -> Option<(String, HashMap<PathBuf, Entry>)> {
+    let (label, h) = head(body, None)?;
+    let label = String::from_utf8(label.to_vec()).ok()?;
+    let mut entries = HashMap::with_capacity(h.n);
+    for i in 0..h.n {
+        let r = h.record(body, i);
+        let (path, e) = checked_entry(&body[r.at..r.at + r.len], r.sum).ok()?;
+        if xxh3_64(path) != r.hash || entries.insert(bytes_path(path)?, e.to_owned()).is_some() {
             return None;
         }
-        let identity = Identity { dev, ino, indexed, len, mtime_ns, head, last_line };
-        let (lines, untimed, used, context) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
-        let n = r.count()?;
-        let start = body.len() - r.left();
-        r.take(n)?;
-        entries.insert(path, Kept { identity, lines, untimed, used, context, payload: (start, start + n) });
     }
-    (r.left() == 0).then_some((label, entries))
+    Some((label, entries))
+}
+
+/// The label and entry count of a store file (what `ci-find --cache-info`
+/// shows), read from its head only.
+pub fn summary(file: &Mapped) -> Option<(String, usize)> {
+    let (label, h) = head(file.body(), Some(file.checked()))?;
+    Some((String::from_utf8(label.to_vec()).ok()?, h.n))
+}
+
+/// The label of a body and where its index is, when the head is laid out as
+/// this version writes it: the checksum covered exactly the head (`checked`,
+/// when known), the records are in path-hash order, and the entries they
+/// point at follow the index one after the other, to the body's end.
+fn head(body: &[u8], checked: Option<usize>) -> Option<(&[u8], Head)> {
+    let mut r = Reader(body);
+    let label = r.bytes()?;
+    let oldest = r.u64()?;
+    let n = r.count()?;
+    let index = body.len() - r.left();
+    let end = n.checked_mul(RECORD)?.checked_add(index)?;
+    if end > body.len() || checked.is_some_and(|c| c != end) {
+        return None;
+    }
+    let h = Head { n, index, oldest };
+    let (mut at, mut last) = (end, 0);
+    for i in 0..n {
+        let rec = h.record(body, i);
+        if rec.hash < last || rec.at != at || rec.len > body.len() - at {
+            return None;
+        }
+        (at, last) = (at + rec.len, rec.hash);
+    }
+    (at == body.len()).then_some((label, h))
+}
+
+/// An entry's path and fields, when its bytes match their checksum `sum`
+/// and are laid out as an entry (else which damage, as [`Store`] notes it).
+fn checked_entry(bytes: &[u8], sum: u64) -> Result<(&[u8], EntryRef<'_>), u8> {
+    if xxh3_64(bytes) != sum {
+        return Err(DAMAGE_CHECKSUM);
+    }
+    parse_entry(bytes).ok_or(DAMAGE_CORRUPT)
+}
+
+/// An entry's path and fields from exactly its bytes.
+fn parse_entry(bytes: &[u8]) -> Option<(&[u8], EntryRef<'_>)> {
+    let mut r = Reader(bytes);
+    let path = r.bytes()?;
+    bytes_path(path)?;
+    let (dev, ino, indexed, len) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+    let mtime_ns = r.i128()?;
+    let head = r.u64()?;
+    let has = r.u8()?;
+    let (at, hash) = (r.u64()?, r.u64()?);
+    let last_line = match has {
+        0 => None,
+        1 if at < indexed => Some((at, hash)),
+        _ => return None,
+    };
+    if len < indexed {
+        return None;
+    }
+    let identity = Identity { dev, ino, indexed, len, mtime_ns, head, last_line };
+    let (lines, untimed, used, context) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+    let payload = r.bytes()?;
+    (r.left() == 0).then_some((path, EntryRef { identity, lines, untimed, used, context, payload }))
 }
 
 #[cfg(unix)]

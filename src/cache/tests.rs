@@ -168,6 +168,30 @@ fn damaged_files_are_refused_with_their_reason() {
     assert_eq!(report, format!("{}: not a ci-tools cache file; rebuilding it", path.display()));
 }
 
+/// A file written in parts is checked over its first part only (a store's
+/// head; its entries carry their own checksums): a change there is refused,
+/// one after it is not this layer's to see, and any cut is refused.
+#[test]
+fn a_file_in_parts_is_checked_over_its_first_part() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = CacheDir::open(&t.path().join("c")).unwrap();
+    dir.write_parts("x", Kind::Answers, b"head", &[b"one", b"", b"two"]).unwrap();
+    let bytes = std::fs::read(dir.file("x")).unwrap();
+    assert_eq!(check(Kind::Answers, &bytes), Ok((&b"headonetwo"[..], 4)));
+    let mapped = dir.map("x", Kind::Answers).unwrap().unwrap();
+    assert_eq!((mapped.body(), mapped.checked()), (&b"headonetwo"[..], 4));
+    for i in 0..bytes.len() {
+        let mut changed = bytes.clone();
+        changed[i] ^= 0x20;
+        assert_eq!(check(Kind::Answers, &changed).is_err(), i < HEADER + 4, "byte {i}");
+        assert!(check(Kind::Answers, &bytes[..i]).is_err(), "cut at {i}");
+    }
+    // A checked length past the body is damage, not a panic.
+    let mut long = bytes.clone();
+    long[24..32].copy_from_slice(&11u64.to_le_bytes());
+    assert_eq!(check(Kind::Answers, &long), Err(Damage::Corrupt));
+}
+
 /// Two runs writing the same file at once (two cron jobs): every read sees a
 /// whole file one of them wrote, never a mix; no temporary file stays.
 #[test]
@@ -204,8 +228,9 @@ proptest! {
     /// Any bytes: `check` never panics, and accepts only a whole file.
     #[test]
     fn check_accepts_only_whole_files(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
-        if let Ok(body) = check(Kind::Lines, &bytes) {
+        if let Ok((body, checked)) = check(Kind::Lines, &bytes) {
             prop_assert_eq!(body.len() + HEADER, bytes.len());
+            prop_assert!(checked <= body.len());
         }
     }
 
@@ -220,7 +245,7 @@ proptest! {
         let dir = CacheDir::open(&t.path().join("c")).unwrap();
         dir.write("x", Kind::Lines, &body).unwrap();
         let bytes = std::fs::read(dir.file("x")).unwrap();
-        prop_assert_eq!(check(Kind::Lines, &bytes), Ok(&body[..]));
+        prop_assert_eq!(check(Kind::Lines, &bytes), Ok((&body[..], body.len())));
         let i = at.index(bytes.len());
         let mut changed = bytes.clone();
         changed[i] ^= flip;

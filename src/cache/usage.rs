@@ -71,8 +71,8 @@ impl CacheDir {
     }
 
     /// Removes the least recently used files until at most `max` bytes are
-    /// left, never `keep`; the names removed.
-    pub fn evict(&self, max: u64, keep: &str) -> io::Result<Vec<String>> {
+    /// left, never those in `keep`; the names removed.
+    pub fn evict(&self, max: u64, keep: &[&str]) -> io::Result<Vec<String>> {
         let files = self.files()?;
         let mut total: u64 = files.iter().map(|f| f.bytes).sum();
         let mut removed = vec![];
@@ -80,7 +80,7 @@ impl CacheDir {
             if total <= max {
                 break;
             }
-            if f.name == keep {
+            if keep.contains(&f.name.as_str()) {
                 continue;
             }
             match std::fs::remove_file(self.file(&f.name)) {
@@ -122,11 +122,11 @@ pub fn describe(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Vec<serde_j
         let used = crate::time::Timestamp::try_from(f.used).ok().map(crate::time::format_timestamp);
         // Every kind is in the store layout; the header says which it is.
         let kinds = [super::Kind::Answers, super::Kind::Lines];
-        let body = kinds.into_iter().find_map(|k| dir.read(&f.name, k).ok().flatten());
-        out.push(match body.as_deref().and_then(super::store::decode) {
+        let file = kinds.into_iter().find_map(|k| dir.map(&f.name, k).ok().flatten());
+        out.push(match file.as_ref().and_then(super::store::summary) {
             Some((label, entries)) => {
                 let question = serde_json::from_str(&label).unwrap_or(serde_json::Value::String(label));
-                json!({"file": f.name, "question": question, "entries": entries.len(), "bytes": f.bytes, "used": used})
+                json!({"file": f.name, "question": question, "entries": entries, "bytes": f.bytes, "used": used})
             }
             None => json!({"file": f.name, "state": "not a cache file of this version (replaced when next used)", "bytes": f.bytes, "used": used}),
         });

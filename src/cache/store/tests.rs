@@ -91,3 +91,152 @@ fn a_damaged_file_is_reported_and_not_trusted() {
     assert!(err.is_none());
     assert_eq!(s.len(), 1);
 }
+
+/// The bytes of the file `name` of `dir`.
+fn file_bytes(dir: &CacheDir, name: &str) -> Vec<u8> {
+    std::fs::read(dir.file(name)).unwrap()
+}
+
+#[test]
+fn every_entry_is_found_through_the_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = CacheDir::open(&tmp.path().join("c")).unwrap();
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    let puts = (0..2_000).map(|n| Update::Put(format!("/t/{n}/events.jsonl").into(), entry(n, None))).collect();
+    s.save(puts, 1_000, u64::MAX).unwrap();
+    let (s, err) = Store::open(dir, "q.bin", Kind::Answers, "Q");
+    assert!(err.is_none());
+    assert_eq!(s.len(), 2_000);
+    for n in 0..2_000 {
+        assert_eq!(s.get(Path::new(&format!("/t/{n}/events.jsonl"))).map(owned), Some(entry(n, None)), "{n}");
+    }
+    for absent in ["/t/2000/events.jsonl", "/t/0", "", "/t/1/events.jsonl/"] {
+        assert_eq!(s.get(Path::new(absent)), None, "{absent}");
+    }
+    assert!(s.damage().is_none());
+}
+
+/// The path of entry `n`.
+fn path(n: u64) -> PathBuf {
+    PathBuf::from(format!("/t/{n}"))
+}
+
+/// A cache directory under `tmp` whose store `q.bin` holds `entry(n)` for
+/// `path(n)`, n < 40, written whole.
+fn forty(tmp: &Path) -> CacheDir {
+    let dir = CacheDir::open(&tmp.join("c")).unwrap();
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    s.save((0..40).map(|n| Update::Put(path(n), entry(n, None))).collect(), 1_000, u64::MAX).unwrap();
+    dir
+}
+
+/// A few changes go to the delta: the base stays byte for byte as it was;
+/// lookups see the delta first. Once the delta outgrows a quarter of the
+/// base, the base is written whole with it, and the delta goes.
+#[test]
+fn changes_go_to_the_delta_until_it_outgrows_a_quarter_of_the_base() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = forty(tmp.path());
+    let base = file_bytes(&dir, "q.bin");
+    assert!(!dir.file("q.bin.delta").exists());
+    let newer = |n: u64| Entry { lines: 1_000 + n, ..entry(n, None) };
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    s.save(vec![Update::Put(path(3), newer(3)), Update::Put(path(99), entry(99, None))], 1_000, u64::MAX).unwrap();
+    assert_eq!(file_bytes(&dir, "q.bin"), base);
+    let (s, err) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert!(err.is_none());
+    assert_eq!(s.len(), 41);
+    assert_eq!(s.get(&path(3)).map(owned), Some(newer(3)));
+    assert_eq!(s.get(&path(99)).map(owned), Some(entry(99, None)));
+    assert_eq!(s.get(&path(4)).map(owned), Some(entry(4, None)));
+    // The delta keeps what it held: another small change adds to it.
+    s.save(vec![Update::Put(path(5), newer(5))], 1_000, u64::MAX).unwrap();
+    assert_eq!(file_bytes(&dir, "q.bin"), base);
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert_eq!((s.get(&path(3)).map(owned), s.get(&path(5)).map(owned)), (Some(newer(3)), Some(newer(5))));
+    // Twenty changed: more than a quarter of the base; written whole.
+    s.save((10..30).map(|n| Update::Put(path(n), newer(n))).collect(), 1_000, u64::MAX).unwrap();
+    assert!(!dir.file("q.bin.delta").exists());
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert_eq!(s.len(), 41);
+    for n in (0..40).chain([99]) {
+        let want = if n == 3 || n == 5 || (10..30).contains(&n) { newer(n) } else { entry(n, None) };
+        assert_eq!(s.get(&path(n)).map(owned), Some(want), "{n}");
+    }
+    // The same entries make the same file, however they got there.
+    let mut all = HashMap::new();
+    for n in (0..40).chain([99]) {
+        all.insert(path(n), owned(s.get(&path(n)).unwrap()));
+    }
+    let body = file_bytes(&dir, "q.bin");
+    assert_eq!(&body[crate::cache::file::HEADER..], &encode("Q", &all)[..]);
+}
+
+/// A removal of an entry the base holds, or an entry unused for
+/// STALE_DAYS in it, writes the base whole; a note of use of a base entry
+/// goes to the delta.
+#[test]
+fn removals_and_stale_entries_write_the_base_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = forty(tmp.path());
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    s.save(vec![Update::Touch(path(7))], 5_000, u64::MAX).unwrap();
+    assert!(dir.file("q.bin.delta").exists());
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert_eq!(s.get(&path(7)).map(|e| e.used), Some(5_000));
+    s.save(vec![Update::Drop(path(8))], 5_000, u64::MAX).unwrap();
+    assert!(!dir.file("q.bin.delta").exists());
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert_eq!((s.len(), s.get(&path(8)), s.get(&path(7)).map(|e| e.used)), (39, None, Some(5_000)));
+    // Thirty days after the others' last use, only the entry used since stays.
+    let later = 5_000 + STALE_DAYS * 86_400;
+    s.save(vec![Update::Touch(path(7))], later, u64::MAX).unwrap();
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert_eq!((s.len(), s.get(&path(7)).map(|e| e.used)), (1, Some(later)));
+    assert!(!dir.file("q.bin.delta").exists());
+}
+
+/// An entry whose bytes were changed on disk is not trusted: it is absent,
+/// the others are still found, the damage is reported (naming the file), and
+/// the next save writes the file again without it.
+#[test]
+fn a_damaged_entry_is_absent_reported_and_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = CacheDir::open(&tmp.path().join("c")).unwrap();
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    s.save(vec![Update::Put("/a".into(), entry(1, None)), Update::Put("/b".into(), entry(2, None))], 1_000, u64::MAX)
+        .unwrap();
+    let mut bytes = file_bytes(&dir, "q.bin");
+    let at = bytes.windows(9).position(|w| w == b"payload 1").unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::write(dir.file("q.bin"), &bytes).unwrap();
+    let (s, err) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert!(err.is_none(), "only the head is checked on opening");
+    assert!(s.damage().is_none());
+    assert_eq!(s.get(Path::new("/a")), None);
+    assert_eq!(s.get(Path::new("/b")).map(owned), Some(entry(2, None)));
+    let report = s.damage().unwrap().to_string();
+    assert_eq!(report, format!("{}: its checksum does not match; rebuilding it", dir.file("q.bin").display()));
+    s.save(vec![], 1_000, u64::MAX).unwrap();
+    let (s, err) = Store::open(dir, "q.bin", Kind::Answers, "Q");
+    assert!(err.is_none());
+    assert_eq!((s.len(), s.get(Path::new("/a"))), (1, None));
+    assert!(s.damage().is_none());
+}
+
+/// A damaged head (the index) refuses the whole file when it is opened.
+#[test]
+fn a_damaged_index_refuses_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = CacheDir::open(&tmp.path().join("c")).unwrap();
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    s.save(vec![Update::Put("/a".into(), entry(1, None))], 1_000, u64::MAX).unwrap();
+    let mut bytes = file_bytes(&dir, "q.bin");
+    // The first index record's offset.
+    let record = crate::cache::file::HEADER + 4 + 1 + 8 + 4;
+    bytes[record + 8] ^= 1;
+    std::fs::write(dir.file("q.bin"), &bytes).unwrap();
+    let (s, err) = Store::open(dir, "q.bin", Kind::Answers, "Q");
+    assert!(s.is_empty());
+    assert!(err.unwrap().to_string().ends_with("q.bin: its checksum does not match; rebuilding it"));
+}
