@@ -26,6 +26,8 @@
 #   ci-filter --event tool:error, cold, building and warm (the line index)
 #   more    --tools, percentiles and --sessions, cold and warm
 #   floor   GNU find listing the tree with a stat of every file
+#   status  (CLAUDE) 360 sessions asked about in a cache holding the whole
+#           tree's entries, warm and with one session grown before each run
 # and checks that every cached answer equals the --no-cache one byte for byte.
 # Ratios are from one run on a shared machine: read them as rough.
 set -euo pipefail
@@ -223,6 +225,21 @@ if [ -n "${CLAUDE:-}" ]; then
     for cmd in "ci-find --root '$CLAUDE'" "ci-agg --tokens --by day '$CLAUDE'"; do
         cold_warm "${cmd%% \'*}" "$cmd"
     done
+    # The status line: a question about a few recent sessions (a copy of the
+    # last 360 the tree lists, so that one can grow) in a cache that also
+    # holds the whole history's entries for the same question; then the same
+    # question after one of them grew by a line, before every run.
+    S=$WORK/status/projects/recent
+    mkdir -p "$S"
+    ci-find --root "$CLAUDE" --paths | tail -n 360 | while read -r f; do cp "$f" "$S/"; done
+    recent=("$S"/*.jsonl)
+    grow=${recent[0]}
+    ci-agg --tokens --by day "$S" >/dev/null 2>&1
+    sc=$(time_it status-cold "" "ci-agg --no-cache --tokens --by day '$S'")
+    sw=$(time_it status-warm "" "ci-agg --tokens --by day '$S'")
+    sg=$(time_it status-grown "tail -n 1 '$grow' >> '$grow'" "ci-agg --tokens --by day '$S'")
+    echo
+    echo "status line: ci-agg --tokens --by day over 360 sessions, in a cache that also holds the tree's $(ci-find --root "$CLAUDE" --paths | wc -l): --no-cache $sc ms, warm $sw ms, one session grown by a line before each run $sg ms ($(same "ci-agg --tokens --by day '$S'" "ci-agg --no-cache --tokens --by day '$S'"))"
     unset XDG_CACHE_HOME
 fi
 

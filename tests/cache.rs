@@ -535,6 +535,11 @@ fn a_few_changed_captures_are_written_to_the_delta_only() {
     same("one capture grown");
     assert_eq!(std::fs::read(&base).unwrap(), before, "the question's file is left as it was");
     assert_eq!(names(), [files[0].clone(), format!("{}.delta", files[0])]);
+    // `--cache-info` shows the delta as its base's.
+    let info = ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info").run().json();
+    let delta = info.iter().find(|r| r["delta_of"].is_string()).unwrap();
+    assert_eq!((delta["delta_of"].as_str(), delta["entries"].as_u64()), (Some(files[0].as_str()), Some(1)));
+    assert_eq!(delta["question"], info.iter().find(|r| r["file"] == files[0].as_str()).unwrap()["question"]);
     same("warm, with the delta");
     for i in 1..8 {
         append(i, 600 + 10 * i as u64);

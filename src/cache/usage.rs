@@ -126,7 +126,13 @@ pub fn describe(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Vec<serde_j
         out.push(match file.as_ref().and_then(super::store::summary) {
             Some((label, entries)) => {
                 let question = serde_json::from_str(&label).unwrap_or(serde_json::Value::String(label));
-                json!({"file": f.name, "question": question, "entries": entries, "bytes": f.bytes, "used": used})
+                let mut rec =
+                    json!({"file": f.name, "question": question, "entries": entries, "bytes": f.bytes, "used": used});
+                // A store's delta names its base (super::store::Store).
+                if let Some(base) = f.name.strip_suffix(super::store::DELTA) {
+                    rec["delta_of"] = json!(base);
+                }
+                rec
             }
             None => json!({"file": f.name, "state": "not a cache file of this version (replaced when next used)", "bytes": f.bytes, "used": used}),
         });
