@@ -176,14 +176,19 @@ enum Bytes {
     Read(Vec<u8>),
 }
 
+impl Bytes {
+    fn all(&self) -> &[u8] {
+        match self {
+            Bytes::Map(m) => m,
+            Bytes::Read(v) => v,
+        }
+    }
+}
+
 impl Mapped {
     /// The file's body (what follows the header).
     pub fn body(&self) -> &[u8] {
-        let all = match &self.bytes {
-            Bytes::Map(m) => &m[..],
-            Bytes::Read(v) => &v[..],
-        };
-        &all[HEADER..]
+        &self.bytes.all()[HEADER..]
     }
 
     /// How many of the body's first bytes its checksum covered.
@@ -236,14 +241,9 @@ impl CacheDir {
         result
     }
 
-    /// The body of the cache file `name` of `kind`, copied: `Ok(None)` when
-    /// there is none, its body when it is whole and current, else why not
+    /// The cache file `name` of `kind`, mapped into memory: `Ok(None)` when
+    /// there is none, the file when it is whole and current, else why not
     /// ([`ReadError`]: the caller reports it once and rebuilds the file).
-    pub fn read(&self, name: &str, kind: Kind) -> Result<Option<Vec<u8>>, ReadError> {
-        Ok(self.map(name, kind)?.map(|m| m.body().to_vec()))
-    }
-
-    /// [`CacheDir::read`] without the copy: the file mapped into memory.
     pub fn map(&self, name: &str, kind: Kind) -> Result<Option<Mapped>, ReadError> {
         let path = self.file(name);
         let bytes = match open_bytes(&path) {
@@ -251,11 +251,7 @@ impl CacheDir {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(ReadError::Io(path, e)),
         };
-        let all = match &bytes {
-            Bytes::Map(m) => &m[..],
-            Bytes::Read(v) => &v[..],
-        };
-        match check(kind, all) {
+        match check(kind, bytes.all()) {
             Ok((_, checked)) => Ok(Some(Mapped { bytes, checked })),
             Err(d) => Err(ReadError::Damaged(path, d)),
         }

@@ -31,11 +31,13 @@
 //! again, the damage is reported once, and the file is written again without
 //! it.
 //!
-//! Two runs may save at once: each reads the file again just before it
-//! writes, applies its own changes over it, and renames a whole new file
-//! into place ([`CacheDir::write`]); the later rename wins, and what the
-//! other added is read again on a later run, never answered wrongly. Entries
-//! not used for [`STALE_DAYS`] are dropped when the file is next written.
+//! A run's few changes go to a delta file beside it, folded into the file
+//! when it grows ([`Store`]). Two runs may save at once: each reads the
+//! files again just before it writes, applies its own changes over them, and
+//! renames a whole new file into place ([`CacheDir::write_parts`]); the later
+//! rename wins, and what the other added is read again on a later run, never
+//! answered wrongly. Entries not used for [`STALE_DAYS`] are dropped when the
+//! file is next written whole.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -136,6 +138,10 @@ pub struct Store {
     label: String,
     /// The delta, then the base, as far as they exist and are whole.
     parts: Vec<Part>,
+    /// Whether a file of it was refused on opening (damaged, another
+    /// version's): the next save replaces it even with nothing to change, so
+    /// it is reported once, not on every run.
+    refused: bool,
 }
 
 /// Added to a base's file name, the name of its delta.
@@ -169,12 +175,9 @@ impl Part {
     /// and whole (a damaged one is noted, and absent).
     fn get(&self, key: &[u8], hash: u64) -> Option<EntryRef<'_>> {
         let body = self.file.body();
-        let mut i = self.head.first(body, hash);
-        while i < self.head.n {
-            let r = self.head.record(body, i);
-            if r.hash != hash {
-                break;
-            }
+        let records = self.head.records(body);
+        let first = records.partition_point(|r| Record::of(r).hash < hash);
+        for r in records[first..].iter().map(Record::of).take_while(|r| r.hash == hash) {
             match checked_entry(&body[r.at..r.at + r.len], r.sum) {
                 Ok((p, e)) if p == key => return Some(e),
                 Ok(_) => {}
@@ -182,7 +185,6 @@ impl Part {
                     let _ = self.damaged.compare_exchange(DAMAGE_NONE, d, Ordering::Relaxed, Ordering::Relaxed);
                 }
             }
-            i += 1;
         }
         None
     }
@@ -191,8 +193,8 @@ impl Part {
     /// fields when it is whole (damaged ones are left out).
     fn entries(&self) -> impl Iterator<Item = (Record, &[u8], &[u8], EntryRef<'_>)> {
         let body = self.file.body();
-        (0..self.head.n).filter_map(move |i| {
-            let r = self.head.record(body, i);
+        self.head.records(body).iter().filter_map(move |r| {
+            let r = Record::of(r);
             let bytes = &body[r.at..r.at + r.len];
             let (path, e) = checked_entry(bytes, r.sum).ok()?;
             Some((r, bytes, path, e))
@@ -227,25 +229,16 @@ struct Record {
 }
 
 impl Head {
-    /// Record `i` (`i < n`) of `body`, whose head was checked by [`head`].
-    fn record(&self, body: &[u8], i: usize) -> Record {
-        let r = &body[self.index + i * RECORD..][..RECORD];
+    /// The index records of `body` (whose head [`head`] read).
+    fn records<'b>(&self, body: &'b [u8]) -> &'b [[u8; RECORD]] {
+        body[self.index..self.index + self.n * RECORD].as_chunks().0
+    }
+}
+
+impl Record {
+    fn of(r: &[u8; RECORD]) -> Record {
         let word = |k: usize| u64::from_le_bytes(r[k * 8..k * 8 + 8].try_into().unwrap_or_default());
         Record { hash: word(0), at: word(1) as usize, len: word(2) as usize, sum: word(3) }
-    }
-
-    /// The first record whose path hash is `hash` or more.
-    fn first(&self, body: &[u8], hash: u64) -> usize {
-        let (mut lo, mut hi) = (0, self.n);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if self.record(body, mid).hash < hash {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
     }
 }
 
@@ -350,7 +343,8 @@ impl Store {
                 Err(e) => err = err.or(Some(e)),
             }
         }
-        (Store { dir, name: name.to_owned(), kind, label: label.to_owned(), parts }, err)
+        let refused = err.is_some();
+        (Store { dir, name: name.to_owned(), kind, label: label.to_owned(), parts, refused }, err)
     }
 
     /// The entry of the capture at `path` (absolute): found through the
@@ -376,8 +370,8 @@ impl Store {
         })
     }
 
-    /// How many captures it has entries for (counted through its files:
-    /// for tests and `--cache-info`, not for a run).
+    /// How many captures it has entries for (counted through its files,
+    /// every entry read: for tests, not for a run).
     pub fn len(&self) -> usize {
         let mut seen = std::collections::HashSet::new();
         self.parts.iter().flat_map(Part::entries).filter(|(_, _, path, _)| seen.insert(path.to_vec())).count()
@@ -401,7 +395,8 @@ impl Store {
     /// less entries unused for [`STALE_DAYS`] and damaged ones; the delta is
     /// then removed. Entries not changed are copied as they are, unparsed.
     pub fn save(&self, updates: Vec<Update>, now: u64, max: u64) -> std::io::Result<()> {
-        if updates.is_empty() && self.damage().is_none() {
+        let damaged = self.refused || self.damage().is_some();
+        if updates.is_empty() && !damaged {
             if !self.parts.is_empty() {
                 self.dir.touch(&self.name);
             }
@@ -415,10 +410,11 @@ impl Store {
         let in_base = |key: &[u8]| base.as_ref().and_then(|b| b.get(key, xxh3_64(key)));
         // The delta as it would be: its entries not changed, then the changes.
         let mut pieces: Vec<Piece<'_>> = Vec::with_capacity(delta.as_ref().map_or(0, |d| d.head.n) + changes.len());
-        let mut drops_base = self.damage().is_some();
-        for (r, bytes, path, _) in delta.iter().flat_map(Part::entries) {
+        // Damage is dropped, and a removal from the base made, by a whole write.
+        let mut whole = damaged;
+        for (r, bytes, path, e) in delta.iter().flat_map(Part::entries) {
             if !changes.contains_key(path) {
-                pieces.push(Piece { hash: r.hash, sum: r.sum, bytes: Cow::Borrowed(bytes) });
+                pieces.push(Piece::kept(r, bytes, e));
             }
         }
         for (path, c) in &changes {
@@ -426,13 +422,13 @@ impl Store {
             match c {
                 Change::Put(e) => pieces.push(Piece::of(path, e)),
                 Change::Touch => pieces.extend(old().map(|e| Piece::of(path, &Entry { used: now, ..e.to_owned() }))),
-                Change::Drop => drops_base |= in_base(path).is_some(),
+                Change::Drop => whole |= in_base(path).is_some(),
             }
         }
         let delta_bytes: usize = pieces.iter().map(|p| p.bytes.len()).sum();
         let stale = now.saturating_sub(STALE_DAYS * 86_400);
-        let whole = match &base {
-            Some(b) => drops_base || b.head.oldest < stale || delta_bytes > b.file.body().len() / 4,
+        whole |= match &base {
+            Some(b) => b.head.oldest < stale || delta_bytes > b.file.body().len() / 4,
             None => true,
         };
         if !whole {
@@ -441,14 +437,14 @@ impl Store {
         }
         // The base written whole: the delta's entries (changed or not) over
         // the base's, without the removed, the stale and the damaged.
-        let mut newer: std::collections::HashSet<Vec<u8>> = pieces.iter().map(|p| p.path().to_vec()).collect();
-        newer.extend(changes.keys().cloned());
-        for (r, bytes, path, _) in base.iter().flat_map(Part::entries) {
+        let in_delta = delta.iter().flat_map(Part::entries).map(|(_, _, path, _)| path);
+        let newer: std::collections::HashSet<&[u8]> = in_delta.chain(changes.keys().map(Vec::as_slice)).collect();
+        for (r, bytes, path, e) in base.iter().flat_map(Part::entries) {
             if !newer.contains(path) {
-                pieces.push(Piece { hash: r.hash, sum: r.sum, bytes: Cow::Borrowed(bytes) });
+                pieces.push(Piece::kept(r, bytes, e));
             }
         }
-        pieces.retain(|p| parse_entry(&p.bytes).is_some_and(|(_, e)| e.used >= stale));
+        pieces.retain(|p| p.used >= stale);
         write_store(&self.dir, &self.name, self.kind, &self.label, pieces)?;
         match std::fs::remove_file(self.dir.file(&delta_name)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
@@ -460,7 +456,7 @@ impl Store {
 
 /// Writes `pieces` as the store file `name`, in index order.
 fn write_store(dir: &CacheDir, name: &str, kind: Kind, label: &str, mut pieces: Vec<Piece<'_>>) -> std::io::Result<()> {
-    pieces.sort_by(|a, b| (a.hash, a.path()).cmp(&(b.hash, b.path())));
+    sort(&mut pieces);
     let head = encode_head(label, &pieces);
     let rest: Vec<&[u8]> = pieces.iter().map(|p| &p.bytes[..]).collect();
     dir.write_parts(name, kind, &head, &rest)
@@ -496,17 +492,23 @@ fn changes(updates: Vec<Update>, now: u64) -> HashMap<Vec<u8>, Change> {
 }
 
 /// One entry of a body being written: its bytes (copied from the file as
-/// it was, or newly encoded), with its index record's hashes.
+/// it was, or newly encoded), with its index record's hashes and its last use.
 struct Piece<'a> {
     hash: u64,
     sum: u64,
+    used: u64,
     bytes: Cow<'a, [u8]>,
 }
 
-impl Piece<'_> {
+impl<'a> Piece<'a> {
     fn of(path: &[u8], e: &Entry) -> Piece<'static> {
         let bytes = encode_entry(path, e);
-        Piece { hash: xxh3_64(path), sum: xxh3_64(&bytes), bytes: Cow::Owned(bytes) }
+        Piece { hash: xxh3_64(path), sum: xxh3_64(&bytes), used: e.used, bytes: Cow::Owned(bytes) }
+    }
+
+    /// An entry of a file as it is, copied unchanged.
+    fn kept(r: Record, bytes: &'a [u8], e: EntryRef<'_>) -> Piece<'a> {
+        Piece { hash: r.hash, sum: r.sum, used: e.used, bytes: Cow::Borrowed(bytes) }
     }
 
     /// The entry's path (its first field).
@@ -535,12 +537,18 @@ pub fn kept_end(
     Some((id, end.lines))
 }
 
+/// `pieces` in index order: by path hash, then path (the same entries make
+/// the same file).
+fn sort(pieces: &mut [Piece<'_>]) {
+    pieces.sort_by(|a, b| a.hash.cmp(&b.hash).then_with(|| a.path().cmp(b.path())));
+}
+
 /// A body's head: the label, the entry count and the index (`pieces`, in
 /// order, are the entries that follow it).
 fn encode_head(label: &str, pieces: &[Piece<'_>]) -> Vec<u8> {
     let mut out = Vec::with_capacity(16 + label.len() + pieces.len() * RECORD);
     put_bytes(&mut out, label.as_bytes());
-    let oldest = pieces.iter().filter_map(|p| parse_entry(&p.bytes)).map(|(_, e)| e.used).min();
+    let oldest = pieces.iter().map(|p| p.used).min();
     out.extend_from_slice(&oldest.unwrap_or(u64::MAX).to_le_bytes());
     put_len(&mut out, pieces.len());
     let mut at = out.len() + pieces.len() * RECORD;
@@ -576,7 +584,7 @@ fn encode_entry(path: &[u8], e: &Entry) -> Vec<u8> {
 /// body; its head is what [`CacheDir::write_parts`] checks).
 pub fn encode(label: &str, entries: &HashMap<PathBuf, Entry>) -> Vec<u8> {
     let mut pieces: Vec<Piece<'_>> = entries.iter().map(|(p, e)| Piece::of(&path_bytes(p), e)).collect();
-    pieces.sort_by(|a, b| (a.hash, a.path()).cmp(&(b.hash, b.path())));
+    sort(&mut pieces);
     let mut out = encode_head(label, &pieces);
     for p in &pieces {
         out.extend_from_slice(&p.bytes);
@@ -590,8 +598,7 @@ pub fn decode(body: &[u8]) -> Option<(String, HashMap<PathBuf, Entry>)> {
     let (label, h) = head(body, None)?;
     let label = String::from_utf8(label.to_vec()).ok()?;
     let mut entries = HashMap::with_capacity(h.n);
-    for i in 0..h.n {
-        let r = h.record(body, i);
+    for r in h.records(body).iter().map(Record::of) {
         let (path, e) = checked_entry(&body[r.at..r.at + r.len], r.sum).ok()?;
         if xxh3_64(path) != r.hash || entries.insert(bytes_path(path)?, e.to_owned()).is_some() {
             return None;
@@ -623,8 +630,7 @@ fn head(body: &[u8], checked: Option<usize>) -> Option<(&[u8], Head)> {
     }
     let h = Head { n, index, oldest };
     let (mut at, mut last) = (end, 0);
-    for i in 0..n {
-        let rec = h.record(body, i);
+    for rec in h.records(body).iter().map(Record::of) {
         if rec.hash < last || rec.at != at || rec.len > body.len() - at {
             return None;
         }

@@ -716,12 +716,15 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>, subagents: bool)
 /// 28,000 sessions, most without subagents, that is 28,000 directory opens
 /// that fail, a quarter of a warm `ci-find`).
 fn transcripts_in(listing: &[PathBuf]) -> Vec<(PathBuf, bool)> {
-    let bytes = |p: &Path| p.as_os_str().as_encoded_bytes().to_vec();
+    fn bytes(p: &Path) -> &[u8] {
+        p.as_os_str().as_encoded_bytes()
+    }
     let transcripts = listing.iter().filter(|f| is_transcript_name(f));
     transcripts
         .map(|f| {
-            let dir = bytes(&f.with_extension(""));
-            (f.clone(), listing.binary_search_by(|p| p.as_os_str().as_encoded_bytes().cmp(&dir[..])).is_ok())
+            // The path less its `.jsonl` (is_transcript_name): `<id>`'s.
+            let dir = &bytes(f)[..bytes(f).len() - ".jsonl".len()];
+            (f.clone(), listing.binary_search_by(|p| bytes(p).cmp(dir)).is_ok())
         })
         .collect()
 }

@@ -289,3 +289,25 @@ fn saves_at_once_never_leave_a_damaged_or_invented_entry() {
     });
     check(&dir);
 }
+
+/// A file refused on opening (here a damaged delta) is reported then, and
+/// replaced by the run's save even when the run changes nothing, so the
+/// next run does not report it again.
+#[test]
+fn a_refused_file_is_replaced_by_the_next_save() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = forty(tmp.path());
+    dir.write("q.bin.delta", Kind::Answers, b"not a store").unwrap();
+    let (s, err) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    let msg = err.unwrap().to_string();
+    assert!(
+        msg.ends_with("q.bin.delta: its contents are not laid out as this version writes them; rebuilding it"),
+        "{msg}"
+    );
+    assert_eq!(s.get(&path(3)).map(owned), Some(entry(3, None)), "the base is still used");
+    s.save(vec![], 1_000, u64::MAX).unwrap();
+    assert!(!dir.file("q.bin.delta").exists());
+    let (s, err) = Store::open(dir, "q.bin", Kind::Answers, "Q");
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(s.len(), 40);
+}
