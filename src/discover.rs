@@ -13,14 +13,28 @@ use crate::format::WRITERS;
 use crate::session::{Capture, SessionRecord, Writer};
 
 /// Resolves the roots to search: the `--root` values when given (`~`
-/// expanded); else every writer's default roots, in registry order (the
-/// Amplifier root, then `$SESSION_DATA_DIR` when set and non-empty).
+/// expanded); else every writer's default roots, in registry order: those
+/// its environment variable names (a missing one is an error, as a PATH
+/// is), else its default places that exist. A home that has none of them
+/// gets one note saying where the tools looked ([`NO_DEFAULT_ROOT`]), and
+/// the run finds nothing (exit 1, never 2: a Claude-only home's cron job
+/// has nothing to mail about).
 pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     if !cli.is_empty() {
         return cli.iter().map(|p| expand_tilde(&p.to_string_lossy())).collect();
     }
-    WRITERS.into_iter().flat_map(|w| w.adapter().default_roots(diag)).collect()
+    let roots: Vec<PathBuf> = WRITERS.into_iter().flat_map(|w| w.adapter().default_roots(diag)).collect();
+    if roots.is_empty() {
+        diag.note(&NO_DEFAULT_ROOT);
+    }
+    roots
 }
+
+/// The note of a run whose default roots are all missing.
+pub const NO_DEFAULT_ROOT: &str = "found no capture root: none of ~/.amplifier/projects, \
+     ~/.claude/projects, ~/.config/claude/projects, ~/.codex/sessions exists \
+     (name a PATH or --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, \
+     CLAUDE_CONFIG_DIR, CODEX_HOME or SESSION_DATA_DIR)";
 
 /// How much of each session record discovery fills in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -193,5 +193,7 @@ fn root_from_environment() {
     assert!(run.stderr.starts_with(
         "ci-find: warning: AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH=\"relative/dir\" is relative and was ignored\n"
     ));
-    assert_eq!(run.code, 2); // falls back to $HOME/.amplifier/projects, which does not exist
+    // Falls back to $HOME/.amplifier/projects, which does not exist: found nothing.
+    assert!(run.stderr.ends_with(&format!("ci-find: {}\n", ci_tools::discover::NO_DEFAULT_ROOT)), "{run:?}");
+    assert_eq!(run.code, 1);
 }

@@ -50,19 +50,46 @@ fn dev_null_stdin_reads_the_default_roots() {
     }
 }
 
-/// With no root at all, `</dev/null` reports the default roots as a
-/// terminal would (it used to print nothing and exit 1, silently).
+/// With no root at all, `</dev/null` says once where the tools looked and
+/// finds nothing: exit 1, not 2 (a missing default place is no error).
 #[test]
 fn dev_null_stdin_without_roots_names_the_default_root() {
     for (tool, args) in TOOLS {
         let mut cmd = ci_command(tool);
         cmd.args(*args).stdin(Stdio::null());
         let run = run_std(cmd);
-        assert_eq!(run.code, 2, "{tool}: {run:?}");
-        assert!(
-            run.stderr.contains("fixtures/no-home/.amplifier/projects: No such file or directory"),
-            "{tool}: {run:?}"
-        );
+        assert_eq!(run.code, 1, "{tool}: {run:?}");
+        assert_eq!(run.stdout, "", "{tool}");
+        assert_eq!(run.stderr, format!("{tool}: {}\n", ci_tools::discover::NO_DEFAULT_ROOT), "{tool}");
+    }
+}
+
+/// A home with only `~/.claude` (issue 31, item 1): the missing Amplifier
+/// and Codex places are skipped without a word, and the run answers
+/// (it used to fail with `~/.amplifier/projects: No such file or
+/// directory`, exit 2).
+#[test]
+fn a_claude_only_home_is_read_without_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let claude = home.path().join(".claude");
+    std::fs::create_dir_all(claude.join("projects")).unwrap();
+    let project = claude.join("projects/-home-dev-app");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(
+        root().join("fixtures/claude-transcripts/projects/-src-ryoppippi-ccusage/session-alpha.jsonl"),
+        project.join("s1.jsonl"),
+    )
+    .unwrap();
+    for (tool, args) in TOOLS {
+        let mut by_home = ci_command(tool);
+        by_home.args(*args).env("HOME", home.path()).stdin(Stdio::null());
+        let by_home = run_std(by_home);
+        let mut by_path = ci_command(tool);
+        by_path.args(*args).arg(&claude).stdin(Stdio::null());
+        let by_path = run_std(by_path);
+        assert_eq!(by_home.code, 0, "{tool}: {by_home:?}");
+        assert_eq!(by_home.stderr, by_path.stderr, "{tool}");
+        assert_eq!(by_home.stdout, by_path.stdout, "{tool}");
     }
 }
 

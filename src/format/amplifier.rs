@@ -99,9 +99,14 @@ impl Adapter for Amplifier {
     }
 
     /// The env var (whitespace trimmed, `~` expanded, a relative value
-    /// ignored with a warning), else `~/.amplifier/projects`.
+    /// ignored with a warning; a set one that is missing is an error like
+    /// any root), else `~/.amplifier/projects` when it exists (a Claude-only
+    /// or Codex-only home has none, and that is no error).
     fn default_roots(&self, diag: &Diag) -> Vec<PathBuf> {
-        vec![amplifier_root(diag)]
+        match amplifier_root(diag) {
+            (root, true) => vec![root],
+            (root, false) => root.symlink_metadata().is_ok().then_some(root).into_iter().collect(),
+        }
     }
 
     fn discover(&self, root: &Path, _detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
@@ -301,18 +306,20 @@ impl Adapter for Amplifier {
     }
 }
 
-fn amplifier_root(diag: &Diag) -> PathBuf {
+/// The Amplifier root, and whether the environment named it (else it is
+/// the default place, which need not exist).
+fn amplifier_root(diag: &Diag) -> (PathBuf, bool) {
     if let Ok(v) = std::env::var(ROOT_ENV) {
         let v = v.trim();
         if !v.is_empty() {
             let p = expand_tilde(v);
             if p.is_absolute() {
-                return p;
+                return (p, true);
             }
             diag.warn(&format_args!("{ROOT_ENV}={v:?} is relative and was ignored"));
         }
     }
-    expand_tilde("~/.amplifier/projects")
+    (expand_tilde("~/.amplifier/projects"), false)
 }
 
 fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
