@@ -144,6 +144,23 @@ impl<'a> Event<'a> {
         self.adapter.writer()
     }
 
+    /// Whether a tokens count reads this event: not when its writer names
+    /// the bytes every usage line holds ([`Adapter::usage_bytes`]) and its
+    /// `data` has neither them nor a `\u` escape, nor a token count (a
+    /// writer whose records carry a normalised `data`, such as Codex, names
+    /// the counts there rather than the line's bytes). The rule a direct read
+    /// applies to the line before parsing it
+    /// ([`crate::source::Visitor::needs_events`]), so a piped record of such
+    /// a line counts as the line did (issue 38, D6: an assistant line without
+    /// usage, piped, used to add a response with no model).
+    pub fn may_have_usage(&self) -> bool {
+        let Some(bytes) = self.adapter.usage_bytes() else { return true };
+        let in_line = self.data().is_some_and(|d| {
+            memchr::memmem::find(d.bytes(), bytes).is_some() || memchr::memmem::find(d.bytes(), b"\\u").is_some()
+        });
+        in_line || self.tokens().iter().any(Option::is_some)
+    }
+
     /// Whether the event record is derived from the line (a writer whose lines
     /// are not event records, such as Claude hooks), rather than the line itself.
     pub fn derived(&self) -> bool {

@@ -116,6 +116,11 @@ pub struct SessionRecord {
     /// (null for Amplifier).
     #[serde(default)]
     pub tags: Option<Vec<String>>,
+    /// The time window the record was selected by (`ci-find --since/--until`,
+    /// narrowed by `ci-filter --since/--until`): a tool that reads its events
+    /// reads those in the window only. Written only when set, as the last key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<time::Interval>,
 }
 
 /// The keys of a session record, in output order (`ci-find --columns`
@@ -174,6 +179,7 @@ impl SessionRecord {
             transcript: None,
             events: None,
             tags: None,
+            window: None,
         }
     }
 
@@ -247,6 +253,10 @@ impl SessionRecord {
             None => out.extend_from_slice(b"null"),
         }
         list(out, ",\"tags\":", &self.tags);
+        if let Some(w) = &self.window {
+            out.extend_from_slice(b",\"window\":");
+            w.write_json(out);
+        }
         out.push(b'}');
     }
 

@@ -243,12 +243,16 @@ fn time_bounds_compare_instants_not_strings() {
 
 #[test]
 fn time_dates_zones_and_ages() {
-    // A date is its whole day in --tz (UTC by default).
+    // A date is its first instant in --tz (the tests' TZ is UTC), for
+    // --until too (exclusive): --since D --until D+1 is the day D (issue 31,
+    // item 7: --until D used to include D).
     let run = filter(&["--since", "2026-03-01", "--until", "2026-03-01"], &[S4, S1]);
+    assert_eq!((picks(&run).len(), run.code), (0, 1));
+    let run = filter(&["--since", "2026-03-01", "--until", "2026-03-02"], &[S4, S1]);
     assert_eq!(picks(&run).len(), 7);
     // In -10:00 the day 2026-03-01 runs 03-01T10:00Z..03-02T10:00Z: session 4
     // and all of session 1 (09:15-09:16Z on 03-02).
-    let run = filter(&["--since", "2026-03-01", "--until", "2026-03-01", "--tz", "-10:00"], &[S4, S1]);
+    let run = filter(&["--since", "2026-03-01", "--until", "2026-03-02", "--tz", "-10:00"], &[S4, S1]);
     assert_eq!(picks(&run).len(), 7 + 29);
     // Relative ages count back from CI_NOW (2026-03-10T00:00:00Z): 4d is
     // 03-06T00:00Z: sessions 9a, 9b, 8a, 8b.
@@ -257,9 +261,17 @@ fn time_dates_zones_and_ages() {
     // 7d is 03-03T00:00Z (exclusive): sessions 4, 1 and 2.
     let run = filter(&["--until", "7d"], &[DEMO]);
     assert_eq!(picks(&run).len(), 7 + 29 + 11);
-    let run = filter(&["--since", "yesterday"], &[S4]);
+    // Period words: CI_NOW is Tuesday 2026-03-10; last week began Monday
+    // 03-02 and this week on 03-09: sessions 4 (03-01) and 9a, 9b, 8a, 8b
+    // (03-06) are not in last week, 1 and 2 (03-02) are.
+    let run = filter(&["--since", "last-week", "--until", "this-week"], &[DEMO]);
+    assert_eq!(
+        picks(&run).len(),
+        29 + 11 + filter(&["--since", "2026-03-03", "--until", "2026-03-09"], &[DEMO]).lines().len()
+    );
+    let run = filter(&["--since", "tomorrow"], &[S4]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("error: invalid value 'yesterday' for '--since <TIME>': "), "{}", run.stderr);
+    assert!(run.stderr.starts_with("error: invalid value 'tomorrow' for '--since <TIME>': "), "{}", run.stderr);
 }
 
 #[test]

@@ -139,14 +139,15 @@ fn session_prefix_exact_and_ambiguous() {
 
 #[test]
 fn time_overlap() {
-    // Sessions active on 2026-03-02 (UTC): 1 and 2.
-    assert_eq!(ids(&["--since", "2026-03-02", "--until", "2026-03-02"]), [S2, S1]);
+    // Sessions active on 2026-03-02 (UTC): 1 and 2 (--until is exclusive).
+    assert_eq!(ids(&["--since", "2026-03-02", "--until", "2026-03-03"]), [S2, S1]);
+    assert_eq!(ids(&["--since", "2026-03-02", "--until", "2026-03-02"]), Vec::<&str>::new());
     // CI_NOW is 2026-03-10: the last 5 days hold the 9a/9b sessions (03-06) and 6 (03-05).
     // Sessions with no time in their metadata (8a, 8b) never match a time bound.
     assert_eq!(ids(&["--since", "5d", "--roots"]), [S9A, S6]);
-    let run = ci("ci-find").args(["--root", DEMO, "--since", "yesterday"]).run();
+    let run = ci("ci-find").args(["--root", DEMO, "--since", "tomorrow"]).run();
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("yesterday"), "{}", run.stderr);
+    assert!(run.stderr.contains("tomorrow"), "{}", run.stderr);
 }
 
 #[test]

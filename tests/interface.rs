@@ -178,7 +178,7 @@ fn time_flags_are_declared_once() {
     };
     for id in ["since", "until", "tz"] {
         let shapes: Vec<_> = cmds.iter().filter_map(|c| arg(c, id)).map(shape).collect();
-        let expected = if id == "tz" { 3 } else { 2 }; // ci-find, ci-filter; --tz also ci-agg
+        let expected = 5; // every tool (issue 31: a time window everywhere)
         assert_eq!(shapes.len(), expected, "{id}");
         assert!(shapes.windows(2).all(|w| w[0] == w[1]), "{id}: {shapes:?}");
     }

@@ -123,8 +123,9 @@ fn since_and_until_take_minus_ages_in_every_tool() {
 fn a_bad_time_is_refused_alike() {
     let reason = "unknown unit \"x\" (relative ages use s, m, h, d or w); expected an RFC 3339 timestamp \
         (2026-03-01T08:00:00Z, any fraction, Z or an offset like +02:00), a date-time in the --tz zone \
-        (2026-03-01T08:00), a date (2026-03-01), a relative age (90s, 30m, 2h, 7d or -7d, 2w, 1h30m) or \"now\"";
-    for tool in ["ci-find", "ci-filter"] {
+        (2026-03-01T08:00), a date (2026-03-01), a relative age (90s, 30m, 2h, 7d or -7d, 2w, 1h30m), \"now\", \
+        or the start of a period: today, yesterday, this-week, last-week, this-month, last-month";
+    for tool in ["ci-find", "ci-filter", "ci-cat", "ci-agg", "ci-grep"] {
         for flag in ["--since", "--until"] {
             for v in ["7x", "-7x"] {
                 let want = refused(&format!("{flag} <TIME>"), v, reason);
@@ -133,12 +134,10 @@ fn a_bad_time_is_refused_alike() {
         }
     }
     // An error found only once --tz is known has the same words.
-    for tool in ["ci-find", "ci-filter"] {
+    for tool in ["ci-find", "ci-filter", "ci-cat", "ci-agg", "ci-grep"] {
         let run = bounded(tool, "--until", "9999-12-31");
         assert_eq!(run.code, 2);
-        let want = format!(
-            "{tool}: invalid value '9999-12-31' for '--until <TIME>': date is at the end of the supported range; "
-        );
+        let want = format!("{tool}: invalid value '9999-12-31' for '--until <TIME>': ");
         assert!(run.stderr.starts_with(&want), "{tool}: {}", run.stderr);
     }
 }

@@ -110,6 +110,22 @@ pub struct Query {
 }
 
 impl Query {
+    /// The first metric of a grouping (not a preset) over a response's usage
+    /// or cost (`--sum cost_usd`, `--avg data.message.usage.output_tokens`):
+    /// a writer that writes one response on several lines would have it
+    /// counted once per line ([`crate::format::Adapter::message_key`]), so
+    /// such a run is refused when it meets one ([`super::Aggregator`]).
+    pub fn usage_metric(&self) -> Option<&str> {
+        if self.preset != Preset::Group {
+            return None;
+        }
+        self.measures.iter().map(|m| &m.field).find_map(|f| match f {
+            Field::Usage(_) => Some(f.name()),
+            Field::Path(p) if p.as_str().contains("usage") || p.as_str().contains("cost") => Some(f.name()),
+            _ => None,
+        })
+    }
+
     /// Resolves a query from its wire form; `tz` is the zone to bucket in
     /// (its name is `spec.tz`).
     pub fn from_spec(spec: QuerySpec, tz: TimeZone) -> Result<Query, String> {

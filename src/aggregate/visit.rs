@@ -55,6 +55,11 @@ pub struct Aggregator<'q> {
     untimed: u64,
     /// What this thread changes in the cache.
     pub updates: Vec<crate::cache::Update>,
+    /// Whether the run reads a time window (`--since`/`--until`).
+    windowed: bool,
+    /// A usage or cost metric met a response its writer writes on several
+    /// lines ([`Query::usage_metric`]): the answer would count it several times.
+    pub repeated: bool,
 }
 
 impl<'q> Aggregator<'q> {
@@ -77,7 +82,17 @@ impl<'q> Aggregator<'q> {
             part: None,
             untimed: 0,
             updates: Vec::new(),
+            windowed: false,
+            repeated: false,
         }
+    }
+
+    /// The visitor of a run that reads the events of `window` only
+    /// ([`crate::source::RunOpts::window`]): `--sessions` then lists the
+    /// sessions with an event in it, as `ci-find --since` lists them.
+    pub fn with_window(mut self, window: crate::time::Interval) -> Aggregator<'q> {
+        self.windowed = !window.is_open();
+        self
     }
 
     /// The visitor, keeping each capture's answer in `cache` and answering
@@ -134,7 +149,7 @@ impl Visitor for Aggregator<'_> {
     }
 
     fn known(&mut self, cap: &Capture, reading: u64) -> crate::source::Known {
-        let Some(c) = self.cache else { return crate::source::Known::Nothing };
+        let Some(c) = self.cache_for(cap) else { return crate::source::Known::Nothing };
         let (known, kept) = c.known(self.q, cap, reading);
         if let Some(Begin::Answered(kept, untimed, touch)) = kept {
             self.updates.extend(touch);
@@ -145,7 +160,7 @@ impl Visitor for Aggregator<'_> {
     }
 
     fn begin_part(&mut self, cap: &Capture, part: &crate::source::Part<'_>, _out: &mut Vec<u8>) -> bool {
-        if let Some(p) = self.cache.and_then(|c| c.part_begin(cap, part.reading)) {
+        if let Some(p) = self.cache_for(cap).and_then(|c| c.part_begin(cap, part.reading)) {
             let total = cached::swap_in(&mut self.answer, self.q, None);
             self.untimed = 0;
             self.part = Some((p, total));
@@ -163,7 +178,7 @@ impl Visitor for Aggregator<'_> {
     }
 
     fn begin(&mut self, cap: &Capture, _out: &mut Vec<u8>) -> bool {
-        if let Some(c) = self.cache {
+        if let Some(c) = self.cache_for(cap) {
             match c.begin(self.q, cap, self.companions()) {
                 Begin::Answered(kept, untimed, touch) => {
                     self.updates.extend(touch);
@@ -188,7 +203,17 @@ impl Visitor for Aggregator<'_> {
             self.cx.capture_agent = ev.fork_agent().map(|a| a.into_owned());
         }
         match q.preset {
+            // A piped record of a line the direct read would pass over.
+            Preset::Tokens if ev.capture.is_none() && !ev.may_have_usage() => {}
             Preset::Group | Preset::Tokens => {
+                if q.preset == Preset::Group
+                    && !self.repeated
+                    && q.usage_metric().is_some()
+                    && matches!(ev.name().as_ref(), "llm:response" | "llm:content")
+                    && ev.message_key_into(&mut self.key)
+                {
+                    self.repeated = true;
+                }
                 if let Answer::Groups(g) = &mut self.answer {
                     // A response its writer writes more than once is held by
                     // its identity and counted once at the end.
@@ -258,7 +283,14 @@ impl Visitor for Aggregator<'_> {
     }
 }
 
-impl Aggregator<'_> {
+impl<'q> Aggregator<'q> {
+    /// The cache for `cap`: none for a capture whose session record carries
+    /// a time window (`ci-find --since 7d | ci-agg`), since a kept state
+    /// holds every event of a capture and the window reads some.
+    fn cache_for(&self, cap: &Capture) -> Option<&'q Cache> {
+        self.cache.filter(|_| cap.record.as_ref().is_none_or(|r| r.window.is_none()))
+    }
+
     /// What begins with a capture (or a part of one) being read.
     fn begin_reading(&mut self, cap: &Capture) -> bool {
         self.usage_bytes = self.usage_finder(cap);
@@ -280,7 +312,9 @@ impl Aggregator<'_> {
             // layout) is a session only when it held events of a known writer
             // (one whose lines are all damaged is reported as no capture by
             // the engine); a discovered capture is one even while it is empty.
-            if cap.record.is_none() && s.is_empty() {
+            // With a time window, a session is one when it had an event in it.
+            let windowed = self.windowed || cap.record.as_ref().is_some_and(|r| r.window.is_some());
+            if (cap.record.is_none() || windowed) && s.is_empty() {
                 return;
             }
             self.answer.add_session(s.finish());

@@ -2,9 +2,9 @@
 //! them (`#[command(flatten)]`), so a flag is spelled, parsed and
 //! defaulted alike everywhere:
 //!
-//! - [`TimeWindow`]: `--since`, `--until` and [`Zone`] (`--tz`): ci-find
-//!   and ci-filter;
-//! - [`Zone`] alone: ci-agg (the zone of its time buckets);
+//! - [`TimeWindow`]: `--since`, `--until` and [`Zone`] (`--tz`): every
+//!   tool (ci-find: sessions active in the window; the others: events in
+//!   it; ci-agg's zone is also that of its time buckets);
 //! - [`Tabular`]: `--format json|table|tsv|csv` and `--columns`: ci-agg and
 //!   ci-find (the record printers; ci-cat and ci-filter print event records
 //!   with [`super::EventOutput`]);
@@ -22,23 +22,27 @@ use clap::{Args, ValueEnum, ValueHint};
 use super::values::{self, TimeArg};
 use crate::error::{Error, Result};
 use crate::output::table::{Columns, TableStyle};
-use crate::time::{BoundKind, TimeZone, Timestamp};
+use crate::time::{BoundKind, Interval, TimeZone, Timestamp};
 
 /// `--tz`.
 #[derive(Debug, Clone, Args)]
 pub struct Zone {
-    /// Time zone: an IANA name, UTC, ±HH:MM (-05:00 too) or local.
-    #[arg(long, value_name = "TZ", default_value = "UTC", allow_hyphen_values = true, hide_possible_values = true, value_parser = values::Known::new(&["UTC", "local"], values::tz))]
+    /// Time zone of dates, date-times and words in --since/--until: an IANA
+    /// name, UTC, ±HH:MM (-05:00 too) or local (the default: the zone of TZ,
+    /// else the system's, as date and ccusage use).
+    #[arg(long, value_name = "TZ", default_value = "local", allow_hyphen_values = true, hide_possible_values = true, value_parser = values::Known::new(&["UTC", "local"], values::tz))]
     pub tz: TimeZone,
 }
 
 /// `--since`, `--until` and `--tz`.
 #[derive(Debug, Clone, Args)]
 pub struct TimeWindow {
-    /// At or after this time: RFC 3339, YYYY-MM-DD, or an age like 30m, 2h, 7d or -7d.
+    /// Only events at or after this time: RFC 3339, YYYY-MM-DD, an age (30m,
+    /// 2h, 7d or -7d), or today, yesterday, this-week, last-week, this-month,
+    /// last-month (their start).
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_hint = ValueHint::Other, value_parser = values::time)]
     pub since: Option<TimeArg>,
-    /// Before this time (exclusive; a date means the end of that day).
+    /// Only events before this time (exclusive: a date or a word means its start).
     #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_hint = ValueHint::Other, value_parser = values::time)]
     pub until: Option<TimeArg>,
     #[command(flatten)]
@@ -52,6 +56,11 @@ impl TimeWindow {
         let tz = &self.zone.tz;
         let bound = |flag: &str, v: &Option<TimeArg>, k| v.as_ref().map(|t| t.resolve(flag, k, now, tz)).transpose();
         Ok((bound("--since", &self.since, BoundKind::Since)?, bound("--until", &self.until, BoundKind::Until)?))
+    }
+
+    /// [`TimeWindow::bounds`] as an [`Interval`].
+    pub fn interval(&self, now: Timestamp) -> Result<Interval> {
+        self.bounds(now).map(|(since, until)| Interval::new(since, until))
     }
 }
 

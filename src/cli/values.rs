@@ -210,12 +210,13 @@ mod tests {
         assert_eq!(at("7d", BoundKind::Since), "2026-03-03T00:00:00Z");
         assert_eq!(at("-7d", BoundKind::Since), "2026-03-03T00:00:00Z");
         assert_eq!(at("-7d", BoundKind::Until), "2026-03-03T00:00:00Z");
-        assert_eq!(at("2026-03-01", BoundKind::Until), "2026-03-02T00:00:00Z");
+        assert_eq!(at("2026-03-01", BoundKind::Until), "2026-03-01T00:00:00Z");
+        assert_eq!(at("yesterday", BoundKind::Since), "2026-03-09T00:00:00Z");
         assert_eq!(at("2026-03-01T08:00-05:00", BoundKind::Since), "2026-03-01T13:00:00Z");
-        assert!(time("yesterday").is_err());
-        let e = time("9999-12-31").unwrap().resolve("--until", BoundKind::Until, now, &utc).unwrap_err();
+        assert!(time("tomorrow").is_err());
+        let e = time("1s").unwrap().resolve("--until", BoundKind::Until, Timestamp::MIN, &utc).unwrap_err();
         assert!(
-            e.to_string().starts_with("invalid value '9999-12-31' for '--until <TIME>': date is at the end"),
+            e.to_string().starts_with("invalid value '1s' for '--until <TIME>': relative age reaches before"),
             "{e}"
         );
     }

@@ -16,7 +16,7 @@ use crate::aggregate::partial::{self, Merger};
 use crate::aggregate::query::{Layout, Preset, Query, QuerySpec};
 use crate::aggregate::{combine, Aggregator, Answer};
 use crate::cli::values;
-use crate::cli::{Common, SessionArg, Tabular, Tool, Zone};
+use crate::cli::{Common, SessionArg, Tabular, TimeWindow, Tool};
 use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
@@ -35,17 +35,30 @@ EXAMPLES:
   ci-agg --by model --sum data.usage.output_tokens --p95 data.duration_ms
   ci-agg --by event,workspace --top 10
   ci-agg --by workspace --distinct session   sessions per workspace
-  ci-agg --by day --sum cost_usd             cost per day (decimal strings summed exactly)
+  ci-agg --by day --sum cost_usd             cost per day of Amplifier or Codex captures (Claude
+                                             Code transcripts: refused, use --tokens)
   ci-agg --tokens --by day                   tokens and cost per day and model
+  ci-agg --tokens --by day --since this-month   spend per day this month
+  ci-agg --tokens --since today              today's spend per model
   ci-agg --tools                             calls, errors, success rate, latency per tool
   ci-find --since 7d | ci-agg --sessions --format table
+
+TIME WINDOW:
+  --since/--until read only the events in [since, until) (exclusive end):
+  RFC 3339, YYYY-MM-DD (its first instant in --tz, for --until too), an age
+  (30m, 2h, 7d, 2w), or today, yesterday, this-week, last-week, this-month,
+  last-month (their first instant in --tz). A session record carrying a
+  window (ci-find --since, ci-filter --since) has its events read in that
+  window too, so `ci-find --since 7d | ci-agg …` is `ci-agg --since 7d …`.
+  A windowed run reads the captures (the capture cache keeps whole captures).
 
 KEYS (--by, comma-separated; also the fields of metrics):
   event, workspace (filled for older writers), session, tool (data.tool_name),
   model (data.model), agent (session metadata agent_name, else the child's
   session:fork line), status (data.status, e.g. of orchestrator:complete),
   hour / day / week / month (buckets of timestamp in --tz: 2026-03-01T08,
-  2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default UTC; records
+  2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default local: TZ,
+  else the system's zone, as ccusage and date; --tz UTC for UTC days; records
   carry \"tz\":ZONE), input_tokens / output_tokens / cache_read_tokens /
   cache_write_tokens / cost_usd (data.usage, current or older key names), or any
   field path (data.provider, data.raw.messages[0].role, data.\"odd.key\": the
@@ -252,7 +265,7 @@ const TOKENS_HIDDEN: [&str; 2] = ["cost_source", "unpriced_models"];
     version,
     after_long_help = EXAMPLES,
     after_help = "Run with --help for examples.",
-    mut_arg("tz", |a| a.help("Time zone of hour/day/week/month buckets: IANA name, UTC, ±HH:MM or local"))
+    mut_arg("tz", |a| a.help("Time zone of hour/day/week/month buckets and of dates and words in --since/--until: IANA name, UTC, ±HH:MM or local (default: TZ or the system's zone)"))
 )]
 pub struct Args {
     /// Captures: events.jsonl files, session directories, roots, or - for
@@ -266,7 +279,7 @@ pub struct Args {
     #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',', hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub by: Vec<String>,
     #[command(flatten)]
-    pub zone: Zone,
+    pub time: TimeWindow,
     /// Sum of a numeric field per group (exact; numeric strings count).
     #[arg(long, value_name = "PATH", hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub sum: Vec<String>,
@@ -326,7 +339,7 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["merge", "top", "format", "columns", "sort"])]
     pub partial: bool,
     /// Merge partial streams (from --partial runs) into the final records.
-    #[arg(long, conflicts_with_all = ["by", "tz", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens", "session"])]
+    #[arg(long, conflicts_with_all = ["by", "tz", "since", "until", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens", "session"])]
     pub merge: bool,
     /// Read every capture, neither using nor updating the capture cache
     /// (also CI_CACHE=0). See CACHE in --help.
@@ -415,16 +428,18 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
             }
         }
     } else {
-        let tz = args.zone.tz.clone();
+        let tz = args.time.zone.tz.clone();
         let mut spec = args.spec();
         spec.tz = time::tz_name(&tz);
         let prices = match &args.pricing {
             Some(path) => &*Box::leak(Box::new(Prices::from_file(path).map_err(Error::Usage)?)),
             None => Prices::builtin(),
         };
+        let window = args.time.interval(time::now())?;
         let q = Query::from_spec(spec, tz).map_err(Error::Usage)?.with_prices(prices);
-        let cache = open_cache(&q, &args, diag);
-        let answer = aggregate(&q, &args, cache.as_ref(), diag)?;
+        // A capture's kept state is of all its events: a window reads them.
+        let cache = if window.is_open() { open_cache(&q, &args, diag) } else { None };
+        let answer = aggregate(&q, &args, window, cache.as_ref(), diag)?;
         (q, answer)
     };
     let not_numbers = answer.not_numbers(&q);
@@ -599,7 +614,7 @@ fn open_cache(q: &Query, args: &Args, diag: &Diag) -> Option<Cache> {
 }
 
 /// Reads the inputs and aggregates them.
-fn aggregate(q: &Query, args: &Args, cache: Option<&Cache>, diag: &Diag) -> Result<Answer> {
+fn aggregate(q: &Query, args: &Args, window: time::Interval, cache: Option<&Cache>, diag: &Diag) -> Result<Answer> {
     // Dealt by size only: the same input gives the same split, and the same
     // percentile estimates, however fast the pipe fills.
     let opts = RunOpts {
@@ -610,13 +625,22 @@ fn aggregate(q: &Query, args: &Args, cache: Option<&Cache>, diag: &Diag) -> Resu
         // A first run over gigabytes (building the cache) shows how far it is.
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         whole: None,
+        window,
     };
     let ids = args.session.ids()?;
     let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
     let mut out = Output::stdout();
-    let mut visitors =
-        source::run(&inputs, &opts, diag, &mut out, || ids.narrow(Aggregator::new(q, diag).with_cache(cache), true))?;
+    let mut visitors = source::run(&inputs, &opts, diag, &mut out, || {
+        ids.narrow(Aggregator::new(q, diag).with_cache(cache).with_window(window), true)
+    })?;
     ids.check_stream(&inputs, &visitors, diag)?;
+    if let (Some(metric), true) = (q.usage_metric(), visitors.iter().any(|v| v.inner.repeated)) {
+        return Err(Error::Usage(format!(
+            "{metric}: these captures write one response on several lines (Claude Code transcripts: one per \
+             content block, each repeating its usage), so a sum over lines would count it several times; \
+             --tokens counts each response once, its largest copy (ci-agg --tokens --by day)"
+        )));
+    }
     if let Some(c) = cache {
         c.save(visitors.iter_mut().flat_map(|v| std::mem::take(&mut v.inner.updates)).collect(), diag);
     }

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use clap::Parser;
 
-use crate::cli::{Common, EventOutput, SessionArg, Tool};
+use crate::cli::{Common, EventOutput, SessionArg, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::error::{Error, Outcome, Result};
 use crate::json::Path;
@@ -139,6 +139,8 @@ pub struct Args {
     #[command(flatten)]
     pub session: SessionArg,
     #[command(flatten)]
+    pub time: TimeWindow,
+    #[command(flatten)]
     pub output: EventOutput,
     #[command(flatten)]
     pub common: Common,
@@ -269,7 +271,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     if args.head == Some(0) || args.tail == Some(0) {
         return Ok(Outcome::Nothing);
     }
-    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
+    let window = args.time.interval(crate::time::now())?;
+    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, window, ..RunOpts::default() };
     let ids = args.session.ids()?;
     let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
     let keep = Keep { first: args.head, last: args.tail.map(|k| k as u64) };

@@ -77,11 +77,12 @@ TIME:
   --since is inclusive, --until exclusive (since <= t < until). Values: an
   RFC 3339 timestamp (any number of fractional digits, those past the ninth
   dropped; Z or an offset: an absolute instant), a date-time without offset or
-  a date (read in --tz, default UTC; a date means its first instant for
-  --since and the first instant of the next day for --until, so --since D
-  --until D is the whole day D), a relative age (90s, 30m, 2h, 7d, 2w, 1h30m;
-  -7d is the same as 7d:
-  now minus that), or now. Event timestamps are parsed the same way and
+  a date (read in --tz, default local: TZ or the system's zone; a date means
+  its first instant, for --until too, so --since D --until D+1 is the whole
+  day D), a relative age (90s, 30m, 2h, 7d, 2w, 1h30m; -7d is the same as 7d:
+  now minus that), now, or a period word meaning the period's first instant
+  in --tz: today, yesterday, this-week, last-week (weeks from Monday),
+  this-month, last-month (--since yesterday --until today is yesterday). Event timestamps are parsed the same way and
   compared as instants, never as strings. A record whose timestamp is \"\",
   missing or unparseable never matches a time bound (so --invert prints it);
   such records are counted in the summary line on stderr.
@@ -91,7 +92,11 @@ SESSION RECORDS:
   unchanged, when only session-level predicates are given: --workspace
   (project folder or metadata workspace), --session, --status, --agent,
   --since/--until (the session's activity [started_at, last activity] overlaps
-  [since, until); last activity is last_event_at, else ended_at; no time, no match).
+  [since, until); last activity is last_event_at, else ended_at; no time, no
+  match), and then the record carries the window (\"window\":{\"since\",\"until\"},
+  narrowed to what it carried already), so the tool that reads its events
+  reads those in the window: `ci-find | ci-filter --since today | ci-agg` is
+  `ci-agg --since today`.
   With any event-level predicate (--event, --not-event, --tool, --errors,
   --where) or --expand, it is expanded into its events and the matching
   events are printed. So `ci-find | ci-filter --workspace W | ci-cat` and
@@ -150,8 +155,8 @@ Each passing event is printed as its line is written. Session records that
     version,
     after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-filter", FOLLOW_NOTE),
     after_help = "Run with --help for examples.",
-    mut_arg("since", |a| a.help("Only records at or after this time (RFC 3339, date, or age like 30m, 2h, 7d or -7d)")),
-    mut_arg("until", |a| a.help("Only records before this time (exclusive; a date means the end of that day)")),
+    mut_arg("since", |a| a.help("Only records at or after this time (RFC 3339, date, age like 30m, 2h, 7d or -7d, or today, yesterday, this-week, last-week, this-month, last-month)")),
+    mut_arg("until", |a| a.help("Only records before this time (exclusive: a date or a word means its start)")),
     mut_arg("tz", |a| a.help("Time zone for dates and date-times without offset in --since/--until (IANA name, UTC, ±HH:MM or local)")),
 )]
 pub struct Args {
@@ -304,7 +309,16 @@ impl Visitor for Filter<'_> {
             return SessionFlow::Expand;
         }
         if self.pass(self.sel.matches_session(rec)) {
-            out.extend_from_slice(line);
+            // A time bound narrows the window the record carries, so the
+            // tool that reads its events keeps to it (README: time windows).
+            let bound = crate::time::Interval::new(self.sel.since, self.sel.until);
+            if self.invert || bound.is_open() {
+                out.extend_from_slice(line);
+            } else {
+                let mut narrowed = rec.clone();
+                narrowed.window = Some(rec.window.map_or(bound, |w| w.and(bound)));
+                narrowed.write_json(out);
+            }
             out.push(b'\n');
         }
         SessionFlow::Handled

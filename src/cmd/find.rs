@@ -154,8 +154,8 @@ pub const TABLE_COLUMNS: [&str; 5] = ["session", "workspace", "status", "started
     version,
     after_long_help = EXAMPLES,
     after_help = "Run with --help for examples.",
-    mut_arg("since", |a| a.help("Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, or an age like 30m, 2h, 7d or -7d). Activity is metadata started_at..last_event_at (else ended_at); a session with no time in its metadata never matches")),
-    mut_arg("until", |a| a.help("Only sessions started before this time (exclusive; a date means the end of that day)")),
+    mut_arg("since", |a| a.help("Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, an age like 30m, 2h, 7d or -7d, or today, yesterday, this-week, last-week, this-month, last-month). Activity is metadata started_at..last_event_at (else ended_at); a session with no time in its metadata never matches. The records carry the window (\"window\"), so a tool reading their events reads those in it")),
+    mut_arg("until", |a| a.help("Only sessions started before this time (exclusive: a date or a word means its start)")),
     mut_arg("tz", |a| a.help("Time zone for dates in --since/--until (IANA name, UTC, ±HH:MM or local)")),
     mut_arg("columns", |a| a.value_parser(values::known(&session::FIELDS)))
 )]
@@ -309,6 +309,18 @@ impl Filters {
             && self.in_time(r)
             && self.model_ok(r)
             && self.event_count_ok(r)
+            && self.carry_window(r)
+    }
+
+    /// A selected record carries the window it was selected by, so that a
+    /// tool reading its events reads those in the window only
+    /// (`ci-find --since 7d | ci-agg` is `ci-agg --since 7d`). Always true.
+    fn carry_window(&self, r: &mut SessionRecord) -> bool {
+        let window = crate::time::Interval::new(self.since, self.until);
+        if !window.is_open() {
+            r.window = Some(window);
+        }
+        true
     }
 
     /// `--model`: any model the session names ([`crate::format::Adapter::models`]).

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::cli::{Common, EventSelect, Provenance, SessionArg, Tool};
+use crate::cli::{Common, EventSelect, Provenance, SessionArg, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
@@ -167,6 +167,8 @@ pub struct Args {
     pub select: EventSelect,
     #[command(flatten)]
     pub session: SessionArg,
+    #[command(flatten)]
+    pub time: TimeWindow,
     /// Characters of context on each side of a match in the snippet.
     #[arg(short = 'C', long = "context", value_name = "N", default_value_t = 40)]
     pub context: usize,
@@ -603,7 +605,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     if cfg.max == Some(0) {
         return Ok(Outcome::Nothing);
     }
-    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
+    let window = args.time.interval(crate::time::now())?;
+    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, window, ..RunOpts::default() };
     let ids = args.session.ids()?;
     let inputs: Vec<Input> = ids.narrow_inputs(source::inputs_from_args(&paths, diag), true, opts.detail, diag)?;
     let visitors = source::run(&inputs, &opts, diag, &mut out, || {

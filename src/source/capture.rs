@@ -12,6 +12,7 @@ use crate::format;
 use crate::lines::{LineReader, LineSource, Site};
 use crate::record::Event;
 use crate::session::Capture;
+use crate::time::Interval;
 
 /// A visitor seen through its companion-file side: events go to
 /// [`Visitor::companion_event`].
@@ -33,7 +34,8 @@ impl<V: Visitor> Visitor for Companion<'_, V> {
 }
 
 /// Visits the events of one line of a capture: one, or (for a writer whose
-/// lines can hold several) each part in turn.
+/// lines can hold several) each part in turn; only those in the time window
+/// ([`super::RunOpts::window`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn visit_line<V: Visitor>(
     v: &mut V,
@@ -43,28 +45,53 @@ pub(super) fn visit_line<V: Visitor>(
     cap: &Capture,
     (line, site): (u64, Site),
     source: &str,
+    diag: &crate::diag::Diag,
 ) -> Flow {
     let adapter = cap.format.adapter();
     adapter.observe(&rec, &mut lines.state);
+    let window = match cap.record.as_ref().and_then(|r| r.window) {
+        Some(w) => lines.window.and(w),
+        None => lines.window,
+    };
     if !adapter.multi_part() {
-        return v.event(&Event::read(rec, cap, line, source, None, &lines.state, site), out);
+        let ev = Event::read(rec, cap, line, source, None, &lines.state, site);
+        return if in_window(&window, &ev, diag) { v.event(&ev, out) } else { Flow::Continue };
     }
     lines.parts.clear();
     adapter.parts(&rec, &mut lines.state, &mut lines.parts);
     for &part in &lines.parts {
-        if v.event(&Event::read(rec, cap, line, source, Some(part), &lines.state, site), out) == Flow::Stop {
+        let ev = Event::read(rec, cap, line, source, Some(part), &lines.state, site);
+        if in_window(&window, &ev, diag) && v.event(&ev, out) == Flow::Stop {
             return Flow::Stop;
         }
     }
     Flow::Continue
 }
 
+/// Whether `ev` is in `window`: always when the window is open; else when
+/// its time is in it. An event without a usable time is not, and is counted
+/// in the summary line ([`Diag::untimed`](crate::diag::Diag::untimed)).
+pub(super) fn in_window(window: &Interval, ev: &Event<'_>, diag: &crate::diag::Diag) -> bool {
+    if window.is_open() {
+        return true;
+    }
+    match ev.timestamp() {
+        Some(t) => window.contains(t),
+        None => {
+            diag.untimed();
+            false
+        }
+    }
+}
+
 /// A worker's state of the capture being read, for writers whose lines
-/// yield several events.
+/// yield several events, and the run's time window.
 #[derive(Default)]
 pub(super) struct LineState {
     pub(super) state: format::ReadState,
     pub(super) parts: Vec<u32>,
+    /// The run's time window ([`super::RunOpts::window`]).
+    pub(super) window: Interval,
 }
 
 /// How reading one file of a capture ended.
@@ -303,6 +330,7 @@ impl Worker<'_> {
                             cap,
                             (line.number, line.site),
                             display,
+                            self.diag,
                         ) == Flow::Stop
                         {
                             return Read::Stopped;

@@ -85,6 +85,13 @@ pub struct RunOpts {
     /// (`source::chunk`): ci-filter's line index answers them by reading a
     /// few lines ([`Visitor::pick`], which parts never get).
     pub whole: Option<Whole>,
+    /// The run's time window (`--since`/`--until`): only events whose time
+    /// is in it reach the visitor, and of a capture whose session record
+    /// carries a window of its own ([`crate::session::SessionRecord::window`]),
+    /// only those in both. An event without a usable time is then dropped
+    /// and counted in the summary line, unless its writer defines it as
+    /// untimed. Open (no bound) by default.
+    pub window: crate::time::Interval,
 }
 
 /// Which large captures to read whole ([`RunOpts::whole`]).
@@ -106,6 +113,7 @@ impl Default for RunOpts {
             deal_on_idle: true,
             progress: false,
             whole: None,
+            window: crate::time::Interval::default(),
         }
     }
 }
@@ -124,6 +132,7 @@ where
 {
     let n = if opts.follow { 1 } else { opts.threads.max(1) };
     let follow = opts.follow;
+    let window = opts.window;
     // Following keeps files open: as many as the descriptor limit allows.
     let open_budget = if follow { self::follow::open_budget() } else { 0 };
     // Whether the run is still reading (the progress line's life).
@@ -146,6 +155,7 @@ where
                 let mut worker = Worker::new(diag, otx);
                 worker.follow = follow;
                 worker.open_budget = open_budget;
+                worker.parts.window = window;
                 worker.run(&mut visitor, wrx);
                 visitor
             }));

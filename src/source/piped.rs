@@ -2,6 +2,7 @@
 //! records printed cut are made whole again, session records that reached
 //! a batch are expanded in their place.
 
+use super::capture::in_window;
 use super::stdin::session_record;
 use super::worker::{Worker, CHUNK};
 use super::Visitor;
@@ -52,7 +53,10 @@ impl Worker<'_> {
                     }
                     LineKind::Event => match self.reread.fetch(&rec) {
                         Ok(None) => {
-                            v.event(&Event::piped(rec, number, "-"), &mut self.out);
+                            let ev = Event::piped(rec, number, "-");
+                            if in_window(&self.parts.window, &ev, self.diag) {
+                                v.event(&ev, &mut self.out);
+                            }
                         }
                         // A cut record: the tool works on the whole one, unless
                         // neither its cut text nor its line can hold what the
@@ -63,7 +67,10 @@ impl Worker<'_> {
                             // the line the first tool validated.
                             Ok(()) => match self.whole_idx.skim(self.reread.full()) {
                                 Ok(whole) => {
-                                    v.event(&Event::piped(whole, number, "-").reread(site, hash), &mut self.out);
+                                    let ev = Event::piped(whole, number, "-").reread(site, hash);
+                                    if in_window(&self.parts.window, &ev, self.diag) {
+                                        v.event(&ev, &mut self.out);
+                                    }
                                 }
                                 Err(e) => self
                                     .diag

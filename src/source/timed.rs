@@ -90,7 +90,9 @@ impl Worker<'_> {
             // Only event lines were put in `order` (`time_ordered`).
             let Ok(rec) = self.idx.parse(&timed.texts[*fi][range.clone()]) else { continue };
             let site = Site { offset: range.start as u64, len: range.len() as u64, element: false };
-            if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (*line, site), &files[*fi].1) == Flow::Stop {
+            if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (*line, site), &files[*fi].1, self.diag)
+                == Flow::Stop
+            {
                 break;
             }
             if self.out.len() >= CHUNK && !self.send() {

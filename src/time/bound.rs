@@ -7,9 +7,10 @@ use jiff::{SignedDuration, ZonedDateTime};
 
 use super::{TimeZone, Timestamp};
 
-/// Which end of a range a bound is for: a plain date means its first instant for
-/// `Since` and the first instant of the next day for `Until` (exclusive), so
-/// `--since 2026-03-01 --until 2026-03-01` is that whole day.
+/// Which end of a range a bound is for. Every form means the same instant
+/// for both (a date or a period word is its first instant; `--until` is
+/// exclusive, so `--since 2026-03-01 --until 2026-03-02` is the 1st alone);
+/// the kind names the end in messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BoundKind {
     /// Lower bound, inclusive.
@@ -22,7 +23,8 @@ pub enum BoundKind {
 const BOUND_FORMS: &str = "expected an RFC 3339 timestamp (2026-03-01T08:00:00Z, any \
      fraction, Z or an offset like +02:00), a date-time in the --tz zone \
      (2026-03-01T08:00), a date (2026-03-01), a relative age (90s, 30m, 2h, 7d \
-     or -7d, 2w, 1h30m) or \"now\"";
+     or -7d, 2w, 1h30m), \"now\", or the start of a period: today, yesterday, \
+     this-week, last-week, this-month, last-month";
 
 /// The reason a bound is refused, without the value (callers name it once:
 /// clap's `invalid value 'V' for '--since <TIME>'`, or [`parse_bound`]).
@@ -48,6 +50,57 @@ enum Form {
     Date(Date),
     /// A wall-clock time in the `--tz` zone.
     Local(DateTime),
+    /// The start of a calendar period around now, in the `--tz` zone.
+    Period(Period),
+}
+
+/// The calendar periods a bound can name by a word: each means its first
+/// instant in the `--tz` zone (weeks start on Monday, as ISO weeks do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    /// `today`: the current day.
+    Today,
+    /// `yesterday`: the day before.
+    Yesterday,
+    /// `this-week`: the current week, from Monday.
+    ThisWeek,
+    /// `last-week`: the week before.
+    LastWeek,
+    /// `this-month`: the current month.
+    ThisMonth,
+    /// `last-month`: the month before.
+    LastMonth,
+}
+
+impl Period {
+    /// The words, as typed (`this_week` and `thisweek` are taken too).
+    pub const WORDS: [(&'static str, Period); 6] = [
+        ("today", Period::Today),
+        ("yesterday", Period::Yesterday),
+        ("this-week", Period::ThisWeek),
+        ("last-week", Period::LastWeek),
+        ("this-month", Period::ThisMonth),
+        ("last-month", Period::LastMonth),
+    ];
+
+    fn parse(v: &str) -> Option<Period> {
+        let norm: String = v.chars().filter(|c| !matches!(c, '-' | '_')).collect::<String>().to_ascii_lowercase();
+        Period::WORDS.iter().find(|(w, _)| w.replace('-', "") == norm).map(|&(_, p)| p)
+    }
+
+    /// The first day of the period that holds `today`.
+    fn first_day(self, today: Date) -> Result<Date, jiff::Error> {
+        use jiff::ToSpan;
+        let monday = |d: Date| d.checked_sub((d.weekday().to_monday_zero_offset() as i32).days());
+        match self {
+            Period::Today => Ok(today),
+            Period::Yesterday => today.yesterday(),
+            Period::ThisWeek => monday(today),
+            Period::LastWeek => monday(today)?.checked_sub(7.days()),
+            Period::ThisMonth => Ok(today.first_of_month()),
+            Period::LastMonth => today.first_of_month().checked_sub(1.month()),
+        }
+    }
 }
 
 impl TimeSpec {
@@ -62,6 +115,9 @@ impl TimeSpec {
         }
         if v.eq_ignore_ascii_case("now") {
             return Ok(TimeSpec(Form::Now));
+        }
+        if let Some(p) = Period::parse(v) {
+            return Ok(TimeSpec(Form::Period(p)));
         }
         let age = v.strip_prefix('-').unwrap_or(v);
         if let Some(secs) = parse_relative(age) {
@@ -103,23 +159,20 @@ impl TimeSpec {
     /// The instant this bound means for `kind`, `now` and the `--tz` zone.
     /// Fails only at the edges of the supported range (the reason is given,
     /// not the value). Never panics.
-    pub fn resolve(&self, kind: BoundKind, now: Timestamp, tz: &TimeZone) -> Result<Timestamp, String> {
+    pub fn resolve(&self, _kind: BoundKind, now: Timestamp, tz: &TimeZone) -> Result<Timestamp, String> {
         match self.0 {
             Form::Now => Ok(now),
             Form::Ago(secs) => now
                 .checked_sub(SignedDuration::from_secs(secs))
                 .map_err(|_| bound_reason(Some("relative age reaches before the earliest supported time"))),
             Form::Instant(ts) => Ok(ts),
-            Form::Date(date) => {
-                let day = match kind {
-                    BoundKind::Since => date,
-                    BoundKind::Until => {
-                        date.tomorrow().map_err(|_| bound_reason(Some("date is at the end of the supported range")))?
-                    }
-                };
-                start_of_day(day, tz).map_err(|d| bound_reason(Some(&d)))
-            }
+            Form::Date(date) => start_of_day(date, tz).map_err(|d| bound_reason(Some(&d))),
             Form::Local(dt) => tz.to_timestamp(dt).map_err(|e| bound_reason(Some(&e.to_string()))),
+            Form::Period(p) => p
+                .first_day(tz.to_datetime(now).date())
+                .map_err(|e| e.to_string())
+                .and_then(|day| start_of_day(day, tz))
+                .map_err(|d| bound_reason(Some(&d))),
         }
     }
 }
@@ -129,10 +182,10 @@ impl TimeSpec {
 ///
 /// See the [module documentation](super) for the accepted forms: `now`, relative
 /// ages (`30m`, `2h`, `7d`, `1h30m`, also written `-7d`) counted back from `now`,
-/// RFC 3339 timestamps, date-times without offset (read in `tz`) and dates
-/// (`YYYY-MM-DD`: start of that day in `tz` for [`BoundKind::Since`], start of
-/// the next day for [`BoundKind::Until`]). Errors quote the value and list the
-/// accepted forms. Never panics.
+/// RFC 3339 timestamps, date-times without offset (read in `tz`), dates
+/// (`YYYY-MM-DD`: the start of that day in `tz`, for either kind: `--until`
+/// is exclusive) and period words (`today`, `last-month`: the period's start).
+/// Errors quote the value and list the accepted forms. Never panics.
 ///
 /// ```
 /// use ci_tools::time::{parse_bound, parse_timestamp, BoundKind, TimeZone};
@@ -141,7 +194,9 @@ impl TimeSpec {
 /// let since = parse_bound("2026-03-01", BoundKind::Since, now, &utc).unwrap();
 /// let until = parse_bound("2026-03-01", BoundKind::Until, now, &utc).unwrap();
 /// assert_eq!(since.to_string(), "2026-03-01T00:00:00Z");
-/// assert_eq!(until.to_string(), "2026-03-02T00:00:00Z");
+/// assert_eq!(until.to_string(), "2026-03-01T00:00:00Z");
+/// let month = parse_bound("this-month", BoundKind::Since, now, &utc).unwrap();
+/// assert_eq!(month.to_string(), "2026-03-01T00:00:00Z");
 /// let ago = parse_bound("2h", BoundKind::Since, now, &utc).unwrap();
 /// assert_eq!(ago.to_string(), "2026-03-10T10:00:00Z");
 /// assert_eq!(parse_bound("-2h", BoundKind::Since, now, &utc), Ok(ago));

@@ -34,7 +34,8 @@
 //! | RFC 3339 timestamp | `2026-03-01T08:00:00Z`, `2026-03-01T08:00:00.123456+02:00` | that instant |
 //! | date-time with zone annotation | `2026-03-01T08:00[Europe/Berlin]` | that wall-clock time in the named zone |
 //! | date-time without offset | `2026-03-01T08:00`, `2026-03-01T08:00:00` | that wall-clock time in the `--tz` zone |
-//! | date | `2026-03-01` | `--since`: start of that day in the `--tz` zone; `--until`: start of the *next* day |
+//! | date | `2026-03-01` | the start of that day in the `--tz` zone (for both: `--until` is exclusive) |
+//! | period word | `today`, `yesterday`, `this-week`, `last-week`, `this-month`, `last-month` | the start of that period around now in the `--tz` zone (weeks from Monday) |
 //!
 //! Details:
 //!
@@ -49,9 +50,11 @@
 //! - A date-time without an offset is read in the `--tz` zone (the `tz` argument).
 //!   If that wall-clock time falls in a DST gap the time after the
 //!   gap is used; if it is repeated (DST fold) the earlier instant is used.
-//! - A date covers the whole day in the `--tz` zone, so
-//!   `--since 2026-03-01 --until 2026-03-01` selects exactly 2026-03-01, and
-//!   `--since 2026-03-01 --until 2026-03-03` selects the 1st, 2nd and 3rd. The start
+//! - A date is the start of that day in the `--tz` zone, for `--until` too
+//!   (exclusive, as the help says), so `--since 2026-03-01 --until 2026-03-02`
+//!   selects exactly 2026-03-01, and `--since 2026-03-01 --until 2026-03-03`
+//!   the 1st and 2nd; a period word likewise (`--since yesterday --until
+//!   today` is yesterday, `--since last-month --until this-month` last month). The start
 //!   of a day is its first existing instant (a midnight skipped by DST starts the
 //!   day at the end of the gap); days may be 23 or 25 hours long.
 //! - Surrounding whitespace is ignored. Anything else — empty values, garbage,
@@ -84,11 +87,13 @@ pub use jiff::Timestamp;
 
 mod bound;
 mod bucket;
+mod interval;
 mod stamp;
 mod zone;
 
-pub use bound::{parse_bound, BoundKind, TimeSpec};
+pub use bound::{parse_bound, BoundKind, Period, TimeSpec};
 pub use bucket::{bucket, Bucket};
+pub use interval::Interval;
 pub use stamp::{earliest, format_timestamp, millis_between, now, parse_timestamp};
 pub use zone::{parse_tz, tz_name, tz_value};
 

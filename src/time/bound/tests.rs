@@ -30,19 +30,19 @@ fn bound_dates_and_local_datetimes() {
     let now = ts(NOW);
     // (input, zone, since, until)
     let cases = [
-        ("2026-03-01", "UTC", "2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z"),
-        ("2026-02-28", "UTC", "2026-02-28T00:00:00Z", "2026-03-01T00:00:00Z"),
-        ("2024-02-28", "UTC", "2024-02-28T00:00:00Z", "2024-02-29T00:00:00Z"),
-        ("2026-12-31", "UTC", "2026-12-31T00:00:00Z", "2027-01-01T00:00:00Z"),
-        ("2026-03-01", "America/New_York", "2026-03-01T05:00:00Z", "2026-03-02T05:00:00Z"),
+        ("2026-03-01", "UTC", "2026-03-01T00:00:00Z", "2026-03-01T00:00:00Z"),
+        ("2026-02-28", "UTC", "2026-02-28T00:00:00Z", "2026-02-28T00:00:00Z"),
+        ("2024-02-28", "UTC", "2024-02-28T00:00:00Z", "2024-02-28T00:00:00Z"),
+        ("2026-12-31", "UTC", "2026-12-31T00:00:00Z", "2026-12-31T00:00:00Z"),
+        ("2026-03-01", "America/New_York", "2026-03-01T05:00:00Z", "2026-03-01T05:00:00Z"),
         // DST starts 2026-03-08 in New York: a 23-hour day.
-        ("2026-03-08", "America/New_York", "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z"),
+        ("2026-03-08", "America/New_York", "2026-03-08T05:00:00Z", "2026-03-08T05:00:00Z"),
         // DST ends 2026-11-01: a 25-hour day.
-        ("2026-11-01", "America/New_York", "2026-11-01T04:00:00Z", "2026-11-02T05:00:00Z"),
-        ("2026-03-01", "Europe/Berlin", "2026-02-28T23:00:00Z", "2026-03-01T23:00:00Z"),
-        ("2026-03-01", "+05:30", "2026-02-28T18:30:00Z", "2026-03-01T18:30:00Z"),
+        ("2026-11-01", "America/New_York", "2026-11-01T04:00:00Z", "2026-11-01T04:00:00Z"),
+        ("2026-03-01", "Europe/Berlin", "2026-02-28T23:00:00Z", "2026-02-28T23:00:00Z"),
+        ("2026-03-01", "+05:30", "2026-02-28T18:30:00Z", "2026-02-28T18:30:00Z"),
         // Midnight skipped by DST (Brazil 2018): the day starts at 01:00 -02.
-        ("2018-11-04", "America/Sao_Paulo", "2018-11-04T03:00:00Z", "2018-11-05T02:00:00Z"),
+        ("2018-11-04", "America/Sao_Paulo", "2018-11-04T03:00:00Z", "2018-11-04T03:00:00Z"),
         // Date-times without offset are read in the zone, same for both kinds.
         ("2026-03-01T08:00", "UTC", "2026-03-01T08:00:00Z", "2026-03-01T08:00:00Z"),
         ("2026-03-01T08:00:00", "UTC", "2026-03-01T08:00:00Z", "2026-03-01T08:00:00Z"),
@@ -66,12 +66,15 @@ fn bound_dates_and_local_datetimes() {
     }
 }
 
+/// `--until` is exclusive and a date means its start (issue 31, item 7):
+/// `--since D --until D+1` is the whole day D, of 23 or 25 hours across DST.
 #[test]
-fn same_date_since_until_is_the_whole_day() {
+fn a_date_until_is_its_start() {
     let now = ts(NOW);
     let z = tz("Europe/Berlin");
     let s = parse_bound("2026-03-01", BoundKind::Since, now, &z).unwrap();
-    let u = parse_bound("2026-03-01", BoundKind::Until, now, &z).unwrap();
+    let u = parse_bound("2026-03-02", BoundKind::Until, now, &z).unwrap();
+    assert_eq!(parse_bound("2026-03-01", BoundKind::Until, now, &z).unwrap(), s);
     let inside = ["2026-03-01T00:00:00+01:00", "2026-03-01T23:59:59.999999999+01:00"];
     let outside = ["2026-02-28T23:59:59.999+01:00", "2026-03-02T00:00:00+01:00"];
     for t in inside {
@@ -82,6 +85,50 @@ fn same_date_since_until_is_the_whole_day() {
         let t = ts(t);
         assert!(!(s <= t && t < u), "{t} outside");
     }
+    let ny = tz("America/New_York");
+    let start = |d: &str| parse_bound(d, BoundKind::Since, now, &ny).unwrap();
+    assert_eq!((start("2026-03-09") - start("2026-03-08")).as_hours(), 23);
+    assert_eq!((start("2026-11-02") - start("2026-11-01")).as_hours(), 25);
+}
+
+/// The period words (issue 31, item 3): each is its period's start in the
+/// zone, for both ends; weeks start on Monday. NOW is Tuesday 2026-03-10
+/// 12:00 UTC.
+#[test]
+fn period_words_are_their_start() {
+    let now = ts(NOW);
+    let cases = [
+        ("today", "UTC", "2026-03-10T00:00:00Z"),
+        ("Today", "UTC", "2026-03-10T00:00:00Z"),
+        ("yesterday", "UTC", "2026-03-09T00:00:00Z"),
+        ("this-week", "UTC", "2026-03-09T00:00:00Z"),
+        ("this_week", "UTC", "2026-03-09T00:00:00Z"),
+        ("last-week", "UTC", "2026-03-02T00:00:00Z"),
+        ("this-month", "UTC", "2026-03-01T00:00:00Z"),
+        ("last-month", "UTC", "2026-02-01T00:00:00Z"),
+        // 12:00 UTC is already the 11th in Kiritimati (+14:00)...
+        ("today", "Pacific/Kiritimati", "2026-03-10T10:00:00Z"),
+        // ... and still the 10th in Los Angeles (-07:00 after DST began on the 8th).
+        ("today", "America/Los_Angeles", "2026-03-10T07:00:00Z"),
+        ("yesterday", "America/Los_Angeles", "2026-03-09T07:00:00Z"),
+        ("this-month", "America/Los_Angeles", "2026-03-01T08:00:00Z"),
+    ];
+    for (word, zone, want) in cases {
+        for kind in [BoundKind::Since, BoundKind::Until] {
+            let got = parse_bound(word, kind, now, &tz(zone)).unwrap();
+            assert_eq!(got.to_string(), want, "{word} in {zone}");
+        }
+    }
+    // January: last month is in the year before; a Sunday's week began on Monday.
+    let jan = ts("2026-01-04T12:00:00Z");
+    assert_eq!(
+        parse_bound("last-month", BoundKind::Since, jan, &TimeZone::UTC).unwrap().to_string(),
+        "2025-12-01T00:00:00Z"
+    );
+    assert_eq!(
+        parse_bound("this-week", BoundKind::Since, jan, &TimeZone::UTC).unwrap().to_string(),
+        "2025-12-29T00:00:00Z"
+    );
 }
 
 #[test]
@@ -147,7 +194,8 @@ fn bound_errors() {
         ("2026-03-01T25:00", "expected"),
         ("2026-03-01T08:00[Mars/Base]", "expected"),
         ("2026-03-01T08:22:00.1234567890Z", "expected"),
-        ("yesterday", "expected"),
+        ("tomorrow", "expected"),
+        ("last-year", "expected"),
         ("0001-01-01T00:00:00+26:00", "expected"),
     ];
     for (input, fragment) in cases {
@@ -202,6 +250,7 @@ fn bound_range_edges_do_not_panic() {
             }
         }
     }
+    // Past jiff's last instant (9999-12-30T22:00Z less offsets): an error, not a panic.
     assert!(parse_bound("9999-12-31", BoundKind::Until, now, &TimeZone::UTC).is_err());
     assert!(parse_bound("1s", BoundKind::Since, Timestamp::MIN, &TimeZone::UTC).is_err());
     assert_eq!(parse_bound("0s", BoundKind::Since, Timestamp::MIN, &TimeZone::UTC), Ok(Timestamp::MIN));
