@@ -8,7 +8,7 @@
 //! `message.id` + `requestId`). Such responses are held by key until the run
 //! ends, across threads, files and `--partial` shards, and each counts once:
 //! its group keys (day, model, …) are those of the copy with the largest
-//! token total (ties: the first by file path, then line, as ccusage keeps
+//! token total (ties: the first by absolute file path, then line, as ccusage keeps
 //! the first copy in path order), each token figure the largest among its
 //! copies. Memory: one entry per distinct message (its key, the five
 //! figures, where its best copy is), about 300 bytes each with the table;
@@ -106,8 +106,9 @@ pub struct Responses {
     index: foldhash::HashMap<String, usize>,
     held: Vec<Held>,
     keys: Keys,
-    /// The path of the last copy added: the copies of one file share it.
-    last_path: Option<Arc<str>>,
+    /// The path of the last copy added, as typed and made absolute: the
+    /// copies of one file share it.
+    last_path: Option<(Arc<str>, Arc<str>)>,
 }
 
 impl Responses {
@@ -132,12 +133,13 @@ impl Responses {
             }
             held.max_figures(&usage);
             let (path, line) = ev.origin();
+            let path = self.path(&path);
+            let held = &mut self.held[at];
             if !held.beaten_by(total, &path, line) {
                 return false;
             }
             let (key, untimed) = group_key(q, ev, cx);
             let key = self.keys.intern(key);
-            let path = self.path(&path);
             let held = &mut self.held[at];
             held.key = key;
             held.best = (total, path, line);
@@ -152,14 +154,17 @@ impl Responses {
         untimed
     }
 
-    /// `path`, shared with the copy before when it is the same file's.
+    /// `path` made absolute ([`crate::files::absolute`]), shared with the
+    /// copy before when it is the same file's. Copies tie-break on it, so
+    /// the winner does not depend on how a path was typed (`../b/f.jsonl`
+    /// from one folder, `/x/b/f.jsonl` from another: issue 38, D4).
     fn path(&mut self, path: &str) -> Arc<str> {
         match &self.last_path {
-            Some(p) if **p == *path => p.clone(),
+            Some((typed, abs)) if **typed == *path => abs.clone(),
             _ => {
-                let p: Arc<str> = Arc::from(path);
-                self.last_path = Some(p.clone());
-                p
+                let abs: Arc<str> = Arc::from(crate::files::absolute(std::path::Path::new(path)).to_string_lossy());
+                self.last_path = Some((Arc::from(path), abs.clone()));
+                abs
             }
         }
     }
