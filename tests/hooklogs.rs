@@ -349,3 +349,33 @@ fn times_with_an_offset_count_and_chat_json_is_refused() {
         )
     );
 }
+
+/// Issue 38, D5: the template rewrites each array in place (truncate, then
+/// write) on every hook. A file found holding a session and empty when it
+/// is read (the race, made certain by reading the session record later) is
+/// said, and the run exits 2; it used to print nothing and exit 1, silently.
+#[test]
+fn an_array_emptied_after_discovery_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    for entry in std::fs::read_dir(crate::util::root().join(LOGS)).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), logs.join(entry.file_name())).unwrap();
+    }
+    let found = ci("ci-find").arg("--root").arg(dir.path()).run();
+    assert_eq!(found.code, 0, "{}", found.stderr);
+    let files: Vec<String> =
+        found.json()[0]["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_owned()).collect();
+    let emptied = logs.join(&files[0]);
+    std::fs::write(&emptied, "").unwrap();
+    let run = ci("ci-cat").stdin(found.stdout).run();
+    assert_eq!(run.code, 2, "{run:?}");
+    let want = format!(
+        "ci-cat: {}: the file changed while it was read: it holds no element of session {SESSION} now (rewritten?); read it again\n",
+        emptied.display()
+    );
+    assert!(run.stderr.contains(&want), "{}", run.stderr);
+    // The other arrays' elements are still printed.
+    assert!(files.len() == 1 || !run.stdout.is_empty());
+}

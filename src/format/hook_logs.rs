@@ -521,6 +521,21 @@ impl Adapter for ClaudeHookLogs {
         let ix = index_of(file);
         ix.report(display, diag);
         let runs = ix.sessions.get(&cap.session).map(|p| p.runs.clone()).unwrap_or_default();
+        // The record names the files that held the session when it was found:
+        // one that holds none of it now was rewritten meanwhile (the template
+        // truncates and rewrites each array on every hook). Said, not silent.
+        let named = cap
+            .record
+            .as_ref()
+            .and_then(|r| r.files.as_ref())
+            .is_some_and(|f| f.iter().any(|n| file.file_name().is_some_and(|x| x.to_string_lossy() == n.as_str())));
+        if runs.is_empty() && named && ix.broken.is_none() && ix.io_error.is_none() {
+            diag.error(&format_args!(
+                "{display}: the file changed while it was read: it holds no element of session {} now (rewritten?); read it again",
+                cap.session
+            ));
+            return Some(Box::new(NoLines));
+        }
         let reader = match (runs.is_empty(), crate::files::open_regular(file)) {
             (false, Ok(f)) => ElementReader::new(f),
             (false, Err(e)) => {
