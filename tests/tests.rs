@@ -41,6 +41,7 @@ mod reliability;
 mod session_ids;
 mod signals;
 mod stdin;
+mod sums;
 mod ties;
 mod transcriptgen;
 mod transcripts;

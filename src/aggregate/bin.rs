@@ -245,7 +245,10 @@ fn stat(w: &mut Vec<u8>, s: &Stat) -> Option<()> {
     let (exact, float) = s.sum.parts();
     w.push(u8::from(exact.is_some()));
     w.extend_from_slice(&exact.unwrap_or_default().to_bits().to_le_bytes());
-    w.extend_from_slice(&float.to_bits().to_le_bytes());
+    len(w, float.len());
+    for f in float {
+        w.extend_from_slice(&f.to_bits().to_le_bytes());
+    }
     num(w, s.min);
     num(w, s.max);
     match &s.quant {
@@ -331,7 +334,7 @@ impl StatePieces for Reader<'_> {
         let (n, not_numbers) = (self.u64()?, self.u64()?);
         let has_exact = self.u8()?;
         let exact = Decimal::from_bits(self.i128()?);
-        let float = f64::from_bits(self.u64()?);
+        let float = (0..self.count()?).map(|_| self.u64().map(f64::from_bits)).collect::<Option<Vec<_>>>()?;
         let sum = Sum::from_parts((has_exact == 1).then_some(exact), float);
         let (min, max) = (self.num()?, self.num()?);
         let quant = match self.u8()? {

@@ -29,6 +29,7 @@ pub mod calls;
 pub mod cost;
 pub mod decimal;
 pub mod field;
+pub mod fsum;
 pub mod groups;
 pub mod partial;
 pub mod query;

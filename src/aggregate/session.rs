@@ -533,13 +533,13 @@ impl Summary {
             *e = e.saturating_add(n);
         }
         self.tool_errors = self.tool_errors.saturating_add(o.tool_errors);
-        self.response_ms.merge(o.response_ms);
+        self.response_ms.merge(&o.response_ms);
         self.responses_timed = self.responses_timed.saturating_add(o.responses_timed);
-        for (a, b) in self.tokens.iter_mut().zip(o.tokens) {
+        for (a, b) in self.tokens.iter_mut().zip(&o.tokens) {
             a.merge(b);
         }
         match (&mut self.cost_usd, o.cost_usd) {
-            (Some(a), Some(b)) => a.merge(b),
+            (Some(a), Some(b)) => a.merge(&b),
             (None, b) => self.cost_usd = b,
             _ => {}
         }
@@ -639,7 +639,7 @@ impl Summary {
             .map(|(k, v)| ((*k).to_owned(), json_num(v.value())))
             .collect();
         rec.insert("tokens".into(), if self.tokens_unknown { Value::Null } else { Value::Object(tokens) });
-        rec.insert("cost_usd".into(), self.cost_usd.map_or(Value::Null, |c| json_num(c.value())));
+        rec.insert("cost_usd".into(), self.cost_usd.as_ref().map_or(Value::Null, |c| json_num(c.value())));
         self.cost.write(&mut rec);
         rec.insert("models".into(), self.models.iter().cloned().map(Value::String).collect());
         rec.insert("compactions".into(), n("context:compaction").into());

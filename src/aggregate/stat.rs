@@ -4,7 +4,9 @@
 //!
 //! - count, sum, mean, min and max are exact and merge exactly: sums are
 //!   [`Decimal`]s (numeric strings such as `"0.0123"` included), with an `f64`
-//!   fallback only for values beyond ±1.7·10²⁰.
+//!   fallback for values beyond ±1.7·10²⁰ or finer than 10⁻¹⁸, summed
+//!   exactly and rounded once ([`Fsum`]), so a float sum too is the same
+//!   whatever the order, the threads, the cache or the shards.
 //! - Percentiles are exact (linear interpolation between the two closest
 //!   ranks, as numpy's default and DuckDB's `quantile_cont`) while a group
 //!   holds at most [`EXACT_MAX`] values; past that they are estimated by a
@@ -21,6 +23,7 @@ use tdigest::{Centroid, TDigest};
 
 use super::decimal::Decimal;
 use super::field::{KeyVal, Num, Numeric, Val};
+use super::fsum::Fsum;
 use super::json_num;
 
 /// Groups with at most this many values get exact percentiles.
@@ -93,51 +96,92 @@ impl Out {
     }
 }
 
-/// A sum: exact while every value and the running total fit a [`Decimal`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A sum: the exact [`Decimal`] sum of the values that are decimals, and
+/// the exact sum ([`Fsum`]) of those that are not (`1e-30`, `1e21`). Its
+/// value is exact while every value was a decimal; else the float sum of
+/// both, rounded once: the same digits whatever the order or grouping of
+/// the additions. (Only a decimal total beyond ±1.7·10²⁰ is moved into the
+/// float sum as it stands when it overflows.)
+#[derive(Debug, Clone, PartialEq)]
 pub struct Sum {
+    /// The sum of the decimal values; `None` once it overflowed.
     exact: Option<Decimal>,
-    float: f64,
+    /// The sum of the other values (and of the decimals, after an overflow).
+    float: Fsum,
 }
 
 impl Default for Sum {
     fn default() -> Sum {
-        Sum { exact: Some(Decimal::ZERO), float: 0.0 }
+        Sum { exact: Some(Decimal::ZERO), float: Fsum::default() }
     }
 }
 
 impl Sum {
     /// Adds a number.
     pub fn add(&mut self, n: Num) {
-        self.float += n.to_f64();
-        self.exact = match (self.exact, n) {
-            (Some(a), Num::Exact(b)) => a.checked_add(b),
-            _ => None,
-        };
+        match (self.exact, n) {
+            (Some(a), Num::Exact(b)) => match a.checked_add(b) {
+                Some(s) => self.exact = Some(s),
+                None => self.overflow(b),
+            },
+            (None, Num::Exact(b)) => self.float.add(b.to_f64()),
+            (_, Num::Float(f)) => self.float.add(f),
+        }
+    }
+
+    /// The decimal total is past its range: it moves into the float sum.
+    fn overflow(&mut self, b: Decimal) {
+        if let Some(a) = self.exact.take() {
+            self.float.add(a.to_f64());
+        }
+        self.float.add(b.to_f64());
     }
 
     /// Adds another sum.
-    pub fn merge(&mut self, o: Sum) {
-        self.float += o.float;
-        self.exact = match (self.exact, o.exact) {
-            (Some(a), Some(b)) => a.checked_add(b),
-            _ => None,
-        };
+    pub fn merge(&mut self, o: &Sum) {
+        self.float.merge(&o.float);
+        match o.exact {
+            Some(b) => self.add(Num::Exact(b)),
+            None => {
+                if let Some(a) = self.exact.take() {
+                    self.float.add(a.to_f64());
+                }
+            }
+        }
     }
 
-    /// The total.
-    /// Its exact sum (`None` once an addend was inexact) and its float sum, as kept.
-    pub fn parts(&self) -> (Option<Decimal>, f64) {
-        (self.exact, self.float)
+    /// Whether every value was a decimal (and the total fits one).
+    fn is_exact(&self) -> bool {
+        self.exact.is_some() && self.float.partials().is_empty()
+    }
+
+    /// Its decimal sum (`None` after an overflow) and the partials of its
+    /// float sum, as kept.
+    pub fn parts(&self) -> (Option<Decimal>, &[f64]) {
+        (self.exact, self.float.partials())
     }
 
     /// The sum of [`Sum::parts`].
-    pub fn from_parts(exact: Option<Decimal>, float: f64) -> Sum {
-        Sum { exact, float }
+    pub fn from_parts(exact: Option<Decimal>, float: impl IntoIterator<Item = f64>) -> Sum {
+        Sum { exact, float: Fsum::from_partials(float) }
     }
 
+    /// The total: exact while every value was a decimal, else both sums
+    /// added exactly and rounded once.
     pub fn value(&self) -> Num {
-        self.exact.map_or(Num::Float(self.float), Num::Exact)
+        match self.exact {
+            Some(d) if self.is_exact() => Num::Exact(d),
+            _ => Num::Float(self.float_total()),
+        }
+    }
+
+    /// Both sums as one float, rounded once.
+    fn float_total(&self) -> f64 {
+        let mut total = self.float.clone();
+        if let Some(d) = self.exact {
+            total.add(d.to_f64());
+        }
+        total.value()
     }
 
     /// The mean of `n` values.
@@ -145,22 +189,41 @@ impl Sum {
         if n == 0 {
             return None;
         }
-        Some(match self.exact.and_then(|d| d.div_count(n)) {
+        Some(match self.exact.filter(|_| self.is_exact()).and_then(|d| d.div_count(n)) {
             Some(d) => Num::Exact(d),
-            None => Num::Float(self.float / n as f64),
+            None => Num::Float(self.float_total() / n as f64),
         })
     }
 
     /// Wire form: exact decimal text, or a JSON number when inexact.
-    pub fn to_wire(self) -> Value {
-        num_wire(self.value())
+    /// Exact: its decimal text. Else `[DECIMAL|null, PARTIAL…]`: the decimal
+    /// sum and the float sum's partials, so a merge adds them exactly.
+    pub fn to_wire(&self) -> Value {
+        if self.is_exact() {
+            return num_wire(self.value());
+        }
+        let mut parts = vec![self.exact.map_or(Value::Null, |d| Value::String(d.to_string()))];
+        parts.extend(self.float.partials().iter().map(|&f| num_wire(Num::Float(f))));
+        Value::Array(parts)
     }
 
-    /// Reads the wire form.
+    /// Reads the wire form (a plain number too: a float sum of one partial).
     pub fn from_wire(v: &Value) -> Result<Sum, String> {
+        if let Value::Array(parts) = v {
+            let exact = match parts.first() {
+                None | Some(Value::Null) => None,
+                Some(d) => match num_from_wire(d)? {
+                    Num::Exact(d) => Some(d),
+                    Num::Float(_) => return Err("a sum's decimal part is not a decimal".into()),
+                },
+            };
+            let floats =
+                parts.iter().skip(1).map(|p| num_from_wire(p).map(Num::to_f64)).collect::<Result<Vec<_>, _>>()?;
+            return Ok(Sum::from_parts(exact, floats));
+        }
         Ok(match num_from_wire(v)? {
-            Num::Exact(d) => Sum { exact: Some(d), float: d.to_f64() },
-            Num::Float(f) => Sum { exact: None, float: f },
+            Num::Exact(d) => Sum { exact: Some(d), float: Fsum::default() },
+            Num::Float(f) => Sum { exact: Some(Decimal::ZERO), float: Fsum::from_partials([f]) },
         })
     }
 }
@@ -490,7 +553,7 @@ impl Stat {
     /// Combines another state of the same column into this one.
     pub fn merge(&mut self, o: Stat) {
         self.n = self.n.saturating_add(o.n);
-        self.sum.merge(o.sum);
+        self.sum.merge(&o.sum);
         self.not_numbers = self.not_numbers.saturating_add(o.not_numbers);
         if let Some(m) = o.min {
             if self.min.is_none_or(|s| m.total_cmp(s).is_lt()) {
