@@ -950,3 +950,70 @@ fn ci_find_keeps_event_counts() {
     assert_eq!(find(&["--min-events", "2"]), Vec::<String>::new());
     assert_eq!(find(&["--max-events", "1"]).len(), 2);
 }
+
+/// A tool run in `home` on `root`, killed (and the test failed) if it does
+/// not end within the deadline of [`crate::util::exits_within`].
+fn run_within(home: &Path, tool: &str, args: &[&str], root: &Path) -> Run {
+    let mut cmd = crate::util::ci_command(tool);
+    cmd.env("XDG_CACHE_HOME", home).args(args).arg(root);
+    cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let code = crate::util::exits_within(&mut child, &format!("the end of {tool} {args:?}")).unwrap_or(-1);
+    let out = child.wait_with_output().unwrap();
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code,
+    }
+}
+
+/// Each kind of cache file replaced by a FIFO or by a symbolic link to
+/// `/dev/zero` (which hung the tools, or read zeros until memory ran out):
+/// `--cache-info` lists it, a run warns that it is not a regular file,
+/// answers as without the cache and writes a regular file in its place,
+/// and the next run says nothing.
+#[test]
+fn a_cache_file_that_is_a_fifo_or_a_link_is_replaced_not_read() {
+    let tree = Tree::new();
+    for s in 0..3 {
+        tree.amplifier("p", format!("s{s}")).raw(lines(s * 10, &[0, 1, 2])).write();
+    }
+    let (home, dir) = own_cache();
+    let runs: [(&str, &[&str]); 3] = [
+        ("ci-agg", &["--by", "event"]),
+        ("ci-filter", &["--event", "tool:pre"]),
+        ("ci-find", &["--min-events", "2", "--root"]),
+    ];
+    let mut known = std::collections::BTreeSet::new();
+    for (tool, args) in runs {
+        let direct = run_within(home.path(), tool, &[&["--no-cache"][..], args].concat(), tree.path());
+        run_within(home.path(), tool, args, tree.path());
+        let names: std::collections::BTreeSet<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let new: Vec<&String> = names.difference(&known).collect();
+        assert_eq!(new.len(), 1, "{tool}: {names:?}");
+        let file = dir.join(new[0]);
+        for fifo in [true, false] {
+            std::fs::remove_file(&file).unwrap();
+            if fifo {
+                crate::kit::tree::mkfifo(&file);
+            } else {
+                std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+            }
+            let info = ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info").run().json();
+            let listed = info.iter().find(|r| r["file"] == new[0].as_str()).expect("listed");
+            assert_eq!(listed["state"], "not a regular file: never read (replaced when next used)");
+            let run = run_within(home.path(), tool, args, tree.path());
+            assert_eq!((&run.stdout, run.code), (&direct.stdout, direct.code), "{tool} {fifo}");
+            let warning = format!(
+                "{tool}: warning: cache: {}: not a regular file (a FIFO, device or symbolic link); rebuilding it\n",
+                file.display()
+            );
+            assert_eq!(run.stderr, warning, "{tool} {fifo}");
+            assert!(std::fs::symlink_metadata(&file).unwrap().is_file(), "{tool} {fifo}: rewritten");
+            let again = run_within(home.path(), tool, args, tree.path());
+            assert_eq!((&again.stdout, again.stderr.as_str()), (&direct.stdout, ""), "{tool} {fifo}");
+        }
+        known = names;
+    }
+}

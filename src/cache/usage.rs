@@ -25,6 +25,9 @@ pub struct CacheFile {
     pub bytes: u64,
     /// When it was last used (its modification time).
     pub used: SystemTime,
+    /// Whether it is a regular file (else a FIFO, device or symbolic link
+    /// put there by someone else: never read, replaced when next written).
+    pub regular: bool,
 }
 
 /// The size bound: `CI_CACHE_MAX_BYTES` when set and valid, else the default
@@ -37,8 +40,9 @@ pub fn max_bytes() -> Result<u64, String> {
 }
 
 impl CacheDir {
-    /// Its cache files (temporary files of runs in progress left out),
-    /// least recently used first.
+    /// Its cache files (temporary files of runs in progress and folders
+    /// left out; entries that are not regular files kept, so that they are
+    /// shown and evicted), least recently used first.
     pub fn files(&self) -> io::Result<Vec<CacheFile>> {
         let mut out = vec![];
         for e in std::fs::read_dir(self.path())? {
@@ -53,10 +57,11 @@ impl CacheDir {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(e),
             };
-            if !meta.is_file() {
+            if meta.is_dir() {
                 continue;
             }
-            out.push(CacheFile { name, bytes: meta.len(), used: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH) });
+            let used = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            out.push(CacheFile { name, bytes: meta.len(), used, regular: meta.is_file() });
         }
         out.sort_by(|a, b| a.used.cmp(&b.used).then_with(|| a.name.cmp(&b.name)));
         Ok(out)
@@ -65,7 +70,15 @@ impl CacheDir {
     /// Notes that the file `name` was used now (for the least-recently-used
     /// order); nothing when it does not exist.
     pub fn touch(&self, name: &str) {
-        if let Ok(f) = std::fs::File::options().append(true).open(self.file(name)) {
+        let mut opts = std::fs::File::options();
+        opts.append(true);
+        #[cfg(unix)]
+        {
+            // A FIFO put in its place must not block the run, a link not be followed.
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW).bits() as i32);
+        }
+        if let Ok(f) = opts.open(self.file(name)) {
             let _ = f.set_modified(SystemTime::now());
         }
     }
@@ -120,6 +133,11 @@ pub fn describe(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Vec<serde_j
         vec![json!({"cache": shown, "state": "used", "files": files.len(), "bytes": total, "max_bytes": max})];
     for f in files {
         let used = crate::time::Timestamp::try_from(f.used).ok().map(crate::time::format_timestamp);
+        if !f.regular {
+            let state = "not a regular file: never read (replaced when next used)";
+            out.push(json!({"file": f.name, "state": state, "bytes": f.bytes, "used": used}));
+            continue;
+        }
         // Every kind is in the store layout; the header says which it is.
         let kinds = [super::Kind::Answers, super::Kind::Lines];
         let file = kinds.into_iter().find_map(|k| dir.map(&f.name, k).ok().flatten());
