@@ -1017,3 +1017,46 @@ fn a_cache_file_that_is_a_fifo_or_a_link_is_replaced_not_read() {
         known = names;
     }
 }
+
+/// A run killed while writing leaves its temporary file: `--cache-info`
+/// lists and counts it (and one a run is writing now), the size bound
+/// counts both, and the next run that writes the cache removes the one left
+/// for more than 15 minutes, never the other.
+#[test]
+fn temporary_files_of_killed_runs_are_counted_and_removed() {
+    let tree = Tree::new();
+    tree.amplifier("p", "s").raw(lines(0, &[0, 1, 2])).write();
+    let (home, dir) = own_cache();
+    agg_in(home.path(), &["--by", "event"], tree.path());
+    let (killed, writing) =
+        (dir.join(".agg-00000000000000aa.bin.4000000.0.tmp"), dir.join(".agg-00000000000000bb.bin.4000001.0.tmp"));
+    std::fs::write(&killed, vec![b'x'; 254_000]).unwrap();
+    std::fs::write(&writing, vec![b'y'; 1000]).unwrap();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options().append(true).open(&killed).unwrap().set_modified(hour_ago).unwrap();
+    let info = || ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info").run().json();
+    let before = info();
+    let kept = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum::<u64>();
+    assert_eq!((before[0]["files"].as_u64(), before[0]["bytes"].as_u64()), (Some(3), Some(kept)), "{before:?}");
+    let state = |rows: &[serde_json::Value], path: &Path| {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        rows.iter().find(|r| r["file"] == name).map(|r| r["state"].as_str().unwrap_or_default().to_owned())
+    };
+    assert_eq!(
+        state(&before, &killed).as_deref(),
+        Some("a temporary file left by a run that was killed (removed when the cache is next written)")
+    );
+    assert_eq!(state(&before, &writing).as_deref(), Some("a temporary file of a run writing the cache"));
+    let run = ci("ci-agg")
+        .env("XDG_CACHE_HOME", home.path())
+        .env("CI_CACHE_MAX_BYTES", "0")
+        .args(["--by", "workspace"])
+        .arg(tree.path())
+        .run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    assert!(!killed.exists(), "the killed run's file is removed");
+    assert!(writing.exists(), "a run writing now keeps its file");
+    let after = info();
+    assert_eq!(state(&after, &killed), None);
+    assert_eq!(after[0]["files"].as_u64(), Some(2), "{after:?}");
+}
