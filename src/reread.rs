@@ -410,3 +410,46 @@ fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Resul
     file.seek(SeekFrom::Start(offset))?;
     file.read_exact(buf)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record whose marker says its line is `len` bytes at `offset` of
+    /// `path`, hashing to `hash`.
+    fn marked(path: &std::path::Path, offset: u64, len: u64, hash: u64) -> String {
+        let cut = serde_json::json!({"offset": offset, "bytes": len, "xxh3": format!("{hash:016x}")});
+        serde_json::json!({"event": "e:x", "data": {}, "ci": {"path": path, "line": 1, "cut": cut}}).to_string()
+    }
+
+    proptest::proptest! {
+        /// Any marker on any bytes (forged: the right hash of bytes that are
+        /// no line, or any hash): a line is fetched only when its bytes hash
+        /// as the marker says and are one valid record, and then it is
+        /// exactly those bytes.
+        #[test]
+        fn a_forged_marker_fetches_only_a_valid_line(
+            bytes in proptest::collection::vec(proptest::sample::select(b"{}\"e:x,[]01\\q\n\t\x01 ".to_vec()), 0..200),
+            at in 0usize..200,
+            len in 0usize..200,
+            right_hash in proptest::bool::ANY,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("f.jsonl");
+            std::fs::write(&path, &bytes).unwrap();
+            let (at, len) = (at.min(bytes.len()), len.min(bytes.len() - at.min(bytes.len())));
+            let range = &bytes[at..at + len];
+            let hash = if right_hash { line_hash(range) } else { line_hash(range) ^ 1 };
+            let text = marked(&path, at as u64, len as u64, hash);
+            let mut idx = Index::new();
+            let rec = idx.parse(text.as_bytes()).unwrap();
+            let mut r = Reread::default();
+            let fetched = r.fetch(&rec);
+            let valid = right_hash && !range.contains(&b'\n') && crate::json::validate(range).is_ok();
+            proptest::prop_assert_eq!(fetched.is_ok(), valid, "{:?}", fetched);
+            if valid {
+                proptest::prop_assert_eq!(r.line(), range);
+            }
+        }
+    }
+}
