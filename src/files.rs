@@ -173,14 +173,28 @@ pub fn dir_above(path: &Path, up: usize) -> Option<PathBuf> {
 /// as empty with no writer) instead of blocking the tool. Reading a regular
 /// file is unaffected.
 pub fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+    open_read(path, false)
+}
+
+/// [`open_nonblocking`], not following a symbolic link in the last
+/// component (a link is an error, `ELOOP`): for files the toolkit wrote
+/// itself, in its private cache directory, which are never links.
+pub fn open_own(path: &Path) -> io::Result<fs::File> {
+    open_read(path, true)
+}
+
+/// Opens `path` for reading with `O_NONBLOCK` (and `O_NOFOLLOW`).
+fn open_read(path: &Path, nofollow: bool) -> io::Result<fs::File> {
     #[cfg(unix)]
     {
+        use rustix::fs::OFlags;
         use std::os::unix::fs::OpenOptionsExt;
-        let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
-        fs::OpenOptions::new().read(true).custom_flags(nonblock).open(path)
+        let flags = if nofollow { OFlags::NONBLOCK | OFlags::NOFOLLOW } else { OFlags::NONBLOCK };
+        fs::OpenOptions::new().read(true).custom_flags(flags.bits() as i32).open(path)
     }
     #[cfg(not(unix))]
     {
+        let _ = nofollow;
         fs::File::open(path)
     }
 }

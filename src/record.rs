@@ -412,6 +412,15 @@ impl<'a> Event<'a> {
         })
     }
 
+    /// This event with its four token counts left out (its cost figure
+    /// kept): a response whose counts are damaged counts no tokens.
+    pub fn without_counts(&self) -> Event<'a> {
+        let mut ev = self.clone();
+        let cost = self.tokens()[Usage::Cost as usize];
+        ev.tokens = std::cell::OnceCell::from([None, None, None, None, cost]);
+        ev
+    }
+
     /// Of the cache writes, those at the 1-hour lifetime ([`Adapter::cache_write_1h`]).
     pub fn cache_write_1h(&self) -> Option<Raw<'a>> {
         if self.derived {

@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::fs::File;
 
 use crate::elements::ElementReader;
+
 use crate::format::{self, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
@@ -68,9 +69,14 @@ impl Reread {
         let Some(ci) = rec.get(PROVENANCE_KEY) else { return Ok(None) };
         let Some(cut) = ci.get("cut") else { return Ok(None) };
         let m = marker(ci, cut)?;
-        self.read_line(&m)?;
-        if line_hash(&self.line) != m.hash {
-            return Err(format!("{}:{}: the line changed since this record was printed cut", m.path, m.line));
+        let changed = || format!("{}:{}: the line changed since this record was printed cut", m.path, m.line);
+        if !self.read_line(&m)? || line_hash(&self.line) != m.hash {
+            return Err(changed());
+        }
+        // The hash is no signature (a marker can be forged): the line is
+        // checked as a read from the capture checks it.
+        if let Err(e) = crate::json::validate(&self.line) {
+            return Err(format!("{}:{}: the line read again is not a record: {e}", m.path, m.line));
         }
         self.part = m.part;
         self.fields = m.fields;
@@ -92,8 +98,7 @@ impl Reread {
             let path = ci.and_then(|c| c.get("path")).and_then(|p| p.as_str()).unwrap_or_default();
             format!("{path}:{}", ci.and_then(|c| c.get("line")).and_then(as_u64).unwrap_or(0))
         };
-        // Skimmed, not validated again: the first tool validated these very
-        // bytes (their hash is the one it printed).
+        // Skimmed, not validated again: [`Reread::fetch`] validated them.
         let orig = idx.skim(line).map_err(|e| format!("{}: the line read again is not a record: {e}", here()))?;
         let fmt = writer.unwrap_or_else(|| format::of_record(rec)).adapter();
         full.clear();
@@ -171,8 +176,11 @@ impl Reread {
         &self.full
     }
 
-    /// Reads the line the marker names into `self.line`.
-    fn read_line(&mut self, m: &Marker<'_>) -> Result<(), String> {
+    /// Reads the line the marker names into `self.line`; `Ok(false)` when
+    /// the bytes there cannot be the line the marker hashes. Nothing is
+    /// allocated for bytes not checked first ([`scan`]): a marker names any
+    /// length its file has (a sparse file's terabyte too).
+    fn read_line(&mut self, m: &Marker<'_>) -> Result<bool, String> {
         let fail = |e: &dyn std::fmt::Display| format!("{}:{}: cannot read the line again: {e}", m.path, m.line);
         if self.open.as_ref().is_none_or(|(p, _)| *p != m.path) {
             let file = crate::files::open_regular(std::path::Path::new(m.path.as_ref())).map_err(|e| fail(&e))?;
@@ -180,12 +188,17 @@ impl Reread {
         }
         let Some((_, file)) = &self.open else { return Err(fail(&"not open")) };
         let size = file.metadata().map_err(|e| fail(&e))?.len();
-        if m.site.offset.checked_add(m.site.len).is_none_or(|end| end > size) {
+        let Some(end) = m.site.offset.checked_add(m.site.len).filter(|end| *end <= size) else {
             return Err(fail(&"the file is shorter than when the record was printed"));
-        }
+        };
         self.line.clear();
         if m.site.element {
-            let mut rdr = ElementReader::new(file);
+            // An element is hashed compacted: the bytes on disk are checked,
+            // then the element read from them, never past its span.
+            if !scan(file, m.site, None).map_err(|e| fail(&e))? {
+                return Ok(false);
+            }
+            let mut rdr = ElementReader::new(Upto { file, at: 0, end });
             rdr.seek_element(m.site.offset, m.line, 1, m.site.len).map_err(|e| fail(&e))?;
             match rdr.next_element() {
                 Ok(Some(el)) => self.line.extend_from_slice(el.bytes),
@@ -194,12 +207,64 @@ impl Reread {
                 Err(crate::elements::ReadError::Array(_)) => return Err(fail(&"no whole element starts there")),
             }
         } else {
-            // The length was checked against the file's size: reading it
-            // allocates no more than the file holds.
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            if !scan(file, m.site, Some(&mut hasher)).map_err(|e| fail(&e))? || hasher.digest() != m.hash {
+                return Ok(false);
+            }
+            // Verified: the first tool held these very bytes as one line.
             self.line.resize(m.site.len as usize, 0);
             read_exact_at(file, &mut self.line, m.site.offset).map_err(|e| fail(&e))?;
         }
-        Ok(())
+        Ok(true)
+    }
+}
+
+/// Reads the `site` bytes of `file` a chunk at a time, keeping none (into
+/// `hasher` when given); false at the first byte no record holds raw: a
+/// control byte other than tab and CR, or a newline in a line (an array's
+/// element may span lines). So checking a forged site costs at most one
+/// line of the file and a chunk, however long the site says it is.
+fn scan(file: &File, site: Site, mut hasher: Option<&mut xxhash_rust::xxh3::Xxh3>) -> std::io::Result<bool> {
+    const CHUNK: u64 = 64 * 1024;
+    let mut buf = vec![0u8; CHUNK.min(site.len) as usize];
+    let raw = |b: &u8| *b < 0x20 && !matches!(b, b'\t' | b'\r') && !(site.element && *b == b'\n');
+    let mut done = 0;
+    while done < site.len {
+        let n = CHUNK.min(site.len - done) as usize;
+        read_exact_at(file, &mut buf[..n], site.offset + done)?;
+        if buf[..n].iter().any(raw) {
+            return Ok(false);
+        }
+        if let Some(h) = hasher.as_deref_mut() {
+            h.update(&buf[..n]);
+        }
+        done += n as u64;
+    }
+    Ok(true)
+}
+
+/// A file read no further than `end` (the end of an element's span).
+struct Upto<'a> {
+    file: &'a File,
+    at: u64,
+    end: u64,
+}
+
+impl std::io::Read for Upto<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = usize::try_from(self.end.saturating_sub(self.at)).unwrap_or(usize::MAX).min(buf.len());
+        let mut file = self.file;
+        let n = file.read(&mut buf[..room])?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for Upto<'_> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let mut file = self.file;
+        self.at = file.seek(to)?;
+        Ok(self.at)
     }
 }
 
@@ -344,4 +409,47 @@ fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Resul
     use std::io::{Read, Seek, SeekFrom};
     file.seek(SeekFrom::Start(offset))?;
     file.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record whose marker says its line is `len` bytes at `offset` of
+    /// `path`, hashing to `hash`.
+    fn marked(path: &std::path::Path, offset: u64, len: u64, hash: u64) -> String {
+        let cut = serde_json::json!({"offset": offset, "bytes": len, "xxh3": format!("{hash:016x}")});
+        serde_json::json!({"event": "e:x", "data": {}, "ci": {"path": path, "line": 1, "cut": cut}}).to_string()
+    }
+
+    proptest::proptest! {
+        /// Any marker on any bytes (forged: the right hash of bytes that are
+        /// no line, or any hash): a line is fetched only when its bytes hash
+        /// as the marker says and are one valid record, and then it is
+        /// exactly those bytes.
+        #[test]
+        fn a_forged_marker_fetches_only_a_valid_line(
+            bytes in proptest::collection::vec(proptest::sample::select(b"{}\"e:x,[]01\\q\n\t\x01 ".to_vec()), 0..200),
+            at in 0usize..200,
+            len in 0usize..200,
+            right_hash in proptest::bool::ANY,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("f.jsonl");
+            std::fs::write(&path, &bytes).unwrap();
+            let (at, len) = (at.min(bytes.len()), len.min(bytes.len() - at.min(bytes.len())));
+            let range = &bytes[at..at + len];
+            let hash = if right_hash { line_hash(range) } else { line_hash(range) ^ 1 };
+            let text = marked(&path, at as u64, len as u64, hash);
+            let mut idx = Index::new();
+            let rec = idx.parse(text.as_bytes()).unwrap();
+            let mut r = Reread::default();
+            let fetched = r.fetch(&rec);
+            let valid = right_hash && !range.contains(&b'\n') && crate::json::validate(range).is_ok();
+            proptest::prop_assert_eq!(fetched.is_ok(), valid, "{:?}", fetched);
+            if valid {
+                proptest::prop_assert_eq!(r.line(), range);
+            }
+        }
+    }
 }

@@ -950,3 +950,113 @@ fn ci_find_keeps_event_counts() {
     assert_eq!(find(&["--min-events", "2"]), Vec::<String>::new());
     assert_eq!(find(&["--max-events", "1"]).len(), 2);
 }
+
+/// A tool run in `home` on `root`, killed (and the test failed) if it does
+/// not end within the deadline of [`crate::util::exits_within`].
+fn run_within(home: &Path, tool: &str, args: &[&str], root: &Path) -> Run {
+    let mut cmd = crate::util::ci_command(tool);
+    cmd.env("XDG_CACHE_HOME", home).args(args).arg(root);
+    cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let code = crate::util::exits_within(&mut child, &format!("the end of {tool} {args:?}")).unwrap_or(-1);
+    let out = child.wait_with_output().unwrap();
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code,
+    }
+}
+
+/// Each kind of cache file replaced by a FIFO or by a symbolic link to
+/// `/dev/zero` (which hung the tools, or read zeros until memory ran out):
+/// `--cache-info` lists it, a run warns that it is not a regular file,
+/// answers as without the cache and writes a regular file in its place,
+/// and the next run says nothing.
+#[test]
+fn a_cache_file_that_is_a_fifo_or_a_link_is_replaced_not_read() {
+    let tree = Tree::new();
+    for s in 0..3 {
+        tree.amplifier("p", format!("s{s}")).raw(lines(s * 10, &[0, 1, 2])).write();
+    }
+    let (home, dir) = own_cache();
+    let runs: [(&str, &[&str]); 3] = [
+        ("ci-agg", &["--by", "event"]),
+        ("ci-filter", &["--event", "tool:pre"]),
+        ("ci-find", &["--min-events", "2", "--root"]),
+    ];
+    let mut known = std::collections::BTreeSet::new();
+    for (tool, args) in runs {
+        let direct = run_within(home.path(), tool, &[&["--no-cache"][..], args].concat(), tree.path());
+        run_within(home.path(), tool, args, tree.path());
+        let names: std::collections::BTreeSet<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let new: Vec<&String> = names.difference(&known).collect();
+        assert_eq!(new.len(), 1, "{tool}: {names:?}");
+        let file = dir.join(new[0]);
+        for fifo in [true, false] {
+            std::fs::remove_file(&file).unwrap();
+            if fifo {
+                crate::kit::tree::mkfifo(&file);
+            } else {
+                std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+            }
+            let info = ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info").run().json();
+            let listed = info.iter().find(|r| r["file"] == new[0].as_str()).expect("listed");
+            assert_eq!(listed["state"], "not a regular file: never read (replaced when next used)");
+            let run = run_within(home.path(), tool, args, tree.path());
+            assert_eq!((&run.stdout, run.code), (&direct.stdout, direct.code), "{tool} {fifo}");
+            let warning = format!(
+                "{tool}: warning: cache: {}: not a regular file (a FIFO, device or symbolic link); rebuilding it\n",
+                file.display()
+            );
+            assert_eq!(run.stderr, warning, "{tool} {fifo}");
+            assert!(std::fs::symlink_metadata(&file).unwrap().is_file(), "{tool} {fifo}: rewritten");
+            let again = run_within(home.path(), tool, args, tree.path());
+            assert_eq!((&again.stdout, again.stderr.as_str()), (&direct.stdout, ""), "{tool} {fifo}");
+        }
+        known = names;
+    }
+}
+
+/// A run killed while writing leaves its temporary file: `--cache-info`
+/// lists and counts it (and one a run is writing now), the size bound
+/// counts both, and the next run that writes the cache removes the one left
+/// for more than 15 minutes, never the other.
+#[test]
+fn temporary_files_of_killed_runs_are_counted_and_removed() {
+    let tree = Tree::new();
+    tree.amplifier("p", "s").raw(lines(0, &[0, 1, 2])).write();
+    let (home, dir) = own_cache();
+    agg_in(home.path(), &["--by", "event"], tree.path());
+    let (killed, writing) =
+        (dir.join(".agg-00000000000000aa.bin.4000000.0.tmp"), dir.join(".agg-00000000000000bb.bin.4000001.0.tmp"));
+    std::fs::write(&killed, vec![b'x'; 254_000]).unwrap();
+    std::fs::write(&writing, vec![b'y'; 1000]).unwrap();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options().append(true).open(&killed).unwrap().set_modified(hour_ago).unwrap();
+    let info = || ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info").run().json();
+    let before = info();
+    let kept = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum::<u64>();
+    assert_eq!((before[0]["files"].as_u64(), before[0]["bytes"].as_u64()), (Some(3), Some(kept)), "{before:?}");
+    let state = |rows: &[serde_json::Value], path: &Path| {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        rows.iter().find(|r| r["file"] == name).map(|r| r["state"].as_str().unwrap_or_default().to_owned())
+    };
+    assert_eq!(
+        state(&before, &killed).as_deref(),
+        Some("a temporary file left by a run that was killed (removed when the cache is next written)")
+    );
+    assert_eq!(state(&before, &writing).as_deref(), Some("a temporary file of a run writing the cache"));
+    let run = ci("ci-agg")
+        .env("XDG_CACHE_HOME", home.path())
+        .env("CI_CACHE_MAX_BYTES", "0")
+        .args(["--by", "workspace"])
+        .arg(tree.path())
+        .run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    assert!(!killed.exists(), "the killed run's file is removed");
+    assert!(writing.exists(), "a run writing now keeps its file");
+    let after = info();
+    assert_eq!(state(&after, &killed), None);
+    assert_eq!(after[0]["files"].as_u64(), Some(2), "{after:?}");
+}

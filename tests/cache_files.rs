@@ -115,3 +115,39 @@ fn ci_find_keeps_what_it_read_of_each_transcript() {
     assert_eq!(info[1]["question"], serde_json::json!({"tool": "discovery", "peek": "session records", "schema": 1}));
     assert_eq!(info[1]["entries"], 1);
 }
+
+/// `ci-find --min-events` counts a session's subagent transcripts too, and
+/// its kept count is current only while their stats are as they were: a
+/// subagent transcript that grows (or appears) is counted again (the main
+/// file's stat alone kept the old count).
+#[test]
+fn ci_find_counts_again_when_a_subagent_transcript_changes() {
+    let tree = Tree::new();
+    let main = tree.transcript("-w-proj", SID, response("msg_1", 5, false) + &response("msg_2", 5, false));
+    let sub = tree.subagent("-w-proj", SID, "a1", response("msg_3", 7, true));
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    set_time(&main, old);
+    set_time(&sub, old);
+    let (home, _dir) = own_cache();
+    let listed = |min: &str, cache: bool| {
+        let mut c = ci("ci-find").env("XDG_CACHE_HOME", home.path()).args(["--min-events", min, "--root"]);
+        c = c.arg(tree.path());
+        if !cache {
+            c = c.arg("--no-cache");
+        }
+        let run = c.run();
+        assert_eq!(run.stderr, "", "{run:?}");
+        run.lines().len()
+    };
+    assert_eq!((listed("3", true), listed("3", true), listed("4", true)), (1, 1, 0), "2 + 1 lines, kept");
+    use std::io::Write;
+    let grow = |path: &Path, msg: &str| {
+        std::fs::File::options().append(true).open(path).unwrap().write_all(response(msg, 1, true).as_bytes()).unwrap();
+        set_time(path, old + std::time::Duration::from_secs(60));
+    };
+    grow(&sub, "msg_4");
+    assert_eq!((listed("4", false), listed("4", true), listed("4", true)), (1, 1, 1), "the subagent grew");
+    let a2 = tree.subagent("-w-proj", SID, "a2", response("msg_5", 1, true));
+    set_time(&a2, old);
+    assert_eq!((listed("5", false), listed("5", true)), (1, 1), "a subagent appeared");
+}

@@ -284,3 +284,52 @@ fn generated_search_finds_a_call_argument_and_skipped_lines_keep_the_totals() {
     let want: Vec<Value> = whole.iter().map(|w| serde_json::json!([w[0], w[1]])).collect();
     assert_eq!(found, want, "every response's made data holds the key");
 }
+
+/// A parent (2 responses on 06-01) and a fork of it (fixtures/codex-fork):
+/// the fork replays the parent's history, restamped at its start, then
+/// makes 1 response of its own on 06-02.
+const FORK: &str = "fixtures/codex-fork";
+const PARENT_ID: &str = "019e8000-0000-7000-8000-00000000000a";
+const FORK_ID: &str = "019e8000-0000-7000-8000-00000000000b";
+
+#[test]
+fn fork_counts_only_its_own_responses_cold_warm_and_uncached() {
+    let (mut answers, pipe) = (vec![], ci("ci-cat").arg(FORK).run());
+    for cache in [None, None, Some("--no-cache")] {
+        let run = ci("ci-agg").args(["--tokens", "--by", "day"]).args(cache).arg(FORK).run();
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+        let days: Vec<(String, u64, u64, u64)> = run
+            .json()
+            .iter()
+            .map(|r| {
+                (
+                    r["day"].as_str().unwrap().to_owned(),
+                    u(&r["responses"]),
+                    u(&r["input_tokens"]),
+                    u(&r["output_tokens"]),
+                )
+            })
+            .collect();
+        assert_eq!(days, [("2026-06-01".into(), 2, 2500, 250), ("2026-06-02".into(), 1, 500, 100)], "{cache:?}");
+        answers.push(run.stdout);
+        let sessions = ci("ci-agg").arg("--sessions").args(cache).arg(FORK).run();
+        let fork = sessions.json().into_iter().find(|s| s["session"] == FORK_ID).expect("the fork's session");
+        assert_eq!(fork["parent"], PARENT_ID);
+        assert_eq!(fork["tokens"], serde_json::json!({"input": 500, "output": 100, "cache_read": 0, "cache_write": 0}));
+        assert_eq!(fork["events"]["llm:response"], 1, "{fork}");
+    }
+    assert_eq!(answers[0], answers[1]);
+    let piped = ci("ci-agg").args(["--tokens", "--by", "day"]).stdin(pipe.stdout).run();
+    assert_eq!(piped.stdout, answers[0]);
+}
+
+#[test]
+fn fork_record_names_its_parent_and_its_own_start() {
+    let run = ci("ci-find").args(["--root", FORK]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    let recs = run.json();
+    let fork = recs.iter().find(|r| r["session"] == FORK_ID).expect("the fork's record");
+    assert_eq!((&fork["parent"], &fork["started_at"]), (&Value::from(PARENT_ID), &Value::from("2026-06-02T09:00:00Z")));
+    let parent = recs.iter().find(|r| r["session"] == PARENT_ID).expect("the parent's record");
+    assert_eq!((&parent["parent"], &parent["started_at"]), (&Value::Null, &Value::from("2026-06-01T10:00:00Z")));
+}

@@ -340,3 +340,49 @@ fn token_reports_by_day_week_month_and_session_in_time_order_with_a_total() {
     let run = ci("ci-agg").args(["--tokens", "--by", "month", "--format", "csv"]).arg(dir.path()).run();
     assert_eq!(run.stdout.lines().count(), 3, "{run:?}");
 }
+
+/// Token counts that are no counts (negative, fractional, past 2^53, a
+/// word) are damaged: each response is named with its count in a warning,
+/// counts no tokens and no cost, and is not blamed on the price table (the
+/// model has a price); cold, warm (the cache keeps no capture that warned)
+/// and uncached alike, and through a pipe.
+#[test]
+fn damaged_token_counts_are_warned_about_not_summed_nor_unpriced() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = "claude-sonnet-4-20250514";
+    let bad = ["-3", "1.5", "1e30", "\"many\""];
+    let mut rows = vec![(m, usage(10, 5, 0, 0, 0))];
+    for b in bad {
+        let mut u = usage(10, 0, 0, 0, 0);
+        u["output_tokens"] = serde_json::from_str(b).unwrap();
+        rows.push((m, u));
+    }
+    transcript(dir.path(), &rows);
+    let file = dir.path().join("projects/-work-demo/s-1.jsonl");
+    let warnings: String = bad
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            // As written in the file (serde_json writes 1e30 as 1e+30).
+            let b = serde_json::from_str::<Value>(b).unwrap().to_string();
+            let line = i + 2;
+            format!("ci-agg: warning: {}:{line}: damaged token count output_tokens {b}: not counted\n", file.display())
+        })
+        .collect();
+    for cache in [None, None, Some("--no-cache")] {
+        let run = ci("ci-agg").arg("--tokens").args(cache).arg(dir.path()).run();
+        assert_eq!((run.code, run.stderr.as_str()), (0, warnings.as_str()), "{cache:?}");
+        let row = &run.json()[0];
+        // 10×3 + 5×15 = 105 µ$: the first response only.
+        assert_eq!(
+            (&row["input_tokens"], &row["output_tokens"], &row["cost_usd"]),
+            (&json!(10), &json!(5), &json!(0.000105))
+        );
+        assert_eq!((&row["cost_source"], &row["unpriced_models"]), (&json!("computed"), &json!([])), "{cache:?}");
+        let run = ci("ci-agg").arg("--sessions").args(cache).arg(dir.path()).run();
+        assert_eq!(run.json()[0]["tokens"], json!({"input": 10, "output": 5, "cache_read": 0, "cache_write": 0}));
+    }
+    let all = ci("ci-cat").arg(dir.path()).run();
+    let piped = ci("ci-agg").arg("--tokens").stdin(all.stdout).run();
+    assert_eq!(piped.json()[0]["output_tokens"], json!(5), "{piped:?}");
+}

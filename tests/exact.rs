@@ -356,3 +356,73 @@ fn a_record_at_its_floor_is_printed_as_written() {
     assert_eq!((cut.stdout.as_str(), cut.code), (full.stdout.as_str(), 0));
     assert!(cut.stdout.starts_with(&line[..line.len() - 1]), "{}", cut.stdout);
 }
+
+/// A forged cut marker: the record of line 1 of `path`, said to be `bytes`
+/// long at `offset` with hash `xxh3` (an element of an array when `element`).
+fn forged(path: &Path, offset: u64, bytes: u64, xxh3: u64, element: bool) -> String {
+    let cut = serde_json::json!({"offset": offset, "bytes": bytes, "xxh3": format!("{xxh3:016x}"), "element": element});
+    let ci = serde_json::json!({"session": "s", "path": path, "line": 1, "cut": cut});
+    format!("{}\n", serde_json::json!({"event": "e:x", "data": {}, "ci": ci}))
+}
+
+/// A forged marker naming a terabyte of a sparse file allocates nothing
+/// for it (it aborted on the allocation, or read the zeros as an element
+/// until memory ran out): the record is reported, exit 2, within the
+/// deadline and under a 1 GB address-space limit.
+#[test]
+fn a_forged_cut_marker_on_a_sparse_file_allocates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sparse.jsonl");
+    std::fs::File::create(&file).unwrap().set_len(1 << 40).unwrap();
+    for (bin, element) in [("ci-cat", false), ("ci-agg", false), ("ci-cat", true)] {
+        let mut tool = ci_command(bin);
+        tool.args(if bin == "ci-agg" { &["--by", "event"][..] } else { &["--full"] });
+        let mut cmd = through_sh(&tool, "ulimit -v 1000000");
+        let input = dir.path().join("forged");
+        std::fs::write(&input, forged(&file, 0, (1 << 40) - 1, 0, element)).unwrap();
+        cmd.stdin(std::fs::File::open(&input).unwrap()).stdout(std::process::Stdio::piped());
+        cmd.stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let code = exits_within(&mut child, "the end of a run on a forged marker");
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!((code, out.stdout.as_slice()), (Some(2), &b""[..]), "{bin} {element}: {stderr}");
+        assert_eq!(
+            stderr,
+            format!("{bin}: -:1: {}:1: the line changed since this record was printed cut\n", file.display())
+        );
+    }
+}
+
+/// A forged marker with the right hash of a line that is no record (raw
+/// control bytes, a bad escape, a leading zero, a trailing comma): the line
+/// is checked as a read of the file checks it, reported, never printed.
+#[test]
+fn a_forged_cut_marker_on_a_bad_line_is_reported_not_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.jsonl");
+    let lines: [&[u8]; 4] = [
+        b"{\"event\":\"e:x\",\"data\":{\"t\":\"\x01\x1b[2J\"}}",
+        b"{\"event\":\"e:x\",\"data\":{\"t\":\"\\q\"}}",
+        b"{\"event\":\"e:x\",\"data\":{\"n\":01}}",
+        b"{\"event\":\"e:x\",\"data\":{\"a\":[1,]}}",
+    ];
+    std::fs::write(&file, lines.join(&b"\n"[..])).unwrap();
+    let direct = ci("ci-cat").arg("--full").arg(&file).run();
+    assert_eq!((direct.code, direct.stdout.as_str()), (2, ""), "read directly, each is a bad line");
+    let mut offset = 0;
+    for (i, line) in lines.into_iter().enumerate() {
+        let hash = ci_tools::record::line_hash(line);
+        let run = ci("ci-cat").arg("--full").stdin(forged(&file, offset, line.len() as u64, hash, false)).run();
+        assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{run:?}");
+        // Raw control bytes end the check of the bytes before any is kept.
+        let why = if i == 0 {
+            "the line changed since this record was printed cut"
+        } else {
+            "the line read again is not a record: "
+        };
+        let want = format!("ci-cat: -:1: {}:1: {why}", file.display());
+        assert!(run.stderr.starts_with(&want) && run.stderr.lines().count() == 1, "{}", run.stderr);
+        offset += line.len() as u64 + 1;
+    }
+}

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::kit::Tree;
-use crate::util::exits_within;
+use crate::util::{exits_within, through_sh};
 
 /// A tiny deterministic PRNG (xorshift), so the test needs no dependency.
 struct Rng(u64);
@@ -490,23 +490,6 @@ fn find_follow_into_cat_follow_tails_new_sessions() {
         })
         .collect();
     assert_eq!(seen, want);
-}
-
-/// `cmd` run through `sh -c 'SETUP && exec …'`, as `ulimit -n 48` (the soft
-/// and hard limits on open files both 48) or `ulimit -S -n 48` (the soft one).
-fn through_sh(cmd: &Command, setup: &str) -> Command {
-    let mut sh = Command::new("sh");
-    sh.arg("-c").arg(format!("{setup} && exec \"$0\" \"$@\"")).arg(cmd.get_program()).args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => sh.env(k, v),
-            None => sh.env_remove(k),
-        };
-    }
-    if let Some(d) = cmd.get_current_dir() {
-        sh.current_dir(d);
-    }
-    sh
 }
 
 /// Appends `text` to the file at `path`.

@@ -238,3 +238,20 @@ pub fn unprivileged(tool: &str) -> Option<std::process::Command> {
     wrapped.current_dir(root());
     Some(wrapped)
 }
+
+/// `cmd` run through `sh -c 'SETUP && exec …'`, as `ulimit -n 48` (the soft
+/// and hard limits on open files both 48) or `ulimit -S -n 48` (the soft one).
+pub fn through_sh(cmd: &std::process::Command, setup: &str) -> std::process::Command {
+    let mut sh = std::process::Command::new("sh");
+    sh.arg("-c").arg(format!("{setup} && exec \"$0\" \"$@\"")).arg(cmd.get_program()).args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => sh.env(k, v),
+            None => sh.env_remove(k),
+        };
+    }
+    if let Some(d) = cmd.get_current_dir() {
+        sh.current_dir(d);
+    }
+    sh
+}

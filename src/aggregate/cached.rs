@@ -239,7 +239,7 @@ impl Cache {
             base_untimed: 0,
             had_entry: false,
             reports,
-            context: with_others(context(q, cap), &others),
+            context: Stat::with_others(context(q, cap), &others),
             end: None,
             others: others.iter().map(|&s| (s, false)).collect(),
         };
@@ -340,24 +340,6 @@ fn context(q: &Query, cap: &Capture) -> u64 {
             r.write_json(&mut out);
             h.update(&out);
         }
-    }
-    h.digest()
-}
-
-/// A capture's context with the stats of its other files: any change to
-/// one of them (a subagent transcript that grew) makes the kept answer
-/// another capture's.
-fn with_others(context: u64, others: &[Stat]) -> u64 {
-    if others.is_empty() {
-        return context;
-    }
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(&context.to_le_bytes());
-    for s in others {
-        for n in [s.dev, s.ino, s.len] {
-            h.update(&n.to_le_bytes());
-        }
-        h.update(&s.mtime_ns.to_le_bytes());
     }
     h.digest()
 }

@@ -18,14 +18,16 @@
 //! count includes them, [`crate::format::Adapter::input_includes_cache_read`]),
 //! `output_tokens`, `cache_read_tokens`, and `cache_write_tokens` split into
 //! 1-hour writes (where the writer says, [`crate::format::Adapter::cache_write_1h`])
-//! and the rest at the 5-minute rate. Figures that are not non-negative
-//! integers make the response unpriced.
+//! and the rest at the 5-minute rate. A response whose token counts are not
+//! non-negative integers is damaged ([`damaged_count`]): the aggregator
+//! warns and counts it without them, so it is never priced as unpriced.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::format::Usage;
 use crate::json::Raw;
 use crate::pricing::{Figures, Price, Prices};
 use crate::record::Event;
@@ -221,6 +223,23 @@ impl Costing {
         }
         self.seen.get(model)?.as_ref()
     }
+}
+
+/// The first of `ev`'s four token counts that is no count of tokens (a
+/// negative, fractional or non-numeric value, or one past 2^53), with its
+/// field: the response is damaged, and counting it would add a wrong number
+/// (and price nothing, as if its model had no price).
+pub fn damaged_count<'a>(ev: &Event<'a>) -> Option<(Usage, Raw<'a>)> {
+    let tokens = ev.tokens();
+    Usage::ALL[..Usage::Cost as usize].iter().zip(tokens).find_map(|(&u, raw)| {
+        let raw = raw?;
+        let whole = |f: f64| (0.0..=9_007_199_254_740_992.0).contains(&f) && f.fract() == 0.0;
+        match Val::Raw(raw).numeric() {
+            Numeric::Absent => None,
+            Numeric::Num(n) if whole(n.to_f64()) => None,
+            _ => Some((u, raw)),
+        }
+    })
 }
 
 /// A figure as a number (absent, `null` and non-numbers: `None`).

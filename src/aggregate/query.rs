@@ -192,6 +192,15 @@ impl Query {
         self.measures.iter().any(|m| m.field == Field::Usage(Usage::Cost))
     }
 
+    /// Whether the answer reads responses' token counts: `--tokens`,
+    /// `--sessions`, or a usage field (`input_tokens`, …, `cost_usd`, whose
+    /// computed cost reads them).
+    pub fn reads_counts(&self) -> bool {
+        let usage =
+            self.keys.iter().chain(self.measures.iter().map(|m| &m.field)).any(|f| matches!(f, Field::Usage(_)));
+        matches!(self.preset, Preset::Tokens | Preset::Sessions) || usage
+    }
+
     /// Whether any key is a time bucket (the output then names the zone).
     pub fn has_time_key(&self) -> bool {
         self.keys.iter().any(Field::is_time)

@@ -199,6 +199,18 @@ impl Visitor for Aggregator<'_> {
 
     fn event(&mut self, ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
         let q = self.q;
+        let counted;
+        let ev = match q.reads_counts().then(|| super::cost::damaged_count(ev)).flatten() {
+            Some((usage, raw)) => {
+                let (path, line) = ev.origin();
+                let value = String::from_utf8_lossy(raw.bytes());
+                let what = format!("{path}:{line}: damaged token count {} {value}: not counted", usage.name());
+                self.diag.warn(&what);
+                counted = ev.without_counts();
+                &counted
+            }
+            None => ev,
+        };
         if q.needs_agent() && ev.capture.is_some() && self.cx.capture_agent.is_none() && ev.name() == "session:fork" {
             self.cx.capture_agent = ev.fork_agent().map(|a| a.into_owned());
         }

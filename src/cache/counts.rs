@@ -2,14 +2,16 @@
 //! capture file: counting an Amplifier capture reads all of it, and a capture
 //! whose `stat` is as it was counts what it counted (one cache file,
 //! `find-events-<hash>.bin`, in the store layout of [`super::store`]; the
-//! payload is the count). A capture that changed in any way is counted
+//! payload is the count; a Claude Code session's subagent transcripts,
+//! which its count includes, are kept by their stats as ci-agg keeps them).
+//! A capture that changed in any way, or whose other files did, is counted
 //! again (no reading on from the old end: counting is cheap per byte, and
 //! a count taken while the file changed is not kept).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::{Entry, Identity, Store, Update};
+use super::{Entry, Identity, Stat, Store, Update};
 use crate::diag::Diag;
 use crate::session::SessionRecord;
 
@@ -41,9 +43,14 @@ impl EventCounts {
     pub fn count(&self, r: &SessionRecord) -> u64 {
         let path = Path::new(&r.path);
         let key = crate::files::absolute_in(&self.cwd, path);
-        let writer = writer_tag(r);
-        if let (Some(e), Ok(meta)) = (self.store.get(&key), std::fs::metadata(path)) {
-            if e.identity.unchanged(&meta) && e.settled() && e.context == writer {
+        let adapter = r.format.adapter();
+        // The session's other files (subagent transcripts) count too: kept by their stats.
+        let files = adapter.files(r);
+        let others = Stat::of_files(files.get(1..).unwrap_or_default());
+        let context = others.as_ref().map(|o| Stat::with_others(writer_tag(r), o));
+        if let (Some(e), Ok(meta), Some(o)) = (self.store.get(&key), std::fs::metadata(path), &others) {
+            let settled = e.settled() && o.iter().all(|s| s.settled(e.used));
+            if e.identity.unchanged(&meta) && settled && Some(e.context) == context {
                 if let Ok(n) = <[u8; 8]>::try_from(e.payload) {
                     return u64::from_le_bytes(n);
                 }
@@ -53,16 +60,17 @@ impl EventCounts {
             let len = f.metadata().ok()?.len();
             Identity::of(&f, len, None).ok()
         });
-        let n = r.format.adapter().event_count(r);
+        let n = adapter.event_count(r);
         let after = std::fs::metadata(path).ok();
-        if let (Some(identity), Some(meta)) = (before, after) {
-            if identity.unchanged(&meta) {
+        let others_after = Stat::of_files(files.get(1..).unwrap_or_default());
+        if let (Some(identity), Some(meta), Some(context)) = (before, after, context) {
+            if identity.unchanged(&meta) && others_after == others {
                 let entry = Entry {
                     identity,
                     lines: 0,
                     untimed: 0,
                     used: self.now,
-                    context: writer,
+                    context,
                     payload: n.to_le_bytes().to_vec(),
                 };
                 if let Ok(mut u) = self.updates.lock() {

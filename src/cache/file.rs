@@ -70,6 +70,8 @@ pub enum Damage {
     Checksum,
     /// The checksum matches but the body is not laid out as its kind is.
     Corrupt,
+    /// Not a regular file (a FIFO, a device, a symbolic link): never read.
+    NotRegular,
 }
 
 impl fmt::Display for Damage {
@@ -84,6 +86,7 @@ impl fmt::Display for Damage {
             }
             Damage::Checksum => f.write_str("its checksum does not match"),
             Damage::Corrupt => f.write_str("its contents are not laid out as this version writes them"),
+            Damage::NotRegular => f.write_str("not a regular file (a FIFO, device or symbolic link)"),
         }
     }
 }
@@ -247,8 +250,10 @@ impl CacheDir {
     pub fn map(&self, name: &str, kind: Kind) -> Result<Option<Mapped>, ReadError> {
         let path = self.file(name);
         let bytes = match open_bytes(&path) {
-            Ok(b) => b,
+            Ok(Some(b)) => b,
+            Ok(None) => return Err(ReadError::Damaged(path, Damage::NotRegular)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if is_link(&e) => return Err(ReadError::Damaged(path, Damage::NotRegular)),
             Err(e) => return Err(ReadError::Io(path, e)),
         };
         match check(kind, bytes.all()) {
@@ -258,25 +263,44 @@ impl CacheDir {
     }
 }
 
+/// Whether opening failed because the path is a symbolic link
+/// ([`crate::files::open_own`] does not follow one).
+fn is_link(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
 /// The bytes of the file at `path`, mapped when it is long enough to hold a
 /// header (a mapping of nothing is refused by the system) and the file
-/// system allows it, else read.
-fn open_bytes(path: &std::path::Path) -> io::Result<Bytes> {
+/// system allows it, else read; `None` when it is not a regular file (a
+/// FIFO would block or never end, a device such as `/dev/zero` never ends).
+fn open_bytes(path: &std::path::Path) -> io::Result<Option<Bytes>> {
     use std::io::Read;
-    let mut file = std::fs::File::open(path)?;
-    if file.metadata()?.len() >= HEADER as u64 {
+    let mut file = crate::files::open_own(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    if meta.len() >= HEADER as u64 {
         // SAFETY: the mapping is read-only and private to this process. The
         // toolkit never changes a cache file in place: a new one is written
         // and renamed over it, so the mapped file stays as it was while
         // mapped. Only another program truncating it in place, in the
         // private (0700) cache directory, could make a read fault.
         if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-            return Ok(Bytes::Map(map));
+            return Ok(Some(Bytes::Map(map)));
         }
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
-    Ok(Bytes::Read(bytes))
+    Ok(Some(Bytes::Read(bytes)))
 }
 
 /// Creates `path` (it must not exist; mode 0600) holding `pieces`, one

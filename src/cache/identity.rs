@@ -75,6 +75,31 @@ impl Stat {
     }
 }
 
+impl Stat {
+    /// A capture's `context` with the stats of its other files: any change
+    /// to one of them (a subagent transcript that grew) makes what is kept
+    /// another capture's.
+    pub fn with_others(context: u64, others: &[Stat]) -> u64 {
+        if others.is_empty() {
+            return context;
+        }
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(&context.to_le_bytes());
+        for s in others {
+            for n in [s.dev, s.ino, s.len] {
+                h.update(&n.to_le_bytes());
+            }
+            h.update(&s.mtime_ns.to_le_bytes());
+        }
+        h.digest()
+    }
+
+    /// The stats of `files`; `None` when one cannot be had.
+    pub fn of_files(files: &[std::path::PathBuf]) -> Option<Vec<Stat>> {
+        files.iter().map(|f| std::fs::metadata(f).ok().map(|m| Stat::of(&m))).collect()
+    }
+}
+
 /// What an index of the file is worth now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fresh {

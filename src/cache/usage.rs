@@ -25,6 +25,24 @@ pub struct CacheFile {
     pub bytes: u64,
     /// When it was last used (its modification time).
     pub used: SystemTime,
+    /// Whether it is a regular file (else a FIFO, device or symbolic link
+    /// put there by someone else: never read, replaced when next written).
+    pub regular: bool,
+    /// Whether it is a run's temporary file (`.NAME.PID.N.tmp`), renamed
+    /// into place when whole, or left behind by a run that was killed.
+    pub temp: bool,
+}
+
+/// A temporary file not written to for this long was left by a run that was
+/// killed while writing it (a run writes its file in one go, a gigabyte in
+/// seconds): the next run that writes the cache removes it.
+pub const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+impl CacheFile {
+    /// Whether it is a temporary file left by a killed run ([`STALE_TEMP`]).
+    pub fn stale_temp(&self, now: SystemTime) -> bool {
+        self.temp && now.duration_since(self.used).is_ok_and(|d| d >= STALE_TEMP)
+    }
 }
 
 /// The size bound: `CI_CACHE_MAX_BYTES` when set and valid, else the default
@@ -37,14 +55,17 @@ pub fn max_bytes() -> Result<u64, String> {
 }
 
 impl CacheDir {
-    /// Its cache files (temporary files of runs in progress left out),
-    /// least recently used first.
+    /// Its cache files, runs' temporary files included (they take room
+    /// too), folders and other hidden names left out; entries that are not
+    /// regular files are kept, so that they are shown and evicted; least
+    /// recently used first.
     pub fn files(&self) -> io::Result<Vec<CacheFile>> {
         let mut out = vec![];
         for e in std::fs::read_dir(self.path())? {
             let e = e?;
             let Ok(name) = e.file_name().into_string() else { continue };
-            if name.starts_with('.') {
+            let temp = name.starts_with('.') && name.ends_with(".tmp");
+            if name.starts_with('.') && !temp {
                 continue;
             }
             let meta = match e.metadata() {
@@ -53,10 +74,11 @@ impl CacheDir {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(e),
             };
-            if !meta.is_file() {
+            if meta.is_dir() {
                 continue;
             }
-            out.push(CacheFile { name, bytes: meta.len(), used: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH) });
+            let used = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            out.push(CacheFile { name, bytes: meta.len(), used, regular: meta.is_file(), temp });
         }
         out.sort_by(|a, b| a.used.cmp(&b.used).then_with(|| a.name.cmp(&b.name)));
         Ok(out)
@@ -65,22 +87,31 @@ impl CacheDir {
     /// Notes that the file `name` was used now (for the least-recently-used
     /// order); nothing when it does not exist.
     pub fn touch(&self, name: &str) {
-        if let Ok(f) = std::fs::File::options().append(true).open(self.file(name)) {
+        let mut opts = std::fs::File::options();
+        opts.append(true);
+        #[cfg(unix)]
+        {
+            // A FIFO put in its place must not block the run, a link not be followed.
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW).bits() as i32);
+        }
+        if let Ok(f) = opts.open(self.file(name)) {
             let _ = f.set_modified(SystemTime::now());
         }
     }
 
-    /// Removes the least recently used files until at most `max` bytes are
-    /// left, never those in `keep`; the names removed.
+    /// Removes the temporary files of killed runs ([`STALE_TEMP`]), and
+    /// the least recently used files until at most `max` bytes are left
+    /// (counting the temporary files of runs writing now, which stay), never
+    /// those in `keep`; the names removed.
     pub fn evict(&self, max: u64, keep: &[&str]) -> io::Result<Vec<String>> {
         let files = self.files()?;
         let mut total: u64 = files.iter().map(|f| f.bytes).sum();
         let mut removed = vec![];
+        let now = SystemTime::now();
         for f in files {
-            if total <= max {
-                break;
-            }
-            if keep.contains(&f.name.as_str()) {
+            let over = total > max && !f.temp && !keep.contains(&f.name.as_str());
+            if !(over || f.stale_temp(now)) {
                 continue;
             }
             match std::fs::remove_file(self.file(&f.name)) {
@@ -120,6 +151,19 @@ pub fn describe(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Vec<serde_j
         vec![json!({"cache": shown, "state": "used", "files": files.len(), "bytes": total, "max_bytes": max})];
     for f in files {
         let used = crate::time::Timestamp::try_from(f.used).ok().map(crate::time::format_timestamp);
+        let odd = if f.stale_temp(SystemTime::now()) {
+            Some("a temporary file left by a run that was killed (removed when the cache is next written)")
+        } else if f.temp {
+            Some("a temporary file of a run writing the cache")
+        } else if !f.regular {
+            Some("not a regular file: never read (replaced when next used)")
+        } else {
+            None
+        };
+        if let Some(state) = odd {
+            out.push(json!({"file": f.name, "state": state, "bytes": f.bytes, "used": used}));
+            continue;
+        }
         // Every kind is in the store layout; the header says which it is.
         let kinds = [super::Kind::Answers, super::Kind::Lines];
         let file = kinds.into_iter().find_map(|k| dir.map(&f.name, k).ok().flatten());

@@ -12,7 +12,9 @@
 //!   copy (told by the file name's id). `project` = `workspace` = the slug
 //!   of the session's `cwd` (the hooks rule, [`crate::session::slug_of`]),
 //!   `model` = the first `turn_context` model, `tags` = `originator:`,
-//!   `cli:` and `source:` of the session meta.
+//!   `cli:` and `source:` of the session meta. A fork (its first session
+//!   meta names `forked_from_id`) has that `parent`, and its `started_at`
+//!   is that meta's time (the lines after it are copies of the parent's).
 //! - **Events**: one per line; `data` is the line's `payload` (an object: a
 //!   line whose payload is not one is a bad line), and the record keeps the
 //!   line's `type` as `codex`. `session_meta` → `session:start`;
@@ -29,7 +31,12 @@
 //!   the previous one's (Codex re-emits it on rate-limit refreshes) counts
 //!   nothing; otherwise its `last_token_usage` counts, or without one the
 //!   growth of the total since the previous `token_count` (never negative).
-//!   A response with no tokens counts nothing. The model is the one `info`
+//!   A response with no tokens counts nothing. In a fork, the parent's
+//!   history comes first, copied, its token counts restamped at the fork's
+//!   start (or left at their first times): a `token_count` stamped no later
+//!   than the second of the fork's first session meta is a copy, read only
+//!   for the running total; the first one stamped later ends the copy.
+//!   The model is the one `info`
 //!   (or the payload) names, else the last `turn_context`'s. Codex's
 //!   `input_tokens` includes `cached_input_tokens` and its `output_tokens`
 //!   includes `reasoning_output_tokens`, so in the toolkit's names
@@ -261,14 +268,20 @@ impl Adapter for Codex {
             {
                 token_count(rec, state);
             }
+            Some("session_meta") if !state.meta_read => {
+                state.meta_read = true;
+                if forked_from(rec).is_some() {
+                    state.copied_until = line_time(rec).map(|t| t.as_second());
+                }
+            }
             _ => {}
         }
     }
 
-    /// Only lines naming a turn context or a token count change what is kept
-    /// (or a `\u` escape, which could spell either).
+    /// Only lines naming a session meta, a turn context or a token count
+    /// change what is kept (or a `\u` escape, which could spell any).
     fn observes(&self, raw: &[u8]) -> bool {
-        raw.find(b"turn_context").is_some() || raw.find(b"token_count").is_some() || raw.find(b"\\u").is_some()
+        [&b"turn_context"[..], b"token_count", b"session_meta", b"\\u"].iter().any(|k| raw.find(k).is_some())
     }
 
     fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
@@ -425,6 +438,14 @@ fn token_count(rec: &Record<'_>, state: &mut ReadState) {
     let Some(info) = rec.get_in("payload", "info").filter(|i| i.kind() == Kind::Object) else { return };
     let last = counters(info.get("last_token_usage"));
     let total = counters(info.get("total_token_usage"));
+    if let Some(until) = state.copied_until {
+        if line_time(rec).is_some_and(|t| t.as_second() <= until) {
+            // A copy of the parent's: its total is where the fork's own start.
+            state.totals = total.or(state.totals);
+            return;
+        }
+        state.copied_until = None;
+    }
     if total.is_some() && total == state.totals {
         return;
     }
@@ -469,10 +490,23 @@ fn token_count(rec: &Record<'_>, state: &mut ReadState) {
     d.push(b'}');
 }
 
+/// A line's `timestamp`.
+fn line_time(rec: &Record<'_>) -> Option<Timestamp> {
+    rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp)
+}
+
+/// The session a session meta line says its rollout was forked from
+/// (`payload.forked_from_id`, non-empty).
+fn forked_from(rec: &Record<'_>) -> Option<String> {
+    let id = rec.get_in("payload", "forked_from_id").and_then(|v| v.as_str()).map(Cow::into_owned);
+    id.filter(|i| !i.trim().is_empty())
+}
+
 /// What discovery reads off a rollout's first lines.
 #[derive(Debug, Default)]
 struct Head {
     id: Option<String>,
+    parent: Option<String>,
     cwd: Option<String>,
     model: Option<String>,
     started: Option<Timestamp>,
@@ -486,13 +520,16 @@ fn head(file: &Path) -> Head {
     let mut meta = false;
     super::head_records(file, 64, 8 << 20, |rec| {
         let Some(rec) = rec else { return true };
-        let ts = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp);
-        h.started = time::earliest(h.started, ts);
+        if h.parent.is_none() {
+            // A fork's later lines are copies of its parent's.
+            h.started = time::earliest(h.started, line_time(rec));
+        }
         let s = |k: &str| rec.get_in("payload", k).and_then(|v| v.as_str()).map(Cow::into_owned);
         match rec.get_str("type").as_deref() {
             Some("session_meta") if !meta => {
                 meta = true;
                 h.id = s("id").filter(|i| !i.is_empty());
+                h.parent = forked_from(rec);
                 h.cwd = s("cwd");
                 h.started = time::earliest(h.started, s("timestamp").as_deref().and_then(time::parse_timestamp));
                 for (tag, key) in [("originator", "originator"), ("cli", "cli_version"), ("source", "source")] {
@@ -560,6 +597,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
         bytes: meta.len(),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         model: h.model,
+        parent: h.parent,
         tags: Some(h.tags),
         ..SessionRecord::new(session, Writer::Codex, path.to_owned())
     })

@@ -542,6 +542,11 @@ pub struct ReadState {
     /// Data the writer made for the current line's event, as JSON text
     /// (Codex: a response's model and usage); empty when none.
     pub line_data: Vec<u8>,
+    /// Whether the capture's first session meta was read (Codex).
+    pub meta_read: bool,
+    /// While a fork's copied history is read (Codex): the fork's start, in
+    /// whole seconds since the epoch; lines stamped no later are copies.
+    pub copied_until: Option<i64>,
 }
 
 impl ReadState {
@@ -563,6 +568,8 @@ impl ReadState {
         self.model = None;
         self.totals = None;
         self.line_data.clear();
+        self.meta_read = false;
+        self.copied_until = None;
     }
 }
 

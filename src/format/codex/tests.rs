@@ -105,3 +105,52 @@ fn lines_name_their_events() {
         ]
     );
 }
+
+#[test]
+fn a_forks_copied_token_counts_set_the_total_and_count_nothing() {
+    let meta = |at: &str, fork: &str| {
+        format!(r#"{{"timestamp":"{at}","type":"session_meta","payload":{{"id":"f","forked_from_id":"{fork}"}}}}"#)
+    };
+    // A total without a last usage: what counts is its growth.
+    let tc = |at: &str, input: u64| {
+        format!(
+            r#"{{"timestamp":"{at}","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{input},"output_tokens":1}}}}}}}}"#
+        )
+    };
+    let names = |lines: &[String]| {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        events(&lines)
+            .into_iter()
+            .map(|(n, d)| {
+                (n, if d.contains("usage") { usage(&d)["input_tokens"].clone() } else { serde_json::Value::Null })
+            })
+            .collect::<Vec<_>>()
+    };
+    let fork = "2026-06-02T09:00:00.000Z";
+    // Copies restamped within the fork's second, or left at their first
+    // times (days before): the running total only; the fork's own count is
+    // its growth from there.
+    let lines = [
+        meta(fork, "p"),
+        tc("2026-06-02T09:00:00.900Z", 100),
+        tc("2026-05-30T10:00:00Z", 300),
+        tc("2026-06-02T09:00:01.000Z", 350),
+        tc("2026-06-02T09:00:00.500Z", 400),
+    ];
+    let got = names(&lines);
+    let want = |n: &str, v: serde_json::Value| (n.to_owned(), v);
+    assert_eq!(
+        got,
+        [
+            want("session:start", serde_json::Value::Null),
+            want("codex:token_count", serde_json::Value::Null),
+            want("codex:token_count", serde_json::Value::Null),
+            want("llm:response", 50.into()),
+            // Once the copy ended, an earlier stamp is the fork's own.
+            want("llm:response", 50.into()),
+        ]
+    );
+    // Not a fork (an empty forked_from_id): everything counts.
+    let lines = [meta(fork, ""), tc("2026-06-02T09:00:00.900Z", 100)];
+    assert_eq!(names(&lines)[1], want("llm:response", 100.into()));
+}
