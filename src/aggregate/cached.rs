@@ -73,7 +73,7 @@ use super::Answer;
 
 /// Bumped when what an entry's state means changes without the crate
 /// version changing: older files then belong to another question's name.
-const SCHEMA: u32 = 3;
+const SCHEMA: u32 = 4;
 
 /// The name of `q`'s cache file: a hash of everything that defines its
 /// answer (the query's wire form, the price table's bytes, the version).

@@ -1,0 +1,109 @@
+//! Claude Code 2.1 transcripts (`fixtures/claude-progress`, hand-made from
+//! formats.md §5): a subagent's responses written into the parent transcript
+//! as `progress` lines (`data.type: "agent_progress"`), the same responses in
+//! `<id>/subagents/agent-*.jsonl`, a failed tool call, and the lines Claude
+//! Code writes without a time (`file-history-snapshot`, `summary`,
+//! `last-prompt`). fixtures/README.md lists every line.
+
+use super::*;
+
+const PROGRESS: &str = "fixtures/claude-progress";
+const ID: &str = "5b0f2c1e-7a3d-4e9b-8c21-2a1d0e6f9b01";
+const PROJECT: &str = "projects/-home-dev-app";
+
+/// The fixture tree copied without its `subagents/` folder (a transcript
+/// copied or committed alone): only the main file.
+fn without_subagents() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let project = dir.path().join(PROJECT);
+    std::fs::create_dir_all(&project).unwrap();
+    let main = format!("{ID}.jsonl");
+    std::fs::copy(root().join(PROGRESS).join(PROJECT).join(&main), project.join(&main)).unwrap();
+    dir
+}
+
+/// `ci-agg ARGS ROOT`, which must succeed without a word.
+fn agg(args: &[&str], tree: &Path) -> String {
+    let run = ci("ci-agg").args(args).arg(tree).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    run.stdout
+}
+
+/// Per (day, model), the responses of the fixture, each counted once: the
+/// main agent's three (Opus) and the subagent's two (Haiku: `msg_sub1` on
+/// March 1st; `msg_sub2`, written twice, its largest output 90, on March
+/// 2nd). Tokens and cost are what ccusage 20.0.24 reports for the tree,
+/// with and without `subagents/` (`ccusage daily --json --breakdown`).
+const TOKENS_BY_DAY: &str = r#"{"day":"2026-03-01","tz":"UTC","model":"claude-haiku-4-5-20251001","responses":1,"input_tokens":12,"output_tokens":40,"cache_read_tokens":0,"cache_write_tokens":3000,"cost_usd":0.003962,"cost_source":"computed","unpriced_models":[]}
+{"day":"2026-03-01","tz":"UTC","model":"claude-opus-4-5-20251101","responses":1,"input_tokens":10,"output_tokens":120,"cache_read_tokens":0,"cache_write_tokens":5000,"cost_usd":0.0343,"cost_source":"computed","unpriced_models":[]}
+{"day":"2026-03-02","tz":"UTC","model":"claude-opus-4-5-20251101","responses":2,"input_tokens":10,"output_tokens":90,"cache_read_tokens":10200,"cache_write_tokens":200,"cost_usd":0.00865,"cost_source":"computed","unpriced_models":[]}
+{"day":"2026-03-02","tz":"UTC","model":"claude-haiku-4-5-20251001","responses":1,"input_tokens":8,"output_tokens":90,"cache_read_tokens":3000,"cache_write_tokens":0,"cost_usd":0.000758,"cost_source":"computed","unpriced_models":[]}
+"#;
+
+#[test]
+fn subagent_responses_in_progress_lines_count_with_or_without_the_subagents_folder() {
+    let alone = without_subagents();
+    let args = ["--tokens", "--by", "day", "--tz", "UTC"];
+    assert_eq!(agg(&args, &root().join(PROGRESS)), TOKENS_BY_DAY);
+    // Without subagents/, the progress lines are the only record of the
+    // subagent's spend: the Haiku rows are there all the same.
+    assert_eq!(agg(&args, alone.path()), TOKENS_BY_DAY);
+}
+
+#[test]
+fn a_session_totals_the_same_with_or_without_its_subagents_folder() {
+    let alone = without_subagents();
+    let totals = |tree: &Path| {
+        let out = agg(&["--sessions"], tree);
+        let recs: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(recs.len(), 1, "{out}");
+        let r = &recs[0];
+        ["tokens", "cost_usd", "models", "messages"].map(|k| (k, r[k].clone()))
+    };
+    let want = [
+        ("tokens", serde_json::json!({"input":40,"output":340,"cache_read":13200,"cache_write":8200})),
+        ("cost_usd", serde_json::json!(0.04767)),
+        ("models", serde_json::json!(["claude-haiku-4-5-20251001", "claude-opus-4-5-20251101"])),
+        ("messages", serde_json::json!(6)),
+    ];
+    assert_eq!(totals(&root().join(PROGRESS)), want);
+    assert_eq!(totals(alone.path()), want);
+}
+
+#[test]
+fn a_progress_line_yields_its_subagent_response_as_part_2_or_3() {
+    let file = format!("{PROGRESS}/{PROJECT}/{ID}.jsonl");
+    let run = ci("ci-cat").args(["--lines", "4-7", &file]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    let got: Vec<(u64, u64, String, Value, Value)> = run
+        .json()
+        .iter()
+        .map(|r| {
+            let (line, part) = (u(&r["ci"]["line"]), u(&r["ci"]["part"]));
+            (
+                line,
+                part,
+                r["event"].as_str().unwrap().to_owned(),
+                r["data"]["type"].clone(),
+                r["data"]["requestId"].clone(),
+            )
+        })
+        .collect();
+    let progress = |line| (line, 0, "progress:agent_progress".to_owned(), Value::from("progress"), Value::Null);
+    let response = |line, part, name: &str, request: &str| {
+        (line, part, name.to_owned(), Value::from("assistant"), Value::from(request))
+    };
+    assert_eq!(
+        got,
+        vec![
+            progress(4),
+            response(4, 2, "llm:response", "req_sub1"),
+            // Line 5 carries the subagent's tool result: no response.
+            progress(5),
+            progress(6),
+            response(6, 2, "llm:response", "req_sub2"),
+            progress(7),
+            response(7, 3, "llm:content", "req_sub2"),
+        ]
+    );
+}
