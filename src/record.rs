@@ -308,6 +308,15 @@ impl<'a> Event<'a> {
         self.timestamp_str().as_deref().and_then(time::parse_timestamp)
     }
 
+    /// Whether the event has no usable timestamp because its writer never
+    /// stamps such lines ([`Adapter::untimed_by_design`]): it is in no time
+    /// window and no time bucket, and is not reported as a record without a
+    /// usable timestamp (which would be noise on every run). The same for a
+    /// piped record of it (its writer and name travel with it).
+    pub fn untimed_by_design(&self) -> bool {
+        self.adapter.untimed_by_design(&self.name()) && self.timestamp().is_none()
+    }
+
     // --- semantic fields, read by the event's writer ---
 
     /// The tool of a tool event.

@@ -96,6 +96,12 @@ const KNOWN: [&str; 12] = [
     "transcript:last-prompt",
 ];
 
+/// The events of the line types Claude Code writes without a `timestamp`
+/// (formats.md §5): a session's title (`summary`), the snapshot of the files
+/// it backed up (`file-history-snapshot`, whose time is inside the snapshot)
+/// and its last prompt (`last-prompt`).
+const UNTIMED: [&str; 3] = ["transcript:summary", "transcript:file-history-snapshot", "transcript:last-prompt"];
+
 /// Why a line of a transcript is not one of its events.
 const NOT_A_TRANSCRIPT_LINE: &str =
     "not a Claude Code transcript line (needs a string \"type\" or a \"message\" object)";
@@ -428,6 +434,11 @@ impl Adapter for ClaudeTranscript {
 
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
         rec.get("timestamp")
+    }
+
+    /// The line types Claude Code writes without a `timestamp` ([`UNTIMED`]).
+    fn untimed_by_design(&self, name: &str) -> bool {
+        UNTIMED.contains(&name)
     }
 
     /// A `tool_use` block's `name`.

@@ -396,6 +396,14 @@ pub trait Adapter: Sync {
     /// The line's timestamp as written.
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>>;
 
+    /// Whether events of this name come from lines the writer never stamps
+    /// with a time (Claude Code's `summary`, `file-history-snapshot`,
+    /// `last-prompt`): such an event without a usable timestamp is no
+    /// "record without a usable timestamp" ([`crate::record::Event::untimed_by_design`]).
+    fn untimed_by_design(&self, _name: &str) -> bool {
+        false
+    }
+
     // --- the hot semantics read off an indexed line (defaults: through `data`) ---
 
     /// [`Adapter::tokens`] of a line's part read from a capture, whose `data`

@@ -107,3 +107,43 @@ fn a_progress_line_yields_its_subagent_response_as_part_2_or_3() {
         ]
     );
 }
+
+/// Lines Claude Code writes without a time (`file-history-snapshot`,
+/// `summary`, `last-prompt`: lines 1, 12 and 13) are in no day and are no
+/// "record without a usable timestamp", read from the files or piped.
+#[test]
+fn lines_written_without_a_time_make_no_null_day_and_no_report() {
+    let want = concat!(
+        r#"{"day":"2026-03-01","tz":"UTC","count":10}"#,
+        "\n",
+        r#"{"day":"2026-03-02","tz":"UTC","count":11}"#,
+        "\n"
+    );
+    assert_eq!(agg(&["--by", "day"], &root().join(PROGRESS)), want);
+    let events = ci("ci-cat").arg(PROGRESS).run();
+    assert_eq!((events.code, events.stderr.as_str(), events.lines().len()), (0, "", 24), "{events:?}");
+    let piped = ci("ci-agg").args(["--by", "day"]).stdin(events.stdout.clone()).run();
+    assert_eq!((piped.code, piped.stderr.as_str(), piped.stdout.as_str()), (0, "", want));
+    // A time window leaves them out without a word, as any event outside it.
+    let run = ci("ci-filter").args(["--since", "2026-03-01"]).stdin(events.stdout).run();
+    assert_eq!((run.code, run.stderr.as_str(), run.lines().len()), (0, "", 21), "{run:?}");
+}
+
+/// A line of a type Claude Code stamps, written without a time, is still
+/// reported and makes a `null` day; the snapshot beside it does not.
+#[test]
+fn other_lines_without_a_time_are_still_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join(PROJECT);
+    std::fs::create_dir_all(&project).unwrap();
+    let lines = [
+        r#"{"type":"file-history-snapshot","messageId":"u1","snapshot":{"messageId":"u1","trackedFileBackups":{},"timestamp":"2026-03-01T10:00:00.000Z"},"isSnapshotUpdate":false}"#,
+        r#"{"type":"user","sessionId":"s1","uuid":"u1","message":{"role":"user","content":"hello"}}"#,
+        r#"{"type":"user","sessionId":"s1","uuid":"u2","timestamp":"2026-03-01T10:00:01.000Z","message":{"role":"user","content":"again"}}"#,
+    ];
+    std::fs::write(project.join("s1.jsonl"), lines.join("\n") + "\n").unwrap();
+    let run = ci("ci-agg").args(["--by", "day"]).arg(dir.path()).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.lines(), [r#"{"day":"2026-03-01","tz":"UTC","count":1}"#, r#"{"day":null,"tz":"UTC","count":1}"#]);
+    assert_eq!(run.stderr, "ci-agg: 1 record without a usable timestamp\n");
+}
