@@ -35,7 +35,10 @@
 //!   as `transcript`. A block event's model, usage and message key are read
 //!   off the block, as they are from a piped block record (a real block
 //!   carries none).
-//! - **Semantics**: call ids are the `tool_use` id; a response's model is
+//! - **Semantics**: call ids are the `tool_use` id; a `tool_result` names no
+//!   tool, so its call's (the `tool_use` with its id, remembered as the
+//!   capture is read: [`ReadState::tool_of`]) is its tool
+//!   ([`crate::record::Event::paired_tool`]); a response's model is
 //!   `message.model` (`<synthetic>` lines are not model output:
 //!   `transcript:synthetic`); usage maps `input_tokens` → `input_tokens`,
 //!   `output_tokens`, `cache_read_input_tokens` → `cache_read_tokens`, and
@@ -293,6 +296,26 @@ impl Adapter for ClaudeTranscript {
         true
     }
 
+    /// Each `tool_use` block of an assistant line: its call's tool, which
+    /// the `tool_result` ending the call (a later user line) does not name.
+    fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
+        if line_type(rec).as_deref() != Some("assistant") {
+            return;
+        }
+        let Some(content) = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array) else { return };
+        for block in content.items() {
+            if let (CallKey::Id(id), Some(tool)) = (self.call_key(block), self.tool_name(block)) {
+                state.call_started(&id, tool);
+            }
+        }
+    }
+
+    /// Only a line holding the bytes `"tool_use"` (Claude Code never spells
+    /// a block type with `\u` escapes).
+    fn observes(&self, raw: &[u8]) -> bool {
+        raw.find(b"\"tool_use\"").is_some()
+    }
+
     fn parts(&self, rec: &Record<'_>, state: &mut ReadState, out: &mut Vec<u32>) {
         let kind = line_type(rec);
         let content = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array);
@@ -436,7 +459,8 @@ impl Adapter for ClaudeTranscript {
         rec.get("timestamp")
     }
 
-    /// The line types Claude Code writes without a `timestamp` ([`UNTIMED`]).
+    /// The line types Claude Code writes without a `timestamp`: `summary`,
+    /// `file-history-snapshot`, `last-prompt`.
     fn untimed_by_design(&self, name: &str) -> bool {
         UNTIMED.contains(&name)
     }

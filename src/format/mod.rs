@@ -550,6 +550,11 @@ pub struct ReadState {
     /// Data the writer made for the current line's event, as JSON text
     /// (Codex: a response's model and usage); empty when none.
     pub line_data: Vec<u8>,
+    /// The tool of each call whose start was read, by call id, as its JSON
+    /// string: a call's end that does not name its tool (a Claude
+    /// `tool_result`, a Codex `function_call_output`) is that tool's
+    /// ([`ReadState::tool_of`]).
+    tools: foldhash::HashMap<Box<str>, Box<[u8]>>,
 }
 
 impl ReadState {
@@ -565,12 +570,26 @@ impl ReadState {
         self.seen.insert(h.finish())
     }
 
+    /// Remembers that call `id` is a call of `tool` (a JSON string; any
+    /// other value is not kept).
+    pub fn call_started(&mut self, id: &str, tool: Raw<'_>) {
+        if tool.kind() == Kind::String && !self.tools.contains_key(id) {
+            self.tools.insert(id.into(), tool.bytes().into());
+        }
+    }
+
+    /// The tool of call `id`, as its start named it (a JSON string).
+    pub fn tool_of(&self, id: &str) -> Option<Raw<'_>> {
+        self.tools.get(id).map(|t| Raw(t))
+    }
+
     /// Forgets everything (a new capture).
     pub fn clear(&mut self) {
         self.seen.clear();
         self.model = None;
         self.totals = None;
         self.line_data.clear();
+        self.tools.clear();
     }
 }
 

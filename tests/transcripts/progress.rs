@@ -147,3 +147,38 @@ fn other_lines_without_a_time_are_still_reported() {
     assert_eq!(run.lines(), [r#"{"day":"2026-03-01","tz":"UTC","count":1}"#, r#"{"day":null,"tz":"UTC","count":1}"#]);
     assert_eq!(run.stderr, "ci-agg: 1 record without a usable timestamp\n");
 }
+
+/// A `tool_result` names no tool: its `tool:post`/`tool:error` is the tool
+/// of the `tool_use` with its id (line 10 ends line 9's Bash call), printed
+/// as `"tool"` so that a later tool in a pipe reads it too.
+#[test]
+fn a_failed_call_names_its_tool() {
+    let want: BTreeMap<Option<String>, Vec<(String, u64)>> = [(s("Bash"), vec![("tool:error".to_owned(), 1)])].into();
+    assert_eq!(crate::util::errors_by_tool(PROGRESS), want);
+    let run = ci("ci-filter").args(["--errors", PROGRESS]).run();
+    let recs = run.json();
+    assert_eq!(
+        (recs.len(), &recs[0]["tool"], &recs[0]["data"]["tool_use_id"]),
+        (1, &Value::from("Bash"), &Value::from("toolu_bash1"))
+    );
+    // Every call's end names its tool, the subagent's (in its own file) too;
+    // a call's start keeps it in `data` only.
+    let run = ci("ci-agg").args(["--by", "tool", "--by", "event", "--sort", "key", PROGRESS]).run();
+    let rows: Vec<(Value, Value, u64)> =
+        run.json().iter().map(|r| (r["tool"].clone(), r["event"].clone(), u(&r["count"]))).collect();
+    let row = |t: &str, e: &str| (Value::from(t), Value::from(e), 1);
+    let tools = rows.iter().filter(|r| !r.0.is_null()).cloned().collect::<Vec<_>>();
+    assert_eq!(
+        tools,
+        [
+            row("Bash", "tool:error"),
+            row("Bash", "tool:pre"),
+            row("Read", "tool:post"),
+            row("Read", "tool:pre"),
+            row("Task", "tool:post"),
+            row("Task", "tool:pre")
+        ]
+    );
+    let pre = ci("ci-filter").args(["--event", "tool:pre", PROGRESS]).run();
+    assert!(pre.json().iter().all(|r| r.get("tool").is_none()), "{}", pre.stdout);
+}
