@@ -312,7 +312,7 @@ impl Adapter for ClaudeTranscript {
 
     /// Only a line holding the bytes `"tool_use"` (Claude Code never spells
     /// a block type with `\u` escapes).
-    fn observes(&self, raw: &[u8]) -> bool {
+    fn starts_calls(&self, raw: &[u8]) -> bool {
         raw.find(b"\"tool_use\"").is_some()
     }
 

@@ -275,10 +275,16 @@ impl Adapter for Codex {
         }
     }
 
-    /// Only lines naming a turn context, a token count or a call change
-    /// what is kept (or a `\u` escape, which could spell any).
+    /// Only lines naming a turn context or a token count change what is kept
+    /// (or a `\u` escape, which could spell either).
     fn observes(&self, raw: &[u8]) -> bool {
-        [&b"turn_context"[..], b"token_count", b"_call\"", b"\\u"].iter().any(|k| raw.find(k).is_some())
+        raw.find(b"turn_context").is_some() || raw.find(b"token_count").is_some() || raw.find(b"\\u").is_some()
+    }
+
+    /// A call's line (`function_call`, `custom_tool_call`, …), or a `\u`
+    /// escape, which could spell one.
+    fn starts_calls(&self, raw: &[u8]) -> bool {
+        raw.find(b"_call\"").is_some() || raw.find(b"\\u").is_some()
     }
 
     fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {

@@ -378,6 +378,14 @@ pub trait Adapter: Sync {
         false
     }
 
+    /// Whether a raw line may start a call whose end does not name its tool
+    /// ([`ReadState::tool_of`]): such a line is parsed (and observed) even
+    /// when a tool's pre-check would skip it, unless the tool reads no tool
+    /// names ([`crate::source::Visitor::reads_tools`]). The default: no line does.
+    fn starts_calls(&self, _raw: &[u8]) -> bool {
+        false
+    }
+
     /// Whether each line's events depend on that line alone: nothing is
     /// observed ([`Adapter::observe`]), [`Adapter::parts`] ignores the state,
     /// and a session is plain JSONL files read line by line in file order

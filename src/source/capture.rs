@@ -276,7 +276,8 @@ impl Worker<'_> {
             let pre = !skip && (!line.terminated || v.precheck(line.bytes));
             // A line the tool skips is still observed when it may change what
             // the writer keeps of earlier lines (its later events depend on it).
-            if !(pre || line.terminated && adapter.observes(line.bytes)) {
+            let observed = adapter.observes(line.bytes) || v.reads_tools() && adapter.starts_calls(line.bytes);
+            if !(pre || line.terminated && observed) {
                 continue;
             }
             let wanted = pre && (!line.terminated || v.needs_events(line.bytes));

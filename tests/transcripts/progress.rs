@@ -181,4 +181,12 @@ fn a_failed_call_names_its_tool() {
     );
     let pre = ci("ci-filter").args(["--event", "tool:pre", PROGRESS]).run();
     assert!(pre.json().iter().all(|r| r.get("tool").is_none()), "{}", pre.stdout);
+    // The call's line is read for its tool when the line asked for is after it.
+    let file = format!("{PROGRESS}/{PROJECT}/{ID}.jsonl");
+    let run = ci("ci-cat").args(["--lines", "10", &file]).run();
+    let recs = run.json();
+    assert_eq!(
+        (recs.len(), &recs[0]["event"], &recs[0]["tool"]),
+        (1, &Value::from("tool:error"), &Value::from("Bash"))
+    );
 }
