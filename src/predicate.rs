@@ -247,6 +247,7 @@ impl Selection {
         }
         if self.has_time_bound() {
             match ev.timestamp() {
+                None if ev.untimed_by_design() => return Verdict::NoMatch,
                 None => return Verdict::Untimed,
                 Some(t) if !self.in_bounds(t) => return Verdict::NoMatch,
                 Some(_) => {}

@@ -25,6 +25,10 @@ use crate::time::{self, Timestamp};
 /// The name of the provenance key added to event records.
 pub const PROVENANCE_KEY: &str = "ci";
 
+/// The key of a derived event record that names the tool of a call's end
+/// whose `data` does not ([`Event::paired_tool`]).
+pub const TOOL_KEY: &str = "tool";
+
 /// An event as a tool sees it: the validated line plus where it came from,
 /// read through its writer.
 #[derive(Clone)]
@@ -52,6 +56,9 @@ pub struct Event<'a> {
     /// Every token and cost figure, read once when first asked for (a
     /// `--tokens` group asks for each of the five).
     tokens: std::cell::OnceCell<[Option<Raw<'a>>; 5]>,
+    /// What the writer kept of the capture's lines before this one (`None`
+    /// for a record read from a stream).
+    state: Option<&'a ReadState>,
     /// Where its line is on disk and the line's hash, so a record printed
     /// cut can be read again ([`crate::reread`]): for a line read from a
     /// file, the site (the hash is computed from the line when needed); for
@@ -96,6 +103,7 @@ impl<'a> Event<'a> {
             derived_name,
             derived_data,
             tokens: Default::default(),
+            state: Some(state),
             origin: Some((site, None)),
         }
     }
@@ -115,6 +123,7 @@ impl<'a> Event<'a> {
             derived_name: Cow::Borrowed(""),
             derived_data: None,
             tokens: Default::default(),
+            state: None,
             origin: None,
         }
     }
@@ -229,6 +238,7 @@ impl<'a> Event<'a> {
             "event" => self.name_raw(),
             "timestamp" => self.timestamp_raw(),
             "data" => self.data(),
+            TOOL_KEY => self.paired_tool(),
             k if self.original().is_some_and(|(key, _)| key == k) => self.original().and_then(|(_, v)| v),
             _ => None,
         }
@@ -325,11 +335,45 @@ impl<'a> Event<'a> {
         self.timestamp_str().as_deref().and_then(time::parse_timestamp)
     }
 
+    /// Whether the event has no usable timestamp because its writer never
+    /// stamps such lines ([`Adapter::untimed_by_design`]): it is in no time
+    /// window and no time bucket, and is not reported as a record without a
+    /// usable timestamp (which would be noise on every run). The same for a
+    /// piped record of it (its writer and name travel with it).
+    pub fn untimed_by_design(&self) -> bool {
+        self.adapter.untimed_by_design(&self.name()) && self.timestamp().is_none()
+    }
+
     // --- semantic fields, read by the event's writer ---
 
-    /// The tool of a tool event.
+    /// The tool of a tool event: the one its `data` names, else the one
+    /// paired with it by call id ([`Event::paired_tool`]).
     pub fn tool_name(&self) -> Option<Raw<'a>> {
-        self.adapter.tool_name(self.data()?)
+        self.data().and_then(|d| self.adapter.tool_name(d)).or_else(|| self.paired_tool())
+    }
+
+    /// The tool of a call's end (`tool:post`, `tool:error`) whose `data`
+    /// does not name it (a Claude `tool_result`, a Codex
+    /// `function_call_output`): the one its call's start named earlier in
+    /// the capture (same call id). A derived record prints it as its
+    /// [`TOOL_KEY`], which a record read from a stream gives back, so
+    /// `ci-cat | ci-filter --errors | ci-agg --by tool` names the tools as
+    /// `ci-agg` on the capture does.
+    pub fn paired_tool(&self) -> Option<Raw<'a>> {
+        let Some(state) = self.state else {
+            return self.adapter.derived().then(|| self.rec.get(TOOL_KEY)).flatten();
+        };
+        if !self.derived || !matches!(self.name().as_ref(), "tool:post" | "tool:error") {
+            return None;
+        }
+        let data = self.data()?;
+        if self.adapter.tool_name(data).is_some() {
+            return None;
+        }
+        match self.adapter.call_key(data) {
+            CallKey::Id(id) => state.tool_of(&id),
+            _ => None,
+        }
     }
 
     /// Which call a tool event belongs to.

@@ -332,6 +332,10 @@ impl<V: Visitor> Visitor for Narrow<'_, V> {
         self.inner.needs_events(raw)
     }
 
+    fn reads_tools(&self) -> bool {
+        self.inner.reads_tools()
+    }
+
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         // A piped event record: its own session (a capture's was met in `begin`).
         if ev.capture.is_none() && !self.ids.is_empty() {

@@ -333,3 +333,24 @@ fn fork_record_names_its_parent_and_its_own_start() {
     let parent = recs.iter().find(|r| r["session"] == PARENT_ID).expect("the parent's record");
     assert_eq!((&parent["parent"], &parent["started_at"]), (&Value::Null, &Value::from("2026-06-01T10:00:00Z")));
 }
+
+/// A `function_call_output` names no tool: its `tool:post`/`tool:error` is
+/// the tool of the `function_call` with its `call_id`, from the rollout and
+/// through a pipe alike (`ci-cat | ci-filter --errors | ci-agg --by tool`).
+#[test]
+fn generated_failed_calls_name_their_tools() {
+    for (n, seed) in CASES {
+        let (dir, exp) = generated(n, seed);
+        let got: BTreeMap<String, u64> = crate::util::errors_by_tool(&path_of(&dir))
+            .into_iter()
+            .map(|(tool, events)| {
+                assert_eq!(events.iter().map(|e| e.0.as_str()).collect::<Vec<_>>(), ["tool:error"], "{tool:?}");
+                (tool.expect("a failed call names its tool"), events[0].1)
+            })
+            .collect();
+        let want: BTreeMap<String, u64> =
+            exp.tools.iter().filter(|(_, c)| c.1 > 0).map(|(t, c)| (t.clone(), c.1)).collect();
+        assert!(!want.is_empty(), "generate({n}, {seed}) has no failed call");
+        assert_eq!(got, want, "generate({n}, {seed})");
+    }
+}

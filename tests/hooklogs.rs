@@ -379,3 +379,18 @@ fn an_array_emptied_after_discovery_is_reported() {
     // The other arrays' elements are still printed.
     assert!(files.len() == 1 || !run.stdout.is_empty());
 }
+
+/// Every failed call of a hook log names its tool (`tool_name` is in the
+/// payload), from the files and through a pipe alike.
+#[test]
+fn generated_failed_calls_name_their_tools() {
+    let (_dir, logs, exp) = generated(5, 7);
+    let got: BTreeMap<String, u64> = crate::util::errors_by_tool(&logs)
+        .into_iter()
+        .map(|(tool, events)| (tool.expect("a failed call names its tool"), events.iter().map(|e| e.1).sum()))
+        .collect();
+    let want: BTreeMap<String, u64> =
+        exp.tools.iter().filter(|(_, c)| c.errors > 0).map(|(t, c)| (t.clone(), c.errors)).collect();
+    assert!(!want.is_empty(), "{exp:?}");
+    assert_eq!(got, want);
+}

@@ -584,3 +584,11 @@ fn transcript_copy_gives_time_model_and_tokens() {
     let events: Vec<Value> = ci("ci-cat").arg(ROOT).run().json().iter().map(|e| e["event"].clone()).collect();
     assert_eq!(events, [json!("session:start"), json!("prompt:submit"), json!("prompt:complete")]);
 }
+
+/// A failed call of a hooks session names its tool (PostToolUseFailure's
+/// `tool_name`), from the files and through a pipe alike.
+#[test]
+fn a_failed_call_names_its_tool() {
+    let want = [(Some("Bash".to_owned()), vec![("tool:error".to_owned(), 1)])].into();
+    assert_eq!(crate::util::errors_by_tool(HOOKS), want);
+}

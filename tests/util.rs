@@ -255,3 +255,28 @@ pub fn through_sh(cmd: &std::process::Command, setup: &str) -> std::process::Com
     }
     sh
 }
+
+/// `ci-filter --errors PATH | ci-agg --by tool --by event` as tool → (event
+/// → count) (`None`: a null tool), checked to be what the same pipeline
+/// gives from ci-cat's records (`ci-cat PATH | ci-filter --errors | ci-agg
+/// …`): the tool of a failed call travels with its record.
+pub fn errors_by_tool(path: &str) -> std::collections::BTreeMap<Option<String>, Vec<(String, u64)>> {
+    let by_tool = |records: String| {
+        let run = ci("ci-agg").args(["--by", "tool", "--by", "event", "--sort", "key"]).stdin(records).run();
+        assert_eq!(run.code, 0, "{run:?}");
+        run.stdout
+    };
+    let errors = ci("ci-filter").args(["--errors", path]).run();
+    let events = ci("ci-cat").arg(path).run();
+    let piped = ci("ci-filter").arg("--errors").stdin(events.stdout).run();
+    assert_eq!(piped.stdout, errors.stdout, "{path}: the same records from the files and from ci-cat");
+    let direct = by_tool(errors.stdout);
+    assert_eq!(by_tool(piped.stdout), direct, "{path}");
+    let mut out: std::collections::BTreeMap<Option<String>, Vec<(String, u64)>> = Default::default();
+    for l in direct.lines() {
+        let r: serde_json::Value = serde_json::from_str(l).unwrap();
+        let tool = r["tool"].as_str().map(str::to_owned);
+        out.entry(tool).or_default().push((r["event"].as_str().unwrap().to_owned(), r["count"].as_u64().unwrap()));
+    }
+    out
+}

@@ -73,7 +73,9 @@ use super::Answer;
 
 /// Bumped when what an entry's state means changes without the crate
 /// version changing: older files then belong to another question's name.
-/// 4: a response's best copy is named by its absolute path (issue 38, D4).
+/// 4: a response's best copy is named by its absolute path (issue 38, D4),
+/// float sums keep their exact partials (D3), Claude Code progress lines
+/// yield their subagents' responses (issue 31, item 5).
 const SCHEMA: u32 = 4;
 
 /// The name of `q`'s cache file: a hash of everything that defines its

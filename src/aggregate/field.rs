@@ -6,7 +6,7 @@
 //! | `event` | the event name |
 //! | `workspace` | the line's `workspace`, else the session's (metadata, else project slug) |
 //! | `session` | the session id (capture directory, else provenance, else `data.session_id`) |
-//! | `tool` | `data.tool_name` |
+//! | `tool` | `data.tool_name`; for a call's end that names none (a Claude `tool_result`, a Codex output), its call's tool ([`Event::paired_tool`]) |
 //! | `model` | `data.model` |
 //! | `agent` | the session's agent: metadata `agent_name`, else the child's `session:fork` line (`data.metadata.agent_name`); for piped event records, looked up through the provenance path |
 //! | `status` | `data.status` (e.g. `orchestrator:complete`: success/error/cancelled/incomplete) |
@@ -40,7 +40,7 @@ pub enum Field {
     Workspace,
     /// The session id.
     Session,
-    /// `data.tool_name`.
+    /// `data.tool_name`, else the tool of the call a tool event ends.
     Tool,
     /// `data.model`.
     Model,

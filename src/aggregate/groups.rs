@@ -200,11 +200,17 @@ pub struct Groups {
 
 impl Groups {
     /// Adds one event; returns true when a time key had no usable timestamp.
+    /// An event its writer never stamps with a time
+    /// ([`Event::untimed_by_design`]) is in no time bucket: left out when a
+    /// key is one, without a report.
     pub fn add(&mut self, q: &Query, ev: &Event<'_>, cx: &mut Context) -> bool {
         if let Some(name) = q.filter {
             if ev.name() != name {
                 return false;
             }
+        }
+        if q.has_time_key() && ev.untimed_by_design() {
+            return false;
         }
         let (key, untimed) = group_key(q, ev, cx);
         let group = self.map.entry(key).or_insert_with(|| Group::new_in(q, self.tape));

@@ -53,8 +53,9 @@ TIME WINDOW:
   A windowed run reads the captures (the capture cache keeps whole captures).
 
 KEYS (--by, comma-separated; also the fields of metrics):
-  event, workspace (filled for older writers), session, tool (data.tool_name),
-  model (data.model), agent (session metadata agent_name, else the child's
+  event, workspace (filled for older writers), session, tool (data.tool_name;
+  for a tool:post/tool:error that names none, its call's tool), model
+  (data.model), agent (session metadata agent_name, else the child's
   session:fork line), status (data.status, e.g. of orchestrator:complete),
   hour / day / week / month (buckets of timestamp in --tz: 2026-03-01T08,
   2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default local: TZ,

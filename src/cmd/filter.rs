@@ -180,7 +180,8 @@ pub struct Args {
     pub agent: Vec<String>,
     #[command(flatten)]
     pub time: TimeWindow,
-    /// Only events whose data.tool_name matches (exact or glob; repeatable, OR).
+    /// Only events whose tool matches (exact or glob; repeatable, OR): data.tool_name, or for a
+    /// tool:post/tool:error that names none (Claude transcripts, Codex) its call's tool.
     #[arg(long, value_name = "NAME")]
     pub tool: Vec<String>,
     /// Only error events: tool:error, provider:error, orchestrator:complete with

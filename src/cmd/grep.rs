@@ -282,6 +282,12 @@ impl Visitor for Grep<'_> {
         !self.cfg.precheck || self.cfg.matcher.prefilter().may_match(raw)
     }
 
+    /// Matches name no tool (and ci-grep selects by none): lines its
+    /// pre-check skips are not read for the calls they start.
+    fn reads_tools(&self) -> bool {
+        false
+    }
+
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         if self.cfg.narrow.matches_event(ev) != Verdict::Match {
             return Flow::Continue;

@@ -19,13 +19,26 @@
 //!   boundary, `system:<subtype>`, `progress:<type>`, `transcript:<type>`).
 //!   Part 2 + k is the line's k-th content block when it is a `tool_use`
 //!   (`tool:pre`) or a `tool_result` (`tool:post`, `tool:error` when
-//!   `is_error`). The `data` of a block event is the block; of the line's own
+//!   `is_error`). On a `progress` line that carries a subagent's assistant
+//!   message (Claude Code 2.1's `agent_progress`: `data.message` is the
+//!   subagent's line, `{type, message, requestId, uuid, timestamp}`), part 2
+//!   is that message as a response of the session: `llm:response` where it
+//!   is first written in the capture, `llm:content` (part 3) for a later copy
+//!   (the same message in `<id>/subagents/`, or another block of it); its
+//!   `data` is the subagent's line, so its model, usage and message key are
+//!   read as an assistant line's. A session's responses (and so its tokens,
+//!   cost, models and days) are then the same with or without its
+//!   `subagents/` folder; the subagent's tool calls are only in its own file.
+//!   The `data` of a block event is the block; of the line's own
 //!   event, the whole line (so a line nested as deep as the parser's limit is
 //!   a bad line: `format::fits_as_data`). The record keeps the line's `type`
 //!   as `transcript`. A block event's model, usage and message key are read
 //!   off the block, as they are from a piped block record (a real block
 //!   carries none).
-//! - **Semantics**: call ids are the `tool_use` id; a response's model is
+//! - **Semantics**: call ids are the `tool_use` id; a `tool_result` names no
+//!   tool, so its call's (the `tool_use` with its id, remembered as the
+//!   capture is read: [`ReadState::tool_of`]) is its tool
+//!   ([`crate::record::Event::paired_tool`]); a response's model is
 //!   `message.model` (`<synthetic>` lines are not model output:
 //!   `transcript:synthetic`); usage maps `input_tokens` → `input_tokens`,
 //!   `output_tokens`, `cache_read_input_tokens` → `cache_read_tokens`, and
@@ -62,6 +75,12 @@ pub struct ClaudeTranscript;
 const CONTENT: u32 = 1;
 /// Part index of a line's first content block.
 const BLOCKS: u32 = 2;
+/// Part index of the subagent response a `progress` line carries, on the
+/// first line written for it (a progress line has no content blocks of its own).
+const SUBAGENT: u32 = BLOCKS;
+/// Part index of the subagent response a `progress` line carries, when that
+/// message was written before in the capture.
+const SUBAGENT_COPY: u32 = BLOCKS + 1;
 
 /// The names of the line types, system subtypes and progress types the real
 /// transcripts hold (formats.md §5).
@@ -79,6 +98,12 @@ const KNOWN: [&str; 12] = [
     "transcript:queue-operation",
     "transcript:last-prompt",
 ];
+
+/// The events of the line types Claude Code writes without a `timestamp`
+/// (formats.md §5): a session's title (`summary`), the snapshot of the files
+/// it backed up (`file-history-snapshot`, whose time is inside the snapshot)
+/// and its last prompt (`last-prompt`).
+const UNTIMED: [&str; 3] = ["transcript:summary", "transcript:file-history-snapshot", "transcript:last-prompt"];
 
 /// Why a line of a transcript is not one of its events.
 const NOT_A_TRANSCRIPT_LINE: &str =
@@ -271,17 +296,42 @@ impl Adapter for ClaudeTranscript {
         true
     }
 
+    /// Each `tool_use` block of an assistant line: its call's tool, which
+    /// the `tool_result` ending the call (a later user line) does not name.
+    fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
+        if line_type(rec).as_deref() != Some("assistant") {
+            return;
+        }
+        let Some(content) = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array) else { return };
+        for block in content.items() {
+            if let (CallKey::Id(id), Some(tool)) = (self.call_key(block), self.tool_name(block)) {
+                state.call_started(&id, tool);
+            }
+        }
+    }
+
+    /// Only a line holding the bytes `"tool_use"` (Claude Code never spells
+    /// a block type with `\u` escapes).
+    fn starts_calls(&self, raw: &[u8]) -> bool {
+        raw.find(b"\"tool_use\"").is_some()
+    }
+
     fn parts(&self, rec: &Record<'_>, state: &mut ReadState, out: &mut Vec<u32>) {
         let kind = line_type(rec);
         let content = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array);
         match kind.as_deref() {
             Some("assistant") => {
-                let id = rec.get_in("message", "id").filter(|i| i.kind() == Kind::String);
-                let request = rec.get("requestId").map_or(&b""[..], |r| r.bytes());
-                match id {
-                    Some(id) if !state.first_sight(&[id.bytes(), request]) => out.push(CONTENT),
-                    _ => out.push(0),
+                let first = first_sight(state, rec.get_in("message", "id"), rec.get("requestId"));
+                out.push(if first { 0 } else { CONTENT });
+            }
+            // The line's own event, and the subagent response it carries.
+            Some("progress") => {
+                out.push(0);
+                if let Some(m) = subagent_message(rec) {
+                    let first = first_sight(state, m.get("message").and_then(|x| x.get("id")), m.get("requestId"));
+                    out.push(if first { SUBAGENT } else { SUBAGENT_COPY });
                 }
+                return;
             }
             Some("user") => {
                 // Only tool results: no event of its own.
@@ -339,6 +389,15 @@ impl Adapter for ClaudeTranscript {
     }
 
     fn name<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Cow<'a, str> {
+        if part >= BLOCKS && is_progress(rec) {
+            let model = subagent_message(rec).and_then(|m| m.get("message")?.get("model"));
+            let synthetic = model.and_then(|m| m.as_str()).as_deref() == Some("<synthetic>");
+            return Cow::Borrowed(match part {
+                _ if synthetic => "transcript:synthetic",
+                SUBAGENT => "llm:response",
+                _ => "llm:content",
+            });
+        }
         if part >= BLOCKS {
             let block = block_at(rec, part);
             return Cow::Borrowed(match block.and_then(block_type).as_deref() {
@@ -382,6 +441,9 @@ impl Adapter for ClaudeTranscript {
     }
 
     fn data<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Option<Raw<'a>> {
+        if part >= BLOCKS && is_progress(rec) {
+            return subagent_message(rec);
+        }
         if part >= BLOCKS {
             return block_at(rec, part);
         }
@@ -395,6 +457,12 @@ impl Adapter for ClaudeTranscript {
 
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
         rec.get("timestamp")
+    }
+
+    /// The line types Claude Code writes without a `timestamp`: `summary`,
+    /// `file-history-snapshot`, `last-prompt`.
+    fn untimed_by_design(&self, name: &str) -> bool {
+        UNTIMED.contains(&name)
     }
 
     /// A `tool_use` block's `name`.
@@ -527,6 +595,31 @@ fn line_type<'a>(rec: &Record<'a>) -> Option<Cow<'a, str>> {
     rec.get_str("type").or_else(|| rec.get_in("message", "role").and_then(|r| r.as_str()))
 }
 
+/// Whether the message `id` (a string) + `request` is seen for the first
+/// time in the capture (a message without an id always is).
+fn first_sight(state: &mut ReadState, id: Option<Raw<'_>>, request: Option<Raw<'_>>) -> bool {
+    match id.filter(|i| i.kind() == Kind::String) {
+        Some(id) => state.first_sight(&[id.bytes(), request.map_or(&b""[..], |r| r.bytes())]),
+        None => true,
+    }
+}
+
+/// Whether the line is a `progress` line.
+fn is_progress(rec: &Record<'_>) -> bool {
+    line_type(rec).as_deref() == Some("progress")
+}
+
+/// The subagent response a `progress` line carries (Claude Code 2.1's
+/// `agent_progress`): `data.message` when it is an assistant line with a
+/// `message` object (`{type, message: {id, model, content, usage}, requestId,
+/// uuid, timestamp}`, the shape of an assistant line of the subagent's own
+/// transcript).
+fn subagent_message<'a>(rec: &Record<'a>) -> Option<Raw<'a>> {
+    let m = rec.get("data")?.get("message").filter(|m| m.kind() == Kind::Object)?;
+    let assistant = block_type(m).as_deref() == Some("assistant");
+    (assistant && m.get("message").is_some_and(|x| x.kind() == Kind::Object)).then_some(m)
+}
+
 /// `message.id` + `requestId` (or the id alone without a request id), into `out`.
 fn message_key_of(id: Option<Raw<'_>>, request: Option<Raw<'_>>, out: &mut String) -> bool {
     out.clear();
@@ -613,7 +706,10 @@ pub const VOCABULARY: &[&str] = &[
     "user",
     "system",
     "progress",
+    "agent_progress",
     "summary",
+    "file-history-snapshot",
+    "last-prompt",
     "subtype",
     "compact_boundary",
     "turn_duration",

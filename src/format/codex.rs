@@ -46,7 +46,9 @@
 //!   `llm:response` event's `data` is made for it:
 //!   `{"model":…,"usage":{"input_tokens":…,"cache_read_tokens":…,"output_tokens":…,"reasoning_output_tokens":…,"total_tokens":…},"info":…}`,
 //!   so piped records give the same answers as the rollout.
-//! - **Calls** are paired by `call_id`.
+//! - **Calls** are paired by `call_id`. An output names no tool: its tool is
+//!   its call's, remembered as the rollout is read ([`ReadState::tool_of`],
+//!   [`crate::record::Event::paired_tool`]).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -256,6 +258,14 @@ impl Adapter for Codex {
     fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
         state.line_data.clear();
         match rec.get_str("type").as_deref() {
+            // A call's tool, which its output (a later line) does not name.
+            Some("response_item") => {
+                if let Some(p) = rec.get("payload") {
+                    if let (CallKey::Id(id), Some(tool)) = (self.call_key(p), self.tool_name(p)) {
+                        state.call_started(&id, tool);
+                    }
+                }
+            }
             Some("turn_context") => {
                 if let Some(m) =
                     rec.get_in("payload", "model").and_then(|m| m.as_str()).filter(|m| !m.trim().is_empty())
@@ -282,6 +292,12 @@ impl Adapter for Codex {
     /// change what is kept (or a `\u` escape, which could spell any).
     fn observes(&self, raw: &[u8]) -> bool {
         [&b"turn_context"[..], b"token_count", b"session_meta", b"\\u"].iter().any(|k| raw.find(k).is_some())
+    }
+
+    /// A call's line (`function_call`, `custom_tool_call`, …), or a `\u`
+    /// escape, which could spell one.
+    fn starts_calls(&self, raw: &[u8]) -> bool {
+        raw.find(b"_call\"").is_some() || raw.find(b"\\u").is_some()
     }
 
     fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {

@@ -378,6 +378,14 @@ pub trait Adapter: Sync {
         false
     }
 
+    /// Whether a raw line may start a call whose end does not name its tool
+    /// ([`ReadState::tool_of`]): such a line is parsed (and observed) even
+    /// when a tool's pre-check would skip it, unless the tool reads no tool
+    /// names ([`crate::source::Visitor::reads_tools`]). The default: no line does.
+    fn starts_calls(&self, _raw: &[u8]) -> bool {
+        false
+    }
+
     /// Whether each line's events depend on that line alone: nothing is
     /// observed ([`Adapter::observe`]), [`Adapter::parts`] ignores the state,
     /// and a session is plain JSONL files read line by line in file order
@@ -395,6 +403,14 @@ pub trait Adapter: Sync {
 
     /// The line's timestamp as written.
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>>;
+
+    /// Whether events of this name come from lines the writer never stamps
+    /// with a time (Claude Code's `summary`, `file-history-snapshot`,
+    /// `last-prompt`): such an event without a usable timestamp is no
+    /// "record without a usable timestamp" ([`crate::record::Event::untimed_by_design`]).
+    fn untimed_by_design(&self, _name: &str) -> bool {
+        false
+    }
 
     // --- the hot semantics read off an indexed line (defaults: through `data`) ---
 
@@ -547,6 +563,11 @@ pub struct ReadState {
     /// While a fork's copied history is read (Codex): the fork's start, in
     /// whole seconds since the epoch; lines stamped no later are copies.
     pub copied_until: Option<i64>,
+    /// The tool of each call whose start was read, by call id, as its JSON
+    /// string: a call's end that does not name its tool (a Claude
+    /// `tool_result`, a Codex `function_call_output`) is that tool's
+    /// ([`ReadState::tool_of`]).
+    tools: foldhash::HashMap<Box<str>, Box<[u8]>>,
 }
 
 impl ReadState {
@@ -562,6 +583,19 @@ impl ReadState {
         self.seen.insert(h.finish())
     }
 
+    /// Remembers that call `id` is a call of `tool` (a JSON string; any
+    /// other value is not kept).
+    pub fn call_started(&mut self, id: &str, tool: Raw<'_>) {
+        if tool.kind() == Kind::String && !self.tools.contains_key(id) {
+            self.tools.insert(id.into(), tool.bytes().into());
+        }
+    }
+
+    /// The tool of call `id`, as its start named it (a JSON string).
+    pub fn tool_of(&self, id: &str) -> Option<Raw<'_>> {
+        self.tools.get(id).map(|t| Raw(t))
+    }
+
     /// Forgets everything (a new capture).
     pub fn clear(&mut self) {
         self.seen.clear();
@@ -570,6 +604,7 @@ impl ReadState {
         self.line_data.clear();
         self.meta_read = false;
         self.copied_until = None;
+        self.tools.clear();
     }
 }
 

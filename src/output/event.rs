@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use std::io::Write;
 
 use crate::json::{Path, Raw};
-use crate::record::{Event, PROVENANCE_KEY};
+use crate::record::{Event, PROVENANCE_KEY, TOOL_KEY};
 use crate::session::Writer;
 use crate::truncate;
 
@@ -207,7 +207,8 @@ impl EventPrinter {
     /// A record derived from a writer's line (a Claude Code hook line),
     /// normalised: `{"event":NAME,ORIGINAL_KEY:ITS_NAME,"workspace":W,"timestamp":TS|null,"data":DATA,"ci":{…}}`
     /// (for a hook line `"hook":NAME` and `data` the line unchanged), `data`
-    /// shrunk like any `data` over budget.
+    /// shrunk like any `data` over budget. A call's end whose `data` does not
+    /// name its tool has `"tool":NAME` before `data` ([`Event::paired_tool`]).
     fn write_derived(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
         let mut head = Vec::with_capacity(160);
         head.extend_from_slice(b"{\"event\":");
@@ -230,6 +231,12 @@ impl EventPrinter {
         match ev.timestamp_str() {
             Some(t) => json_str(&mut head, &t),
             None => head.extend_from_slice(b"null"),
+        }
+        if let Some(tool) = ev.paired_tool() {
+            head.extend_from_slice(b",\"");
+            head.extend_from_slice(TOOL_KEY.as_bytes());
+            head.extend_from_slice(b"\":");
+            head.extend_from_slice(tool.bytes());
         }
         head.extend_from_slice(b",\"data\":");
         let tail = |cut: bool| {

@@ -70,13 +70,16 @@ pub(super) fn visit_line<V: Visitor>(
 
 /// Whether `ev` is in `window`: always when the window is open; else when
 /// its time is in it. An event without a usable time is not, and is counted
-/// in the summary line ([`Diag::untimed`](crate::diag::Diag::untimed)).
+/// in the summary line ([`Diag::untimed`](crate::diag::Diag::untimed)),
+/// unless its writer never stamps such lines ([`Event::untimed_by_design`]).
 pub(super) fn in_window(window: &Interval, ev: &Event<'_>, diag: &crate::diag::Diag) -> bool {
     if window.is_open() {
         return true;
     }
     match ev.timestamp() {
         Some(t) => window.contains(t),
+        // A line its writer never stamps is outside any window, silently.
+        None if ev.untimed_by_design() => false,
         None => {
             diag.untimed();
             false
@@ -303,7 +306,8 @@ impl Worker<'_> {
             let pre = !skip && (!line.terminated || v.precheck(line.bytes));
             // A line the tool skips is still observed when it may change what
             // the writer keeps of earlier lines (its later events depend on it).
-            if !(pre || line.terminated && adapter.observes(line.bytes)) {
+            let observed = adapter.observes(line.bytes) || v.reads_tools() && adapter.starts_calls(line.bytes);
+            if !(pre || line.terminated && observed) {
                 continue;
             }
             let wanted = pre && (!line.terminated || v.needs_events(line.bytes));

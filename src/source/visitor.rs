@@ -235,6 +235,15 @@ pub trait Visitor: Send {
         true
     }
 
+    /// Whether the visitor may read the tool of a call's end that does not
+    /// name it ([`Event::paired_tool`]): lines it skips unread
+    /// ([`Visitor::precheck`], [`Visitor::line`]) are then still read for
+    /// the calls they start ([`crate::format::Adapter::starts_calls`]).
+    /// The default: yes.
+    fn reads_tools(&self) -> bool {
+        true
+    }
+
     /// Called for each valid event record.
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow;
 

@@ -431,3 +431,17 @@ fn usage_errors() {
         assert!(run.stderr.contains(msg), "{args:?}: {}", run.stderr);
     }
 }
+
+/// Amplifier's failed calls name their tool (`data.tool_name` on every tool
+/// event), from the files and through a pipe alike; the other errors name none.
+#[test]
+fn amplifier_failed_calls_name_their_tools() {
+    let e = |name: &str| (name.to_owned(), 1);
+    let want = [
+        (None, vec![e("orchestrator:complete"), e("provider:error")]),
+        (Some("bash".to_owned()), vec![e("tool:post")]),
+        (Some("read_file".to_owned()), vec![e("tool:error")]),
+    ]
+    .into();
+    assert_eq!(errors_by_tool(DEMO), want);
+}

@@ -21,6 +21,7 @@ use crate::transcriptgen::{generate, Expected, Tokens};
 use crate::util::{ci, root};
 
 mod generator;
+mod progress;
 mod tools;
 
 const TREE: &str = "fixtures/claude-transcripts";

@@ -338,10 +338,11 @@ fn fifos_and_dangling_links_are_reported_not_opened() {
 /// records carry everything, for every preset.
 #[test]
 fn a_root_argument_answers_as_ci_find_records_do() {
-    let mut roots: Vec<(String, Option<tempfile::TempDir>)> = ["claude-transcripts", "sessiondata-transcript"]
-        .iter()
-        .map(|f| (root().join("fixtures").join(f).to_string_lossy().into_owned(), None))
-        .collect();
+    let mut roots: Vec<(String, Option<tempfile::TempDir>)> =
+        ["claude-transcripts", "claude-progress", "sessiondata-transcript"]
+            .iter()
+            .map(|f| (root().join("fixtures").join(f).to_string_lossy().into_owned(), None))
+            .collect();
     let (dir, _) = generated(9, 42);
     roots.push((dir_arg(&dir), Some(dir)));
     for (root, _keep) in &roots {

@@ -45,8 +45,10 @@ proptest::proptest! {
         let _ = t.accept(&rec);
         let mut state = ReadState::default();
         let mut parts = vec![];
+        t.observe(&rec, &mut state);
         t.parts(&rec, &mut state, &mut parts);
         for &p in &parts {
+            let _ = t.untimed_by_design(&t.name(&rec, p, &state));
             proptest::prop_assert!(!t.name(&rec, p, &state).is_empty());
             let _ = (t.name_raw(&rec, p), t.original(&rec, p), t.workspace(&rec), t.timestamp(&rec));
             let data = t.data(&rec, p, &state);
@@ -58,6 +60,47 @@ proptest::proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_progress_line_yields_the_subagent_response_it_carries() {
+    let line = r#"{"type":"progress","sessionId":"s","timestamp":"2026-03-01T00:00:00.000Z","data":{"type":"agent_progress","message":{"type":"assistant","requestId":"r","message":{"id":"m","model":"claude-x","content":[],"usage":{"input_tokens":1}}}}}"#;
+    let mut idx = Index::new();
+    let rec = idx.parse(line.as_bytes()).unwrap();
+    let mut state = ReadState::default();
+    let t = ClaudeTranscript;
+    let named = |state: &mut ReadState| {
+        let mut parts = vec![];
+        t.parts(&rec, state, &mut parts);
+        parts.into_iter().map(|p| (p, t.name(&rec, p, state).into_owned())).collect::<Vec<_>>()
+    };
+    let progress = (0, "progress:agent_progress".to_string());
+    assert_eq!(named(&mut state), [progress.clone(), (SUBAGENT, "llm:response".to_string())]);
+    // The same message again: a copy.
+    assert_eq!(named(&mut state), [progress, (SUBAGENT_COPY, "llm:content".to_string())]);
+    let data = t.data(&rec, SUBAGENT, &state);
+    let mut key = String::new();
+    assert!(t.line_message_key(&rec, SUBAGENT, data, &mut key));
+    assert_eq!(key, "m\u{0}r");
+    assert_eq!(t.line_model(&rec, SUBAGENT, data).and_then(|m| m.as_str()).as_deref(), Some("claude-x"));
+    // A progress line without an assistant message is only itself.
+    assert_eq!(
+        events(r#"{"type":"progress","data":{"type":"bash_progress"}}"#),
+        [(0, "progress:bash_progress".to_string())]
+    );
+}
+
+#[test]
+fn a_tool_result_is_its_call_s_tool() {
+    let call = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"a","name":"Read","input":{}}]}}"#;
+    let mut idx = Index::new();
+    let rec = idx.parse(call.as_bytes()).unwrap();
+    let mut state = ReadState::default();
+    ClaudeTranscript.observe(&rec, &mut state);
+    assert_eq!(state.tool_of("a").map(|t| t.bytes()), Some(&b"\"Read\""[..]));
+    assert_eq!(state.tool_of("b"), None);
+    assert!(ClaudeTranscript.starts_calls(call.as_bytes()));
+    assert!(!ClaudeTranscript.starts_calls(br#"{"type":"tool_result","tool_use_id":"a"}"#));
 }
 
 #[test]
