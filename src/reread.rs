@@ -25,8 +25,8 @@ use crate::elements::ElementReader;
 use crate::format::{self, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
-use crate::output::ENVELOPE;
-use crate::record::{line_hash, PROVENANCE_KEY};
+use crate::output::{EventPrinter, ENVELOPE};
+use crate::record::{line_hash, Event, PROVENANCE_KEY};
 use crate::session::Writer;
 
 /// Where a cut record says its line is.
@@ -163,6 +163,49 @@ impl Reread {
             }
         }
         full.push(b'}');
+        Ok(())
+    }
+
+    /// Makes the event that the ci-grep match record `rec` stands for, whose
+    /// line (at `site`) [`Reread::fetch`] read, as `ci-cat --full` prints it
+    /// from the capture ([`Reread::full`]): the line read through the writer
+    /// its marker names, with the match record's event name (a derived name
+    /// may depend on the lines before it) and workspace (a session's
+    /// fallback for lines without one), and its `ci` without the marker.
+    /// `Err` with the reason when it cannot be made.
+    pub fn build_match(&mut self, rec: &Record<'_>, site: Site) -> Result<(), String> {
+        let Self { idx, line, state, full, part, writer, .. } = self;
+        let ci = rec.get(PROVENANCE_KEY);
+        let text = |key: &str| ci.and_then(|c| c.get(key)).and_then(|v| v.as_str()).map(Cow::into_owned);
+        let (session, path) = (text("session"), text("path").unwrap_or_default());
+        let number = ci.and_then(|c| c.get("line")).and_then(as_u64).unwrap_or(0);
+        let here = format!("{path}:{number}");
+        let orig = idx.skim(line).map_err(|e| format!("{here}: the line read again is not a record: {e}"))?;
+        let writer = writer.unwrap_or(Writer::Amplifier);
+        let fmt = writer.adapter();
+        state.clear();
+        if fmt.observes(line) {
+            fmt.observe(&orig, state);
+            if !state.line_data.is_empty() {
+                return Err(format!(
+                    "{here}: this event's data is made from the lines before it, so it cannot be read again alone"
+                ));
+            }
+        }
+        let capture = crate::session::Capture {
+            session: session.unwrap_or_default(),
+            path: path.clone().into(),
+            display: path.clone(),
+            workspace: rec.get_str("workspace").map(Cow::into_owned),
+            format: writer,
+            record: None,
+            files: Vec::new(),
+        };
+        let name = rec.get_str("event").map(Cow::into_owned).unwrap_or_default();
+        let ev = Event::read(orig, &capture, number, &path, *part, state, site).named(name);
+        full.clear();
+        EventPrinter::default().write(&ev, full);
+        full.pop(); // its newline
         Ok(())
     }
 
