@@ -5,6 +5,7 @@ use std::path::Path as FsPath;
 
 use crate::diag::Diag;
 use crate::discover;
+use crate::predicate::nearest::Watch;
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
 use crate::source::{Flow, Visitor};
@@ -55,6 +56,8 @@ pub struct Aggregator<'q> {
     untimed: u64,
     /// What this thread changes in the cache.
     pub updates: Vec<crate::cache::Update>,
+    /// The query's field paths, as the events read have them ([`Query::paths`]).
+    pub watches: Vec<Watch>,
 }
 
 impl<'q> Aggregator<'q> {
@@ -77,6 +80,7 @@ impl<'q> Aggregator<'q> {
             part: None,
             untimed: 0,
             updates: Vec::new(),
+            watches: q.paths().into_iter().map(Watch::new).collect(),
         }
     }
 
@@ -184,6 +188,9 @@ impl Visitor for Aggregator<'_> {
 
     fn event(&mut self, ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
         let q = self.q;
+        for w in &mut self.watches {
+            w.observe(ev);
+        }
         if q.needs_agent() && ev.capture.is_some() && self.cx.capture_agent.is_none() && ev.name() == "session:fork" {
             self.cx.capture_agent = ev.fork_agent().map(|a| a.into_owned());
         }
