@@ -562,9 +562,15 @@ fn match_records_pipe_into_ci_cat_as_their_events() {
     let dir = tempfile::tempdir().unwrap();
     subagent_tree(dir.path());
     let tree = dir.path().display().to_string();
-    for (root, pattern) in
-        [(tree.as_str(), "needle"), (DEMO, "café"), (DEMO, r"\d"), ("fixtures/sessiondata", "e"), (CASES, "é")]
-    {
+    for (root, pattern) in [
+        (tree.as_str(), "needle"),
+        (DEMO, "café"),
+        (DEMO, r"\d"),
+        ("fixtures/sessiondata", "e"),
+        ("fixtures/claude-transcripts", "error"),
+        ("fixtures/hook-logs/ranaroussi__quantstats", "Bash"),
+        (CASES, "é"),
+    ] {
         let matches = ci("ci-grep").args([pattern, root]).run();
         assert_eq!(matches.code, 0, "{root} {pattern}: {}", matches.stderr);
         let cat = ci("ci-cat").arg("--full").stdin(matches.stdout.clone()).run();
@@ -615,4 +621,29 @@ fn match_records_without_a_site_are_reported() {
         cat.stderr
     );
     assert_eq!(cat.code, 2);
+}
+
+/// A Claude Code response written over two lines (one message id): the
+/// second line is `llm:content`, also when the first cannot hold the
+/// pattern and is skipped by the pre-check (ci-grep named it `llm:response`,
+/// part 0, an event ci-cat never prints), and `ci-cat --lines 2` agrees.
+#[test]
+fn a_response_continued_on_a_later_line_is_named_as_ci_cat_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("projects/-p");
+    std::fs::create_dir_all(&project).unwrap();
+    let line = |text: &str| {
+        json!({"type": "assistant", "sessionId": "s1", "cwd": "/p", "timestamp": "2026-05-01T10:00:00Z",
+               "requestId": "r1", "message": {"id": "m1", "role": "assistant", "model": "claude-x",
+               "content": [{"type": "text", "text": text}], "usage": {"input_tokens": 3, "output_tokens": 4}}})
+        .to_string()
+    };
+    let file = project.join("s1.jsonl");
+    std::fs::write(&file, format!("{}\n{}\n", line("first part"), line("the needle"))).unwrap();
+    let matches = ci("ci-grep").arg("needle").arg(&file).run();
+    assert_eq!(matches.json()[0]["event"], "llm:content");
+    let lines = ci("ci-cat").args(["--full", "--lines", "2"]).arg(&file).run();
+    assert_eq!(lines.json()[0]["event"], "llm:content");
+    let piped = ci("ci-cat").arg("--full").stdin(matches.stdout).run();
+    assert_eq!((piped.code, &piped.stdout), (0, &lines.stdout));
 }

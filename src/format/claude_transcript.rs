@@ -271,18 +271,31 @@ impl Adapter for ClaudeTranscript {
         true
     }
 
+    /// Whether an assistant line repeats a response seen before (its message
+    /// id and request id): every such line is observed, also one a tool's
+    /// pre-check skips, so a line's events never depend on which lines were
+    /// asked for (`ci-grep`, `ci-cat --lines`).
+    fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
+        state.repeat = false;
+        if line_type(rec).as_deref() != Some("assistant") {
+            return;
+        }
+        if let Some(id) = rec.get_in("message", "id").filter(|i| i.kind() == Kind::String) {
+            let request = rec.get("requestId").map_or(&b""[..], |r| r.bytes());
+            state.repeat = !state.first_sight(&[id.bytes(), request]);
+        }
+    }
+
+    /// Assistant lines (or a `\u` escape, which could spell one).
+    fn observes(&self, raw: &[u8]) -> bool {
+        memchr::memmem::find(raw, b"assistant").is_some() || memchr::memmem::find(raw, b"\\u").is_some()
+    }
+
     fn parts(&self, rec: &Record<'_>, state: &mut ReadState, out: &mut Vec<u32>) {
         let kind = line_type(rec);
         let content = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array);
         match kind.as_deref() {
-            Some("assistant") => {
-                let id = rec.get_in("message", "id").filter(|i| i.kind() == Kind::String);
-                let request = rec.get("requestId").map_or(&b""[..], |r| r.bytes());
-                match id {
-                    Some(id) if !state.first_sight(&[id.bytes(), request]) => out.push(CONTENT),
-                    _ => out.push(0),
-                }
-            }
+            Some("assistant") if state.repeat => out.push(CONTENT),
             Some("user") => {
                 // Only tool results: no event of its own.
                 let only_results = content.is_some_and(|c| {

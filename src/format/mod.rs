@@ -549,6 +549,9 @@ pub struct ReadState {
     /// Data the writer made for the current line's event, as JSON text
     /// (Codex: a response's model and usage); empty when none.
     pub line_data: Vec<u8>,
+    /// Whether the current line repeats a response an earlier line of the
+    /// capture wrote (Claude transcripts: its later lines are `llm:content`).
+    pub repeat: bool,
 }
 
 impl ReadState {
@@ -570,6 +573,7 @@ impl ReadState {
         self.model = None;
         self.totals = None;
         self.line_data.clear();
+        self.repeat = false;
     }
 }
 

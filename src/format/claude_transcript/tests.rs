@@ -5,6 +5,7 @@ fn events(line: &str) -> Vec<(u32, String)> {
     let rec = idx.parse(line.as_bytes()).unwrap();
     let mut state = ReadState::default();
     let mut parts = vec![];
+    ClaudeTranscript.observe(&rec, &mut state);
     ClaudeTranscript.parts(&rec, &mut state, &mut parts);
     parts.into_iter().map(|p| (p, ClaudeTranscript.name(&rec, p, &state).into_owned())).collect()
 }
@@ -45,6 +46,7 @@ proptest::proptest! {
         let _ = t.accept(&rec);
         let mut state = ReadState::default();
         let mut parts = vec![];
+        t.observe(&rec, &mut state);
         t.parts(&rec, &mut state, &mut parts);
         for &p in &parts {
             proptest::prop_assert!(!t.name(&rec, p, &state).is_empty());
@@ -94,7 +96,9 @@ fn later_lines_of_a_message_continue_it() {
     let rec = idx.parse(line.as_bytes()).unwrap();
     let mut state = ReadState::default();
     let (mut a, mut b) = (vec![], vec![]);
+    ClaudeTranscript.observe(&rec, &mut state);
     ClaudeTranscript.parts(&rec, &mut state, &mut a);
+    ClaudeTranscript.observe(&rec, &mut state);
     ClaudeTranscript.parts(&rec, &mut state, &mut b);
     assert_eq!((a, b), (vec![0], vec![CONTENT]));
     assert_eq!(ClaudeTranscript.name(&rec, CONTENT, &ReadState::default()), "llm:content");
