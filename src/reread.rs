@@ -57,6 +57,63 @@ pub struct Reread {
     /// The index of the line's record for a projection.
     whole_idx: Index,
     whole: Vec<u8>,
+    /// The capture read up to a line whose event is made from the lines
+    /// before it ([`Replay`]).
+    replay: Option<Replay>,
+}
+
+/// A capture's lines observed in order up to a line whose event's `data`
+/// its writer makes from the lines before it (a Codex response's usage), as
+/// the tool that printed the match read them: kept, so that the next such
+/// line further on goes on from here.
+struct Replay {
+    path: String,
+    lines: crate::lines::LineReader<File>,
+    idx: Index,
+    state: ReadState,
+    /// Where the next line to observe starts.
+    at: u64,
+}
+
+impl Replay {
+    /// Observes the lines of `path` up to and including the one at
+    /// `offset`, going on from `replay` when it is there before it.
+    fn to<'r>(
+        replay: &'r mut Option<Replay>,
+        path: &str,
+        offset: u64,
+        fmt: &dyn format::Adapter,
+    ) -> Result<&'r ReadState, String> {
+        if replay.as_ref().is_none_or(|r| r.path != path || r.at > offset) {
+            let file = crate::files::open_regular(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+            let lines = crate::lines::LineReader::new(file);
+            *replay =
+                Some(Replay { path: path.to_owned(), lines, idx: Index::new(), state: ReadState::default(), at: 0 });
+        }
+        let Some(r) = replay.as_mut() else { return Err("not open".into()) };
+        loop {
+            let line = match r.lines.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => return Err("the line is no longer in the file".into()),
+                Err(e) => return Err(e.to_string()),
+            };
+            r.at = line.site.offset + line.site.len + 1;
+            if line.site.offset > offset {
+                return Err("the line is no longer in the file".into());
+            }
+            let target = line.site.offset == offset;
+            if target || fmt.observes(line.bytes) {
+                if let Ok(rec) = r.idx.skim(line.bytes) {
+                    if fmt.accept(&rec).is_ok() {
+                        fmt.observe(&rec, &mut r.state);
+                    }
+                }
+            }
+            if target {
+                return Ok(&r.state);
+            }
+        }
+    }
 }
 
 impl Reread {
@@ -174,7 +231,7 @@ impl Reread {
     /// fallback for lines without one), and its `ci` without the marker.
     /// `Err` with the reason when it cannot be made.
     pub fn build_match(&mut self, rec: &Record<'_>, site: Site) -> Result<(), String> {
-        let Self { idx, line, state, full, part, writer, .. } = self;
+        let Self { idx, line, state, full, part, writer, replay, .. } = self;
         let ci = rec.get(PROVENANCE_KEY);
         let text = |key: &str| ci.and_then(|c| c.get(key)).and_then(|v| v.as_str()).map(Cow::into_owned);
         let (session, path) = (text("session"), text("path").unwrap_or_default());
@@ -186,12 +243,13 @@ impl Reread {
         state.clear();
         if fmt.observes(line) {
             fmt.observe(&orig, state);
-            if !state.line_data.is_empty() {
-                return Err(format!(
-                    "{here}: this event's data is made from the lines before it, so it cannot be read again alone"
-                ));
-            }
         }
+        // An event made from the lines before it (a Codex response's usage):
+        // those lines are read again too.
+        let state = match state.line_data.is_empty() {
+            true => &*state,
+            false => Replay::to(replay, &path, site.offset, fmt).map_err(|e| format!("{here}: {e}"))?,
+        };
         let capture = crate::session::Capture {
             session: session.unwrap_or_default(),
             path: path.clone().into(),

@@ -556,7 +556,8 @@ fn matched_events(root: &str, matches: &Run) -> String {
 /// line, so `ci-grep | ci-cat --full` prints the matched events as ci-cat
 /// prints them from the captures, each once however many matches it holds
 /// (also across the batches a long stream is read in: `\d` gives 2.4 MB of
-/// match records on the demo); they were refused as "not an event record".
+/// match records on the demo), on every writer; they were refused as "not an
+/// event record".
 #[test]
 fn match_records_pipe_into_ci_cat_as_their_events() {
     let dir = tempfile::tempdir().unwrap();
