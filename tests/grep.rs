@@ -366,11 +366,15 @@ fn piped_event_records_keep_their_provenance() {
     let direct = grep(&["-F", "-C", "10", "\"quoted\"", S1_PATH]);
     assert_eq!(piped.code, 0);
     // The same, but for where the line is: a record piped whole does not say
-    // (its match records cannot be read again, README "ci-grep in brief").
+    // (its match records carry it instead, README "ci-grep in brief").
     let uncut = |r: &Run| {
         r.json()
             .into_iter()
-            .map(|mut m| m["ci"].as_object_mut().unwrap().remove("cut").map(|c| (m, c.is_object())))
+            .map(|mut m| {
+                let record = m.as_object_mut().unwrap().remove("record");
+                assert_eq!(record.is_some(), m["ci"]["cut"] == true, "{m}");
+                m["ci"].as_object_mut().unwrap().remove("cut").map(|c| (m, c.is_object()))
+            })
             .collect::<Vec<_>>()
     };
     let (piped_all, direct_all) = (uncut(&piped), uncut(&direct));
@@ -597,8 +601,8 @@ fn match_records_count_as_events_in_ci_agg() {
     assert_eq!(count.json()[0]["count"], 4);
 }
 
-/// A match record printed without provenance, or made from an event that
-/// came whole from a pipe, cannot be read again: said, exit 2.
+/// A match record printed without provenance cannot be read again: said,
+/// exit 2.
 #[test]
 fn match_records_without_a_site_are_reported() {
     let dir = tempfile::tempdir().unwrap();
@@ -608,20 +612,36 @@ fn match_records_without_a_site_are_reported() {
     assert_eq!(cat.stdout, "");
     assert_eq!(
         cat.stderr,
-        "ci-cat: -:1: a ci-grep match record whose event cannot be read again: it was printed without its \
-         provenance (--no-provenance); give ci-grep the captures (PATHs or ci-find's session records)\n"
+        "ci-cat: -:1: a ci-grep match record printed without its provenance (--no-provenance): its event \
+         cannot be read again\n"
     );
     assert_eq!(cat.code, 2);
+}
+
+/// A match of an event record that came whole from a pipe (its line's
+/// place is not known) carries that record, and stands for it downstream.
+#[test]
+fn match_records_of_piped_records_carry_them() {
+    let dir = tempfile::tempdir().unwrap();
+    subagent_tree(dir.path());
     let events = ci("ci-cat").arg("--full").arg(dir.path()).run();
-    let piped = ci("ci-grep").arg("hello").stdin(events.stdout).run();
-    assert_eq!(piped.json()[0]["ci"]["cut"], true);
-    let cat = ci("ci-cat").stdin(piped.stdout).run();
-    assert!(
-        cat.stderr.contains("ci-grep read the event whole from a pipe, so its line is not known"),
-        "{}",
-        cat.stderr
-    );
-    assert_eq!(cat.code, 2);
+    let piped = ci("ci-grep").arg("needle").stdin(events.stdout.clone()).run();
+    let recs = piped.json();
+    assert_eq!(recs.len(), 4);
+    assert!(recs.iter().all(|m| m["ci"]["cut"] == true && m["record"]["ci"] == without_cut(&m["ci"])));
+    let cat = ci("ci-cat").arg("--full").stdin(piped.stdout.clone()).run();
+    assert_eq!((cat.code, cat.stderr.as_str()), (0, ""));
+    let want: String = events.stdout.lines().filter(|l| l.contains("needle")).map(|l| format!("{l}\n")).collect();
+    assert_eq!(cat.stdout, want);
+    let agg = ci("ci-agg").args(["--by", "session"]).stdin(piped.stdout).run();
+    assert_eq!(agg.json(), [json!({"session": "s1", "count": 2})]);
+}
+
+/// A provenance object without its cut marker.
+fn without_cut(ci: &Value) -> Value {
+    let mut ci = ci.clone();
+    ci.as_object_mut().unwrap().remove("cut");
+    ci
 }
 
 /// A Claude Code response written over two lines (one message id): the

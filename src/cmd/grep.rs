@@ -67,8 +67,9 @@ OUTPUT (one JSON object per match, keys in this order):
   event downstream: `ci-grep X | ci-cat --full` prints the matched events
   as ci-cat prints them, `ci-grep X | ci-agg --by session` counts them, each
   event once however many matches it holds (ci-grep -c counts matches).
-  Matches of event records piped whole into ci-grep carry \"cut\":true and
-  cannot be read again (the line is not known). offset/char_offset locate the match in the decoded string, in UTF-8
+  A match of an event record piped whole into ci-grep (its line's place is
+  not known: \"cut\":true) carries that record, \"record\":{…}, before ci.
+  offset/char_offset locate the match in the decoded string, in UTF-8
   bytes and in characters; key is true for a match in an object key (path is
   then the path of that member). The snippet has -C characters of context on
   each side, cut on character boundaries, `…` where the string goes on, and
@@ -471,8 +472,14 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
     out.extend_from_slice(b",\"snippet\":");
     json_str(out, &snip.render());
     if !cfg.no_provenance {
+        // An event record that came whole from a pipe: its line's place is
+        // not known, so the match carries the record (README, ci-grep).
+        if ev.provenance().is_some() && ev.cut_origin().is_none() {
+            out.extend_from_slice(b",\"record\":");
+            out.extend_from_slice(ev.rec.line().trim_ascii());
+        }
         // The event's provenance, with the site of its line: a later tool
-        // reads the event again from it (README, ci-grep).
+        // reads the event again from it.
         out.extend_from_slice(b",\"ci\":");
         crate::output::write_event_site(out, ev);
     }

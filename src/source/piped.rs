@@ -79,10 +79,20 @@ impl Worker<'_> {
                         let ci = rec.get(PROVENANCE_KEY).map(|c| c.bytes());
                         if ci.is_none() || ci != last_match.as_deref() {
                             this_match = ci.map(<[u8]>::to_vec);
-                            match read_match(&mut self.reread, v, &rec, pre) {
-                                Ok(Some((site, hash))) => self.visit_whole(v, Ok(()), number, site, hash),
-                                Ok(None) => {}
-                                Err(reason) => self.diag.error(&format_args!("-:{number}: {reason}")),
+                            // The event record it carries, when ci-grep read it whole from a pipe.
+                            let carried = rec.get("record").filter(|r| r.kind() == Kind::Object);
+                            match carried.map(|r| self.whole_idx.skim(r.bytes())) {
+                                Some(Ok(whole)) if LineKind::of(&whole) == LineKind::Event => {
+                                    v.event(&Event::piped(whole, number, "-"), &mut self.out);
+                                }
+                                Some(_) => self.diag.error(&format_args!(
+                                    "-:{number}: the event record a ci-grep match record carries is not valid"
+                                )),
+                                None => match read_match(&mut self.reread, v, &rec, pre) {
+                                    Ok(Some((site, hash))) => self.visit_whole(v, Ok(()), number, site, hash),
+                                    Ok(None) => {}
+                                    Err(reason) => self.diag.error(&format_args!("-:{number}: {reason}")),
+                                },
                             }
                         } else {
                             this_match = last_match.take();
@@ -142,15 +152,13 @@ fn read_match<V: Visitor>(
     pre: bool,
 ) -> Result<Option<(Site, u64)>, String> {
     let marker = rec.get(PROVENANCE_KEY).and_then(|ci| ci.get("cut"));
-    if marker.is_none_or(|m| m.kind() != Kind::Object) {
-        let why = match marker {
-            None => "it was printed without its provenance (--no-provenance)",
-            Some(_) => "ci-grep read the event whole from a pipe, so its line is not known",
-        };
-        return Err(format!(
-            "a ci-grep match record whose event cannot be read again: {why}; give ci-grep the captures \
-             (PATHs or ci-find's session records)"
-        ));
+    let why = match marker {
+        None => "printed without its provenance (--no-provenance)",
+        Some(m) if m.kind() != Kind::Object => "of an event read whole from a pipe, without that record",
+        Some(_) => "",
+    };
+    if !why.is_empty() {
+        return Err(format!("a ci-grep match record {why}: its event cannot be read again"));
     }
     match reread.fetch(rec)? {
         // The line cannot hold what the tool looks for.
