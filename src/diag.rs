@@ -249,6 +249,12 @@ pub fn nearest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
         .map(|(_, c)| c)
 }
 
+/// Of `candidates`, the one fewest edits from `word` (ties: the first), however
+/// many: for a hint among values known to be relevant.
+pub fn closest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    candidates.iter().min_by_key(|c| edit_distance(word, c)).copied()
+}
+
 /// Edit distance over chars, a swap of two neighbours counting as one edit
 /// (the optimal string alignment distance: `modle` is one edit from `model`).
 fn edit_distance(a: &str, b: &str) -> usize {

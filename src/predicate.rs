@@ -21,6 +21,7 @@ use crate::session_id::SessionId;
 use crate::time::Timestamp;
 
 pub mod expr;
+pub mod nearest;
 pub mod never;
 
 pub use expr::{CmpOp, Literal, Where, WhereError};

@@ -135,6 +135,17 @@ impl<'a> Event<'a> {
         self
     }
 
+    /// The event with `name` for its name, when its record is derived: a
+    /// derived name may depend on the lines before it (a response's later
+    /// copy is `llm:content`), which a line read again alone lacks, so it is
+    /// taken from the record that named it ([`crate::reread`]).
+    pub fn named(mut self, name: String) -> Event<'a> {
+        if self.derived {
+            self.derived_name = Cow::Owned(name);
+        }
+        self
+    }
+
     /// Where the event's line is in its capture's file (`None` for a record
     /// read from a stream).
     pub fn site(&self) -> Option<Site> {

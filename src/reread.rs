@@ -26,8 +26,8 @@ use crate::elements::ElementReader;
 use crate::format::{self, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
-use crate::output::ENVELOPE;
-use crate::record::{line_hash, PROVENANCE_KEY};
+use crate::output::{EventPrinter, ENVELOPE};
+use crate::record::{line_hash, Event, PROVENANCE_KEY, TOOL_KEY};
 use crate::session::Writer;
 
 /// Where a cut record says its line is.
@@ -58,6 +58,63 @@ pub struct Reread {
     /// The index of the line's record for a projection.
     whole_idx: Index,
     whole: Vec<u8>,
+    /// The capture read up to a line whose event is made from the lines
+    /// before it ([`Replay`]).
+    replay: Option<Replay>,
+}
+
+/// A capture's lines observed in order up to a line whose event's `data`
+/// its writer makes from the lines before it (a Codex response's usage), as
+/// the tool that printed the match read them: kept, so that the next such
+/// line further on goes on from here.
+struct Replay {
+    path: String,
+    lines: crate::lines::LineReader<File>,
+    idx: Index,
+    state: ReadState,
+    /// Where the next line to observe starts.
+    at: u64,
+}
+
+impl Replay {
+    /// Observes the lines of `path` up to and including the one at
+    /// `offset`, going on from `replay` when it is there before it.
+    fn to<'r>(
+        replay: &'r mut Option<Replay>,
+        path: &str,
+        offset: u64,
+        fmt: &dyn format::Adapter,
+    ) -> Result<&'r ReadState, String> {
+        if replay.as_ref().is_none_or(|r| r.path != path || r.at > offset) {
+            let file = crate::files::open_regular(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+            let lines = crate::lines::LineReader::new(file);
+            *replay =
+                Some(Replay { path: path.to_owned(), lines, idx: Index::new(), state: ReadState::default(), at: 0 });
+        }
+        let Some(r) = replay.as_mut() else { return Err("not open".into()) };
+        loop {
+            let line = match r.lines.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => return Err("the line is no longer in the file".into()),
+                Err(e) => return Err(e.to_string()),
+            };
+            r.at = line.site.offset + line.site.len + 1;
+            if line.site.offset > offset {
+                return Err("the line is no longer in the file".into());
+            }
+            let target = line.site.offset == offset;
+            if target || fmt.observes(line.bytes) {
+                if let Ok(rec) = r.idx.skim(line.bytes) {
+                    if fmt.accept(&rec).is_ok() {
+                        fmt.observe(&rec, &mut r.state);
+                    }
+                }
+            }
+            if target {
+                return Ok(&r.state);
+            }
+        }
+    }
 }
 
 impl Reread {
@@ -168,6 +225,61 @@ impl Reread {
             }
         }
         full.push(b'}');
+        Ok(())
+    }
+
+    /// Makes the event that the ci-grep match record `rec` stands for, whose
+    /// line (at `site`) [`Reread::fetch`] read, as `ci-cat --full` prints it
+    /// from the capture ([`Reread::full`]): the line read through the writer
+    /// its marker names, with the match record's event name (a derived name
+    /// may depend on the lines before it) and workspace (a session's
+    /// fallback for lines without one), and its `ci` without the marker.
+    /// `Err` with the reason when it cannot be made.
+    pub fn build_match(&mut self, rec: &Record<'_>, site: Site) -> Result<(), String> {
+        let Self { idx, line, state, full, part, writer, replay, .. } = self;
+        let ci = rec.get(PROVENANCE_KEY);
+        let text = |key: &str| ci.and_then(|c| c.get(key)).and_then(|v| v.as_str()).map(Cow::into_owned);
+        let (session, path) = (text("session"), text("path").unwrap_or_default());
+        let number = ci.and_then(|c| c.get("line")).and_then(as_u64).unwrap_or(0);
+        let here = format!("{path}:{number}");
+        let orig = idx.skim(line).map_err(|e| format!("{here}: the line read again is not a record: {e}"))?;
+        let writer = writer.unwrap_or(Writer::Amplifier);
+        let fmt = writer.adapter();
+        state.clear();
+        if fmt.observes(line) {
+            fmt.observe(&orig, state);
+        }
+        // A call's end that does not name its tool has it from its start, an
+        // earlier line: the match record carries it ([`TOOL_KEY`]).
+        if let Some(tool) = rec.get(TOOL_KEY).filter(|t| t.kind() == Kind::String) {
+            let id = match fmt.data(&orig, part.unwrap_or(0), state).map(|d| fmt.call_key(d)) {
+                Some(format::CallKey::Id(id)) => Some(id.into_owned()),
+                _ => None,
+            };
+            if let Some(id) = id {
+                state.call_started(&id, tool);
+            }
+        }
+        // An event made from the lines before it (a Codex response's usage):
+        // those lines are read again too.
+        let state = match state.line_data.is_empty() {
+            true => &*state,
+            false => Replay::to(replay, &path, site.offset, fmt).map_err(|e| format!("{here}: {e}"))?,
+        };
+        let capture = crate::session::Capture {
+            session: session.unwrap_or_default(),
+            path: path.clone().into(),
+            display: path.clone(),
+            workspace: rec.get_str("workspace").map(Cow::into_owned),
+            format: writer,
+            record: None,
+            files: Vec::new(),
+        };
+        let name = rec.get_str("event").map(Cow::into_owned).unwrap_or_default();
+        let ev = Event::read(orig, &capture, number, &path, *part, state, site).named(name);
+        full.clear();
+        EventPrinter::default().write(&ev, full);
+        full.pop(); // its newline
         Ok(())
     }
 

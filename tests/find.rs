@@ -198,3 +198,26 @@ fn root_from_environment() {
     assert!(run.stderr.ends_with(&format!("ci-find: {}\n", ci_tools::discover::NO_DEFAULT_ROOT)), "{run:?}");
     assert_eq!(run.code, 1);
 }
+
+/// A bare name no session has is taken as the working directories it is the
+/// last component of, and said so; a near one is suggested. It selected
+/// nothing in silence.
+#[test]
+fn a_bare_workspace_or_project_name_is_taken_as_a_working_directory() {
+    let roots = ["--root", "fixtures/codex", "--root", "fixtures/sessiondata"];
+    let find = |args: &[&str]| ci("ci-find").args(roots).args(args).run();
+    let by_dir = find(&["--project", "/home/dev/webapp"]);
+    assert_eq!(by_dir.lines().len(), 1);
+    for flag in ["--workspace", "--project"] {
+        let run = find(&[flag, "webapp"]);
+        assert_eq!((run.code, &run.stdout), (0, &by_dir.stdout), "{flag}");
+        assert_eq!(run.stderr, format!("ci-find: {flag} webapp: taken as /home/dev/webapp (1 session)\n"));
+        let run = find(&[flag, "webap"]);
+        assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+        assert_eq!(run.stderr, format!("ci-find: {flag} webap: no session has it; did you mean \"webapp\"?\n"));
+    }
+    // A name a session has keeps its meaning, without a word.
+    let run = ci("ci-find").args(["--root", "fixtures/demo-clean", "--workspace", "my-api"]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert!(run.json().iter().all(|r| r["workspace"] == "my-api"));
+}

@@ -42,6 +42,18 @@ fn strings(run: &Run) -> Vec<(String, u64, String)> {
     v
 }
 
+/// The cut marker of a match in line `line` (from 1) of the Amplifier file
+/// `path`: where the line is, its length and its hash, as a later tool
+/// reads the event again from them.
+fn marker(path: &str, line: usize) -> String {
+    let text = std::fs::read(path).unwrap();
+    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    let offset: usize = lines[..line - 1].iter().map(|l| l.len() + 1).sum();
+    let this = lines[line - 1];
+    let hash = xxhash_rust::xxh3::xxh3_64(this);
+    format!(r#","cut":{{"offset":{offset},"bytes":{},"xxh3":"{hash:016x}","writer":"amplifier"}}"#, this.len())
+}
+
 fn site(s: &str, line: u64, path: &str) -> (String, u64, String) {
     (s.to_owned(), line, path.to_owned())
 }
@@ -73,7 +85,8 @@ fn escaped_non_ascii_matches_decoded_text() {
     assert_eq!(
         run.lines()[0],
         format!(
-            r#"{{"session":"{S1}","line":2,"event":"prompt:submit","timestamp":"2026-03-02T09:15:01.250+00:00","path":"data.prompt","key":false,"offset":28,"char_offset":28,"match":"café","snippet":"Write release notes for the café module, with the 日本語 docs and the \"quot…","ci":{{"session":"{S1}","path":"{S1_PATH}","line":2}}}}"#
+            r#"{{"session":"{S1}","line":2,"event":"prompt:submit","timestamp":"2026-03-02T09:15:01.250+00:00","workspace":"my-api","path":"data.prompt","key":false,"offset":28,"char_offset":28,"match":"café","snippet":"Write release notes for the café module, with the 日本語 docs and the \"quot…","ci":{{"session":"{S1}","path":"{S1_PATH}","line":2{}}}}}"#,
+            marker(S1_PATH, 2)
         )
     );
 }
@@ -124,7 +137,8 @@ fn quotes_stored_escaped_match_with_exact_offsets_and_snippet() {
     assert_eq!(
         run.lines()[0],
         format!(
-            r#"{{"session":"{S1}","line":2,"event":"prompt:submit","timestamp":"2026-03-02T09:15:01.250+00:00","path":"data.prompt","key":false,"offset":74,"char_offset":67,"match":"\"quoted\"","snippet":"…s and the \"quoted\" flag 🚀\\nTh…","ci":{{"session":"{S1}","path":"{S1_PATH}","line":2}}}}"#
+            r#"{{"session":"{S1}","line":2,"event":"prompt:submit","timestamp":"2026-03-02T09:15:01.250+00:00","workspace":"my-api","path":"data.prompt","key":false,"offset":74,"char_offset":67,"match":"\"quoted\"","snippet":"…s and the \"quoted\" flag 🚀\\nTh…","ci":{{"session":"{S1}","path":"{S1_PATH}","line":2{}}}}}"#,
+            marker(S1_PATH, 2)
         )
     );
 }
@@ -171,7 +185,8 @@ fn decoy_record_text_is_found_once_inside_the_output() {
     assert_eq!(
         run.lines(),
         [format!(
-            r#"{{"session":"{S1}","line":10,"event":"tool:post","timestamp":"2026-03-02T09:15:09.833201775+00:00","path":"data.result.output","key":false,"offset":58,"char_offset":58,"match":"\"event\":\"tool:pre\"","snippet":"…\\nsample: {{\"event\":\"tool:pre\",\"tool\":\"b…","ci":{{"session":"{S1}","path":"{S1_PATH}","line":10}}}}"#
+            r#"{{"session":"{S1}","line":10,"event":"tool:post","timestamp":"2026-03-02T09:15:09.833201775+00:00","workspace":"my-api","path":"data.result.output","key":false,"offset":58,"char_offset":58,"match":"\"event\":\"tool:pre\"","snippet":"…\\nsample: {{\"event\":\"tool:pre\",\"tool\":\"b…","ci":{{"session":"{S1}","path":"{S1_PATH}","line":10{}}}}}"#,
+            marker(S1_PATH, 10)
         )]
     );
 }
@@ -190,9 +205,10 @@ fn typed_escape_sequences_are_text_not_characters() {
     let run = grep(&["-F", r"\u00e9", CASES]);
     assert_eq!(
         run.lines(),
-        [
-            r#"{"session":"cases","line":4,"event":"tool:post","timestamp":"2026-03-08T10:00:03+00:00","path":"data.result.output","key":false,"offset":34,"char_offset":33,"match":"\\u00e9","snippet":"the JSON escape for é is written \\u00e9","ci":{"session":"cases","path":"fixtures/grep/cases.jsonl","line":4}}"#
-        ]
+        [format!(
+            r#"{{"session":"cases","line":4,"event":"tool:post","timestamp":"2026-03-08T10:00:03+00:00","workspace":"grep","path":"data.result.output","key":false,"offset":34,"char_offset":33,"match":"\\u00e9","snippet":"the JSON escape for é is written \\u00e9","ci":{{"session":"cases","path":"fixtures/grep/cases.jsonl","line":4{}}}}}"#,
+            marker(CASES, 4)
+        )]
     );
     // In regex syntax, \u00e9 is the character é (line 5 has ten more).
     let run = grep(&["--field", "data.result", r"\u00e9", CASES]);
@@ -242,9 +258,10 @@ fn a_pattern_only_in_a_key_needs_keys() {
     let run = grep(&["--keys", "zebra", CASES]);
     assert_eq!(
         run.lines(),
-        [
-            r#"{"session":"cases","line":3,"event":"tool:pre","timestamp":"2026-03-08T10:00:02+00:00","path":"data.tool_input.zebra_key","key":true,"offset":0,"char_offset":0,"match":"zebra","snippet":"zebra_key","ci":{"session":"cases","path":"fixtures/grep/cases.jsonl","line":3}}"#
-        ]
+        [format!(
+            r#"{{"session":"cases","line":3,"event":"tool:pre","timestamp":"2026-03-08T10:00:02+00:00","workspace":"grep","path":"data.tool_input.zebra_key","key":true,"offset":0,"char_offset":0,"match":"zebra","snippet":"zebra_key","ci":{{"session":"cases","path":"fixtures/grep/cases.jsonl","line":3{}}}}}"#,
+            marker(CASES, 3)
+        )]
     );
 }
 
@@ -348,7 +365,24 @@ fn piped_event_records_keep_their_provenance() {
     let piped = ci("ci-grep").args(["-F", "-C", "10", "\"quoted\""]).stdin(events.clone()).run();
     let direct = grep(&["-F", "-C", "10", "\"quoted\"", S1_PATH]);
     assert_eq!(piped.code, 0);
-    assert_eq!(piped.stdout, direct.stdout);
+    // The same, but for where the line is: a record piped whole does not say
+    // (its match records carry it instead, README "ci-grep in brief").
+    let uncut = |r: &Run| {
+        r.json()
+            .into_iter()
+            .map(|mut m| {
+                let record = m.as_object_mut().unwrap().remove("record");
+                assert_eq!(record.is_some(), m["ci"]["cut"] == true, "{m}");
+                m["ci"].as_object_mut().unwrap().remove("cut").map(|c| (m, c.is_object()))
+            })
+            .collect::<Vec<_>>()
+    };
+    let (piped_all, direct_all) = (uncut(&piped), uncut(&direct));
+    assert_eq!(piped_all.len(), 4);
+    for (p, d) in piped_all.iter().zip(&direct_all) {
+        assert_eq!((&p.as_ref().unwrap().0, p.as_ref().unwrap().1), (&d.as_ref().unwrap().0, false));
+        assert!(d.as_ref().unwrap().1);
+    }
     let piped = ci("ci-grep").args(["-m", "2", "café"]).stdin(events.clone()).run();
     assert_eq!(sites(&piped), [site("a7c3e9d1", 2, "data.prompt"), site("a7c3e9d1", 3, "data.prompt")]);
     let piped = ci("ci-grep").args(["-c", "café"]).stdin(events.clone()).run();
@@ -360,18 +394,18 @@ fn piped_event_records_keep_their_provenance() {
 #[test]
 fn text_format_with_and_without_colour() {
     let run = grep(&["--format", "text", "-C", "5", "-F", "\"quoted\"", "--field", "data.raw", DEMO]);
-    assert_eq!(run.lines(), [format!("{S1}:5: llm:request data.raw.messages.1.content: … the \"quoted\" flag…")]);
+    assert_eq!(run.lines(), [format!("{S1_PATH}:5: llm:request data.raw.messages.1.content: … the \"quoted\" flag…")]);
     let run =
         grep(&["--format", "text", "--color", "always", "-C", "5", "-F", "\"quoted\"", "--field", "data.raw", DEMO]);
     assert_eq!(
         run.lines(),
         [format!(
-            "\x1b[35m{S1}\x1b[0m:\x1b[32m5\x1b[0m: llm:request data.raw.messages.1.content: … the \x1b[1;31m\"quoted\"\x1b[0m flag…"
+            "\x1b[35m{S1_PATH}\x1b[0m:\x1b[32m5\x1b[0m: llm:request data.raw.messages.1.content: … the \x1b[1;31m\"quoted\"\x1b[0m flag…"
         )]
     );
     // Not a terminal: auto means no colour, whatever NO_COLOR says.
     let run = ci("ci-grep").args(["--format", "text", "--keys", "zebra", CASES]).env("NO_COLOR", "1").run();
-    assert_eq!(run.lines(), ["cases:3: tool:pre data.tool_input.zebra_key (key): zebra_key"]);
+    assert_eq!(run.lines(), [format!("{CASES}:3: tool:pre data.tool_input.zebra_key (key): zebra_key")]);
 }
 
 #[test]
@@ -453,4 +487,184 @@ fn piped_streams_split_across_workers_count_per_session() {
     assert_eq!(run.lines(), [format!(r#"{{"session":"{S1}","path":"{S1_PATH}","count":1800}}"#)]);
     let run = ci("ci-grep").args(["-j", "2", "café"]).stdin(events).run();
     assert_eq!(run.lines().len(), 1800);
+}
+
+/// A Claude Code transcript `s1` with a subagent transcript under
+/// `s1/subagents/`: "needle" once in the main file's line 1 and three
+/// times in the subagent file's line 2 (one event: a response with two
+/// text blocks).
+fn subagent_tree(dir: &std::path::Path) -> (String, String) {
+    let project = dir.join("projects/-p");
+    std::fs::create_dir_all(project.join("s1/subagents")).unwrap();
+    let line = |v: Value| format!("{v}\n");
+    let main = [
+        json!({"type": "user", "sessionId": "s1", "cwd": "/p", "timestamp": "2026-05-01T10:00:00Z", "uuid": "u1",
+               "message": {"role": "user", "content": "find the needle"}}),
+        json!({"type": "user", "sessionId": "s1", "cwd": "/p", "timestamp": "2026-05-01T10:00:01Z", "uuid": "u2",
+               "message": {"role": "user", "content": "hello"}}),
+    ];
+    let sub = [
+        json!({"type": "user", "sessionId": "s1", "isSidechain": true, "agentId": "a1", "cwd": "/p",
+               "timestamp": "2026-05-01T10:00:02Z", "uuid": "v1", "message": {"role": "user", "content": "sub task"}}),
+        json!({"type": "assistant", "sessionId": "s1", "isSidechain": true, "agentId": "a1", "cwd": "/p",
+               "timestamp": "2026-05-01T10:00:03Z", "uuid": "v2", "requestId": "r1",
+               "message": {"id": "m1", "role": "assistant", "model": "claude-x",
+                           "content": [{"type": "text", "text": "a needle and another needle"},
+                                       {"type": "text", "text": "third needle"}],
+                           "usage": {"input_tokens": 3, "output_tokens": 4}}}),
+    ];
+    let main_path = project.join("s1.jsonl");
+    let sub_path = project.join("s1/subagents/agent-a1.jsonl");
+    std::fs::write(&main_path, main.map(line).concat()).unwrap();
+    std::fs::write(&sub_path, sub.map(line).concat()).unwrap();
+    (main_path.display().to_string(), sub_path.display().to_string())
+}
+
+/// `--format text` names the file and line (as ripgrep does), so a match
+/// in a subagent transcript opens at its own line; `session:line` named the
+/// main transcript's line 2 instead.
+#[test]
+fn text_output_names_the_file_of_a_subagent_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let (main, sub) = subagent_tree(dir.path());
+    let run = ci("ci-grep").args(["--format", "text", "needle"]).arg(dir.path()).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.lines(),
+        [
+            format!("{main}:1: prompt:submit data.message.content: find the needle"),
+            format!("{sub}:2: llm:response data.message.content.0.text: a needle and another needle"),
+            format!("{sub}:2: llm:response data.message.content.0.text: a needle and another needle"),
+            format!("{sub}:2: llm:response data.message.content.1.text: third needle"),
+        ]
+    );
+    // The line named is the one ci-cat shows for that file and line.
+    let cat = ci("ci-cat").args(["--lines", "2"]).arg(&sub).run();
+    assert_eq!(cat.json()[0]["data"]["uuid"], "v2");
+}
+
+/// The records of `ci-cat --full ROOT` that `matches` (ci-grep's match
+/// records) name, each once, in their order.
+fn matched_events(root: &str, matches: &Run) -> String {
+    let site = |ci: &Value| (ci["path"].clone(), ci["line"].clone(), ci["part"].clone());
+    let wanted: std::collections::HashSet<_> = matches.json().iter().map(|m| site(&m["ci"])).collect();
+    let all = ci("ci-cat").args(["--full", root]).run();
+    all.stdout
+        .lines()
+        .filter(|l| wanted.contains(&site(&serde_json::from_str::<Value>(l).unwrap()["ci"])))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// A match record carries its event's provenance with the site of its
+/// line, so `ci-grep | ci-cat --full` prints the matched events as ci-cat
+/// prints them from the captures, each once however many matches it holds
+/// (also across the batches a long stream is read in: `\d` gives 2.4 MB of
+/// match records on the demo), on every writer; they were refused as "not an
+/// event record".
+#[test]
+fn match_records_pipe_into_ci_cat_as_their_events() {
+    let dir = tempfile::tempdir().unwrap();
+    subagent_tree(dir.path());
+    let tree = dir.path().display().to_string();
+    for (root, pattern) in [
+        (tree.as_str(), "needle"),
+        (DEMO, "café"),
+        (DEMO, r"\d"),
+        ("fixtures/sessiondata", "e"),
+        ("fixtures/claude-transcripts", "error"),
+        ("fixtures/hook-logs/ranaroussi__quantstats", "Bash"),
+        (CASES, "é"),
+    ] {
+        let matches = ci("ci-grep").args([pattern, root]).run();
+        assert_eq!(matches.code, 0, "{root} {pattern}: {}", matches.stderr);
+        let cat = ci("ci-cat").arg("--full").stdin(matches.stdout.clone()).run();
+        assert_eq!(cat.code, 0, "{root} {pattern}: {}", cat.stderr);
+        let want = matched_events(root, &matches);
+        assert!(!want.is_empty());
+        assert_eq!(cat.stdout, want, "{root} {pattern}");
+    }
+}
+
+/// `ci-grep | ci-agg --by session` counts the matched events of each
+/// session (not the matches: `ci-grep -c` counts those).
+#[test]
+fn match_records_count_as_events_in_ci_agg() {
+    let dir = tempfile::tempdir().unwrap();
+    subagent_tree(dir.path());
+    let matches = ci("ci-grep").arg("needle").arg(dir.path()).run();
+    assert_eq!(matches.lines().len(), 4);
+    let agg = ci("ci-agg").args(["--by", "session"]).stdin(matches.stdout).run();
+    assert_eq!((agg.code, agg.stderr.as_str()), (0, ""));
+    assert_eq!(agg.json(), [json!({"session": "s1", "count": 2})]);
+    let count = ci("ci-grep").arg("-c").arg("needle").arg(dir.path()).run();
+    assert_eq!(count.json()[0]["count"], 4);
+}
+
+/// A match record printed without provenance cannot be read again: said,
+/// exit 2.
+#[test]
+fn match_records_without_a_site_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    subagent_tree(dir.path());
+    let bare = ci("ci-grep").args(["--no-provenance", "hello"]).arg(dir.path()).run();
+    let cat = ci("ci-cat").stdin(bare.stdout).run();
+    assert_eq!(cat.stdout, "");
+    assert_eq!(
+        cat.stderr,
+        "ci-cat: -:1: a ci-grep match record printed without its provenance (--no-provenance): its event \
+         cannot be read again\n"
+    );
+    assert_eq!(cat.code, 2);
+}
+
+/// A match of an event record that came whole from a pipe (its line's
+/// place is not known) carries that record, and stands for it downstream.
+#[test]
+fn match_records_of_piped_records_carry_them() {
+    let dir = tempfile::tempdir().unwrap();
+    subagent_tree(dir.path());
+    let events = ci("ci-cat").arg("--full").arg(dir.path()).run();
+    let piped = ci("ci-grep").arg("needle").stdin(events.stdout.clone()).run();
+    let recs = piped.json();
+    assert_eq!(recs.len(), 4);
+    assert!(recs.iter().all(|m| m["ci"]["cut"] == true && m["record"]["ci"] == without_cut(&m["ci"])));
+    let cat = ci("ci-cat").arg("--full").stdin(piped.stdout.clone()).run();
+    assert_eq!((cat.code, cat.stderr.as_str()), (0, ""));
+    let want: String = events.stdout.lines().filter(|l| l.contains("needle")).map(|l| format!("{l}\n")).collect();
+    assert_eq!(cat.stdout, want);
+    let agg = ci("ci-agg").args(["--by", "session"]).stdin(piped.stdout).run();
+    assert_eq!(agg.json(), [json!({"session": "s1", "count": 2})]);
+}
+
+/// A provenance object without its cut marker.
+fn without_cut(ci: &Value) -> Value {
+    let mut ci = ci.clone();
+    ci.as_object_mut().unwrap().remove("cut");
+    ci
+}
+
+/// A Claude Code response written over two lines (one message id): the
+/// second line is `llm:content`, also when the first cannot hold the
+/// pattern and is skipped by the pre-check (ci-grep named it `llm:response`,
+/// part 0, an event ci-cat never prints), and `ci-cat --lines 2` agrees.
+#[test]
+fn a_response_continued_on_a_later_line_is_named_as_ci_cat_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("projects/-p");
+    std::fs::create_dir_all(&project).unwrap();
+    let line = |text: &str| {
+        json!({"type": "assistant", "sessionId": "s1", "cwd": "/p", "timestamp": "2026-05-01T10:00:00Z",
+               "requestId": "r1", "message": {"id": "m1", "role": "assistant", "model": "claude-x",
+               "content": [{"type": "text", "text": text}], "usage": {"input_tokens": 3, "output_tokens": 4}}})
+        .to_string()
+    };
+    let file = project.join("s1.jsonl");
+    std::fs::write(&file, format!("{}\n{}\n", line("first part"), line("the needle"))).unwrap();
+    let matches = ci("ci-grep").arg("needle").arg(&file).run();
+    assert_eq!(matches.json()[0]["event"], "llm:content");
+    let lines = ci("ci-cat").args(["--full", "--lines", "2"]).arg(&file).run();
+    assert_eq!(lines.json()[0]["event"], "llm:content");
+    let piped = ci("ci-cat").arg("--full").stdin(matches.stdout).run();
+    assert_eq!((piped.code, &piped.stdout), (0, &lines.stdout));
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::util::{ci, without_mtime, DEMO};
+use crate::util::{ci, without_mtime, Run, DEMO};
 
 const HOOKS: &str = "fixtures/sessiondata";
 const S1: &str = "11111111-aaaa-4000-8000-000000000001";
@@ -376,22 +376,32 @@ fn filter_sees_the_normalised_view() {
 
 #[test]
 fn grep_finds_a_prompt_and_a_tool_output() {
+    // The match records with the marker of their line taken out (it names
+    // the hooks writer; ci-grep's tests check the rest).
+    let unmarked = |run: &Run| {
+        let mut all = run.json();
+        for m in &mut all {
+            let cut = m["ci"].as_object_mut().unwrap().remove("cut").unwrap();
+            assert_eq!((cut["offset"].is_u64(), &cut["writer"]), (true, &json!("claude-hooks")));
+        }
+        all
+    };
     let run = ci("ci-grep").args(["explain the", HOOKS]).run();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
-        run.json(),
+        unmarked(&run),
         [json!({
             "session": S2, "line": 1, "event": "prompt:submit", "timestamp": null,
-            "path": "data.prompt", "key": false, "offset": 0, "char_offset": 0,
+            "workspace": "-home-dev-cli-tool", "path": "data.prompt", "key": false, "offset": 0, "char_offset": 0,
             "match": "explain the", "snippet": "explain the parser",
             "ci": {"session": S2, "path": format!("{}/_claude_user_inputs.jsonl", dir(S2)), "line": 1}
         })]
     );
     let run = ci("ci-grep").args(["parse_tokens", HOOKS]).run();
     assert_eq!(
-        run.json(),
+        unmarked(&run),
         [json!({
-            "session": S2, "line": 1, "event": "tool:post", "timestamp": null,
+            "session": S2, "line": 1, "event": "tool:post", "timestamp": null, "workspace": "-home-dev-cli-tool",
             "path": "data.tool_response.output", "key": false, "offset": 25, "char_offset": 25,
             "match": "parse_tokens", "snippet": "src/parser.rs:12: pub fn parse_tokens(input: &str)",
             "ci": {"session": S2, "path": format!("{}/_claude_PostToolUse.jsonl", dir(S2)), "line": 1}

@@ -116,7 +116,7 @@ fn no_provenance_leaves_ci_out() {
     assert_eq!(
         ok(&grep),
         "{\"session\":\"a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10\",\"line\":2,\"event\":\"prompt:submit\",\
-         \"timestamp\":\"2026-03-02T09:15:01.250+00:00\",\"path\":\"data.prompt\",\"key\":false,\"offset\":6,\
+         \"timestamp\":\"2026-03-02T09:15:01.250+00:00\",\"workspace\":\"my-api\",\"path\":\"data.prompt\",\"key\":false,\"offset\":6,\
          \"char_offset\":6,\"match\":\"release\",\"snippet\":\"Write release notes for the café module, with the 日本語…\"}\n"
     );
     let hooks = ci("ci-cat").args(["--no-provenance", "fixtures/sessiondata-timed"]).run();

@@ -4,13 +4,13 @@
 //! | name | value |
 //! |---|---|
 //! | `event` | the event name |
-//! | `workspace` | the line's `workspace`, else the session's (metadata, else project slug) |
+//! | `workspace` (also `project`) | the line's `workspace`, else the session's (metadata, else project slug) |
 //! | `session` | the session id (capture directory, else provenance, else `data.session_id`) |
 //! | `tool` | `data.tool_name`; for a call's end that names none (a Claude `tool_result`, a Codex output), its call's tool ([`Event::paired_tool`]) |
 //! | `model` | `data.model` |
 //! | `agent` | the session's agent: metadata `agent_name`, else the child's `session:fork` line (`data.metadata.agent_name`); for piped event records, looked up through the provenance path |
 //! | `status` | `data.status` (e.g. `orchestrator:complete`: success/error/cancelled/incomplete) |
-//! | `hour` `day` `week` `month` | the bucket of `timestamp` in the `--tz` zone (`2026-03-01T08`, `2026-03-01`, `2026-W09` (ISO week), `2026-03`) |
+//! | `hour` `day` (also `date`) `week` `month` | the bucket of `timestamp` in the `--tz` zone (`2026-03-01T08`, `2026-03-01`, `2026-W09` (ISO week), `2026-03`) |
 //! | `input_tokens` `output_tokens` `cache_read_tokens` `cache_write_tokens` | `data.usage.<name>`, else the older key (`input`, `output`, `cache_read`, `cache_write`) |
 //! | `cost_usd` | the response's cost: `data.usage.cost_usd` (a decimal string or a number) when written, else computed from its tokens and the price table ([`super::cost`]) |
 //! | anything else | a dotted path into the record (`data.provider`, `data.usage.output_tokens`, `data.raw.messages.0.role`) |
@@ -56,8 +56,15 @@ pub enum Field {
     Path(Path),
 }
 
-/// The named fields ([`Field::parse`] reads any other name as a dotted path).
-pub const NAMES: [&str; 16] = [
+/// Other names of named fields: the names people guess first. `project` is
+/// the workspace (an event's project: the session's project folder name,
+/// unless its line or metadata names another working directory); `date`
+/// is `day`. A record names the field by its own name.
+pub const ALIASES: [(&str, &str); 2] = [("project", "workspace"), ("date", "day")];
+
+/// The named fields ([`Field::parse`] reads any other name as a dotted path),
+/// then their [`ALIASES`].
+pub const NAMES: [&str; 18] = [
     "event",
     "workspace",
     "session",
@@ -74,12 +81,15 @@ pub const NAMES: [&str; 16] = [
     "cache_read_tokens",
     "cache_write_tokens",
     "cost_usd",
+    "project",
+    "date",
 ];
 
 impl Field {
     /// Parses a name from the table in the module docs, else a dotted path.
     pub fn parse(s: &str) -> Result<Field, String> {
         let t = s.trim();
+        let t = ALIASES.iter().find(|(alias, _)| *alias == t).map_or(t, |(_, name)| name);
         Ok(match t {
             "event" => Field::Event,
             "workspace" => Field::Workspace,

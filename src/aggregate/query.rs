@@ -217,6 +217,21 @@ impl Query {
         matches!(self.preset, Preset::Group | Preset::Tokens) && !self.needs_agent() && !estimates
     }
 
+    /// The paths of the query's `--by` keys and metrics that are field
+    /// paths, each once: watched while events are read, so that one no record
+    /// has is named with the nearest path the records have.
+    pub fn paths(&self) -> Vec<&crate::json::Path> {
+        let mut paths: Vec<&crate::json::Path> = vec![];
+        for f in self.keys.iter().take(self.spec.by.len()).chain(self.measures.iter().map(|m| &m.field)) {
+            if let Field::Path(p) = f {
+                if !paths.contains(&p) {
+                    paths.push(p);
+                }
+            }
+        }
+        paths
+    }
+
     /// Whether reading this query's fields needs the session's agent.
     pub fn needs_agent(&self) -> bool {
         self.keys.iter().chain(self.measures.iter().map(|m| &m.field)).any(|f| *f == Field::Agent)

@@ -5,6 +5,7 @@ use std::path::Path as FsPath;
 
 use crate::diag::Diag;
 use crate::discover;
+use crate::predicate::nearest::Watch;
 use crate::record::Event;
 use crate::session::{Capture, SessionRecord};
 use crate::source::{Flow, Visitor};
@@ -60,6 +61,8 @@ pub struct Aggregator<'q> {
     /// A usage or cost metric met a response its writer writes on several
     /// lines ([`Query::usage_metric`]): the answer would count it several times.
     pub repeated: bool,
+    /// The query's field paths, as the events read have them ([`Query::paths`]).
+    pub watches: Vec<Watch>,
 }
 
 impl<'q> Aggregator<'q> {
@@ -84,6 +87,7 @@ impl<'q> Aggregator<'q> {
             updates: Vec::new(),
             windowed: false,
             repeated: false,
+            watches: q.paths().into_iter().map(Watch::new).collect(),
         }
     }
 
@@ -199,6 +203,13 @@ impl Visitor for Aggregator<'_> {
 
     fn event(&mut self, ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
         let q = self.q;
+        // Piped records only: a capture may be answered from the cache, and a
+        // warning must not depend on that (README: the capture cache).
+        if ev.capture.is_none() {
+            for w in &mut self.watches {
+                w.observe(ev);
+            }
+        }
         let counted;
         let ev = match q.reads_counts().then(|| super::cost::damaged_count(ev)).flatten() {
             Some((usage, raw)) => {

@@ -23,6 +23,7 @@ use crate::error::{Error, Outcome, Result};
 use crate::lines::LineReader;
 use crate::output::table::{self, Columns, Record, TableStyle};
 use crate::output::Output;
+use crate::predicate::nearest::Watch;
 use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
 use crate::time;
@@ -63,9 +64,15 @@ KEYS (--by, comma-separated; also the fields of metrics):
   carry \"tz\":ZONE), input_tokens / output_tokens / cache_read_tokens /
   cache_write_tokens / cost_usd (data.usage, current or older key names), or any
   field path (data.provider, data.raw.messages[0].role, data.\"odd.key\": the
-  paths of ci-filter --where and ci-cat --fields). A record without the
+  paths of ci-filter --where and ci-cat --fields). project is another name
+  of workspace (events carry the workspace: the session's project folder
+  name unless the line or metadata names another) and date of day; records
+  name the key by its own name (workspace, day). A record without the
   key is grouped under null, never dropped; records without a usable
-  timestamp are counted in the summary line.
+  timestamp are counted in the summary line. A key or metric path that no
+  record has gets one warning naming the nearest path the records read have
+  (data.tool_input.file_path on a Claude transcript's tool:pre: did you mean
+  \"data.input.file_path\"?).
 
 METRICS (repeatable; each PATH gets one object with the outputs asked for):
   --sum --avg --min --max PATH      exact; numbers in strings (\"0.0123\") count
@@ -276,7 +283,8 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Group by these keys (comma-separated or repeated): event, workspace,
-    /// session, tool, model, agent, status, hour, day, week, month, or a dotted path.
+    /// session, tool, model, agent, status, hour, day, week, month (project and
+    /// date: workspace and day), or a dotted path.
     #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',', hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub by: Vec<String>,
     #[command(flatten)]
@@ -419,9 +427,9 @@ impl Args {
 pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // Before any input is read: a usage error is the only message.
     let format = args.output.table_format()?;
-    let (q, answer) = if args.merge {
+    let (q, answer, watches) = if args.merge {
         match merge_inputs(&args.paths, diag)? {
-            Some(qa) => qa,
+            Some((q, a)) => (q, a, vec![]),
             None if diag.failed() => return Ok(Outcome::Nothing),
             None => {
                 diag.warn(&"no partial state on input (expected the output of ci-agg --partial)");
@@ -440,8 +448,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         let q = Query::from_spec(spec, tz).map_err(Error::Usage)?.with_prices(prices);
         // A capture's kept state is of all its events: a window reads them.
         let cache = if window.is_open() { open_cache(&q, &args, diag) } else { None };
-        let answer = aggregate(&q, &args, window, cache.as_ref(), diag)?;
-        (q, answer)
+        let (answer, watches) = aggregate(&q, &args, window, cache.as_ref(), diag)?;
+        (q, answer, watches)
     };
     let not_numbers = answer.not_numbers(&q);
     for (field, n) in &not_numbers {
@@ -474,7 +482,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let rows = answer.rows(&q, order);
     let read_any = !grouped || rows.iter().any(|r| r.count > 0);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
-    warn_fields_never_found(&rows, &q, &seen, diag);
+    warn_fields_never_found(&rows, &q, &seen, &watches, diag);
     let mut records: Vec<Record> = rows.into_iter().map(|r| r.record).collect();
     warn_unpriced(&records, &q, diag);
     if let SortOrder::Column(column) = &args.sort {
@@ -517,14 +525,19 @@ fn default_columns(q: &Query) -> Columns {
 /// nearest named field is suggested when the name is close to one. A named
 /// key null for every record (`--by model` over events that name none) is
 /// said so too.
-/// `seen`: metric fields that had values, though not numbers.
-fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], diag: &Diag) {
+/// `seen`: metric fields that had values, though not numbers; `watches`:
+/// what the events read had of the query's paths, for the nearest path
+/// they have ([`Watch::hint`]).
+fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], watches: &[Watch], diag: &Diag) {
     if rows.is_empty() {
         return;
     }
-    let hint = |name: &str| match diag::nearest(name, &NAMES) {
-        Some(n) => format!("; did you mean {n:?}?"),
-        None => String::new(),
+    let hint = |name: &str| {
+        let watched = watches.iter().find(|w| w.target.path().as_str() == name).and_then(Watch::hint);
+        match watched.or_else(|| diag::nearest(name, &NAMES).map(str::to_owned)) {
+            Some(n) => format!("; did you mean {n:?}?"),
+            None => String::new(),
+        }
     };
     // The `--by` keys (a preset's own keys come after them).
     for (i, key) in q.keys.iter().enumerate().take(q.spec.by.len()) {
@@ -614,8 +627,15 @@ fn open_cache(q: &Query, args: &Args, diag: &Diag) -> Option<Cache> {
     Cache::open(q, &cached::file_name(q, &prices), diag)
 }
 
-/// Reads the inputs and aggregates them.
-fn aggregate(q: &Query, args: &Args, window: time::Interval, cache: Option<&Cache>, diag: &Diag) -> Result<Answer> {
+/// Reads the inputs and aggregates them; with what the events read have of
+/// the query's field paths.
+fn aggregate(
+    q: &Query,
+    args: &Args,
+    window: time::Interval,
+    cache: Option<&Cache>,
+    diag: &Diag,
+) -> Result<(Answer, Vec<Watch>)> {
     // Dealt by size only: the same input gives the same split, and the same
     // percentile estimates, however fast the pipe fills.
     let opts = RunOpts {
@@ -645,7 +665,13 @@ fn aggregate(q: &Query, args: &Args, window: time::Interval, cache: Option<&Cach
     if let Some(c) = cache {
         c.save(visitors.iter_mut().flat_map(|v| std::mem::take(&mut v.inner.updates)).collect(), diag);
     }
-    Ok(combine(q, visitors.into_iter().map(|v| v.inner).collect()))
+    let mut watches: Vec<Watch> = q.paths().into_iter().map(Watch::new).collect();
+    for v in &visitors {
+        for (w, seen) in watches.iter_mut().zip(&v.inner.watches) {
+            w.merge(seen);
+        }
+    }
+    Ok((combine(q, visitors.into_iter().map(|v| v.inner).collect()), watches))
 }
 
 /// Reads partial streams from `paths` (stdin when empty or `-`).

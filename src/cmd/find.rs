@@ -19,6 +19,8 @@ use crate::session_id::SessionIds;
 use crate::time::{self, Timestamp};
 use crate::watch::Watch;
 
+mod bare;
+
 const EXAMPLES: &str = "\
 EXAMPLES:
   ci-find                                   all captures under the default root, newest first
@@ -164,11 +166,14 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub root: Vec<PathBuf>,
     /// Only sessions of this workspace: the project folder ROOT/W or the
-    /// metadata `workspace` field (repeatable, OR).
+    /// metadata `workspace` field (repeatable, OR). A bare name no session
+    /// has (`myapp`) is taken as the working directories it ends (…/myapp),
+    /// said on stderr; a near one is suggested.
     #[arg(long, value_name = "W", allow_hyphen_values = true)]
     pub workspace: Vec<String>,
     /// Only sessions of this project: a slug (`-home-u-my-api`) or a working
-    /// directory (`/home/u/my-api`), compared as slugs.
+    /// directory (`/home/u/my-api`), compared as slugs; a bare name as for
+    /// --workspace.
     #[arg(long, value_name = "SLUG|DIR", allow_hyphen_values = true)]
     pub project: Vec<String>,
     #[command(flatten)]
@@ -270,6 +275,10 @@ impl Tool for Args {
 struct Filters {
     workspaces: Vec<String>,
     projects: Vec<Project>,
+    /// The working directories bare `--workspace`/`--project` names no
+    /// session has are taken as ([`bare`]).
+    workspace_dirs: Vec<String>,
+    project_dirs: Vec<String>,
     statuses: Vec<String>,
     agents: Vec<String>,
     recipes: Vec<String>,
@@ -295,8 +304,11 @@ impl Filters {
     /// come last, and what they read is kept in the record (`model`).
     fn matches(&self, r: &mut SessionRecord) -> bool {
         let any = |list: &[String], v: Option<&str>| list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v));
-        (self.workspaces.is_empty() || self.workspaces.iter().any(|w| r.in_workspace(w)))
-            && (self.projects.is_empty() || self.projects.iter().any(|p| p.holds(r)))
+        let in_dirs = |dirs: &[String]| r.working_dir.as_ref().is_some_and(|d| dirs.contains(d));
+        (self.workspaces.is_empty()
+            || self.workspaces.iter().any(|w| r.in_workspace(w))
+            || in_dirs(&self.workspace_dirs))
+            && (self.projects.is_empty() || self.projects.iter().any(|p| p.holds(r)) || in_dirs(&self.project_dirs))
             && any(&self.statuses, r.status.as_deref())
             && any(&self.agents, r.agent.as_deref())
             && any(&self.recipes, r.recipe.as_deref())
@@ -391,9 +403,18 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         }
         None => None,
     };
+    let projects: Vec<Project> = args.project.iter().map(|p| Project::new(p)).collect();
     let mut filters = Filters {
+        workspace_dirs: bare::taken_as("--workspace", &args.workspace, &all, SessionRecord::in_workspace, diag),
+        project_dirs: bare::taken_as(
+            "--project",
+            &args.project,
+            &all,
+            |r, v| projects.iter().any(|p| p.name == v && p.holds(r)),
+            diag,
+        ),
         workspaces: args.workspace.clone(),
-        projects: args.project.iter().map(|p| Project::new(p)).collect(),
+        projects,
         statuses: args.status.clone(),
         agents: args.agent.clone(),
         recipes: args.recipe.clone(),

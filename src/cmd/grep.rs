@@ -56,12 +56,20 @@ NARROWING (before any string is decoded):
   ci-find/ci-filter are searched only for their captures.
 
 OUTPUT (one JSON object per match, keys in this order):
-  {\"session\":ID,\"line\":N,\"event\":NAME,\"timestamp\":TS|null,
+  {\"session\":ID,\"line\":N,\"event\":NAME,\"timestamp\":TS|null,\"workspace\":W|null,
    \"path\":\"data.result.output\",\"key\":false,\"offset\":BYTES,\"char_offset\":CHARS,
    \"match\":TEXT,\"snippet\":\"…before match after…\",
-   \"ci\":{\"session\":ID,\"path\":FILE,\"line\":N}}
-  line is the physical line in the capture (`ci-cat FILE --lines N` shows the
-  event); offset/char_offset locate the match in the decoded string, in UTF-8
+   \"ci\":{\"session\":ID,\"path\":FILE,\"line\":N,\"cut\":{\"offset\":O,\"bytes\":L,
+   \"xxh3\":H,\"writer\":W}}}
+  line is the physical line of FILE (`ci-cat FILE --lines N` shows the
+  event); ci is the event's provenance (with \"part\" for one of several
+  events of a line) plus where its line is, so a match record stands for its
+  event downstream: `ci-grep X | ci-cat --full` prints the matched events
+  as ci-cat prints them, `ci-grep X | ci-agg --by session` counts them, each
+  event once however many matches it holds (ci-grep -c counts matches).
+  A match of an event record piped whole into ci-grep (its line's place is
+  not known: \"cut\":true) carries that record, \"record\":{…}, before ci.
+  offset/char_offset locate the match in the decoded string, in UTF-8
   bytes and in characters; key is true for a match in an object key (path is
   then the path of that member). The snippet has -C characters of context on
   each side, cut on character boundaries, `…` where the string goes on, and
@@ -72,7 +80,7 @@ OUTPUT (one JSON object per match, keys in this order):
   -c prints {\"session\":ID,\"path\":FILE,\"count\":N} per session with a match
   (matches, not lines; at most -m). -l prints the session record (as ci-find
   does) of each session with a match, so it pipes into ci-cat, ci-agg,
-  ci-grep. --format text prints `session:line: event path: snippet` (-c:
+  ci-grep. --format text prints `FILE:LINE: event path: snippet` (-c:
   `session:count`, -l: the path), the match highlighted on a terminal
   (--color, NO_COLOR). For event records piped on stdin, -m, -c and -l count
   per session over the whole stream and print at its end.
@@ -111,7 +119,7 @@ Each match is printed as its line is written. Not with -c, -l or -m: they
 pub enum MatchLayout {
     /// NDJSON records.
     Json,
-    /// Readable lines: `session:line: event path: snippet`.
+    /// Readable lines: `FILE:LINE: event path: snippet`.
     Text,
 }
 
@@ -282,12 +290,6 @@ impl Visitor for Grep<'_> {
         !self.cfg.precheck || self.cfg.matcher.prefilter().may_match(raw)
     }
 
-    /// Matches name no tool (and ci-grep selects by none): lines its
-    /// pre-check skips are not read for the calls they start.
-    fn reads_tools(&self) -> bool {
-        false
-    }
-
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         if self.cfg.narrow.matches_event(ev) != Verdict::Match {
             return Flow::Continue;
@@ -330,7 +332,7 @@ impl Grep<'_> {
         search_event(cfg, ev, limit.saturating_sub(count), &mut |m| {
             count += 1;
             if cfg.mode == Mode::Matches {
-                write_match(out, cfg, ev, &site, None, &m);
+                write_match(out, cfg, ev, &site, &m);
             }
         });
         self.found |= count > self.count;
@@ -366,8 +368,8 @@ impl Grep<'_> {
                 return;
             }
             match held {
-                Some(w) => w.hold(&session, ev.line, |b| write_match(b, cfg, ev, &site, prov.map(|p| p.bytes()), &m)),
-                None => write_match(out, cfg, ev, &site, prov.map(|p| p.bytes()), &m),
+                Some(w) => w.hold(&session, ev.line, |b| write_match(b, cfg, ev, &site, &m)),
+                None => write_match(out, cfg, ev, &site, &m),
             }
         });
         if found > 0 {
@@ -440,11 +442,11 @@ fn search_event(cfg: &Config, ev: &Event<'_>, limit: u64, f: &mut dyn FnMut(Hit<
     });
 }
 
-fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>, prov: Option<&[u8]>, m: &Hit<'_>) {
+fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>, m: &Hit<'_>) {
     let snip = Snippet::new(m.text, m.start, m.end, cfg.context);
     if cfg.text {
         let event = ev.name();
-        let shown = text::Match { session: site.session, line: site.line, event: &event, path: m.path, key: m.key };
+        let shown = text::Match { file: site.path, line: site.line, event: &event, path: m.path, key: m.key };
         text::write_match(out, cfg.color, &shown, &snip);
         return;
     }
@@ -457,6 +459,17 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
         Some(t) => json_str(out, &t),
         None => out.extend_from_slice(b"null"),
     }
+    out.extend_from_slice(b",\"workspace\":");
+    match ev.workspace() {
+        Some(w) => json_str(out, &w),
+        None => out.extend_from_slice(b"null"),
+    }
+    // A call's end names its tool through its start, an earlier line: the
+    // record carries it, so a tool reading the event again names it too.
+    if let Some(tool) = ev.paired_tool() {
+        out.extend_from_slice(b",\"tool\":");
+        out.extend_from_slice(tool.bytes());
+    }
     out.extend_from_slice(b",\"path\":");
     json_str(out, m.path);
     out.extend_from_slice(
@@ -467,11 +480,16 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
     out.extend_from_slice(b",\"snippet\":");
     json_str(out, &snip.render());
     if !cfg.no_provenance {
-        out.extend_from_slice(b",\"ci\":");
-        match prov {
-            Some(p) => out.extend_from_slice(p),
-            None => crate::output::write_provenance(out, Some(site.session), site.path, site.line, ev.part),
+        // An event record that came whole from a pipe: its line's place is
+        // not known, so the match carries the record (README, ci-grep).
+        if ev.provenance().is_some() && ev.cut_origin().is_none() {
+            out.extend_from_slice(b",\"record\":");
+            out.extend_from_slice(ev.rec.line().trim_ascii());
         }
+        // The event's provenance, with the site of its line: a later tool
+        // reads the event again from it.
+        out.extend_from_slice(b",\"ci\":");
+        crate::output::write_event_site(out, ev);
     }
     out.extend_from_slice(b"}\n");
 }

@@ -296,18 +296,40 @@ impl Adapter for ClaudeTranscript {
         true
     }
 
-    /// Each `tool_use` block of an assistant line: its call's tool, which
-    /// the `tool_result` ending the call (a later user line) does not name.
+    /// Each assistant line (and each subagent response a `progress` line
+    /// carries): whether it repeats a response seen before (its message id
+    /// and request id), and the tool of each `tool_use` block, which the
+    /// `tool_result` ending the call (a later user line) does not name. Every
+    /// such line is observed, also one a tool's pre-check skips, so a line's
+    /// events never depend on which lines were asked for (`ci-grep`,
+    /// `ci-cat --lines`).
     fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
-        if line_type(rec).as_deref() != Some("assistant") {
-            return;
-        }
-        let Some(content) = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array) else { return };
-        for block in content.items() {
-            if let (CallKey::Id(id), Some(tool)) = (self.call_key(block), self.tool_name(block)) {
-                state.call_started(&id, tool);
+        state.repeat = false;
+        match line_type(rec).as_deref() {
+            Some("assistant") => {
+                state.repeat = !first_sight(state, rec.get_in("message", "id"), rec.get("requestId"));
+                let Some(content) = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array) else {
+                    return;
+                };
+                for block in content.items() {
+                    if let (CallKey::Id(id), Some(tool)) = (self.call_key(block), self.tool_name(block)) {
+                        state.call_started(&id, tool);
+                    }
+                }
             }
+            Some("progress") => {
+                if let Some(m) = subagent_message(rec) {
+                    state.repeat = !first_sight(state, m.get("message").and_then(|x| x.get("id")), m.get("requestId"));
+                }
+            }
+            _ => {}
         }
+    }
+
+    /// Assistant lines and progress lines carrying one (or a `\u` escape,
+    /// which could spell one).
+    fn observes(&self, raw: &[u8]) -> bool {
+        memchr::memmem::find(raw, b"assistant").is_some() || memchr::memmem::find(raw, b"\\u").is_some()
     }
 
     /// Only a line holding the bytes `"tool_use"` (Claude Code never spells
@@ -320,16 +342,12 @@ impl Adapter for ClaudeTranscript {
         let kind = line_type(rec);
         let content = rec.get_in("message", "content").filter(|c| c.kind() == Kind::Array);
         match kind.as_deref() {
-            Some("assistant") => {
-                let first = first_sight(state, rec.get_in("message", "id"), rec.get("requestId"));
-                out.push(if first { 0 } else { CONTENT });
-            }
+            Some("assistant") if state.repeat => out.push(CONTENT),
             // The line's own event, and the subagent response it carries.
             Some("progress") => {
                 out.push(0);
-                if let Some(m) = subagent_message(rec) {
-                    let first = first_sight(state, m.get("message").and_then(|x| x.get("id")), m.get("requestId"));
-                    out.push(if first { SUBAGENT } else { SUBAGENT_COPY });
+                if subagent_message(rec).is_some() {
+                    out.push(if state.repeat { SUBAGENT_COPY } else { SUBAGENT });
                 }
                 return;
             }

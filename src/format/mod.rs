@@ -132,6 +132,9 @@ pub enum LineKind {
     Writer(Writer),
     /// `session` and `path`, no `event`: a `ci-find` record.
     Session,
+    /// A string `event`, `match` and `snippet`, no `data`: a `ci-grep` match
+    /// record, which stands for the event its provenance names.
+    Match,
     /// Another logger's line (`ts` + `schema`, the `amplifier.log` format).
     OtherLog,
     /// Anything else.
@@ -149,6 +152,9 @@ impl LineKind {
         if event_is_str && rec.get("data").is_some_and(|d| d.kind() == Kind::Object) {
             return LineKind::Event;
         }
+        if event_is_str && !has("data") && has("match") && has("snippet") {
+            return LineKind::Match;
+        }
         if let Some(w) = WRITERS.into_iter().find(|w| w.adapter().claims(rec)) {
             return LineKind::Writer(w);
         }
@@ -165,6 +171,7 @@ impl LineKind {
             LineKind::Event => "an event record",
             LineKind::Writer(w) => w.adapter().foreign_line(),
             LineKind::Session => "a session record where an event was expected",
+            LineKind::Match => "a ci-grep match record where an event was expected",
             LineKind::OtherLog => "another logger's line (amplifier.log format), not an event",
             LineKind::Unknown => "not an event record (needs a string \"event\" and an object \"data\")",
         }
@@ -568,6 +575,9 @@ pub struct ReadState {
     /// `tool_result`, a Codex `function_call_output`) is that tool's
     /// ([`ReadState::tool_of`]).
     tools: foldhash::HashMap<Box<str>, Box<[u8]>>,
+    /// Whether the current line repeats a response an earlier line of the
+    /// capture wrote (Claude transcripts: its later lines are `llm:content`).
+    pub repeat: bool,
 }
 
 impl ReadState {
@@ -605,6 +615,7 @@ impl ReadState {
         self.meta_read = false;
         self.copied_until = None;
         self.tools.clear();
+        self.repeat = false;
     }
 }
 

@@ -59,13 +59,19 @@ pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, li
 }
 
 /// Writes the cut marker, the member `"cut":{"offset":O,"bytes":L,"xxh3":H}`
-/// (with `"element":true` for an array element, and for a projection
-/// `"writer":W,"fields":[…]`, its writer and the paths it picked): the line's byte offset and
+/// (with `"element":true` for an array element, `"writer":W` when the
+/// record may not tell its writer — a projection, a ci-grep match record —
+/// and for a projection `"fields":[…]`, the paths it picked): the line's byte offset and
 /// length in its file and the XXH3 hash of the line as read (hex), which is
 /// what a later tool needs to read the whole line again and to check that it
 /// is still the same ([`crate::reread`]). Without an origin (a piped record
 /// that arrived whole and is cut here): `"cut":true`.
-pub fn write_cut(out: &mut Vec<u8>, origin: Option<(crate::lines::Site, u64)>, fields: Option<(&[Path], Writer)>) {
+pub fn write_cut(
+    out: &mut Vec<u8>,
+    origin: Option<(crate::lines::Site, u64)>,
+    writer: Option<Writer>,
+    fields: Option<&[Path]>,
+) {
     out.extend_from_slice(b"\"cut\":");
     let Some((site, hash)) = origin else {
         out.extend_from_slice(b"true");
@@ -76,10 +82,11 @@ pub fn write_cut(out: &mut Vec<u8>, origin: Option<(crate::lines::Site, u64)>, f
     if site.element {
         out.extend_from_slice(b",\"element\":true");
     }
-    if let Some((fields, writer)) = fields {
-        // A projection may leave out what tells the writer: named.
+    if let Some(writer) = writer {
         out.extend_from_slice(b",\"writer\":");
         json_str(out, writer.name());
+    }
+    if let Some(fields) = fields {
         out.extend_from_slice(b",\"fields\":[");
         for (i, f) in fields.iter().enumerate() {
             if i > 0 {
@@ -92,8 +99,26 @@ pub fn write_cut(out: &mut Vec<u8>, origin: Option<(crate::lines::Site, u64)>, f
     out.push(b'}');
 }
 
+/// Writes the provenance of a record that stands for the event `ev`
+/// without holding it (a ci-grep match record): `ev`'s `ci` with a cut
+/// marker naming its line and writer, so that a later tool reads the event
+/// again ([`crate::reread`]); `"cut":true` when its line is not known (an
+/// event record that came whole from a pipe).
+pub fn write_event_site(out: &mut Vec<u8>, ev: &Event<'_>) {
+    match ev.provenance() {
+        Some(ci) => with_cut(out, ci, ev.cut_origin(), Some(ev.writer())),
+        None => {
+            write_provenance(out, ev.session().as_deref(), ev.source, ev.line, ev.part);
+            out.pop();
+            out.push(b',');
+            write_cut(out, ev.cut_origin(), Some(ev.writer()), None);
+            out.push(b'}');
+        }
+    }
+}
+
 /// Writes a provenance object `ci` as it was, with the cut marker added.
-fn with_cut(out: &mut Vec<u8>, ci: Raw<'_>, origin: Option<(crate::lines::Site, u64)>) {
+fn with_cut(out: &mut Vec<u8>, ci: Raw<'_>, origin: Option<(crate::lines::Site, u64)>, writer: Option<Writer>) {
     let body = ci.bytes().trim_ascii_end();
     match body.strip_suffix(b"}") {
         Some(open) if ci.kind() == crate::json::Kind::Object => {
@@ -102,7 +127,7 @@ fn with_cut(out: &mut Vec<u8>, ci: Raw<'_>, origin: Option<(crate::lines::Site, 
             if open != b"{" {
                 out.push(b',');
             }
-            write_cut(out, origin, None);
+            write_cut(out, origin, writer, None);
             out.push(b'}');
         }
         // Not an object: nothing to add to; kept as it was.
@@ -198,10 +223,17 @@ impl EventPrinter {
             if cut {
                 extra.pop();
                 extra.push(b',');
-                write_cut(extra, ev.cut_origin(), self.fields.as_deref().map(|f| (f, ev.writer())));
+                self.write_marker(ev, extra);
                 extra.push(b'}');
             }
         }
+    }
+
+    /// The cut marker of `ev` as printed: a projection names its writer
+    /// (it may leave out what tells it) and its paths.
+    fn write_marker(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
+        let fields = self.fields.as_deref();
+        write_cut(out, ev.cut_origin(), fields.map(|_| ev.writer()), fields);
     }
 
     /// A record derived from a writer's line (a Claude Code hook line),
@@ -343,7 +375,7 @@ impl EventPrinter {
                 data = Some(holes.len());
                 holes.push((out.len(), value));
             } else if is_ci && cut && !ev.shadows_provenance() {
-                with_cut(out, value, ev.cut_origin());
+                with_cut(out, value, ev.cut_origin(), None);
             } else if is_ci && !ev.shadows_provenance() || is_envelope(key) {
                 out.extend_from_slice(value.bytes());
             } else {
@@ -406,7 +438,7 @@ impl EventPrinter {
                 self.extra_keys(ev, false, true, &mut extra);
                 if let Some(serde_json::Value::Object(ci)) = obj.get_mut(PROVENANCE_KEY) {
                     let mut marker = b"{".to_vec();
-                    write_cut(&mut marker, ev.cut_origin(), self.fields.as_deref().map(|f| (f, ev.writer())));
+                    self.write_marker(ev, &mut marker);
                     marker.push(b'}');
                     // The marker is our own valid JSON.
                     if let Ok(serde_json::Value::Object(m)) = serde_json::from_slice(&marker) {

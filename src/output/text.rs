@@ -1,6 +1,6 @@
 //! Text lines for people: `ci-grep --format text`'s match, count and path
 //! lines. Each is one line whatever the text holds (control characters are
-//! shown escaped, as in snippets), with the session, the line number and the
+//! shown escaped, as in snippets), with the file, the line number and the
 //! match in colour when asked (`--color`).
 
 use crate::search::snippet::{escape_into, Snippet};
@@ -12,9 +12,9 @@ const RESET: &str = "\x1b[0m";
 
 /// Where a match is, as its text line names it.
 pub struct Match<'a> {
-    /// The session id.
-    pub session: &'a str,
-    /// The line of the capture.
+    /// The capture file, as given or discovered.
+    pub file: &'a str,
+    /// The line of the file.
     pub line: u64,
     /// The event name.
     pub event: &'a str,
@@ -24,8 +24,9 @@ pub struct Match<'a> {
     pub key: bool,
 }
 
-/// Writes `SESSION:LINE: EVENT PATH[ (key)]: …before MATCH after…`, the
-/// session, line and match coloured when `color`.
+/// Writes `FILE:LINE: EVENT PATH[ (key)]: …before MATCH after…` (the file
+/// and line as ripgrep prints them), the file, line and match coloured when
+/// `color`.
 pub fn write_match(out: &mut Vec<u8>, color: bool, m: &Match<'_>, snip: &Snippet<'_>) {
     let paint = |s: &str, c: &str| {
         if color {
@@ -35,7 +36,7 @@ pub fn write_match(out: &mut Vec<u8>, color: bool, m: &Match<'_>, snip: &Snippet
         }
     };
     let mut line = String::with_capacity(160);
-    line.push_str(&paint(&printable(m.session), MAGENTA));
+    line.push_str(&paint(&printable(m.file), MAGENTA));
     line.push(':');
     line.push_str(&paint(&m.line.to_string(), GREEN));
     line.push_str(": ");

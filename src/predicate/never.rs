@@ -11,19 +11,12 @@
 //! stops being watched once it held, or once a record had its path with a
 //! value of the compared type (it can then only be a choice of value).
 
-use std::collections::BTreeSet;
-
 use crate::diag::Diag;
 use crate::json::{Kind, Path};
-use crate::record::{Event, PROVENANCE_KEY};
+use crate::record::Event;
 
-use super::expr::{event_field, CmpOp, Literal, Val, Where};
-
-/// Keys kept per test for the "did you mean" hint.
-const KEYS_KEPT: usize = 256;
-
-/// Top-level keys every event record can be read at.
-const ENVELOPE: [&str; 5] = ["event", "workspace", "timestamp", "data", PROVENANCE_KEY];
+use super::expr::{event_field, CmpOp, Literal, Where};
+use super::nearest::{Reach, Target};
 
 /// The watched tests of a run's `--where` expressions.
 pub struct Tests<'w> {
@@ -35,8 +28,8 @@ struct Test<'w> {
     expr: usize,
     test: &'w Where,
     path: &'w Path,
-    /// The path's proper prefixes: `prefixes[d - 1]` has its first `d` keys.
-    prefixes: Vec<Path>,
+    /// What the nearest path the records have takes.
+    target: Target,
 }
 
 /// What one worker saw of each watched test.
@@ -55,10 +48,8 @@ struct TestSeen {
     found: bool,
     /// The JSON types of the values found ([`kind_bit`]).
     kinds: u8,
-    /// How many keys of the path the records reach at most, and the keys
-    /// of the objects there.
-    depth: usize,
-    keys: BTreeSet<String>,
+    /// How near the records that lack the path come to it.
+    reach: Reach,
 }
 
 impl<'w> Tests<'w> {
@@ -70,9 +61,7 @@ impl<'w> Tests<'w> {
             w.positive_tests(&mut found);
             for test in found {
                 let (Where::Exists(path) | Where::Cmp(path, ..) | Where::Match(path, _)) = test else { continue };
-                let segs = path.segments();
-                let prefixes = (1..segs.len()).map(|d| Path::from_keys(&segs[..d])).collect();
-                tests.push(Test { expr, test, path, prefixes });
+                tests.push(Test { expr, test, path, target: Target::new(path) });
             }
         }
         Tests { tests }
@@ -105,7 +94,7 @@ impl<'w> Tests<'w> {
                     s.found = true;
                     s.kinds |= kind_bit(k);
                 }
-                None => t.reach(ev, s),
+                None => t.target.reach(ev, &mut s.reach),
             }
         }
     }
@@ -132,48 +121,10 @@ impl<'w> Tests<'w> {
 }
 
 impl Test<'_> {
-    /// Notes how deep into the path a record without it goes, and the keys
-    /// it has there.
-    fn reach(&self, ev: &Event<'_>, s: &mut TestSeen) {
-        let segs = self.path.segments();
-        let (depth, keys): (usize, Vec<String>) = if segs.first().is_some_and(|k| k == PROVENANCE_KEY) {
-            // `ci` is the provenance, whether the record carries it yet or not.
-            (1, ["session", "path", "line"].map(String::from).to_vec())
-        } else {
-            let at = (1..segs.len()).rev().find_map(|d| {
-                let v = event_field(ev, &self.prefixes[d - 1]);
-                v.kind().map(|_| (d, v))
-            });
-            match at {
-                Some((d, v)) => (d, object_keys(&v)),
-                None => (0, top_keys(ev)),
-            }
-        };
-        if depth > s.depth {
-            s.depth = depth;
-            s.keys.clear();
-        }
-        if depth == s.depth {
-            for k in keys {
-                if s.keys.len() >= KEYS_KEPT {
-                    break;
-                }
-                s.keys.insert(k);
-            }
-        }
-    }
-
-    /// "no record has P", with the path corrected at its first key no record
-    /// has, when one of the keys there is near it.
+    /// "no record has P", with the nearest path the records have
+    /// ([`Target::hint`]).
     fn missing(&self, all: &TestSeen) -> String {
-        let segs = self.path.segments();
-        let keys: Vec<&str> = all.keys.iter().map(String::as_str).collect();
-        // The first missing key replaced by its nearest, the rest as written.
-        let hint = segs.get(all.depth).and_then(|k| crate::diag::nearest(k, &keys)).map(|near| {
-            let mut keys = segs.to_vec();
-            keys[all.depth] = near.to_owned();
-            format!("; did you mean {:?}?", Path::from_keys(&keys).as_str())
-        });
+        let hint = self.target.hint(&all.reach).map(|near| format!("; did you mean {near:?}?"));
         format!("no record has {}{}", self.path, hint.unwrap_or_default())
     }
 
@@ -206,13 +157,7 @@ impl TestSeen {
         self.settled |= o.settled;
         self.found |= o.found;
         self.kinds |= o.kinds;
-        if o.depth > self.depth {
-            self.depth = o.depth;
-            self.keys.clear();
-        }
-        if o.depth == self.depth {
-            self.keys.extend(o.keys.iter().cloned());
-        }
+        self.reach.merge(&o.reach);
     }
 }
 
@@ -239,23 +184,4 @@ const KINDS: [(Kind, &str); 6] = [
 
 fn kind_bit(k: Kind) -> u8 {
     1 << KINDS.iter().position(|(x, _)| *x == k).unwrap_or(0)
-}
-
-/// The keys of an object value (none for anything else).
-fn object_keys(v: &Val<'_>) -> Vec<String> {
-    let Some(raw) = v.raw().filter(|r| r.kind() == Kind::Object) else { return vec![] };
-    raw.members().filter_map(|(k, _)| crate::json::decode_str(k).map(|k| k.into_owned())).collect()
-}
-
-/// The top-level keys of an event record: its own (for a derived record, those
-/// of its normalised view) and the ones every record is read at.
-fn top_keys(ev: &Event<'_>) -> Vec<String> {
-    let mut keys: Vec<String> = ENVELOPE.iter().map(|k| (*k).to_owned()).collect();
-    if let Some((k, _)) = ev.original() {
-        keys.push(k.to_owned());
-    }
-    if !ev.derived() {
-        keys.extend(ev.rec.members().filter_map(|(k, _)| crate::json::decode_str(k).map(|k| k.into_owned())));
-    }
-    keys
 }

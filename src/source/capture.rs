@@ -311,7 +311,9 @@ impl Worker<'_> {
                 continue;
             }
             let wanted = pre && (!line.terminated || v.needs_events(line.bytes));
-            let parsed = if lazy { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
+            // A line only observed is skimmed: its damage is not reported
+            // (the tool skips it), and the writer reads a few keys of it.
+            let parsed = if lazy || !pre { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
             if !pre {
                 if let Ok(rec) = parsed {
                     if adapter.accept(&rec).is_ok() {

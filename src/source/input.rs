@@ -60,7 +60,7 @@ pub(super) fn produce(
             }
         };
         let go_on = match input {
-            Input::Stdin => produce_stdin(&mut dealer, diag, batch, opts.deal_on_idle),
+            Input::Stdin => produce_stdin(&mut dealer, diag, batch, opts.deal_on_idle, opts.follow),
             Input::Path(p) => {
                 let caps = captures_at(p, detail, diag);
                 count_all(&mut caps.iter());

@@ -7,7 +7,10 @@ use super::stdin::session_record;
 use super::worker::{Worker, CHUNK};
 use super::Visitor;
 use crate::format::LineKind;
-use crate::record::Event;
+use crate::json::{Kind, Record};
+use crate::lines::Site;
+use crate::record::{Event, PROVENANCE_KEY};
+use crate::reread::Reread;
 use crate::session::{self, Capture};
 
 /// Why a piped event record must not be used: the session it names (its
@@ -31,6 +34,9 @@ impl Worker<'_> {
         // cost more than parsing the lines.
         let ends = memchr::memchr_iter(b'\n', body).chain(std::iter::once(body.len()));
         let mut start = 0;
+        // The provenance of the match record just before, when it was one
+        // (following, one worker reads every batch: kept between them).
+        let mut last_match = if self.follow { self.last_match.take() } else { None };
         for (i, end) in ends.enumerate() {
             let bytes = &body[start..end];
             start = end + 1;
@@ -42,12 +48,14 @@ impl Worker<'_> {
             // A cut record's pre-check must see its whole line, not the cut text.
             let pre = unfinished || v.precheck(bytes);
             if !pre && !crate::reread::maybe_cut(bytes) {
+                last_match = None;
                 continue;
             }
             let parsed = if lazy { self.idx.skim(bytes) } else { self.idx.parse(bytes) };
+            let mut this_match = None;
             match parsed {
                 Ok(rec) => match LineKind::of(&rec) {
-                    LineKind::Event if unsafe_session(&rec).is_some() => {
+                    LineKind::Event | LineKind::Match if unsafe_session(&rec).is_some() => {
                         let reason = unsafe_session(&rec).unwrap_or_default();
                         self.diag.error(&format_args!("-:{number}: {reason}"));
                     }
@@ -62,24 +70,38 @@ impl Worker<'_> {
                         // neither its cut text nor its line can hold what the
                         // tool looks for (the whole is made of the two).
                         Ok(Some(_)) if !pre && !v.precheck(self.reread.line()) => {}
-                        Ok(Some((site, hash))) => match self.reread.build(&rec) {
-                            // Skimmed: made of the record as parsed above and of
-                            // the line the first tool validated.
-                            Ok(()) => match self.whole_idx.skim(self.reread.full()) {
-                                Ok(whole) => {
-                                    let ev = Event::piped(whole, number, "-").reread(site, hash);
-                                    if in_window(&self.parts.window, &ev, self.diag) {
-                                        v.event(&ev, &mut self.out);
-                                    }
-                                }
-                                Err(e) => self
-                                    .diag
-                                    .error(&format_args!("-:{number}: the record made whole is not valid: {e}")),
-                            },
-                            Err(reason) => self.diag.error(&format_args!("-:{number}: {reason}")),
-                        },
+                        Ok(Some((site, hash))) => {
+                            let built = self.reread.build(&rec);
+                            self.visit_whole(v, built, number, site, hash);
+                        }
                         Err(reason) => self.diag.error(&format_args!("-:{number}: {reason}")),
                     },
+                    // A match record stands for its event: read again once
+                    // for all the matches of that event, which come one after
+                    // another (the producer keeps them in one batch).
+                    LineKind::Match => {
+                        let ci = rec.get(PROVENANCE_KEY).map(|c| c.bytes());
+                        if ci.is_none() || ci != last_match.as_deref() {
+                            this_match = ci.map(<[u8]>::to_vec);
+                            // The event record it carries, when ci-grep read it whole from a pipe.
+                            let carried = rec.get("record").filter(|r| r.kind() == Kind::Object);
+                            match carried.map(|r| self.whole_idx.skim(r.bytes())) {
+                                Some(Ok(whole)) if LineKind::of(&whole) == LineKind::Event => {
+                                    v.event(&Event::piped(whole, number, "-"), &mut self.out);
+                                }
+                                Some(_) => self.diag.error(&format_args!(
+                                    "-:{number}: the event record a ci-grep match record carries is not valid"
+                                )),
+                                None => match read_match(&mut self.reread, v, &rec, pre) {
+                                    Ok(Some((site, hash))) => self.visit_whole(v, Ok(()), number, site, hash),
+                                    Ok(None) => {}
+                                    Err(reason) => self.diag.error(&format_args!("-:{number}: {reason}")),
+                                },
+                            }
+                        } else {
+                            this_match = last_match.take();
+                        }
+                    }
                     // One the producer's byte check took for an event record.
                     LineKind::Session => match session_record(bytes) {
                         Ok(r) => {
@@ -96,10 +118,59 @@ impl Worker<'_> {
                 Err(e) if crate::lines::held_back(bytes, !unfinished, &e) => self.diag.torn_tail(),
                 Err(e) => self.diag.bad_line(&"-", number, &crate::lines::BadLine(bytes, &e)),
             }
+            last_match = this_match;
             if self.out.len() >= CHUNK && !self.send() {
                 return false;
             }
         }
         true
+    }
+
+    /// Visits the record the re-reader made whole (`built`), whose line is at
+    /// `site` and hashes to `hash`; reports why it could not be.
+    fn visit_whole<V: Visitor>(&mut self, v: &mut V, built: Result<(), String>, number: u64, site: Site, hash: u64) {
+        if let Err(reason) = built {
+            self.diag.error(&format_args!("-:{number}: {reason}"));
+            return;
+        }
+        // Skimmed: made of the record as parsed and of the line the first
+        // tool validated.
+        match self.whole_idx.skim(self.reread.full()) {
+            Ok(whole) => {
+                let ev = Event::piped(whole, number, "-").reread(site, hash);
+                if in_window(&self.parts.window, &ev, self.diag) {
+                    v.event(&ev, &mut self.out);
+                }
+            }
+            Err(e) => self.diag.error(&format_args!("-:{number}: the record made whole is not valid: {e}")),
+        }
+    }
+}
+
+/// Reads again the event the ci-grep match record `rec` stands for
+/// ([`crate::reread::Reread::build_match`]): where its line is and the
+/// line's hash, with the event made whole in `reread`; `None` when the line
+/// cannot hold what the visitor looks for; `Err` with the reason when the
+/// event cannot be read again.
+fn read_match<V: Visitor>(
+    reread: &mut Reread,
+    v: &mut V,
+    rec: &Record<'_>,
+    pre: bool,
+) -> Result<Option<(Site, u64)>, String> {
+    let marker = rec.get(PROVENANCE_KEY).and_then(|ci| ci.get("cut"));
+    let why = match marker {
+        None => "printed without its provenance (--no-provenance)",
+        Some(m) if m.kind() != Kind::Object => "of an event read whole from a pipe, without that record",
+        Some(_) => "",
+    };
+    if !why.is_empty() {
+        return Err(format!("a ci-grep match record {why}: its event cannot be read again"));
+    }
+    match reread.fetch(rec)? {
+        // The line cannot hold what the tool looks for.
+        Some(_) if !pre && !v.precheck(reread.line()) => Ok(None),
+        Some((site, hash)) => reread.build_match(rec, site).map(|()| Some((site, hash))),
+        None => Ok(None),
     }
 }

@@ -51,7 +51,14 @@ pub(super) fn stdin_kind_has_data() -> bool {
 
 /// Reads stdin: session records become captures, event lines are batched.
 /// Piped event lines are sent in units of at least `batch_size` bytes.
-pub(super) fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize, deal_on_idle: bool) -> bool {
+/// Following, a full batch is also handed on when stdin makes the reader wait.
+pub(super) fn produce_stdin(
+    dealer: &mut Dealer,
+    diag: &Diag,
+    batch_size: usize,
+    deal_on_idle: bool,
+    follow: bool,
+) -> bool {
     let send = |dealer: &mut Dealer, unit: Unit| {
         crate::progress::dealt(unit.captures(), unit.weight());
         dealer.push(unit) && !diag.is_stopped()
@@ -68,7 +75,16 @@ pub(super) fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize,
     let finder_rev = memchr::memmem::FinderRev::new(b"\"event\"");
     let has_event_key = |l: &[u8]| finder.find(&l[..l.len().min(256)]).is_some() || finder_rev.rfind(l).is_some();
     loop {
-        // Reading may wait for the writer of stdin: hand on what was dealt.
+        // Reading may wait for the writer of stdin: hand on what was dealt,
+        // and when following, a full batch (though the next line might have
+        // continued it: one worker reads every batch then, and remembers).
+        if follow
+            && batch.len() >= batch_size
+            && !lines.line_ready()
+            && !send(dealer, Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
+        {
+            return false;
+        }
         if deal_on_idle && !dealer.batch.is_empty() && !lines.line_ready() && !dealer.flush() {
             return false;
         }
@@ -95,17 +111,21 @@ pub(super) fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize,
         };
         match session {
             None => {
+                // A full batch is sent before the next line, unless that line
+                // is another match record of the same event (they are read
+                // again as one, [`super::piped`]).
+                if batch.len() >= batch_size
+                    && !same_event(&batch, line.bytes)
+                    && !send(dealer, Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
+                {
+                    return false;
+                }
                 if batch.is_empty() {
                     first = line.number;
                 }
                 batch.extend_from_slice(line.bytes);
                 batch.push(b'\n');
                 open_tail = !line.terminated;
-                if batch.len() >= batch_size
-                    && !send(dealer, Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
-                {
-                    return false;
-                }
             }
             Some(rec) => {
                 if !batch.is_empty() && !send(dealer, Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail })
@@ -132,6 +152,18 @@ pub(super) fn produce_stdin(dealer: &mut Dealer, diag: &Diag, batch_size: usize,
         return false;
     }
     batch.is_empty() || send(dealer, Unit::Piped { buf: batch, first, open_tail })
+}
+
+/// Whether `line` is a match record of the same event as the last line of
+/// `batch`: ci-grep prints an event's matches one after another, each
+/// ending with the same `ci` (a cheap byte test; the worker decides).
+fn same_event(batch: &[u8], line: &[u8]) -> bool {
+    let last = batch.strip_suffix(b"\n").unwrap_or(batch);
+    let last = &last[memchr::memrchr(b'\n', last).map_or(0, |i| i + 1)..];
+    fn ci(l: &[u8]) -> Option<&[u8]> {
+        memchr::memmem::rfind(l, b"\"ci\":").map(|i| &l[i..])
+    }
+    memchr::memmem::find(line, b"\"snippet\":").is_some() && ci(line).is_some_and(|c| ci(last) == Some(c))
 }
 
 /// Whether the run is stopping: a signal, or stdout's reader gone (the

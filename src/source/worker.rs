@@ -42,6 +42,9 @@ pub(super) struct Worker<'d> {
     pub(super) parts: LineState,
     /// Piped records printed cut, made whole again from their lines.
     pub(super) reread: crate::reread::Reread,
+    /// Following: the provenance of the last piped line when it was a
+    /// ci-grep match record ([`Worker::piped`]).
+    pub(super) last_match: Option<Vec<u8>>,
     /// The index of a rebuilt record.
     pub(super) whole_idx: Index,
     /// Lines of the capture being read that were events, and that were
@@ -95,6 +98,7 @@ impl<'d> Worker<'d> {
             kept_open: 0,
             parts: LineState::default(),
             reread: Default::default(),
+            last_match: None,
             whole_idx: Index::new(),
             lines_ok: 0,
             lines_bad: 0,

@@ -274,3 +274,55 @@ fn a_key_or_metric_no_record_has_is_named_with_the_nearest_field() {
     assert_eq!(run.code, 0);
     assert!(!run.stderr.contains("no record has this field"), "{run:?}");
 }
+
+/// The names people guess first are taken: `--by project` is `--by
+/// workspace` and `--by date` is `--by day` (records name the key by its own
+/// name). Both printed one null group and a warning.
+#[test]
+fn project_and_date_are_other_names_of_workspace_and_day() {
+    for (alias, name) in [("project", "workspace"), ("date", "day"), ("project,date", "workspace,day")] {
+        let guessed = agg(&["--by", alias, "fixtures/demo-clean"]);
+        let named = agg(&["--by", name, "fixtures/demo-clean"]);
+        assert_eq!(guessed.code, 0, "{guessed:?}");
+        assert!(!guessed.stderr.contains("no record has"), "{}", guessed.stderr);
+        assert_eq!((&guessed.stdout, &guessed.stderr), (&named.stdout, &named.stderr), "--by {alias}");
+        assert!(guessed.json().iter().all(|r| !r[name.split(',').next().unwrap()].is_null()), "{}", guessed.stdout);
+    }
+}
+
+/// A path no record has is named with the nearest path the records read
+/// have: a Claude transcript's `tool:pre` keeps the hooks' `tool_input` as
+/// `input`, and its responses keep it deeper, so `data.tool_input.file_path`
+/// (one key from `data.input.file_path`) had no hint; a metric path one
+/// letter short gets the key the records have there.
+#[test]
+fn a_path_no_record_has_is_named_with_the_nearest_path_seen() {
+    const VIEWER: &str = "fixtures/claude-transcripts/projects/-src-d-kimuson-claude-code-viewer";
+    // Captures named: no path hint (a capture may come from the cache, and
+    // warnings never depend on it); piped records: the nearest path.
+    let run = agg(&["--no-cache", "--by", "data.tool_input.file_path", VIEWER]);
+    assert_eq!(
+        run.stderr,
+        "ci-agg: warning: --by data.tool_input.file_path: no record has this field (null in every group)\n"
+    );
+    let demo = ci("ci-cat").args(["--full", DEMO]).run().stdout;
+    let run = ci("ci-agg").args(["--by", "tool", "--sum", "data.usage.output_token"]).stdin(demo).run();
+    assert!(
+        run.stderr.contains(
+            "ci-agg: warning: data.usage.output_token: no record has this field, so its metrics are empty; \
+             did you mean \"data.usage.output_tokens\"?\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    // Through a pipe too, and by ci-filter's --where.
+    let events = ci("ci-cat").args(["--full", VIEWER]).run().stdout;
+    let run = ci("ci-agg").args(["--by", "data.tool_input.file_path"]).stdin(events.clone()).run();
+    assert!(run.stderr.contains("did you mean \"data.input.file_path\"?"), "{}", run.stderr);
+    let run = ci("ci-filter").args(["--where", r#"data.tool_input.file_path ~ "src""#]).stdin(events).run();
+    assert_eq!(
+        run.stderr,
+        "ci-filter: warning: --where 'data.tool_input.file_path ~ \"src\"': no record has \
+         data.tool_input.file_path; did you mean \"data.input.file_path\"?\n"
+    );
+}

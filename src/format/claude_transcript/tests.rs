@@ -5,6 +5,7 @@ fn events(line: &str) -> Vec<(u32, String)> {
     let rec = idx.parse(line.as_bytes()).unwrap();
     let mut state = ReadState::default();
     let mut parts = vec![];
+    ClaudeTranscript.observe(&rec, &mut state);
     ClaudeTranscript.parts(&rec, &mut state, &mut parts);
     parts.into_iter().map(|p| (p, ClaudeTranscript.name(&rec, p, &state).into_owned())).collect()
 }
@@ -69,8 +70,10 @@ fn a_progress_line_yields_the_subagent_response_it_carries() {
     let rec = idx.parse(line.as_bytes()).unwrap();
     let mut state = ReadState::default();
     let t = ClaudeTranscript;
+    // Observed, then split into parts, as the engine reads each line.
     let named = |state: &mut ReadState| {
         let mut parts = vec![];
+        t.observe(&rec, state);
         t.parts(&rec, state, &mut parts);
         parts.into_iter().map(|p| (p, t.name(&rec, p, state).into_owned())).collect::<Vec<_>>()
     };
@@ -137,7 +140,9 @@ fn later_lines_of_a_message_continue_it() {
     let rec = idx.parse(line.as_bytes()).unwrap();
     let mut state = ReadState::default();
     let (mut a, mut b) = (vec![], vec![]);
+    ClaudeTranscript.observe(&rec, &mut state);
     ClaudeTranscript.parts(&rec, &mut state, &mut a);
+    ClaudeTranscript.observe(&rec, &mut state);
     ClaudeTranscript.parts(&rec, &mut state, &mut b);
     assert_eq!((a, b), (vec![0], vec![CONTENT]));
     assert_eq!(ClaudeTranscript.name(&rec, CONTENT, &ReadState::default()), "llm:content");
