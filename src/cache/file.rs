@@ -317,7 +317,19 @@ fn write_new<'a>(path: &std::path::Path, pieces: impl Iterator<Item = &'a [u8]>)
     for p in pieces {
         f.write_all(p)?;
     }
+    #[cfg(all(test, unix))]
+    if FAIL_FULL.with(|n| n.replace(n.get().saturating_sub(1))) > 0 {
+        return Err(io::Error::from_raw_os_error(rustix::io::Errno::NOSPC.raw_os_error()));
+    }
     // No fsync: this is a cache. After a crash a renamed file may be torn;
     // its length and checksum then refuse it, and it is rebuilt.
     f.flush()
+}
+
+#[cfg(all(test, unix))]
+thread_local! {
+    /// For tests: how many of this thread's next writes fail as on a full
+    /// file system (`ENOSPC`, after their bytes are written), since filling
+    /// a real one needs a mount.
+    pub static FAIL_FULL: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }

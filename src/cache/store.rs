@@ -431,8 +431,10 @@ impl Store {
             Some(b) => b.head.oldest < stale || delta_bytes > b.file.body().len() / 4,
             None => true,
         };
+        // A full file system never takes the question's own files.
+        let keep = [self.name.as_str(), delta_name.as_str()];
         if !whole {
-            write_store(&self.dir, &delta_name, self.kind, &self.label, pieces)?;
+            write_store(&self.dir, &delta_name, self.kind, &self.label, pieces, &keep)?;
             return self.dir.evict(max, &[&self.name, &delta_name]).map(|_| ());
         }
         // The base written whole: the delta's entries (changed or not) over
@@ -445,7 +447,7 @@ impl Store {
             }
         }
         pieces.retain(|p| p.used >= stale);
-        write_store(&self.dir, &self.name, self.kind, &self.label, pieces)?;
+        write_store(&self.dir, &self.name, self.kind, &self.label, pieces, &keep)?;
         match std::fs::remove_file(self.dir.file(&delta_name)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
@@ -454,12 +456,22 @@ impl Store {
     }
 }
 
-/// Writes `pieces` as the store file `name`, in index order.
-fn write_store(dir: &CacheDir, name: &str, kind: Kind, label: &str, mut pieces: Vec<Piece<'_>>) -> std::io::Result<()> {
+/// Writes `pieces` as the store file `name`, in index order; on a full file
+/// system, after making room without removing the files in `keep`
+/// ([`CacheDir::write_making_room`]).
+fn write_store(
+    dir: &CacheDir,
+    name: &str,
+    kind: Kind,
+    label: &str,
+    mut pieces: Vec<Piece<'_>>,
+    keep: &[&str],
+) -> std::io::Result<()> {
     sort(&mut pieces);
     let head = encode_head(label, &pieces);
     let rest: Vec<&[u8]> = pieces.iter().map(|p| &p.bytes[..]).collect();
-    dir.write_parts(name, kind, &head, &rest)
+    let need = super::file::HEADER + head.len() + rest.iter().map(|p| p.len()).sum::<usize>();
+    dir.write_making_room(need as u64, keep, || dir.write_parts(name, kind, &head, &rest))
 }
 
 /// What a run does to one capture's entry: the last of its updates.

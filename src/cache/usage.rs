@@ -5,8 +5,11 @@
 //! After a run writes a file, the files used least recently are removed
 //! until the directory holds at most the bound (`CI_CACHE_MAX_BYTES`, a
 //! size such as `500M`; default [`DEFAULT_MAX_BYTES`]); the file just
-//! written always stays. A removed file only costs its question one cold
-//! run.
+//! written always stays. A write that finds the file system full (or the
+//! quota used up) before the bound is reached removes the least recently
+//! used files until the file's size is freed and writes it again, once
+//! ([`CacheDir::write_making_room`]). A removed file only costs its question
+//! one cold run.
 
 use std::io;
 use std::time::SystemTime;
@@ -105,7 +108,36 @@ impl CacheDir {
     /// (counting the temporary files of runs writing now, which stay), never
     /// those in `keep`; the names removed.
     pub fn evict(&self, max: u64, keep: &[&str]) -> io::Result<Vec<String>> {
+        self.remove_until(self.files()?, max, keep)
+    }
+
+    /// [`CacheDir::evict`] until at least `need` bytes are removed (fewer
+    /// when only the files in `keep` and runs' temporary files are left).
+    pub fn make_room(&self, need: u64, keep: &[&str]) -> io::Result<Vec<String>> {
         let files = self.files()?;
+        let total: u64 = files.iter().map(|f| f.bytes).sum();
+        self.remove_until(files, total.saturating_sub(need), keep)
+    }
+
+    /// Runs `write`, which writes a cache file of `need` bytes; when it
+    /// fails because the file system is full ([`full`]: the bound is above
+    /// what it has room for), makes room for the file ([`CacheDir::make_room`],
+    /// never removing those in `keep`) and runs it once more. The error is
+    /// the first one when nothing could be removed.
+    pub fn write_making_room(&self, need: u64, keep: &[&str], write: impl Fn() -> io::Result<()>) -> io::Result<()> {
+        match write() {
+            Err(e) if full(&e) => match self.make_room(need, keep) {
+                Ok(removed) if !removed.is_empty() => write(),
+                _ => Err(e),
+            },
+            done => done,
+        }
+    }
+
+    /// Removes the stale temporary files of `files` (least recently used
+    /// first), and the others in order until at most `max` bytes are left,
+    /// but those in `keep` and runs' temporary files; the names removed.
+    fn remove_until(&self, files: Vec<CacheFile>, max: u64, keep: &[&str]) -> io::Result<Vec<String>> {
         let mut total: u64 = files.iter().map(|f| f.bytes).sum();
         let mut removed = vec![];
         let now = SystemTime::now();
@@ -125,6 +157,12 @@ impl CacheDir {
         }
         Ok(removed)
     }
+}
+
+/// Whether a write failed because the file system is full (`ENOSPC`) or the
+/// user's quota is used up (`EDQUOT`): removing cache files makes room.
+pub fn full(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded)
 }
 
 /// What `ci-find --cache-info` prints: a record for the directory (where,

@@ -311,3 +311,80 @@ fn a_refused_file_is_replaced_by_the_next_save() {
     assert!(err.is_none(), "{err:?}");
     assert_eq!(s.len(), 40);
 }
+
+/// The names in `dir`, hidden ones (runs' temporary files) included, sorted.
+fn names(dir: &CacheDir) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    names
+}
+
+/// A cache file of another question, `bytes` long, last used `age` ago.
+fn other_file(dir: &CacheDir, name: &str, bytes: usize, age: std::time::Duration) {
+    dir.write(name, Kind::Answers, &vec![0; bytes]).unwrap();
+    let f = std::fs::File::options().append(true).open(dir.file(name)).unwrap();
+    f.set_modified(std::time::SystemTime::now() - age).unwrap();
+}
+
+/// Issue 38, D10: a cache whose file system fills before `CI_CACHE_MAX_BYTES`
+/// is reached makes room when a save finds it full: the least recently used
+/// files of other questions are removed until the file's size is freed (its
+/// own question's files stay, however old) and the file is written again,
+/// once; a failed write leaves no temporary file. A save that returns `Ok`
+/// is a run without the warning `cache: could not write it: No space left
+/// on device` ([`Store::save_for_run`]). The full file system is injected
+/// ([`crate::cache::file::FAIL_FULL`]: this thread's next writes fail with
+/// `ENOSPC` after writing their bytes), since filling a real one would need
+/// a mount.
+#[test]
+fn a_full_file_system_removes_the_least_recently_used_files_and_writes_again() {
+    use crate::cache::file::FAIL_FULL;
+    let hour = std::time::Duration::from_secs(3_600);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = forty(tmp.path());
+    // The question's own file is the least recently used of all.
+    std::fs::File::options()
+        .append(true)
+        .open(dir.file("q.bin"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - 3 * hour)
+        .unwrap();
+    other_file(&dir, "old.bin", 4_000, 2 * hour);
+    other_file(&dir, "older.bin", 100, 2 * hour + hour / 2);
+    other_file(&dir, "new.bin", 4_000, hour);
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+
+    // Once full: the delta is written after "older" (too small to make
+    // room) and "old" are removed.
+    FAIL_FULL.set(1);
+    s.save(vec![Update::Put(path(99), entry(99, None))], 1_000, u64::MAX).unwrap();
+    assert_eq!(names(&dir), ["new.bin", "q.bin", "q.bin.delta"]);
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert_eq!((s.len(), s.get(&path(99)).map(owned)), (41, Some(entry(99, None))));
+
+    // Full again after making room: the error, once retried, and no
+    // temporary file left; the files as they were, less the one removed.
+    FAIL_FULL.set(2);
+    let e = s.save(vec![Update::Put(path(98), entry(98, None))], 1_000, u64::MAX).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::StorageFull);
+    assert_eq!(FAIL_FULL.get(), 0, "written twice");
+    assert_eq!(names(&dir), ["q.bin", "q.bin.delta"]);
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    assert_eq!((s.len(), s.get(&path(98))), (41, None));
+
+    // Nothing but the question's own files: not written again.
+    FAIL_FULL.set(2);
+    let e = s.save(vec![Update::Put(path(98), entry(98, None))], 1_000, u64::MAX).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::StorageFull);
+    assert_eq!(FAIL_FULL.replace(0), 1, "written once");
+    assert_eq!(names(&dir), ["q.bin", "q.bin.delta"]);
+
+    // A question's first file, written whole, makes room the same way
+    // (here the other question's file is not the least recently used).
+    other_file(&dir, "old.bin", 4_000, 4 * hour);
+    let (r, _) = Store::open(dir.clone(), "r.bin", Kind::Answers, "R");
+    FAIL_FULL.set(1);
+    r.save(vec![Update::Put(path(1), entry(1, None))], 1_000, u64::MAX).unwrap();
+    assert_eq!(names(&dir), ["q.bin", "q.bin.delta", "r.bin"]);
+}
