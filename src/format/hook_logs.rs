@@ -474,6 +474,16 @@ impl Adapter for ClaudeHookLogs {
         Some(recs.into_iter().map(super::capture).collect())
     }
 
+    /// Session `session` of a hook-log array's folder, as discovery makes
+    /// it (its elements in every array of the folder).
+    fn record_of_file(&self, file: &Path, session: &str) -> Option<SessionRecord> {
+        if !is_hook_log_name(file.file_name()?.to_str()?) {
+            return None;
+        }
+        let dir = file.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })?;
+        records(dir, &usable_hook_files(dir, |_| None), None).into_iter().find(|r| r.session == session)
+    }
+
     /// Sessions not seen yet, by [`Adapter::session_dir`]; an array that is
     /// no regular file is reported once (its path joins `seen`).
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {

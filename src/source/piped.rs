@@ -6,9 +6,11 @@ use super::capture::in_window;
 use super::stdin::session_record;
 use super::worker::{Worker, CHUNK};
 use super::Visitor;
+use crate::diag::Diag;
 use crate::format::LineKind;
 use crate::record::Event;
 use crate::session::{self, Capture};
+use crate::time::Interval;
 
 /// Why a piped event record must not be used: the session it names (its
 /// provenance's, else the one its payload names) is not a plain directory
@@ -54,9 +56,7 @@ impl Worker<'_> {
                     LineKind::Event => match self.reread.fetch(&rec) {
                         Ok(None) => {
                             let ev = Event::piped(rec, number, "-");
-                            if in_window(&self.parts.window, &ev, self.diag) {
-                                v.event(&ev, &mut self.out);
-                            }
+                            visit(v, &ev, &self.parts.window, self.diag, &mut self.out);
                         }
                         // A cut record: the tool works on the whole one, unless
                         // neither its cut text nor its line can hold what the
@@ -68,9 +68,7 @@ impl Worker<'_> {
                             Ok(()) => match self.whole_idx.skim(self.reread.full()) {
                                 Ok(whole) => {
                                     let ev = Event::piped(whole, number, "-").reread(site, hash);
-                                    if in_window(&self.parts.window, &ev, self.diag) {
-                                        v.event(&ev, &mut self.out);
-                                    }
+                                    visit(v, &ev, &self.parts.window, self.diag, &mut self.out);
                                 }
                                 Err(e) => self
                                     .diag
@@ -101,5 +99,15 @@ impl Worker<'_> {
             }
         }
         true
+    }
+}
+
+/// Visits a piped event record: `event` when the run's time `window` holds
+/// it, else `outside_window`.
+fn visit<V: Visitor>(v: &mut V, ev: &Event<'_>, window: &Interval, diag: &Diag, out: &mut Vec<u8>) {
+    if in_window(window, ev, diag) {
+        v.event(ev, out);
+    } else {
+        v.outside_window(ev);
     }
 }
