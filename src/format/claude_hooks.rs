@@ -96,12 +96,13 @@ impl Adapter for ClaudeHooks {
         Some(cap)
     }
 
-    /// An event file's session (its directory).
+    /// An event file's session (its directory), as a reading run finds it
+    /// (the transcript copy's head and tail unread).
     fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
         if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
             return None;
         }
-        session_at(&crate::files::dir_above(file, 1)?, Detail::Full, None)
+        session_at(&crate::files::dir_above(file, 1)?, Detail::Reading, None)
     }
 
     /// A directory becomes a session, reported once, when it holds a
