@@ -92,22 +92,27 @@ fn event_stream_answers_what_the_direct_read_answers_on_every_writer() {
 }
 
 /// `ci-cat R | ci-agg --tokens` reads a hooks session's transcript copy as
-/// `ci-agg --tokens R` does; so does a stream windowed by ci-agg itself,
-/// whose hook events (no timestamp) are out of the window while the copy's
-/// responses are judged by their own time.
+/// `ci-agg --tokens R` does (`--sessions` too); so does a stream windowed by
+/// ci-agg itself, whose hook events (no timestamp) are out of the window
+/// while the copy's responses are judged by their own time.
 #[test]
 fn piped_hooks_session_reads_its_transcript_copy() {
     let root = "fixtures/sessiondata-transcript";
     let cat = ci("ci-cat").arg(root).run();
-    for window in [&[][..], &["--since", "2025-09-03T00:47:30Z"]] {
-        let direct = ci("ci-agg").args(["--tokens", "--by", "day"]).args(window).arg(root).run();
-        let piped = ci("ci-agg").args(["--tokens", "--by", "day"]).args(window).stdin(cat.stdout.clone()).run();
-        assert_eq!(direct.code, 0, "{window:?}: {direct:?}");
-        assert_eq!((piped.code, &piped.stdout), (0, &direct.stdout), "{window:?}");
+    for q in [&["--tokens", "--by", "day"][..], &["--sessions"]] {
+        for window in [&[][..], &["--since", "2025-09-03T00:47:30Z"]] {
+            let direct = ci("ci-agg").args(q).args(window).arg(root).run();
+            let piped = ci("ci-agg").args(q).args(window).stdin(cat.stdout.clone()).run();
+            assert_eq!(direct.code, 0, "{q:?} {window:?}: {direct:?}");
+            assert_eq!((piped.code, &piped.stdout), (0, &direct.stdout), "{q:?} {window:?}");
+        }
     }
-    // The window leaves 5 of the copy's 7 responses.
+    // The window leaves 5 of the copy's 7 responses; the session is listed
+    // (as `ci-find --since` lists it) though none of its hook events is timed.
     let windowed = ci("ci-agg").args(["--tokens", "--by", "day", "--since", "2025-09-03T00:47:30Z", root]).run();
     assert_eq!(windowed.json()[0]["responses"], 5);
+    let sessions = ci("ci-agg").args(["--sessions", "--since", "2025-09-03T00:47:30Z", root]).run();
+    assert_eq!(sessions.json()[0]["started"], "2025-09-03T00:47:34.068Z");
 }
 
 /// A stream filtered to events that end no prompt holds none of the

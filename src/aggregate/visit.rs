@@ -383,8 +383,11 @@ impl<'q> Aggregator<'q> {
         }
         if let Some(s) = self.current.take() {
             if self.companions_only {
-                let key = session_key(&cap.session, cap.record.as_ref());
-                self.piped.insert(key, s);
+                // A companion without an event (in the window) adds nothing:
+                // the stream's events made the session, or none did.
+                if !s.is_empty() {
+                    self.piped.insert(session_key(&cap.session, cap.record.as_ref()), s);
+                }
                 return;
             }
             // A file named on its own (no session record: not in any writer's
