@@ -112,10 +112,11 @@ fn file_capture(path: &Path) -> Capture {
     }
 }
 
-/// The record of the session a file belongs to, when a writer knows it
-/// (no reports): for piped event records, looked up by provenance path.
-pub fn record_of_file(path: &Path) -> Option<SessionRecord> {
-    WRITERS.into_iter().find_map(|w| w.adapter().record_of_file(path))
+/// The record of session `session` that a file belongs to, when a writer
+/// knows it (no reports): for piped event records, looked up by provenance
+/// path and session id ([`crate::format::Adapter::record_of_file`]).
+pub fn record_of_file(path: &Path, session: &str) -> Option<SessionRecord> {
+    WRITERS.into_iter().find_map(|w| w.adapter().record_of_file(path, session))
 }
 
 /// The project folder a capture file's path names, by the first writer whose

@@ -273,6 +273,19 @@ impl<V> Narrow<'_, V> {
     }
 }
 
+impl<V> Narrow<'_, V> {
+    /// Whether event `ev` passes: a piped event record by its own session
+    /// (noted), a capture's event always (its session was met in `begin`).
+    fn passes(&mut self, ev: &Event<'_>) -> bool {
+        if ev.capture.is_some() || self.ids.is_empty() {
+            return true;
+        }
+        let id = ev.session().unwrap_or_default();
+        let at = ev.provenance().and_then(|p| p.get("path")?.as_str()).unwrap_or_default();
+        self.meet(&id, &at)
+    }
+}
+
 impl<V: Visitor> Visitor for Narrow<'_, V> {
     fn session(&mut self, rec: &SessionRecord, line: &[u8], out: &mut Vec<u8>) -> SessionFlow {
         if !self.meet(&rec.session, &rec.path) {
@@ -337,15 +350,16 @@ impl<V: Visitor> Visitor for Narrow<'_, V> {
     }
 
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
-        // A piped event record: its own session (a capture's was met in `begin`).
-        if ev.capture.is_none() && !self.ids.is_empty() {
-            let id = ev.session().unwrap_or_default();
-            let at = ev.provenance().and_then(|p| p.get("path")?.as_str()).unwrap_or_default();
-            if !self.meet(&id, &at) {
-                return Flow::Continue;
-            }
+        match self.passes(ev) {
+            true => self.inner.event(ev, out),
+            false => Flow::Continue,
         }
-        self.inner.event(ev, out)
+    }
+
+    fn outside_window(&mut self, ev: &Event<'_>) {
+        if self.passes(ev) {
+            self.inner.outside_window(ev)
+        }
     }
 
     fn end(&mut self, cap: &Capture, out: &mut Vec<u8>) {

@@ -356,8 +356,8 @@ pub struct Context {
     pub tz: TimeZone,
     /// The agent of the capture being read (metadata, else its fork line).
     pub capture_agent: Option<String>,
-    /// Agents of piped records' sessions, by provenance path.
-    piped_agents: HashMap<String, Option<String>>,
+    /// Agents of piped records' sessions, by provenance path and session id.
+    piped_agents: HashMap<(String, String), Option<String>>,
     /// Prices responses (`cost_usd`).
     pub costing: super::cost::Costing,
 }
@@ -379,11 +379,12 @@ impl Context {
             return self.capture_agent.clone();
         }
         let path = ev.provenance()?.get("path")?.as_str()?;
-        if let Some(known) = self.piped_agents.get(path.as_ref()) {
+        let key = (path.into_owned(), ev.session().unwrap_or_default().into_owned());
+        if let Some(known) = self.piped_agents.get(&key) {
             return known.clone();
         }
-        let agent = crate::discover::record_of_file(FsPath::new(path.as_ref())).and_then(|r| r.agent);
-        self.piped_agents.insert(path.into_owned(), agent.clone());
+        let agent = crate::discover::record_of_file(FsPath::new(&key.0), &key.1).and_then(|r| r.agent);
+        self.piped_agents.insert(key, agent.clone());
         agent
     }
 }

@@ -78,6 +78,8 @@ pub struct SessionState {
     /// The session's writer copies history into other sessions (its calls
     /// are settled across the run, [`settle`]).
     copies_history: bool,
+    /// An event of the session's companion file was read (in the window).
+    companion_read: bool,
 }
 
 impl SessionState {
@@ -178,14 +180,17 @@ impl SessionState {
         }
     }
 
-    /// Whether no event of the session was read.
+    /// Whether no event of the session was read, nor of its companion file
+    /// (a windowed run lists a hooks session whose transcript copy has a
+    /// response in the window, as `ci-find --since` lists it).
     pub fn is_empty(&self) -> bool {
-        self.summary.events.is_empty()
+        self.summary.events.is_empty() && !self.companion_read
     }
 
     /// Reads one event of the session's companion file (a hooks session's
     /// transcript copy): its time and its responses' models and tokens.
     pub fn companion(&mut self, ev: &Event<'_>, costing: &mut Costing) {
+        self.companion_read = true;
         let sum = &mut self.summary;
         if let Some(t) = ev.timestamp() {
             sum.started = Some(sum.started.map_or(t, |s: Timestamp| s.min(t)));
@@ -217,6 +222,7 @@ impl SessionState {
         self.first_workspace = self.first_workspace.take().or(o.first_workspace);
         self.calls.merge(o.calls);
         self.copies_history |= o.copies_history;
+        self.companion_read |= o.companion_read;
         self.marks.extend(o.marks);
         if o.outcome_line.is_some_and(|l| self.outcome_line.is_none_or(|m| l >= m)) {
             self.outcome_line = o.outcome_line;

@@ -37,8 +37,14 @@ pub struct Aggregator<'q> {
     current: Option<SessionState>,
     /// Sessions of piped records.
     piped: HashMap<SessionKey, SessionState>,
-    /// Session records of piped records, by provenance path.
-    records: HashMap<String, Option<SessionRecord>>,
+    /// Session records of piped records, by provenance path and session id.
+    records: HashMap<(String, String), Option<SessionRecord>>,
+    /// Piped sessions whose companion file is to be read after the stream
+    /// ([`Aggregator::piped_companions`]).
+    companions_wanted: HashMap<SessionKey, SessionRecord>,
+    /// The run reads piped sessions' companion files only: each capture's
+    /// session state joins `piped` ([`Aggregator::for_companions`]).
+    companions_only: bool,
     /// `--tokens` over a capture whose writer names the bytes every usage
     /// line holds: lines without them (nor a `\u` escape) yield no event.
     usage_bytes: Option<memchr::memmem::Finder<'static>>,
@@ -78,6 +84,8 @@ impl<'q> Aggregator<'q> {
             current: None,
             piped: HashMap::new(),
             records: HashMap::new(),
+            companions_wanted: HashMap::new(),
+            companions_only: false,
             usage_bytes: None,
             key: String::new(),
             cache: None,
@@ -106,6 +114,23 @@ impl<'q> Aggregator<'q> {
         self
     }
 
+    /// The visitor of the run that reads the companion files of piped
+    /// sessions ([`Aggregator::piped_companions`], as captures without
+    /// files of their own): each session's state is kept as a piped
+    /// session's, for [`combine`] to join to the stream's.
+    pub fn for_companions(mut self) -> Aggregator<'q> {
+        self.companions_only = true;
+        self
+    }
+
+    /// The piped sessions whose companion file ([`crate::format::Adapter::companion`])
+    /// the answer reads, as the direct read does: those whose stream held a
+    /// `prompt:complete` (the Stop hook: the session's responses, which the
+    /// companion holds, are among what the stream was filtered to keep).
+    pub fn piped_companions(&self) -> impl Iterator<Item = (&SessionKey, &SessionRecord)> {
+        self.companions_wanted.iter()
+    }
+
     /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Adapter::usage_bytes`]).
     fn usage_finder(&self, cap: &Capture) -> Option<memchr::memmem::Finder<'static>> {
         if self.q.preset != Preset::Tokens {
@@ -115,24 +140,38 @@ impl<'q> Aggregator<'q> {
     }
 }
 
-/// The state of a piped record's session (its record looked up once per
-/// provenance path in `records`).
-fn piped_session<'s>(
-    piped: &'s mut HashMap<SessionKey, SessionState>,
-    records: &mut HashMap<String, Option<SessionRecord>>,
+/// A piped record's session id and record (looked up once per provenance
+/// path and session in `records`).
+fn piped_record<'r>(
+    records: &'r mut HashMap<(String, String), Option<SessionRecord>>,
     ev: &Event<'_>,
-) -> &'s mut SessionState {
+) -> (String, Option<&'r SessionRecord>) {
     let id = ev.session().map(|s| s.into_owned()).unwrap_or_default();
     let path = ev.provenance().and_then(|p| p.get("path")).and_then(|p| p.as_str());
     let record = match path {
-        Some(p) => {
-            records.entry(p.to_string()).or_insert_with(|| discover::record_of_file(FsPath::new(p.as_ref()))).as_ref()
-        }
+        Some(p) => records
+            .entry((p.to_string(), id.clone()))
+            .or_insert_with(|| discover::record_of_file(FsPath::new(p.as_ref()), &id))
+            .as_ref(),
         None => None,
     };
     let record = record.filter(|r| r.session == id);
-    let key = (id.clone(), record.and_then(|r| r.project.clone()));
-    piped.entry(key).or_insert_with(|| SessionState::new(&id, record))
+    (id, record)
+}
+
+/// The key of a session's state.
+fn session_key(id: &str, record: Option<&SessionRecord>) -> SessionKey {
+    (id.to_owned(), record.and_then(|r| r.project.clone()))
+}
+
+/// The state of a piped record's session.
+fn piped_session<'s>(
+    piped: &'s mut HashMap<SessionKey, SessionState>,
+    records: &mut HashMap<(String, String), Option<SessionRecord>>,
+    ev: &Event<'_>,
+) -> &'s mut SessionState {
+    let (id, record) = piped_record(records, ev);
+    piped.entry(session_key(&id, record)).or_insert_with(|| SessionState::new(&id, record))
 }
 
 impl Visitor for Aggregator<'_> {
@@ -225,6 +264,9 @@ impl Visitor for Aggregator<'_> {
         if q.needs_agent() && ev.capture.is_some() && self.cx.capture_agent.is_none() && ev.name() == "session:fork" {
             self.cx.capture_agent = ev.fork_agent().map(|a| a.into_owned());
         }
+        if ev.capture.is_none() {
+            self.want_companion(ev);
+        }
         match q.preset {
             // A piped record of a line the direct read would pass over.
             Preset::Tokens if ev.capture.is_none() && !ev.may_have_usage() => {}
@@ -266,6 +308,13 @@ impl Visitor for Aggregator<'_> {
             },
         }
         Flow::Continue
+    }
+
+    /// A piped record out of the window may still be a session's
+    /// `prompt:complete`, which wants the companion file read: its events are
+    /// windowed on their own, as the direct read windows them.
+    fn outside_window(&mut self, ev: &Event<'_>) {
+        self.want_companion(ev);
     }
 
     /// `--sessions` and `--tokens` read a hooks session's transcript copy
@@ -314,6 +363,19 @@ impl<'q> Aggregator<'q> {
         self.cache.filter(|_| cap.record.as_ref().is_none_or(|r| r.window.is_none()))
     }
 
+    /// Notes the companion file of a piped record's session when the record
+    /// is the session's `prompt:complete` and its writer has one
+    /// ([`Aggregator::piped_companions`]).
+    fn want_companion(&mut self, ev: &Event<'_>) {
+        if !self.companions() || ev.name() != "prompt:complete" {
+            return;
+        }
+        let (id, record) = piped_record(&mut self.records, ev);
+        if let Some(r) = record.filter(|r| r.format.adapter().companion(r).is_some()) {
+            self.companions_wanted.entry(session_key(&id, Some(r))).or_insert_with(|| r.clone());
+        }
+    }
+
     /// What begins with a capture (or a part of one) being read.
     fn begin_reading(&mut self, cap: &Capture) -> bool {
         self.usage_bytes = self.usage_finder(cap);
@@ -331,6 +393,14 @@ impl<'q> Aggregator<'q> {
             t.add_calls(self.q, self.calls.drain());
         }
         if let Some(s) = self.current.take() {
+            if self.companions_only {
+                // A companion without an event (in the window) adds nothing:
+                // the stream's events made the session, or none did.
+                if !s.is_empty() {
+                    self.piped.insert(session_key(&cap.session, cap.record.as_ref()), s);
+                }
+                return;
+            }
             // A file named on its own (no session record: not in any writer's
             // layout) is a session only when it held events of a known writer
             // (one whose lines are all damaged is reported as no capture by

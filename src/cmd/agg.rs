@@ -132,7 +132,8 @@ PRESETS:
       hook lines carry no time, so duration and avg_response_ms are null unless
       synthetic events have timestamps; when the session folder holds
       _transcript_final.jsonl, its start, end, models and tokens come from that
-      copy, else tokens are null (unknown, not 0).
+      copy, else tokens are null (unknown, not 0); piped hook events read the
+      copy too when the stream holds the session's prompt:complete.
       Claude Code transcripts: calls are distinct tool_use ids, messages are
       prompts + responses (distinct messages), avg_response_ms runs from a
       prompt to the first reply, subagents counts the session's subagent
@@ -671,7 +672,35 @@ fn aggregate(
             w.merge(seen);
         }
     }
-    Ok((combine(q, visitors.into_iter().map(|v| v.inner).collect()), watches))
+    let mut visitors: Vec<Aggregator<'_>> = visitors.into_iter().map(|v| v.inner).collect();
+    let companions = piped_companions(q, &visitors, &opts, diag, &mut out)?;
+    visitors.extend(companions);
+    Ok((combine(q, visitors), watches))
+}
+
+/// Reads the companion files of the piped sessions that want them
+/// ([`Aggregator::piped_companions`]: a hooks session's transcript copy), each
+/// once, as the direct read reads them after the session's events (in the
+/// run's time window, without the cache).
+fn piped_companions<'q>(
+    q: &'q Query,
+    visitors: &[Aggregator<'q>],
+    opts: &RunOpts,
+    diag: &'q Diag,
+    out: &mut Output,
+) -> Result<Vec<Aggregator<'q>>> {
+    let wanted: std::collections::BTreeMap<_, _> = visitors.iter().flat_map(Aggregator::piped_companions).collect();
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let captures = wanted
+        .into_values()
+        .map(|rec| crate::session::Capture { files: Vec::new(), ..crate::format::capture(rec.clone()) })
+        .collect();
+    let window = opts.window;
+    source::run(&[source::Input::Captures(captures)], opts, diag, out, || {
+        Aggregator::new(q, diag).with_window(window).for_companions()
+    })
 }
 
 /// Reads partial streams from `paths` (stdin when empty or `-`).

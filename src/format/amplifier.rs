@@ -140,7 +140,7 @@ impl Adapter for Amplifier {
         Some(cap)
     }
 
-    fn record_of_file(&self, file: &Path) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
         record_of_events(file)
     }
 

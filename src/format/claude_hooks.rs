@@ -96,6 +96,15 @@ impl Adapter for ClaudeHooks {
         Some(cap)
     }
 
+    /// An event file's session (its directory), as a reading run finds it
+    /// (the transcript copy's head and tail unread).
+    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
+        if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
+            return None;
+        }
+        session_at(&crate::files::dir_above(file, 1)?, Detail::Reading, None)
+    }
+
     /// A directory becomes a session, reported once, when it holds a
     /// `_claude_*.jsonl` event file.
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {

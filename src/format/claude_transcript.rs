@@ -181,7 +181,7 @@ impl Adapter for ClaudeTranscript {
         Some(super::capture(rec))
     }
 
-    fn record_of_file(&self, file: &Path) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
         if !is_transcript_name(file) {
             return None;
         }

@@ -183,7 +183,7 @@ impl Adapter for Codex {
         Some(super::capture(session_of(file, Detail::Full, Some(diag))?))
     }
 
-    fn record_of_file(&self, file: &Path) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
         is_rollout_name(file).then(|| session_of(file, Detail::Full, None)).flatten()
     }
 

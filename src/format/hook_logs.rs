@@ -330,6 +330,12 @@ struct Merged {
 /// The sessions of the arrays `names` of folder `dir` (reading order),
 /// reporting each file's damage (once per run).
 fn records(dir: &Path, names: &[String], diag: Option<&Diag>) -> Vec<SessionRecord> {
+    records_of(dir, names, diag, None)
+}
+
+/// [`records`], of session `only` alone when given (looked up, so that a
+/// folder of many sessions costs no more per session).
+fn records_of(dir: &Path, names: &[String], diag: Option<&Diag>, only: Option<&str>) -> Vec<SessionRecord> {
     let Some(dir_str) = dir.to_str() else {
         if let Some(d) = diag {
             d.error(&format_args!("{}: {NOT_UTF8}, skipped", dir.display()));
@@ -345,7 +351,11 @@ fn records(dir: &Path, names: &[String], diag: Option<&Diag>) -> Vec<SessionReco
         if let Some(d) = diag {
             ix.report(&path.to_string_lossy(), d);
         }
-        for (sid, part) in &ix.sessions {
+        let parts: Vec<(&String, &Part)> = match only {
+            Some(id) => ix.sessions.get_key_value(id).into_iter().collect(),
+            None => ix.sessions.iter().collect(),
+        };
+        for (sid, part) in parts {
             let m = merged.entry(sid.clone()).or_default();
             m.files.push(name.clone());
             m.bytes += part.bytes;
@@ -472,6 +482,16 @@ impl Adapter for ClaudeHookLogs {
         }
         let recs = records(dir, &[name.to_owned()], Some(diag));
         Some(recs.into_iter().map(super::capture).collect())
+    }
+
+    /// Session `session` of a hook-log array's folder, as discovery makes
+    /// it (its elements in every array of the folder).
+    fn record_of_file(&self, file: &Path, session: &str) -> Option<SessionRecord> {
+        if !is_hook_log_name(file.file_name()?.to_str()?) {
+            return None;
+        }
+        let dir = file.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })?;
+        records_of(dir, &usable_hook_files(dir, |_| None), None, Some(session)).pop()
     }
 
     /// Sessions not seen yet, by [`Adapter::session_dir`]; an array that is

@@ -236,9 +236,13 @@ pub trait Adapter: Sync {
         self.file_capture(file, diag).map(|c| vec![c])
     }
 
-    /// The record of the session a file read from belongs to, without
-    /// reports (to look a piped event record's session up by its provenance path).
-    fn record_of_file(&self, _file: &Path) -> Option<SessionRecord> {
+    /// The record of session `session` that a file read from belongs to,
+    /// without reports (to look a piped event record's session up by its
+    /// provenance path and session id: a file of a writer that keeps several
+    /// sessions in one file names the session's own record). A writer whose
+    /// files belong to one session may answer that session's record whatever
+    /// `session` says; callers check its id.
+    fn record_of_file(&self, _file: &Path, _session: &str) -> Option<SessionRecord> {
         None
     }
 

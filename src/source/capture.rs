@@ -262,7 +262,15 @@ impl Worker<'_> {
         self.file_ends = Ends::at(Default::default());
         let mut side_v = Companion(v);
         side_v.begin(&side, &mut self.out);
-        if let Read::Done = self.capture_lines(&mut side_v, &side, &display, &mut lines, false) {
+        // The session record's window (`ci-find --since`) holds for the
+        // companion's events as for the session's own.
+        let run_window = self.parts.window;
+        if let Some(w) = cap.record.as_ref().and_then(|r| r.window) {
+            self.parts.window = run_window.and(w);
+        }
+        let read = self.capture_lines(&mut side_v, &side, &display, &mut lines, false);
+        self.parts.window = run_window;
+        if let Read::Done = read {
             // Told as the file after the capture's own.
             self.read_end(v, cap, cap.files.len(), lines.get_ref());
         }

@@ -6,12 +6,14 @@ use super::capture::in_window;
 use super::stdin::session_record;
 use super::worker::{Worker, CHUNK};
 use super::Visitor;
+use crate::diag::Diag;
 use crate::format::LineKind;
 use crate::json::{Kind, Record};
 use crate::lines::Site;
 use crate::record::{Event, PROVENANCE_KEY};
 use crate::reread::Reread;
 use crate::session::{self, Capture};
+use crate::time::Interval;
 
 /// Why a piped event record must not be used: the session it names (its
 /// provenance's, else the one its payload names) is not a plain directory
@@ -62,9 +64,7 @@ impl Worker<'_> {
                     LineKind::Event => match self.reread.fetch(&rec) {
                         Ok(None) => {
                             let ev = Event::piped(rec, number, "-");
-                            if in_window(&self.parts.window, &ev, self.diag) {
-                                v.event(&ev, &mut self.out);
-                            }
+                            visit(v, &ev, &self.parts.window, self.diag, &mut self.out);
                         }
                         // A cut record: the tool works on the whole one, unless
                         // neither its cut text nor its line can hold what the
@@ -138,9 +138,7 @@ impl Worker<'_> {
         match self.whole_idx.skim(self.reread.full()) {
             Ok(whole) => {
                 let ev = Event::piped(whole, number, "-").reread(site, hash);
-                if in_window(&self.parts.window, &ev, self.diag) {
-                    v.event(&ev, &mut self.out);
-                }
+                visit(v, &ev, &self.parts.window, self.diag, &mut self.out);
             }
             Err(e) => self.diag.error(&format_args!("-:{number}: the record made whole is not valid: {e}")),
         }
@@ -172,5 +170,15 @@ fn read_match<V: Visitor>(
         Some(_) if !pre && !v.precheck(reread.line()) => Ok(None),
         Some((site, hash)) => reread.build_match(rec, site).map(|()| Some((site, hash))),
         None => Ok(None),
+    }
+}
+
+/// Visits a piped event record: `event` when the run's time `window` holds
+/// it, else `outside_window`.
+fn visit<V: Visitor>(v: &mut V, ev: &Event<'_>, window: &Interval, diag: &Diag, out: &mut Vec<u8>) {
+    if in_window(window, ev, diag) {
+        v.event(ev, out);
+    } else {
+        v.outside_window(ev);
     }
 }
