@@ -56,6 +56,9 @@ pub struct Event<'a> {
     /// Every token and cost figure, read once when first asked for (a
     /// `--tokens` group asks for each of the five).
     tokens: std::cell::OnceCell<[Option<Raw<'a>>; 5]>,
+    /// The line's hash, computed once when first asked for (ci-grep writes
+    /// it with every match of the event, and a line can be 80 KB).
+    hash: std::cell::OnceCell<u64>,
     /// What the writer kept of the capture's lines before this one (`None`
     /// for a record read from a stream).
     state: Option<&'a ReadState>,
@@ -103,6 +106,7 @@ impl<'a> Event<'a> {
             derived_name,
             derived_data,
             tokens: Default::default(),
+            hash: Default::default(),
             state: Some(state),
             origin: Some((site, None)),
         }
@@ -123,6 +127,7 @@ impl<'a> Event<'a> {
             derived_name: Cow::Borrowed(""),
             derived_data: None,
             tokens: Default::default(),
+            hash: Default::default(),
             state: None,
             origin: None,
         }
@@ -156,7 +161,7 @@ impl<'a> Event<'a> {
     /// record printed cut carries so that a later tool can read it again.
     pub fn cut_origin(&self) -> Option<(Site, u64)> {
         let (site, hash) = self.origin?;
-        Some((site, hash.unwrap_or_else(|| line_hash(self.rec.line()))))
+        Some((site, hash.unwrap_or_else(|| *self.hash.get_or_init(|| line_hash(self.rec.line())))))
     }
 
     /// The writer whose semantics apply.
