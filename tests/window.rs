@@ -11,16 +11,21 @@ use crate::kit::tree::Tree;
 use crate::util::{ci, Run};
 
 /// Every writer's fixture root, and the questions whose three forms agree
-/// there. The hooks roots leave out what goes through an event stream of
-/// hooks sessions, which loses session-level fields whatever the window
-/// (issue 38, D6): `--sessions` and, where the usage lives in the
-/// transcript copy, `--tokens`.
+/// there: all of them, but for a hooks session's transcript copy
+/// (`fixtures/sessiondata-transcript`, `--tokens` and `--sessions`): hook
+/// lines have no time, so `ci-filter --since` passes none of them, and
+/// ci-agg, which reads the copy of a piped session that ended
+/// (`prompt:complete`), reads none (README, hooks sessions: give the window
+/// to ci-agg or ci-find).
 const ROOTS: &[(&str, &[&str])] = &[
     ("fixtures/demo-clean", &["--tokens --by day", "--by event", "--sessions", "--tools", "--by day --sum cost_usd"]),
     ("fixtures/claude-transcripts", &["--tokens --by day", "--by event", "--sessions", "--tools"]),
+    ("fixtures/claude-progress", &["--tokens --by day", "--by event", "--sessions", "--tools"]),
     ("fixtures/codex", &["--tokens --by day", "--by event", "--sessions", "--tools"]),
-    ("fixtures/hook-logs", &["--by event", "--tools", "--sessions"]),
-    ("fixtures/sessiondata-timed", &["--by event", "--tools"]),
+    ("fixtures/codex-fork", &["--tokens --by day", "--sessions"]),
+    ("fixtures/hook-logs", &["--by event", "--tools", "--sessions", "--tokens --by day"]),
+    ("fixtures/sessiondata", &["--by event", "--sessions", "--tokens --by day"]),
+    ("fixtures/sessiondata-timed", &["--by event", "--tools", "--sessions"]),
     ("fixtures/sessiondata-transcript", &["--by event", "--tools"]),
 ];
 
