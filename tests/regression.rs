@@ -114,3 +114,67 @@ fn shrunk_record_prints_numbers_exactly_as_written() {
     assert!(out.len() <= 151, "{out}");
     assert!(out.contains(&format!("\"x\":{text},")), "{out}");
 }
+
+/// Found by `fuzz/fuzz_targets/cache_store.rs` (the `--merge` round trip of a
+/// cached state): a decimal of 38 significant digits that a sum reaches
+/// (`20000000000000000000.000000000000000002`, two values of
+/// `1e19 + 1e-18`) printed, but did not read back, so `--partial | --merge`
+/// refused its state line ("bad decimal") where the direct run answered.
+#[test]
+fn every_decimal_a_sum_prints_reads_back() {
+    use ci_tools::aggregate::decimal::Decimal;
+    let one = Decimal::parse("10000000000000000000.000000000000000001").expect("37 digits");
+    let two = one.checked_add(one).expect("within range");
+    assert_eq!(two.to_string(), "20000000000000000000.000000000000000002");
+    assert_eq!(Decimal::parse(&two.to_string()), Some(two));
+    for units in [i128::MAX, i128::MAX - 1, -i128::MAX, -53148350643962495615581892295656341504, 1 << 100] {
+        let d = Decimal::from_bits(units);
+        assert_eq!(Decimal::parse(&d.to_string()), Some(d), "{d}");
+    }
+    // More digits than an i128 holds: zeros after the point are dropped,
+    // anything else is refused.
+    assert_eq!(Decimal::parse("20000000000000000000.0000000000000000020000"), Some(two));
+    assert_eq!(Decimal::parse("20000000000000000000.0000000000000000021"), None);
+    assert_eq!(Decimal::parse("200000000000000000000"), None);
+}
+
+/// Found by `fuzz/fuzz_targets/cache_store.rs`: a `--tools` state read from
+/// a cache file (its checksum matching: another build's, or written by hand)
+/// whose `ok` and `errors` counts add up past `u64::MAX` overflowed in
+/// `Tools::rows` (a panic with overflow checks, a wrapped success rate
+/// without). The minimised input is the fuzzer's.
+#[test]
+fn a_cached_tools_state_whose_counts_overflow_answers() {
+    use ci_tools::aggregate::bin;
+    use ci_tools::aggregate::query::{Query, QuerySpec};
+    let spec = QuerySpec {
+        preset: "tools".into(),
+        by: vec!["event".into()],
+        measures: vec![],
+        tz: "UTC".into(),
+        cost: "auto".into(),
+        pricing: String::new(),
+    };
+    let q = Query::from_spec(spec, ci_tools::time::TimeZone::UTC).expect("a valid query");
+    let state = b"\x03\x03\x00\x00\x00\x02\x00\x00\x00\x04\x08\x00\x00\x00\x74\x6f\x6f\x6c\x3a\x70\x72\x65\x04\x09\
+        \x00\x00\x00\x72\x65\x61\x64\x5f\x66\x69\x6c\x65\x02\x00\x00\x01\x03\x00\x00\x00\x01\x00\xff\xff\
+        \xff\xff\xff\xc6\xbd\x00\xff\xff\xff\xff\xff\xff\xff\x02\xff\x00\x00\x00\x00\x00\x02\x00\x00\x00\
+        \x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x38\xe7\x4e\x3d\x06\xbb\x83\x00\x00\
+        \x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x02\x03\xfa\x25\x01\x02\x00\x00\x00\x03\xfa\x25\x03\x02\
+        \x00\x02\x00\x00\x00\x04\x08\x00\x00\x00\x74\x6f\x6f\x6c\x3a\x70\x72\x65\x04\x08\x00\x00\x00\x64\
+        \x65\x6c\x65\x67\x61\x74\x65\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\
+        \x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\
+        \x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x78\x3d\xd9\xc8\x62\x1c\x7e\x0a\x00\x00\x00\x00\x00\x00\
+        \x00\x00\x00\x00\x03\x9c\x86\x06\x03\x9c\x86\x06\x01\x01\x00\x00\x00\x03\x9c\x86\x06\x00\x02\x00\
+        \x00\x00\x04\x08\x00\x00\x00\x74\x6f\x6f\x6c\x3a\x70\x72\x65\x04\x04\x00\x00\x00\x62\x61\x73\x68\
+        \x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\
+        \x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\
+        \x01\x00\x00\x2c\x6e\x1b\xe1\x4c\xa1\x3a\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\xee\x25\
+        \x03\x98\x92\x02\x01\x02\x00\x00\x00\x03\xee\x25\x03\x98\x92\x02\x00";
+    let tools = bin::decode_tools(state, &q).expect("the fuzzer's state decodes");
+    for row in tools.rows(&q) {
+        if let Some(rate) = row.record.get("success_rate").and_then(|r| r.as_f64()) {
+            assert!((0.0..=1.0).contains(&rate), "{:?}", row.record);
+        }
+    }
+}

@@ -464,7 +464,8 @@ impl Tools {
                 rec.insert("ok".into(), g.ok.into());
                 rec.insert("errors".into(), g.errors.into());
                 rec.insert("unfinished".into(), g.unfinished.into());
-                let finished = g.ok + g.errors;
+                // In u128: a cache file's counts are not trusted to add up.
+                let finished = u128::from(g.ok) + u128::from(g.errors);
                 let rate = (finished > 0).then(|| (g.ok as f64 / finished as f64 * 10_000.0).round() / 10_000.0);
                 rec.insert("success_rate".into(), rate.map_or(Value::Null, |r| json_num(Num::Float(r))));
                 rec.insert("p50_ms".into(), g.latency.output(Out::P50));

@@ -89,18 +89,20 @@ impl Decimal {
             match c {
                 b'0'..=b'9' => {
                     digits = digits.saturating_add(1);
-                    if mant >= i128::MAX / 100 {
+                    match mant.checked_mul(10).and_then(|m| m.checked_add(i128::from(c - b'0'))) {
+                        Some(m) => {
+                            mant = m;
+                            if dot {
+                                frac = frac.saturating_add(1);
+                            }
+                        }
                         // More significant digits than an i128 holds: a
                         // further zero after the point changes nothing;
-                        // anything else cannot be held exactly.
-                        if !dot || c != b'0' {
-                            return None;
-                        }
-                    } else {
-                        mant = mant * 10 + i128::from(c - b'0');
-                        if dot {
-                            frac = frac.saturating_add(1);
-                        }
+                        // anything else cannot be held exactly. (Every
+                        // value a `Decimal` prints reads back: a sum's
+                        // 38 digits on the `--partial` wire, issue 38.)
+                        None if dot && c == b'0' => {}
+                        None => return None,
                     }
                 }
                 b'.' if !dot => dot = true,
