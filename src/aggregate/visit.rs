@@ -67,6 +67,9 @@ pub struct Aggregator<'q> {
     /// A usage or cost metric met a response its writer writes on several
     /// lines ([`Query::usage_metric`]): the answer would count it several times.
     pub repeated: bool,
+    /// Whether to look for such responses: the query has a usage or cost
+    /// metric (decided once, not per event).
+    watch_repeats: bool,
     /// The query's field paths, as the events read have them ([`Query::paths`]).
     pub watches: Vec<Watch>,
 }
@@ -95,6 +98,7 @@ impl<'q> Aggregator<'q> {
             updates: Vec::new(),
             windowed: false,
             repeated: false,
+            watch_repeats: q.usage_metric().is_some(),
             watches: q.paths().into_iter().map(Watch::new).collect(),
         }
     }
@@ -271,9 +275,8 @@ impl Visitor for Aggregator<'_> {
             // A piped record of a line the direct read would pass over.
             Preset::Tokens if ev.capture.is_none() && !ev.may_have_usage() => {}
             Preset::Group | Preset::Tokens => {
-                if q.preset == Preset::Group
+                if self.watch_repeats
                     && !self.repeated
-                    && q.usage_metric().is_some()
                     && matches!(ev.name().as_ref(), "llm:response" | "llm:content")
                     && ev.message_key_into(&mut self.key)
                 {
