@@ -11,6 +11,7 @@ mod cat;
 mod chunks;
 mod codex;
 mod codexgen;
+mod conformance;
 mod cost;
 mod elements_props;
 mod exact;

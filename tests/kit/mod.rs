@@ -9,3 +9,9 @@ pub mod tree;
 
 pub use skip::skip;
 pub use tree::Tree;
+
+/// Every registered format's name: the one list the conformance suite
+/// (`tests/conformance.rs`) iterates.
+pub fn formats() -> Vec<&'static str> {
+    ci_tools::format::WRITERS.iter().map(|w| w.name()).collect()
+}
