@@ -96,3 +96,26 @@ fn cut_records_read_back_whole() {
         assert!(back == full, "{f}: ci-cat --max-bytes 1k | ci-cat --full differs from ci-cat --full");
     }
 }
+
+/// ci-agg's whole outcome (stdout, stderr, exit code) for `args` on `root`.
+fn agg(root: &str, home: &std::path::Path, args: &[&str]) -> (String, String, i32) {
+    let run = ci("ci-agg").env("XDG_CACHE_HOME", home).args(args).arg(root).run();
+    (run.stdout, run.stderr, run.code)
+}
+
+/// `-j1` and `-j4` agree, and an answer read from a filled cache (the
+/// second cached run) equals `--no-cache`'s.
+#[test]
+fn threads_and_cache_agree() {
+    for f in kit::formats() {
+        let r = root(f);
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path();
+        for (_, args) in AGG {
+            let plain = agg(&r, h, &[args, &["--no-cache", "-j1"]].concat());
+            assert_eq!(agg(&r, h, &[args, &["--no-cache", "-j4"]].concat()), plain, "{f}: -j4 {args:?}");
+            assert_eq!(agg(&r, h, &[args, &["-j4"]].concat()), plain, "{f}: cache filled {args:?}");
+            assert_eq!(agg(&r, h, &[args, &["-j1"]].concat()), plain, "{f}: cache read {args:?}");
+        }
+    }
+}
