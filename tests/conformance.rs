@@ -119,3 +119,31 @@ fn threads_and_cache_agree() {
         }
     }
 }
+
+/// History copies, one rule: a session's totals never include what it copied
+/// from another. `fixtures/codex-fork`: the fork `…000b` copies its parent's
+/// two prompts and token counts, then adds one prompt and one response
+/// (input 500, output 100) of its own, starting 2026-06-02T09:00:00Z.
+const FORK: &str = "019e8000-0000-7000-8000-00000000000b";
+
+/// The fork's row of ci-agg `args` on `fixtures/codex-fork`.
+fn fork_row(args: &[&str]) -> serde_json::Value {
+    let rows = ci("ci-agg").args(args).arg("fixtures/codex-fork").run().json();
+    rows.into_iter().find(|r| r["session"] == FORK).expect("the fork's row")
+}
+
+#[test]
+fn history_copies_not_counted_in_tokens() {
+    let row = fork_row(&["--tokens", "--by", "session"]);
+    let own = (row["responses"].as_u64(), row["input_tokens"].as_u64(), row["output_tokens"].as_u64());
+    assert_eq!(own, (Some(1), Some(500), Some(100)));
+}
+
+#[test]
+#[ignore = "issue 38: Codex fork --sessions, fixed on branch h-a"]
+fn history_copies_not_counted_in_sessions() {
+    let row = fork_row(&["--sessions"]);
+    assert_eq!((&row["turns"], &row["messages"]), (&serde_json::json!(1), &serde_json::json!(1)));
+    assert_eq!(row["started"], "2026-06-02T09:00:00Z");
+    assert_eq!(row["tokens"], serde_json::json!({"input": 500, "output": 100, "cache_read": 0, "cache_write": 0}));
+}
