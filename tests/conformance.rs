@@ -63,8 +63,22 @@ fn find_records() {
     for f in kit::formats() {
         let out = ok(ci("ci-find").args(["--root", &root(f)]).run(), f);
         assert!(!out.is_empty(), "{f}: no sessions");
-        expect(f, "find.ndjson", &out);
+        expect(f, "find.ndjson", &checkout_free(&out));
     }
+}
+
+/// Session records with `mtime` (the time of the checkout) set to `null`,
+/// in place, so the expected file holds on any clone.
+fn checkout_free(records: &str) -> String {
+    let mut out = String::new();
+    for line in records.lines() {
+        let mut r: serde_json::Value = serde_json::from_str(line).expect("a session record");
+        if let Some(m) = r.get_mut("mtime") {
+            *m = serde_json::Value::Null;
+        }
+        out.push_str(&format!("{r}\n"));
+    }
+    out
 }
 
 #[test]
@@ -146,4 +160,132 @@ fn history_copies_not_counted_in_sessions() {
     assert_eq!((&row["turns"], &row["messages"]), (&serde_json::json!(1), &serde_json::json!(1)));
     assert_eq!(row["started"], "2026-06-02T09:00:00Z");
     assert_eq!(row["tokens"], serde_json::json!({"input": 500, "output": 100, "cache_read": 0, "cache_write": 0}));
+}
+
+/// The phrase planted in a format's tree and where it stands
+/// (`fixtures/conformance/<format>/phrase.json`): it occurs in one event only.
+struct Planted {
+    phrase: String,
+    session: String,
+    /// The file holding it, as ci-* names it (under `root`).
+    file: String,
+    /// The line its record starts on.
+    line: u64,
+}
+
+/// `format`'s planted phrase; fails when the format has none.
+fn planted(format: &str) -> Planted {
+    let path = crate::util::root().join(dir(format)).join("phrase.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (every format plants a phrase, see fixtures/README.md)", path.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).expect("phrase.json");
+    let s = |k: &str| v[k].as_str().unwrap_or_else(|| panic!("{}: no string {k}", path.display())).to_owned();
+    Planted {
+        phrase: s("phrase"),
+        session: s("session"),
+        file: format!("{}/{}", root(format), s("file")),
+        line: v["line"].as_u64().expect("line"),
+    }
+}
+
+/// The one match record of `p`'s phrase in `format`'s tree, with ci-grep's stdout.
+fn planted_match(format: &str, p: &Planted) -> (serde_json::Value, String) {
+    let out = ok(ci("ci-grep").args(["-F", &p.phrase, &root(format)]).run(), format);
+    let matches: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).expect("a match")).collect();
+    assert_eq!(matches.len(), 1, "{format}: the planted phrase {:?} matches once: {out}", p.phrase);
+    (matches.into_iter().next().unwrap(), out)
+}
+
+/// A match's record site: its byte offset and length in its file.
+fn site(m: &serde_json::Value) -> (usize, usize) {
+    let cut = &m["ci"]["cut"];
+    let n = |k: &str| cut[k].as_u64().unwrap_or_else(|| panic!("no ci.cut.{k} in {m}")) as usize;
+    (n("offset"), n("bytes"))
+}
+
+/// ci-grep finds the planted phrase with its provenance: the session, file
+/// and line `phrase.json` names, and a byte site that starts on that line
+/// and holds the phrase.
+#[test]
+fn planted_phrase_found_at_its_site() {
+    for f in kit::formats() {
+        let p = planted(f);
+        let (m, out) = planted_match(f, &p);
+        expect(f, "grep.ndjson", &out);
+        let at = (m["session"].as_str(), m["ci"]["path"].as_str(), m["ci"]["line"].as_u64());
+        assert_eq!(at, (Some(&*p.session), Some(&*p.file), Some(p.line)), "{f}: provenance of {m}");
+        let text = std::fs::read(crate::util::root().join(&p.file)).unwrap();
+        let (offset, bytes) = site(&m);
+        let record = String::from_utf8_lossy(&text[offset..offset + bytes]);
+        assert!(record.contains(&p.phrase), "{f}: the site {offset}+{bytes} holds {record}");
+        let line = 1 + text[..offset].iter().filter(|&&b| b == b'\n').count() as u64;
+        assert_eq!(line, p.line, "{f}: the site starts on line {line}");
+    }
+}
+
+/// `from` (a directory, links followed) copied to `to`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let dest = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &dest);
+        } else {
+            std::fs::copy(&path, &dest).unwrap();
+        }
+    }
+}
+
+/// Rows of NDJSON `out` that are not session `id`'s.
+fn others(out: &str, id: &str) -> Vec<serde_json::Value> {
+    let rows = out.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a row"));
+    rows.filter(|r| r["session"] != id).collect()
+}
+
+/// Damaged records are reported at their site: in a copy of the tree (at
+/// the same relative path, so every answer names the same files), the record
+/// holding the planted phrase is cut in half. ci-agg names its file and line
+/// (its whole stderr and exit status are checked in: a bad line is skipped,
+/// a JSON array file cut inside is an error), `--strict` makes it exit 2, it
+/// still reports what it reported before, and every other session's record
+/// and answer are unchanged.
+#[test]
+fn damaged_record_reported_at_its_site() {
+    for f in kit::formats() {
+        let (r, p) = (root(f), planted(f));
+        let (m, _) = planted_match(f, &p);
+        let tmp = tempfile::tempdir().unwrap();
+        copy_tree(&crate::util::root().join(&r), &tmp.path().join(&r));
+        let path = tmp.path().join(&p.file);
+        let mut text = std::fs::read(&path).unwrap();
+        let (offset, bytes) = site(&m);
+        text.drain(offset + bytes / 2..offset + bytes);
+        std::fs::write(&path, text).unwrap();
+        let run = |bin: &str, args: &[&str]| ci(bin).current_dir(tmp.path()).args(args).arg(&r).run();
+
+        let damaged = run("ci-agg", &["--sessions"]);
+        let before =
+            std::fs::read_to_string(crate::util::root().join(dir(f)).join("expect/agg-sessions.stderr")).unwrap();
+        let at = format!("{}:{}: ", p.file, p.line);
+        assert!(damaged.stderr.lines().any(|l| l.starts_with(&at)), "{f}: no report at {at}: {}", damaged.stderr);
+        expect(f, "damaged-sessions.stderr", &format!("exit {}\n{}", damaged.code, damaged.stderr));
+        for report in before.lines().filter(|l| l.starts_with(&r)) {
+            assert!(damaged.stderr.contains(report), "{f}: {report} no longer reported: {}", damaged.stderr);
+        }
+        let sessions =
+            std::fs::read_to_string(crate::util::root().join(dir(f)).join("expect/agg-sessions.ndjson")).unwrap();
+        assert_eq!(others(&damaged.stdout, &p.session), others(&sessions, &p.session), "{f}: other sessions");
+        let found = run("ci-find", &["--root"]).stdout;
+        let want = std::fs::read_to_string(crate::util::root().join(dir(f)).join("expect/find.ndjson")).unwrap();
+        assert_eq!(others(&checkout_free(&found), &p.session), others(&want, &p.session), "{f}: other ci-find records");
+
+        let strict = run("ci-agg", &["--sessions", "--strict"]);
+        assert_eq!(strict.code, 2, "{f}: --strict: {}", strict.stderr);
+        assert!(
+            strict.stderr.lines().any(|l| l.starts_with(&at)),
+            "{f}: --strict: no report at {at}: {}",
+            strict.stderr
+        );
+    }
 }
