@@ -37,18 +37,32 @@ fn ok(run: Run, what: &str) -> String {
     run.stdout
 }
 
+/// The path of `format`'s expected file `name`.
+fn expected_path(format: &str, name: &str) -> PathBuf {
+    crate::util::root().join(dir(format)).join("expect").join(name)
+}
+
+/// `format`'s expected file `name`; fails when it is missing.
+fn expected(format: &str, name: &str) -> String {
+    let path = expected_path(format, name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (CI_BLESS=1 writes it)", path.display()))
+}
+
 /// Compares `actual` with the expected file `name` of `format`, or writes it
 /// when `CI_BLESS` is set.
 fn expect(format: &str, name: &str, actual: &str) {
-    let path: PathBuf = crate::util::root().join(dir(format)).join("expect").join(name);
     if std::env::var_os("CI_BLESS").is_some() {
+        let path = expected_path(format, name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let want =
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (CI_BLESS=1 writes it)", path.display()));
-    assert_eq!(actual, want, "{format}: {name} differs from {}", path.display());
+    assert_eq!(
+        actual,
+        expected(format, name),
+        "{format}: {name} differs from {}",
+        expected_path(format, name).display()
+    );
 }
 
 #[test]
@@ -305,20 +319,18 @@ fn damaged_record_reported_at_its_site() {
         let run = |bin: &str, args: &[&str]| ci(bin).current_dir(tmp.path()).args(args).arg(&r).run();
 
         let damaged = run("ci-agg", &["--sessions"]);
-        let before =
-            std::fs::read_to_string(crate::util::root().join(dir(f)).join("expect/agg-sessions.stderr")).unwrap();
+        let before = expected(f, "agg-sessions.stderr");
         let at = format!("{}:{}: ", p.file, p.line);
         assert!(damaged.stderr.lines().any(|l| l.starts_with(&at)), "{f}: no report at {at}: {}", damaged.stderr);
         expect(f, "damaged-sessions.stderr", &format!("exit {}\n{}", damaged.code, damaged.stderr));
         for report in before.lines().filter(|l| l.starts_with(&r)) {
             assert!(damaged.stderr.contains(report), "{f}: {report} no longer reported: {}", damaged.stderr);
         }
-        let sessions =
-            std::fs::read_to_string(crate::util::root().join(dir(f)).join("expect/agg-sessions.ndjson")).unwrap();
+        let sessions = expected(f, "agg-sessions.ndjson");
         assert_eq!(others(&damaged.stdout, &p.session), others(&sessions, &p.session), "{f}: other sessions");
-        let found = run("ci-find", &["--root"]).stdout;
-        let want = std::fs::read_to_string(crate::util::root().join(dir(f)).join("expect/find.ndjson")).unwrap();
-        assert_eq!(others(&checkout_free(&found), &p.session), others(&want, &p.session), "{f}: other ci-find records");
+        let found = checkout_free(&run("ci-find", &["--root"]).stdout);
+        let want = expected(f, "find.ndjson");
+        assert_eq!(others(&found, &p.session), others(&want, &p.session), "{f}: other ci-find records");
 
         let strict = run("ci-agg", &["--sessions", "--strict"]);
         assert_eq!(strict.code, 2, "{f}: --strict: {}", strict.stderr);
