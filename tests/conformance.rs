@@ -297,13 +297,19 @@ fn others(out: &str, id: &str) -> Vec<serde_json::Value> {
     rows.filter(|r| r["session"] != id).collect()
 }
 
+/// Event records of NDJSON `out` whose provenance is not session `id`'s.
+fn others_events<'a>(out: &'a str, id: &str) -> Vec<&'a str> {
+    let session = |l: &str| serde_json::from_str::<serde_json::Value>(l).expect("an event")["ci"]["session"].clone();
+    out.lines().filter(|l| session(l) != id).collect()
+}
+
 /// Damaged records are reported at their site: in a copy of the tree (at
 /// the same relative path, so every answer names the same files), the record
 /// holding the planted phrase is cut in half. ci-agg names its file and line
 /// (its whole stderr and exit status are checked in: a bad line is skipped,
 /// a JSON array file cut inside is an error), `--strict` makes it exit 2, it
-/// still reports what it reported before, and every other session's record
-/// and answer are unchanged.
+/// still reports what it reported before, and every other session's record,
+/// events (ci-cat, which names the site too) and answer are unchanged.
 #[test]
 fn damaged_record_reported_at_its_site() {
     for f in kit::formats() {
@@ -328,6 +334,10 @@ fn damaged_record_reported_at_its_site() {
         }
         let sessions = expected(f, "agg-sessions.ndjson");
         assert_eq!(others(&damaged.stdout, &p.session), others(&sessions, &p.session), "{f}: other sessions");
+        let events = run("ci-cat", &["--full"]);
+        assert!(events.stderr.lines().any(|l| l.starts_with(&at)), "{f}: ci-cat: no report at {at}: {}", events.stderr);
+        let intact = ci("ci-cat").args(["--full", &r]).run().stdout;
+        assert!(others_events(&events.stdout, &p.session) == others_events(&intact, &p.session), "{f}: other events");
         let found = checkout_free(&run("ci-find", &["--root"]).stdout);
         let want = expected(f, "find.ndjson");
         assert_eq!(others(&found, &p.session), others(&want, &p.session), "{f}: other ci-find records");
