@@ -42,6 +42,7 @@ mod session_ids;
 mod signals;
 mod stdin;
 mod sums;
+mod tables;
 mod ties;
 mod transcriptgen;
 mod transcripts;
