@@ -332,10 +332,10 @@ fn token_reports_by_day_week_month_and_session_in_time_order_with_a_total() {
         .run();
     assert_eq!(
         run.stdout,
-        "month    cost_usd  cost_source  unpriced_models\n\
-         2026-03     $0.02  computed     []\n\
-         2026-04     $0.02  computed     []\n\
-         total       $0.04  computed     []\n"
+        "month (UTC)  cost_usd  cost_source  unpriced_models\n\
+         2026-03         $0.02  computed     []\n\
+         2026-04         $0.02  computed     []\n\
+         total           $0.04  computed     []\n"
     );
     // NDJSON, TSV and CSV have no total row unless --total asks.
     let run = ci("ci-agg").args(["--tokens", "--by", "month", "--format", "csv"]).arg(dir.path()).run();

@@ -307,3 +307,66 @@ fn an_empty_result_prints_its_header_and_exits_1() {
     let sessions = ci("ci-find").args(["--root", CLEAN, "--since", "2030-01-01", "--format", "csv"]).run();
     assert_eq!((sessions.stdout.as_str(), sessions.code), ("session,workspace,status,started_at,bytes\n", 1));
 }
+
+// --------------------------------------------------------------- writers
+
+/// `--by writer`: the product that wrote each session, for captures read
+/// directly and for piped event records alike.
+#[test]
+fn by_writer_names_the_product() {
+    let roots = [TRANSCRIPTS, "fixtures/codex", CLEAN];
+    let count =
+        |root: &str| -> u64 { ndjson(&["--by", "event", root]).iter().map(|r| r["count"].as_u64().unwrap()).sum() };
+    let mut args = vec!["--by", "writer", "--sort", "key"];
+    args.extend(roots);
+    let got: Vec<(String, u64)> = ndjson(&args)
+        .iter()
+        .map(|r| (r["writer"].as_str().unwrap().to_owned(), r["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Amplifier".to_owned(), count(CLEAN)),
+            ("Claude Code".to_owned(), count(TRANSCRIPTS)),
+            ("Codex".to_owned(), count("fixtures/codex"))
+        ]
+    );
+    let events = ci("ci-cat").arg("fixtures/codex").run().stdout;
+    let piped = ci("ci-agg").args(["--by", "writer"]).stdin(events).run();
+    assert_eq!(piped.json(), [serde_json::json!({"writer": "Codex", "count": count("fixtures/codex")})]);
+}
+
+/// A table shows a writer column when its rows mix writers, and only then;
+/// NDJSON never gains one.
+#[test]
+fn a_table_of_mixed_writers_has_a_writer_column() {
+    let mixed = agg(&[
+        "--tokens",
+        "--by",
+        "day",
+        "--format",
+        "table",
+        "--columns",
+        "day,writer,model,cost_usd",
+        CLEAN,
+        "fixtures/codex",
+    ]);
+    assert_eq!(
+        mixed.stdout,
+        "\
+day (UTC)   writer     model          cost_usd
+2026-03-01  Amplifier  gpt-5-mini        $0.00
+2026-03-02  Amplifier  sonnet-4.5        $0.05
+2026-03-02  Amplifier  haiku-4.5         $0.01
+2026-03-03  Amplifier  gpt-5.1           $0.01
+2026-05-13  Codex      gpt-5.2-codex     $0.00
+2026-05-14  Codex      gpt-5.3-codex     $0.01
+2026-06-05  Codex      gpt-5.5           $0.02
+total                                    $0.10
+"
+    );
+    let single = agg(&["--tokens", "--format", "markdown", "fixtures/codex"]);
+    assert!(single.stdout.starts_with("| model "), "{single:?}");
+    let json = agg(&["--tokens", "--by", "day", CLEAN, "fixtures/codex"]);
+    assert!(json.json().iter().all(|r| r.get("writer").is_none()), "{json:?}");
+}

@@ -1,13 +1,14 @@
 //! What ci-agg prints of its rows once they are sorted: `--per-period`
 //! (a `--tokens` report's models folded into one record per period),
 //! `--top` and `--last` (which rows), `--reverse`, the total record, and
-//! the columns of an empty result.
+//! the columns of an empty result; the writer column a table for people
+//! shows when one report mixes writers.
 
 use serde_json::{Map, Value};
 
 use super::field::KeyVal;
 use super::groups::{key_record, total_record};
-use super::query::{Layout, Preset, Query};
+use super::query::{Layout, Preset, Query, QuerySpec};
 
 /// A printed record.
 pub type Record = Map<String, Value>;
@@ -87,6 +88,8 @@ pub fn per_period(q: &Query, records: Vec<Record>) -> Result<Vec<Record>, String
     if q.keys[..by].iter().any(|k| k.is_time()) {
         names.push("tz");
     }
+    // A key the records no longer have (a writer column dropped) is no key.
+    names.retain(|n| records.iter().any(|r| r.contains_key(*n)));
     let key_of =
         |r: &Record| -> Vec<Value> { names.iter().map(|n| r.get(*n).cloned().unwrap_or(Value::Null)).collect() };
     let mut groups: Vec<(Vec<Value>, Vec<Record>)> = vec![];
@@ -111,21 +114,44 @@ pub fn per_period(q: &Query, records: Vec<Record>) -> Result<Vec<Record>, String
         .collect())
 }
 
-/// The total record of the records shown: the first key column reads
-/// `total`, or `total (N of M)` when `--top`/`--last` left rows out (it sums
-/// only the rows shown). `None` when there is nothing to total
-/// ([`total_record`]), or no key to label it.
-pub fn total(q: &Query, shown: &[Record], all: usize, per_period: bool) -> Option<Record> {
-    if per_period && q.keys.len() < 2 {
-        // Only the model key, folded: one record, nothing to label.
-        return None;
-    }
-    let mut rec = total_record(q, shown)?;
+/// The total record of the records shown: the first key column the records
+/// have reads `total`, or `total (N of M)` when `--top`/`--last` left rows
+/// out (it sums only the rows shown). `None` when there is nothing to total
+/// ([`total_record`]), or no key column to label it.
+pub fn total(q: &Query, shown: &[Record], all: usize) -> Option<Record> {
+    let label = q.keys.iter().map(|k| k.name()).find(|n| shown.iter().any(|r| r.contains_key(*n)))?;
+    let mut sums = total_record(q, shown)?;
+    sums.shift_remove(q.keys.first()?.name());
     let text = if shown.len() < all { format!("total ({} of {all})", shown.len()) } else { "total".into() };
-    if let Some((_, v)) = rec.iter_mut().next() {
-        *v = Value::String(text);
-    }
+    let mut rec = Record::new();
+    rec.insert(label.to_owned(), Value::String(text));
+    rec.extend(sums);
     Some(rec)
+}
+
+/// The key a table for people adds to a query whose keys do not name it
+/// ([`wants_writer`]); the column is shown only when the rows mix writers
+/// ([`drop_single_writer`]).
+pub const WRITER: &str = "writer";
+
+/// Whether a table of `spec` gets the [`WRITER`] key: `--tokens`, `--tools`
+/// or a `--by` grouping that does not name it (not `--sessions`, not the one
+/// record of a grouping without keys).
+pub fn wants_writer(spec: &QuerySpec) -> bool {
+    let named = spec.by.iter().any(|k| k == WRITER);
+    let preset = |p: Preset| spec.preset == p.name();
+    !named && (preset(Preset::Tokens) || preset(Preset::Tools) || (preset(Preset::Group) && !spec.by.is_empty()))
+}
+
+/// Drops the [`WRITER`] column when every record has the same writer: the
+/// rows are then those of the query without it.
+pub fn drop_single_writer(records: &mut [Record]) {
+    let first = records.first().and_then(|r| r.get(WRITER)).cloned();
+    if records.iter().all(|r| r.get(WRITER) == first.as_ref()) {
+        for r in records {
+            r.shift_remove(WRITER);
+        }
+    }
 }
 
 /// A record naming the columns `q`'s records have (values null), for the

@@ -59,6 +59,7 @@ KEYS (--by, comma-separated; also the fields of metrics):
   for a tool:post/tool:error that names none, its call's tool), model
   (data.model), agent (session metadata agent_name, else the child's
   session:fork line), status (data.status, e.g. of orchestrator:complete),
+  writer (the product that wrote the session: Claude Code, Codex, Amplifier),
   hour / day / week / month (buckets of timestamp in --tz: 2026-03-01T08,
   2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default local: TZ,
   else the system's zone, as ccusage and date; --tz UTC for UTC days; records
@@ -114,7 +115,8 @@ TABLES (--format table|markdown|tsv|csv):
   $1,234.57, *_ms columns as 340ms / 4.2s / 3m 05s / 1h 02m, times to the
   minute, Claude model names shortened (sonnet-4.5), the zone once in the
   header (day (UTC)) unless --columns names tz, fractions to six significant
-  digits. A table fits CI_COLUMNS, else COLUMNS, else the terminal's width
+  digits; a writer column (after the --by keys) when the rows mix writers
+  (Claude Code and Codex usage), none with one. A table fits CI_COLUMNS, else COLUMNS, else the terminal's width
   (80 if unknown; not cut into a pipe without these): text is abbreviated
   with …, then columns are left out (--tokens: cache_write_tokens,
   cache_read_tokens first; --sessions: tool_errors, sum(tool_calls),
@@ -299,7 +301,7 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Group by these keys (comma-separated or repeated): event, workspace,
-    /// session, tool, model, agent, status, hour, day, week, month (project and
+    /// session, tool, model, agent, status, writer, hour, day, week, month (project and
     /// date: workspace and day), or a dotted path.
     #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',', hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub by: Vec<String>,
@@ -471,6 +473,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // at a terminal gets a table.
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let format = args.output.table_format(terminal && !args.partial)?;
+    // A table for people shows the writer when the report mixes writers.
+    let adds_writer = !args.merge && format.is_some_and(TableStyle::for_people) && view::wants_writer(&args.spec());
     let (q, answer, watches) = if args.merge {
         match merge_inputs(&args.paths, diag)? {
             Some((q, a)) => (q, a, vec![]),
@@ -484,6 +488,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         let tz = args.time.zone.tz.clone();
         let mut spec = args.spec();
         spec.tz = time::tz_name(&tz);
+        if adds_writer {
+            spec.by.push(view::WRITER.into());
+        }
         let prices = match &args.pricing {
             Some(path) => &*Box::leak(Box::new(Prices::from_file(path).map_err(Error::Usage)?)),
             None => Prices::builtin(),
@@ -527,8 +534,11 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let rows = answer.rows(&q, order);
     let read_any = !grouped || rows.iter().any(|r| r.count > 0);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
-    warn_fields_never_found(&rows, &q, &seen, &watches, diag);
+    warn_fields_never_found(&rows, &q, q.spec.by.len() - usize::from(adds_writer), &seen, &watches, diag);
     let mut records: Vec<Record> = rows.into_iter().map(|r| r.record).collect();
+    if adds_writer {
+        view::drop_single_writer(&mut records);
+    }
     warn_unpriced(&records, &q, diag);
     if let SortOrder::Column(column) = &args.sort {
         table::sort_by_column(&mut records, column).map_err(|e| Error::Usage(format!("--sort: {e}")))?;
@@ -539,7 +549,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let all = args.selection(&q).apply(&q, &mut records).map_err(Error::Usage)?;
     let found = !records.is_empty() && read_any;
     let people = format.is_some_and(TableStyle::for_people);
-    let total = if (people || args.total) && found { view::total(&q, &records, all, args.per_period) } else { None };
+    let total = if (people || args.total) && found { view::total(&q, &records, all) } else { None };
     let bytes = match format {
         None => table::ndjson(&records)?.into_iter().chain(table::ndjson(total.as_slice())?).collect(),
         Some(format) => args.output.render(
@@ -547,7 +557,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
             total.as_ref(),
             format,
             &args.output.columns(default_columns(&q))?,
-            Fit { template: view::template(&q, args.per_period), expendable: expendable(&q), ..Fit::default() },
+            Fit { template: template(&q, args.per_period, adds_writer), expendable: expendable(&q), ..Fit::default() },
             diag,
         )?,
     };
@@ -568,6 +578,16 @@ fn default_columns(q: &Query) -> Columns {
     }
 }
 
+/// The header of an empty result ([`view::template`]), without the writer
+/// column this run added.
+fn template(q: &Query, per_period: bool, auto_writer: bool) -> Option<Record> {
+    let mut t = view::template(q, per_period)?;
+    if auto_writer {
+        t.shift_remove(view::WRITER);
+    }
+    Some(t)
+}
+
 /// The columns a table of `q`'s records leaves out first when the terminal
 /// is narrow: what matters least to the question.
 fn expendable(q: &Query) -> Vec<String> {
@@ -584,11 +604,11 @@ fn expendable(q: &Query) -> Vec<String> {
 /// (`--by evnt`) would otherwise print one `null` group without a word. The
 /// nearest named field is suggested when the name is close to one. A named
 /// key null for every record (`--by model` over events that name none) is
-/// said so too.
+/// said so too. `by`: how many of the query's keys `--by` named.
 /// `seen`: metric fields that had values, though not numbers; `watches`:
 /// what the events read had of the query's paths, for the nearest path
 /// they have ([`Watch::hint`]).
-fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], watches: &[Watch], diag: &Diag) {
+fn warn_fields_never_found(rows: &[Row], q: &Query, by: usize, seen: &[&str], watches: &[Watch], diag: &Diag) {
     if rows.is_empty() {
         return;
     }
@@ -599,8 +619,8 @@ fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], watches: &[Wa
             None => String::new(),
         }
     };
-    // The `--by` keys (a preset's own keys come after them).
-    for (i, key) in q.keys.iter().enumerate().take(q.spec.by.len()) {
+    // The first `by` keys (`--by`; a preset's own keys come after them).
+    for (i, key) in q.keys.iter().enumerate().take(by) {
         if !rows.iter().all(|r| r.key.get(i).is_none_or(|k| *k == KeyVal::Null)) {
             continue;
         }
@@ -640,6 +660,7 @@ fn null_reason(key: &Field) -> Option<String> {
         Field::Model => "no record names a model".into(),
         Field::Agent => "no session names its agent".into(),
         Field::Status => "no record has a status".into(),
+        Field::Writer => "no record's session is known".into(),
         Field::Time(_) => "no record has a usable timestamp".into(),
         Field::Usage(u) => format!("no record has {}", u.name()),
     })

@@ -434,7 +434,7 @@ pub fn render_fit(
     let mut headers: Vec<String> = cols.iter().map(Col::header).collect();
     if format.for_people() {
         // The template's zone names an empty result's too.
-        zone_in_header(&mut cols, &mut headers, &schema.rows, columns);
+        zone_in_header(&mut cols, &mut headers, &schema, columns);
     }
     let row = |flat: &Flat| -> Vec<Cell> {
         cols.iter().map(|c| c.value(flat).map(|v| (cell(c.name(), &v, format), kind(&v)))).collect()
@@ -465,23 +465,25 @@ fn bare(spec: &str) -> &str {
     spec.strip_prefix("sum(").and_then(|s| s.strip_suffix(')')).map_or(spec, str::trim)
 }
 
-/// Moves the one zone of a `tz` column into the header before it (see
-/// [`render_fit`]).
-fn zone_in_header(cols: &mut Vec<Col>, headers: &mut Vec<String>, rows: &[Flat], columns: &Columns) {
+/// Moves the one zone of a `tz` column into the header of the time column
+/// before it in the records (see [`render_fit`]).
+fn zone_in_header(cols: &mut Vec<Col>, headers: &mut Vec<String>, schema: &Schema, columns: &Columns) {
     if matches!(columns, Columns::Named(names) if names.iter().any(|n| n.trim() == "tz")) {
         return;
     }
     let tz = Col::Field("tz".into());
-    let Some(i) = cols.iter().position(|c| *c == tz) else { return };
     let zones: std::collections::BTreeSet<String> =
-        rows.iter().filter_map(|r| tz.value(r)).filter_map(|v| v.as_str().map(str::to_owned)).collect();
-    if zones.len() > 1 {
-        return;
+        schema.rows.iter().filter_map(|r| tz.value(r)).filter_map(|v| v.as_str().map(str::to_owned)).collect();
+    let Some(zone) = zones.first().filter(|_| zones.len() == 1) else { return };
+    if let Some(i) = cols.iter().position(|c| *c == tz) {
+        cols.remove(i);
+        headers.remove(i);
     }
-    cols.remove(i);
-    headers.remove(i);
-    if let (Some(zone), Some(h)) = (zones.first(), i.checked_sub(1).and_then(|j| headers.get_mut(j))) {
-        h.push_str(&format!(" ({zone})"));
+    let leaves = &schema.leaves.list;
+    let time =
+        leaves.iter().position(|l| l == "tz").and_then(|i| i.checked_sub(1)).map(|i| Col::Field(leaves[i].clone()));
+    if let Some(j) = time.and_then(|t| cols.iter().position(|c| *c == t)) {
+        headers[j].push_str(&format!(" ({zone})"));
     }
 }
 
