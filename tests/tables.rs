@@ -220,9 +220,16 @@ fn per_period_folds_the_models_of_each_day() {
         assert!((p["cost_usd"].as_f64().unwrap_or(0.0) - cost).abs() < 1e-9, "{p}");
         assert!(p.get("model").is_none(), "{p}");
     }
-    let refused = agg(&["--by", "day", "--per-period", CLEAN]);
-    assert_eq!(refused.code, 2, "{refused:?}");
-    assert!(refused.stderr.contains("--tokens"), "{refused:?}");
+    // --merge folds partial states the same way.
+    let partial = agg(&["--partial", "--tokens", "--by", "day", CLEAN]).stdout;
+    let merged = ci("ci-agg").args(["--merge", "--per-period", "--total"]).stdin(partial).run();
+    assert_eq!(merged.stdout, agg(&["--tokens", "--by", "day", "--per-period", "--total", CLEAN]).stdout);
+    // Refused before any input is read without --tokens.
+    let refused = agg(&["--by", "day", "--per-period", "/nonexistent"]);
+    assert_eq!(
+        (refused.stdout.as_str(), refused.stderr.as_str(), refused.code),
+        ("", "ci-agg: --per-period folds the models of a --tokens report: use it with --tokens\n", 2)
+    );
 }
 
 #[test]

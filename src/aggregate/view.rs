@@ -75,14 +75,20 @@ impl Selection {
     }
 }
 
+/// Why `--per-period` does not fit `q`: it folds the models of `--tokens`.
+pub fn check_per_period(q: &Query) -> Result<(), String> {
+    if q.preset != Preset::Tokens {
+        return Err("--per-period folds the models of a --tokens report: use it with --tokens".into());
+    }
+    Ok(())
+}
+
 /// `--per-period`: the records of a `--tokens` query, one per value of its
 /// `--by` keys (in the order of their first record), with the models of
 /// the group listed (`models`, in record order) and the counts, tokens and
 /// cost summed exactly (as the total row sums them).
 pub fn per_period(q: &Query, records: Vec<Record>) -> Result<Vec<Record>, String> {
-    if q.preset != Preset::Tokens {
-        return Err("--per-period folds the models of a --tokens report: use it with --tokens".into());
-    }
+    check_per_period(q)?;
     let by = q.keys.len().saturating_sub(1);
     let mut names: Vec<&str> = q.keys[..by].iter().map(|k| k.name()).collect();
     if q.keys[..by].iter().any(|k| k.is_time()) {

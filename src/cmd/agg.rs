@@ -366,7 +366,7 @@ pub struct Args {
     pub reverse: bool,
     /// With --tokens: one record per period (per value of the --by keys),
     /// its models listed, instead of one per period and model.
-    #[arg(long, requires = "tokens")]
+    #[arg(long)]
     pub per_period: bool,
     /// End NDJSON, TSV and CSV with the total record a table ends with.
     #[arg(long)]
@@ -498,6 +498,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         let window = args.time.interval(time::now())?;
         let q = Query::from_spec(spec, tz).map_err(Error::Usage)?.with_prices(prices);
         args.selection(&q).check(&q).map_err(Error::Usage)?;
+        if args.per_period {
+            view::check_per_period(&q).map_err(Error::Usage)?;
+        }
         // A capture's kept state is of all its events: a window reads them.
         let cache = if window.is_open() { open_cache(&q, &args, diag) } else { None };
         let (answer, watches) = aggregate(&q, &args, window, cache.as_ref(), diag)?;

@@ -179,7 +179,7 @@ pub fn short_model(name: &str) -> Cow<'_, str> {
     let number = |p: &&str| !p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit());
     let (numbers, words): (Vec<&str>, Vec<&str>) = parts.iter().copied().partition(number);
     if numbers.is_empty() || words.is_empty() {
-        return Cow::Owned(parts.join("-"));
+        return Cow::Borrowed(name);
     }
     Cow::Owned(format!("{}-{}", words.join("-"), numbers.join(".")))
 }
@@ -197,6 +197,8 @@ mod tests {
         assert_eq!(short_model("anthropic/claude-opus-4-1"), "opus-4.1");
         assert_eq!(short_model("gpt-5.1-codex"), "gpt-5.1-codex");
         assert_eq!(short_model("<synthetic>"), "<synthetic>");
+        assert_eq!(short_model("claude-"), "claude-");
+        assert_eq!(short_model("claude-instant"), "claude-instant");
     }
 
     #[test]
