@@ -861,7 +861,8 @@ fn a_long_run_shows_progress_on_a_terminal() {
         tree.amplifier("p", format!("s{s}")).raw(lines(s * 10_000, &kinds)).write();
     }
     let agg = assert_cmd::cargo::cargo_bin("ci-agg");
-    let cmd = format!("'{}' --no-cache --by event -j1 '{}'", agg.display(), tree.path().display());
+    // NDJSON as on a pipe (a terminal's default is a table).
+    let cmd = format!("'{}' --no-cache --by event -j1 --format json '{}'", agg.display(), tree.path().display());
     let out = crate::util::pinned(std::process::Command::new("script"))
         .args(["-qec", &cmd, "/dev/null"])
         .env("CI_PROGRESS_AFTER_MS", "0")

@@ -308,13 +308,14 @@ fn token_reports_by_day_week_month_and_session_in_time_order_with_a_total() {
     // Not a time key: count descending.
     assert_eq!(keys("session", &[]), [(s("s-a"), 9000, json!(0.0405)), (s("s-b"), 1000, json!(0.0045))]);
 
-    // The table ends with the total of every group (also those --top leaves out).
+    // --top on time buckets keeps the newest; the table's total sums the
+    // rows shown and says so; the zone is in the header.
     let run = ci("ci-agg").args(["--tokens", "--by", "month", "--format", "table", "--top", "1"]).arg(dir.path()).run();
     assert_eq!(
         run.stdout,
-        "month    tz   model              responses  input_tokens  output_tokens  cache_read_tokens  cache_write_tokens  cost_usd\n\
-         2026-03  UTC  claude-sonnet-4-5          2          5000            500                  0                   0    0.0225\n\
-         total                                    4         10000           1000                  0                   0     0.045\n"
+        "month (UTC)     model       responses  input_tokens  output_tokens  cache_read_tokens  cache_write_tokens  cost_usd\n\
+         2026-04         sonnet-4.5          2         5,000            500                  0                   0     $0.02\n\
+         total (1 of 2)                      2         5,000            500                  0                   0     $0.02\n"
     );
     // cost_source and unpriced_models are left out of a table unless named.
     let run = ci("ci-agg")
@@ -331,12 +332,12 @@ fn token_reports_by_day_week_month_and_session_in_time_order_with_a_total() {
         .run();
     assert_eq!(
         run.stdout,
-        "month    cost_usd  cost_source  unpriced_models\n\
-         2026-03    0.0225  computed     []\n\
-         2026-04    0.0225  computed     []\n\
-         total       0.045  computed     []\n"
+        "month (UTC)  cost_usd  cost_source  unpriced_models\n\
+         2026-03         $0.02  computed     []\n\
+         2026-04         $0.02  computed     []\n\
+         total           $0.04  computed     []\n"
     );
-    // NDJSON, TSV and CSV have no total row.
+    // NDJSON, TSV and CSV have no total row unless --total asks.
     let run = ci("ci-agg").args(["--tokens", "--by", "month", "--format", "csv"]).arg(dir.path()).run();
     assert_eq!(run.stdout.lines().count(), 3, "{run:?}");
 }

@@ -37,13 +37,13 @@ fn a_sessions_table_is_narrow_by_default() {
     assert_printed(
         &run,
         "\
-session                                                workspace           started                 duration_ms  sum(events)  sum(tool_calls)  tool_errors  cost_usd
-abcdef12-0000-4000-8000-000000000002                   pipeline            2026-03-06T02:00:01.1Z       177801            4                0            0      null
-abcdef12-0000-4000-8000-000000000001                   pipeline            2026-03-06T02:00:00Z         190251            4                0            0      null
-b2d4f6a8-1c3e-4a5b-8c7d-9e0f1a2b3c4d                   -home-user-webapp   2026-03-03T14:00:00Z          19980           10                2            0  0.010672
-0000000000000000-5f3c9a1e7b2d4c60_foundation-explorer  my-api              2026-03-02T09:15:31.7Z        48302           11                1            0  0.005994
-a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10                   my-api              2026-03-02T09:15:00Z          88461           29                5            2    0.0523
-c0ffee00-d1a2-4b3c-9d4e-5f6a7b8c9d0e                   -C-Users-dev-tools  2026-03-01T21:25:00Z         366000            7                1            0    0.0007
+session                                                workspace           started           duration_ms  sum(events)  sum(tool_calls)  tool_errors  cost_usd
+abcdef12-0000-4000-8000-000000000002                   pipeline            2026-03-06 02:00       2m 58s            4                0            0      null
+abcdef12-0000-4000-8000-000000000001                   pipeline            2026-03-06 02:00       3m 10s            4                0            0      null
+b2d4f6a8-1c3e-4a5b-8c7d-9e0f1a2b3c4d                   -home-user-webapp   2026-03-03 14:00        20.0s           10                2            0     $0.01
+0000000000000000-5f3c9a1e7b2d4c60_foundation-explorer  my-api              2026-03-02 09:15        48.3s           11                1            0     $0.01
+a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10                   my-api              2026-03-02 09:15       1m 28s           29                5            2     $0.05
+c0ffee00-d1a2-4b3c-9d4e-5f6a7b8c9d0e                   -C-Users-dev-tools  2026-03-01 21:25       6m 06s            7                1            0     $0.00
 ",
     );
     // NDJSON keeps every field.
@@ -80,11 +80,11 @@ events.tool:pre,session
         &run,
         "\
 tool       p95_ms  calls
-bash       306193      4
-read_file  2307.6      2
-delegate    49550      1
-edit_file      45      1
-grep          177      1
+bash       5m 06s      4
+read_file    2.3s      2
+delegate    49.5s      1
+edit_file    45ms      1
+grep        177ms      1
 ",
     );
 }
@@ -102,7 +102,7 @@ fn an_unknown_column_is_an_error_naming_the_nearest() {
     // Columns are for tables: NDJSON records are whole.
     assert_usage_error(
         &agg(&["--by", "tool", "--columns", "tool"]),
-        "ci-agg: --columns is for --format table, tsv or csv (NDJSON records are whole)\n",
+        "ci-agg: --columns is for --format table, markdown, tsv or csv (NDJSON records are whole)\n",
     );
 }
 
@@ -149,8 +149,8 @@ fn sort_takes_count_key_or_a_column() {
         &table,
         "\
 tool      calls  ok  errors  unfinished  success_rate  p50_ms  p95_ms  max_ms
-bash          4   3       1           0          0.75   13034  306193  357130
-delegate      1   1       0           0             1   49550   49550   49550
+bash          4   3       1           0          0.75   13.0s  5m 06s  5m 57s
+delegate      1   1       0           0             1   49.5s   49.5s   49.5s
 ",
     );
 }
@@ -176,16 +176,20 @@ fn token_and_sum_tables_end_with_a_total_row() {
     assert_printed(
         &run,
         "\
-model              responses  input_tokens  output_tokens  cache_read_tokens  cache_write_tokens  cost_usd
-claude-sonnet-4-5          3         59150           2270              46500                5148    0.0523
-claude-haiku-4-5           2         10422            336               9216                   0  0.005994
-gpt-5-mini                 1          2100            150                  0                   0    0.0007
-gpt-5.1                    1          9120            388               4096                   0  0.010672
-total                      7         80792           3144              59812                5148  0.069666
+model       responses  input_tokens  output_tokens  cache_read_tokens  cache_write_tokens  cost_usd
+sonnet-4.5          3        59,150          2,270             46,500               5,148     $0.05
+haiku-4.5           2        10,422            336              9,216                   0     $0.01
+gpt-5-mini          1         2,100            150                  0                   0     $0.00
+gpt-5.1             1         9,120            388              4,096                   0     $0.01
+total               7        80,792          3,144             59,812               5,148     $0.07
 ",
     );
     let run = agg(&["--by", "workspace", "--sum", "data.duration_ms", "--format", "table", "--top", "1"]);
-    assert_printed(&run, "workspace  count  data.duration_ms.sum\nmy-api        40                 65197\ntotal         65                 82144\n");
+    // The total sums the rows shown, and says so.
+    assert_printed(
+        &run,
+        "workspace       count  data.duration_ms.sum\nmy-api             40                1m 05s\ntotal (1 of 4)     40                1m 05s\n",
+    );
     // A total needs its label: without the key column there is none.
     let run = agg(&["--by", "workspace", "--sum", "data.duration_ms", "--format", "table", "--columns", "count"]);
     assert_printed(&run, "count\n   40\n   10\n    8\n    7\n");
@@ -198,13 +202,13 @@ fn find_prints_a_table_with_a_default_column_set() {
     assert_printed(
         &find(&["--format", "table"]),
         "\
-session                                                workspace           status     started_at                        bytes
-abcdef12-0000-4000-8000-000000000002                   pipeline            completed  2026-03-06T02:00:01.100+00:00      1214
-abcdef12-0000-4000-8000-000000000001                   pipeline            completed  2026-03-06T02:00:00+00:00          1014
-b2d4f6a8-1c3e-4a5b-8c7d-9e0f1a2b3c4d                   -home-user-webapp   running    2026-03-03T14:00:00.000000+00:00   3256
-0000000000000000-5f3c9a1e7b2d4c60_foundation-explorer  my-api              completed  2026-03-02T09:15:31.700+00:00      4110
-a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10                   my-api              completed  2026-03-02T09:15:00+00:00         17214
-c0ffee00-d1a2-4b3c-9d4e-5f6a7b8c9d0e                   -C-Users-dev-tools  completed  2026-03-01T21:25:00.000Z           2354
+session                                                workspace           status     started_at         bytes
+abcdef12-0000-4000-8000-000000000002                   pipeline            completed  2026-03-06 02:00   1,214
+abcdef12-0000-4000-8000-000000000001                   pipeline            completed  2026-03-06 02:00   1,014
+b2d4f6a8-1c3e-4a5b-8c7d-9e0f1a2b3c4d                   -home-user-webapp   running    2026-03-03 14:00   3,256
+0000000000000000-5f3c9a1e7b2d4c60_foundation-explorer  my-api              completed  2026-03-02 09:15   4,110
+a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10                   my-api              completed  2026-03-02 09:15  17,214
+c0ffee00-d1a2-4b3c-9d4e-5f6a7b8c9d0e                   -C-Users-dev-tools  completed  2026-03-01 21:25   2,354
 ",
     );
     assert_printed(
@@ -219,9 +223,9 @@ project,agent,session
         &find(&["--format", "tsv", "--columns", "sesion"]),
         "ci-find: --columns: no column \"sesion\"; did you mean \"session\"?\n",
     );
-    // Nothing found: nothing printed, not even a header.
+    // Nothing found: the header alone, exit 1.
     let none = find(&["--format", "table", "--workspace", "nowhere"]);
-    assert_eq!((none.stdout.as_str(), none.code), ("", 1), "{none:?}");
+    assert_eq!((none.stdout.as_str(), none.code), ("session  workspace  status  started_at  bytes\n", 1), "{none:?}");
 }
 
 /// `root/-p/sessions/<id>/context-intelligence/` with one event and this
@@ -262,7 +266,7 @@ fn find_tables_are_not_for_paths_trees_or_follow() {
     }
     assert_usage_error(
         &find(&["--follow", "--format", "csv"]),
-        "ci-find: --follow prints NDJSON records (or paths) as sessions appear: not with --format table, tsv or csv\n",
+        "ci-find: --follow prints NDJSON records (or paths) as sessions appear: not with --format table, markdown, tsv or csv\n",
     );
     // NDJSON stays the default, --paths too.
     assert_eq!(find(&[]).stdout, find(&["--format", "json"]).stdout);

@@ -43,6 +43,7 @@ mod session_ids;
 mod signals;
 mod stdin;
 mod sums;
+mod tables;
 mod ties;
 mod transcriptgen;
 mod transcripts;

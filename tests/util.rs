@@ -43,7 +43,7 @@ pub fn root() -> PathBuf {
 pub const DEMO: &str = "fixtures/demo";
 
 /// `bin` as a plain `std::process::Command` with a clean environment: no
-/// capture-root env vars, no CI_MAX_BYTES, NO_COLOR unset, TZ=UTC, CI_NOW
+/// capture-root env vars, no CI_MAX_BYTES, NO_COLOR, COLUMNS or CI_COLUMNS, TZ=UTC, CI_NOW
 /// fixed, HOME pointing at a folder with no captures, the cache in a
 /// temporary directory ([`cache_home`]), run from the repository root. For tests that spawn and wait themselves (tests/huge.rs measures peak memory).
 pub fn ci_command(bin: &str) -> std::process::Command {
@@ -62,6 +62,8 @@ pub fn pinned(mut cmd: std::process::Command) -> std::process::Command {
         .env_remove("CI_MAX_BYTES")
         .env_remove("CI_PRICING")
         .env_remove("NO_COLOR")
+        .env_remove("COLUMNS")
+        .env_remove("CI_COLUMNS")
         .env("TZ", "UTC")
         .env("CI_NOW", "2026-03-10T00:00:00Z")
         .env("HOME", root().join("fixtures/no-home"))

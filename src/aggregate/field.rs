@@ -10,6 +10,7 @@
 //! | `model` | `data.model` |
 //! | `agent` | the session's agent: metadata `agent_name`, else the child's `session:fork` line (`data.metadata.agent_name`); for piped event records, looked up through the provenance path |
 //! | `status` | `data.status` (e.g. `orchestrator:complete`: success/error/cancelled/incomplete) |
+//! | `writer` | the product that wrote the session ([`product`] of its record's `format`: `Claude Code`, `Codex`, `Amplifier`); for piped event records, looked up through the provenance path |
 //! | `hour` `day` (also `date`) `week` `month` | the bucket of `timestamp` in the `--tz` zone (`2026-03-01T08`, `2026-03-01`, `2026-W09` (ISO week), `2026-03`) |
 //! | `input_tokens` `output_tokens` `cache_read_tokens` `cache_write_tokens` | `data.usage.<name>`, else the older key (`input`, `output`, `cache_read`, `cache_write`) |
 //! | `cost_usd` | the response's cost: `data.usage.cost_usd` (a decimal string or a number) when written, else computed from its tokens and the price table ([`super::cost`]) |
@@ -48,6 +49,8 @@ pub enum Field {
     Agent,
     /// `data.status`.
     Status,
+    /// The product that wrote the session ([`product`]).
+    Writer,
     /// A time bucket of `timestamp`.
     Time(Bucket),
     /// A usage field of `data.usage`, both key generations.
@@ -64,7 +67,7 @@ pub const ALIASES: [(&str, &str); 2] = [("project", "workspace"), ("date", "day"
 
 /// The named fields ([`Field::parse`] reads any other name as a dotted path),
 /// then their [`ALIASES`].
-pub const NAMES: [&str; 18] = [
+pub const NAMES: [&str; 19] = [
     "event",
     "workspace",
     "session",
@@ -72,6 +75,7 @@ pub const NAMES: [&str; 18] = [
     "model",
     "agent",
     "status",
+    "writer",
     "hour",
     "day",
     "week",
@@ -98,6 +102,7 @@ impl Field {
             "model" => Field::Model,
             "agent" => Field::Agent,
             "status" => Field::Status,
+            "writer" => Field::Writer,
             "hour" | "day" | "week" | "month" => Field::Time(t.parse()?),
             _ => match Usage::ALL.iter().find(|u| u.name() == t) {
                 Some(&u) => Field::Usage(u),
@@ -116,6 +121,7 @@ impl Field {
             Field::Model => "model",
             Field::Agent => "agent",
             Field::Status => "status",
+            Field::Writer => "writer",
             Field::Time(b) => b.as_str(),
             Field::Usage(u) => u.name(),
             Field::Path(p) => p.as_str(),
@@ -145,6 +151,7 @@ impl Field {
             Field::Usage(u) => from(ev.usage(*u)),
             Field::Path(p) => from(ev.path(p)),
             Field::Agent => cx.agent(ev).map_or(Val::Missing, |a| Val::Str(Cow::Owned(a))),
+            Field::Writer => cx.writer(ev).map_or(Val::Missing, |w| Val::Str(Cow::Borrowed(product(w)))),
             Field::Time(b) => match ev.timestamp() {
                 Some(ts) => Val::Str(Cow::Owned(time::bucket(ts, *b, &cx.tz))),
                 None => Val::Missing,
@@ -348,6 +355,10 @@ impl PartialOrd for KeyVal {
     }
 }
 
+/// What a piped event record's session record gives: its agent and its
+/// writer's `format`.
+type PipedSession = (Option<String>, &'static str);
+
 /// Per-thread context for reading fields: the time zone, and where the agent
 /// of the current session comes from.
 #[derive(Debug)]
@@ -356,8 +367,8 @@ pub struct Context {
     pub tz: TimeZone,
     /// The agent of the capture being read (metadata, else its fork line).
     pub capture_agent: Option<String>,
-    /// Agents of piped records' sessions, by provenance path and session id.
-    piped_agents: HashMap<(String, String), Option<String>>,
+    /// Piped records' sessions, by provenance path and session id.
+    piped: HashMap<(String, String), Option<PipedSession>>,
     /// Prices responses (`cost_usd`).
     pub costing: super::cost::Costing,
 }
@@ -368,7 +379,7 @@ impl Context {
         Context {
             tz: q.tz.clone(),
             capture_agent: None,
-            piped_agents: HashMap::new(),
+            piped: HashMap::new(),
             costing: super::cost::Costing::new(q.cost, q.prices),
         }
     }
@@ -378,14 +389,38 @@ impl Context {
         if ev.capture.is_some() {
             return self.capture_agent.clone();
         }
+        self.piped_session(ev)?.0.clone()
+    }
+
+    /// The `format` of `ev`'s session record (`claude-transcript`).
+    pub fn writer(&mut self, ev: &Event<'_>) -> Option<&'static str> {
+        match ev.capture {
+            Some(c) => Some(c.format.name()),
+            None => self.piped_session(ev).map(|s| s.1),
+        }
+    }
+
+    /// The agent and writer of a piped event record's session, looked up
+    /// once per provenance path and session.
+    fn piped_session(&mut self, ev: &Event<'_>) -> Option<&PipedSession> {
         let path = ev.provenance()?.get("path")?.as_str()?;
         let key = (path.into_owned(), ev.session().unwrap_or_default().into_owned());
-        if let Some(known) = self.piped_agents.get(&key) {
-            return known.clone();
-        }
-        let agent = crate::discover::record_of_file(FsPath::new(&key.0), &key.1).and_then(|r| r.agent);
-        self.piped_agents.insert(key, agent.clone());
-        agent
+        let found = self.piped.entry(key).or_insert_with_key(|(path, session)| {
+            crate::discover::record_of_file(FsPath::new(path), session).map(|r| (r.agent, r.format.name()))
+        });
+        found.as_ref()
+    }
+}
+
+/// The product a session `format` names, as people call it: `Claude Code`
+/// (every `claude-*` format), `Codex`, `Amplifier`; another writer by its
+/// format name.
+pub fn product(format: &str) -> &str {
+    match format {
+        "amplifier" => "Amplifier",
+        "codex" => "Codex",
+        f if f.starts_with("claude") => "Claude Code",
+        f => f,
     }
 }
 

@@ -36,6 +36,7 @@ pub mod query;
 pub mod responses;
 pub mod session;
 pub mod stat;
+pub mod view;
 mod visit;
 
 use std::collections::BTreeMap;

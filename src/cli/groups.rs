@@ -5,7 +5,7 @@
 //! - [`TimeWindow`]: `--since`, `--until` and [`Zone`] (`--tz`): every
 //!   tool (ci-find: sessions active in the window; the others: events in
 //!   it; ci-agg's zone is also that of its time buckets);
-//! - [`Tabular`]: `--format json|table|tsv|csv` and `--columns`: ci-agg and
+//! - [`Tabular`]: `--format json|table|markdown|tsv|csv` and `--columns`: ci-agg and
 //!   ci-find (the record printers; ci-cat and ci-filter print event records
 //!   with [`super::EventOutput`]);
 //! - [`EventSelect`]: `--event` and `--workspace`, the event selection of
@@ -20,8 +20,10 @@
 use clap::{Args, ValueEnum, ValueHint};
 
 use super::values::{self, TimeArg};
+use crate::diag::Diag;
 use crate::error::{Error, Result};
-use crate::output::table::{Columns, TableStyle};
+use crate::output::human;
+use crate::output::table::{self, Columns, Fit, Record, TableStyle};
 use crate::time::{BoundKind, Interval, TimeZone, Timestamp};
 
 /// `--tz`.
@@ -87,15 +89,17 @@ pub enum Layout {
     Tsv,
     /// Comma-separated values with a header (RFC 4180).
     Csv,
+    /// A Markdown table (for issues and chat), values as in table.
+    Markdown,
 }
 
 /// `--format` and `--columns`.
 #[derive(Debug, Clone, Args)]
 pub struct Tabular {
-    /// Output format.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Layout::Json)]
-    pub format: Layout,
-    /// The columns of table, tsv and csv, in this order (comma-separated): a
+    /// Output format [default: table when stdout is a terminal, else json].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Layout>,
+    /// The columns of table, markdown, tsv and csv, in this order (comma-separated): a
     /// column (tokens.input), an object for every column under it (tokens),
     /// or sum(NAME) for the sum of the numbers under NAME. Default: see
     /// --help.
@@ -104,19 +108,23 @@ pub struct Tabular {
 }
 
 impl Tabular {
-    /// The table format asked for; `None` for NDJSON. `--columns` with NDJSON
-    /// is refused (NDJSON records are whole; `jq` picks fields).
-    pub fn table_format(&self) -> Result<Option<TableStyle>> {
-        let format = match self.format {
+    /// The table format asked for; `None` for NDJSON. Without `--format`: a
+    /// table when `terminal` (stdout is one, and the tool prints records),
+    /// else NDJSON. `--columns` with NDJSON is refused (NDJSON records are
+    /// whole; `jq` picks fields).
+    pub fn table_format(&self, terminal: bool) -> Result<Option<TableStyle>> {
+        let layout = self.format.unwrap_or(if terminal { Layout::Table } else { Layout::Json });
+        let format = match layout {
             Layout::Json if !self.columns.is_empty() => {
                 return Err(Error::Usage(
-                    "--columns is for --format table, tsv or csv (NDJSON records are whole)".into(),
+                    "--columns is for --format table, markdown, tsv or csv (NDJSON records are whole)".into(),
                 ))
             }
             Layout::Json => None,
             Layout::Table => Some(TableStyle::Table),
             Layout::Tsv => Some(TableStyle::Tsv),
             Layout::Csv => Some(TableStyle::Csv),
+            Layout::Markdown => Some(TableStyle::Markdown),
         };
         Ok(format)
     }
@@ -131,5 +139,34 @@ impl Tabular {
             return Err(Error::Usage("--columns: no column named".into()));
         }
         Ok(Columns::Named(named))
+    }
+}
+
+impl Tabular {
+    /// `records` in `format` ([`table::render_fit`]): a table fits the
+    /// terminal ([`human::width`]), a note on stderr naming the columns it
+    /// left out (`fit.width` is set here).
+    pub fn render(
+        &self,
+        records: &[Record],
+        footer: Option<&Record>,
+        format: TableStyle,
+        columns: &Columns,
+        fit: Fit,
+        diag: &Diag,
+    ) -> Result<Vec<u8>> {
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        let width = if format == TableStyle::Table { human::width(terminal) } else { None };
+        let fit = Fit { width, ..fit };
+        let done = table::render_fit(records, footer, format, columns, &fit)
+            .map_err(|e| Error::Usage(format!("--columns: {e}")))?;
+        if let (false, Some(w)) = (done.dropped.is_empty(), width) {
+            diag.note(&format_args!(
+                "{} left out to fit {w} columns: {} (--columns chooses; CI_COLUMNS or COLUMNS sets the width)",
+                if done.dropped.len() == 1 { "1 column".to_owned() } else { format!("{} columns", done.dropped.len()) },
+                done.dropped.join(", ")
+            ));
+        }
+        Ok(done.bytes)
     }
 }

@@ -11,17 +11,17 @@ use serde_json::Value;
 use crate::aggregate::cached::{self, Cache};
 use crate::aggregate::cost::Mode;
 use crate::aggregate::field::{Field, KeyVal, NAMES};
-use crate::aggregate::groups::{total_record, Order, Row};
+use crate::aggregate::groups::{Order, Row};
 use crate::aggregate::partial::{self, Merger};
 use crate::aggregate::query::{Layout, Preset, Query, QuerySpec};
-use crate::aggregate::{combine, Aggregator, Answer};
+use crate::aggregate::{combine, view, Aggregator, Answer};
 use crate::cli::values;
 use crate::cli::{Common, SessionArg, Tabular, TimeWindow, Tool};
 use crate::diag::{self, Diag};
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
 use crate::lines::LineReader;
-use crate::output::table::{self, Columns, Record, TableStyle};
+use crate::output::table::{self, Columns, Fit, Record, TableStyle};
 use crate::output::Output;
 use crate::predicate::nearest::Watch;
 use crate::pricing::Prices;
@@ -39,6 +39,7 @@ EXAMPLES:
   ci-agg --by day --sum cost_usd             cost per day of Amplifier or Codex captures (Claude
                                              Code transcripts: refused, use --tokens)
   ci-agg --tokens --by day                   tokens and cost per day and model
+  ci-agg --tokens --by day --per-period --last 7   the last 7 days, each once, models listed
   ci-agg --tokens --by day --since this-month   spend per day this month
   ci-agg --tokens --since today              today's spend per model
   ci-agg --tools                             calls, errors, success rate, latency per tool
@@ -58,6 +59,7 @@ KEYS (--by, comma-separated; also the fields of metrics):
   for a tool:post/tool:error that names none, its call's tool), model
   (data.model), agent (session metadata agent_name, else the child's
   session:fork line), status (data.status, e.g. of orchestrator:complete),
+  writer (the product that wrote the session: Claude Code, Codex, Amplifier),
   hour / day / week / month (buckets of timestamp in --tz: 2026-03-01T08,
   2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default local: TZ,
   else the system's zone, as ccusage and date; --tz UTC for UTC days; records
@@ -95,7 +97,8 @@ OUTPUT:
   total count. Metric objects follow the flag order sum, avg, min, max, p50,
   p95, p99, stats, distinct.
 
-TABLES (--format table|tsv|csv):
+TABLES (--format table|markdown|tsv|csv):
+  On a terminal the default format is table, else json; --format always wins.
   Nested objects become dotted columns (tokens.input, events.tool:pre).
   --columns A,B,… chooses and orders them: a column, an object for every
   column under it (tokens), or sum(NAME) for the sum of the numbers under NAME
@@ -107,9 +110,21 @@ TABLES (--format table|tsv|csv):
   (NDJSON records always carry every field). A table ends with a total row
   (first key column \"total\", shown when the columns start with it) for
   --tokens and for --sum/--stats metrics: counts, token and cost columns and
-  sums over every group, before --top. Only the table rounds fractions (six
-  significant digits); TSV writes \\ as \\\\ and control characters escaped
-  (\\t, \\n, \\u{1b}), so a cell is one field; CSV quotes as RFC 4180.
+  sums over the rows shown (\"total (3 of 30)\" when --top/--last left rows
+  out). Table and markdown are for people: thousands separators, cost_usd as
+  $1,234.57, *_ms columns as 340ms / 4.2s / 3m 05s / 1h 02m, times to the
+  minute, Claude model names shortened (sonnet-4.5), the zone once in the
+  header (day (UTC)) unless --columns names tz, fractions to six significant
+  digits; a writer column (after the --by keys) when the rows mix writers
+  (Claude Code and Codex usage), none with one. A table fits CI_COLUMNS, else COLUMNS, else the terminal's width
+  (80 if unknown; not cut into a pipe without these): text is abbreviated
+  with …, then columns are left out (--tokens: cache_write_tokens,
+  cache_read_tokens first; --sessions: tool_errors, sum(tool_calls),
+  sum(events); --tools: unfinished, ok, p50_ms; then from the right, never
+  the first), named on stderr; rows never wrap. With no rows, table,
+  markdown, TSV and CSV print the header (exit 1). TSV writes \\ as \\\\ and
+  control characters escaped (\\t, \\n, \\u{1b}), so a cell is one field;
+  CSV quotes as RFC 4180; NDJSON, TSV and CSV keep exact values and names.
 
 PRESETS:
   --sessions  one record per session, newest first: session, project, workspace,
@@ -150,7 +165,9 @@ PRESETS:
       one response per message.id + requestId across the whole run (and
       across --partial shards): each figure the largest among its copies,
       day/model of the copy with the largest total (as ccusage); input_tokens
-      there excludes cache reads (Amplifier's includes them). Memory: one
+      there excludes cache reads (Amplifier's includes them). --per-period:
+      one record per value of the --by keys (each day once), its models
+      listed, figures summed (ccusage daily); without it, one per model too. Memory: one
       entry per distinct message (about 200 bytes).
 
 COST:
@@ -284,7 +301,7 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Group by these keys (comma-separated or repeated): event, workspace,
-    /// session, tool, model, agent, status, hour, day, week, month (project and
+    /// session, tool, model, agent, status, writer, hour, day, week, month (project and
     /// date: workspace and day), or a dotted path.
     #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',', hide_possible_values = true, value_parser = values::known(&NAMES))]
     pub by: Vec<String>,
@@ -335,9 +352,25 @@ pub struct Args {
     /// built-in one. Default: the built-in table (LiteLLM's prices, see --help).
     #[arg(long, value_name = "FILE", env = "CI_PRICING", hide_env_values = true)]
     pub pricing: Option<PathBuf>,
-    /// Keep only the first N records.
+    /// Keep only the first N records; in time order (a time key, --sort
+    /// auto), the newest N.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// Keep the records of the newest N time buckets (needs a time key: --by
+    /// hour, day, week or month).
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// Print the records kept in the opposite order (newest first for time
+    /// buckets).
+    #[arg(short = 'r', long)]
+    pub reverse: bool,
+    /// With --tokens: one record per period (per value of the --by keys),
+    /// its models listed, instead of one per period and model.
+    #[arg(long)]
+    pub per_period: bool,
+    /// End NDJSON, TSV and CSV with the total record a table ends with.
+    #[arg(long)]
+    pub total: bool,
     /// Record order: auto (time buckets in time order, other groups by
     /// count), count, key, or a column (cost_usd, data.duration_ms.p95,
     /// sum(events)): numbers largest first, text ascending.
@@ -346,7 +379,7 @@ pub struct Args {
     #[command(flatten)]
     pub output: Tabular,
     /// Write mergeable partial state instead of records (for --merge).
-    #[arg(long, conflicts_with_all = ["merge", "top", "format", "columns", "sort"])]
+    #[arg(long, conflicts_with_all = ["merge", "top", "format", "columns", "sort", "last", "reverse", "per_period", "total"])]
     pub partial: bool,
     /// Merge partial streams (from --partial runs) into the final records.
     #[arg(long, conflicts_with_all = ["by", "tz", "since", "until", "cost", "sum", "avg", "min", "max", "p50", "p95", "p99", "stats", "distinct", "sessions", "tools", "tokens", "session"])]
@@ -368,6 +401,16 @@ impl Tool for Args {
 }
 
 impl Args {
+    /// Which records `--top`, `--last` and `--reverse` print of `q`'s.
+    fn selection(&self, q: &Query) -> view::Selection {
+        view::Selection {
+            top: self.top,
+            last: self.last,
+            reverse: self.reverse,
+            time_order: self.sort == SortOrder::Auto && q.keys.iter().any(Field::is_time),
+        }
+    }
+
     /// The query the flags describe (zone named later).
     fn spec(&self) -> QuerySpec {
         let mut measures: Vec<(String, Vec<String>)> = vec![];
@@ -426,8 +469,12 @@ impl Args {
 
 /// Runs ci-agg.
 pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
-    // Before any input is read: a usage error is the only message.
-    let format = args.output.table_format()?;
+    // Before any input is read: a usage error is the only message. A person
+    // at a terminal gets a table.
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let format = args.output.table_format(terminal && !args.partial)?;
+    // A table for people shows the writer when the report mixes writers.
+    let adds_writer = !args.merge && format.is_some_and(TableStyle::for_people) && view::wants_writer(&args.spec());
     let (q, answer, watches) = if args.merge {
         match merge_inputs(&args.paths, diag)? {
             Some((q, a)) => (q, a, vec![]),
@@ -441,12 +488,19 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         let tz = args.time.zone.tz.clone();
         let mut spec = args.spec();
         spec.tz = time::tz_name(&tz);
+        if adds_writer {
+            spec.by.push(view::WRITER.into());
+        }
         let prices = match &args.pricing {
             Some(path) => &*Box::leak(Box::new(Prices::from_file(path).map_err(Error::Usage)?)),
             None => Prices::builtin(),
         };
         let window = args.time.interval(time::now())?;
         let q = Query::from_spec(spec, tz).map_err(Error::Usage)?.with_prices(prices);
+        args.selection(&q).check(&q).map_err(Error::Usage)?;
+        if args.per_period {
+            view::check_per_period(&q).map_err(Error::Usage)?;
+        }
         // A capture's kept state is of all its events: a window reads them.
         let cache = if window.is_open() { open_cache(&q, &args, diag) } else { None };
         let (answer, watches) = aggregate(&q, &args, window, cache.as_ref(), diag)?;
@@ -483,26 +537,32 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let rows = answer.rows(&q, order);
     let read_any = !grouped || rows.iter().any(|r| r.count > 0);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
-    warn_fields_never_found(&rows, &q, &seen, &watches, diag);
+    warn_fields_never_found(&rows, &q, q.spec.by.len() - usize::from(adds_writer), &seen, &watches, diag);
     let mut records: Vec<Record> = rows.into_iter().map(|r| r.record).collect();
+    if adds_writer {
+        view::drop_single_writer(&mut records);
+    }
     warn_unpriced(&records, &q, diag);
     if let SortOrder::Column(column) = &args.sort {
         table::sort_by_column(&mut records, column).map_err(|e| Error::Usage(format!("--sort: {e}")))?;
     }
-    let total = if format == Some(TableStyle::Table) { total_record(&q, &records) } else { None };
-    if let Some(n) = args.top {
-        records.truncate(n);
+    if args.per_period {
+        records = view::per_period(&q, records).map_err(Error::Usage)?;
     }
+    let all = args.selection(&q).apply(&q, &mut records).map_err(Error::Usage)?;
     let found = !records.is_empty() && read_any;
+    let people = format.is_some_and(TableStyle::for_people);
+    let total = if (people || args.total) && found { view::total(&q, &records, all) } else { None };
     let bytes = match format {
-        None => table::ndjson(&records)?,
-        Some(format) => table::render(
+        None => table::ndjson(&records)?.into_iter().chain(table::ndjson(total.as_slice())?).collect(),
+        Some(format) => args.output.render(
             &records,
-            total.as_ref().filter(|_| found),
+            total.as_ref(),
             format,
             &args.output.columns(default_columns(&q))?,
-        )
-        .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
+            Fit { template: template(&q, args.per_period, adds_writer), expendable: expendable(&q), ..Fit::default() },
+            diag,
+        )?,
     };
     let mut out = Output::stdout();
     out.write(&bytes)?;
@@ -521,15 +581,37 @@ fn default_columns(q: &Query) -> Columns {
     }
 }
 
+/// The header of an empty result ([`view::template`]), without the writer
+/// column this run added.
+fn template(q: &Query, per_period: bool, auto_writer: bool) -> Option<Record> {
+    let mut t = view::template(q, per_period)?;
+    if auto_writer {
+        t.shift_remove(view::WRITER);
+    }
+    Some(t)
+}
+
+/// The columns a table of `q`'s records leaves out first when the terminal
+/// is narrow: what matters least to the question.
+fn expendable(q: &Query) -> Vec<String> {
+    let names: &[&str] = match q.preset {
+        Preset::Tokens => &["cache_write_tokens", "cache_read_tokens"],
+        Preset::Sessions => &["tool_errors", "sum(tool_calls)", "sum(events)"],
+        Preset::Tools => &["unfinished", "ok", "p50_ms"],
+        Preset::Group => &[],
+    };
+    names.iter().map(|n| (*n).to_owned()).collect()
+}
+
 /// One warning per `--by` key or metric path that no record had: a typo
 /// (`--by evnt`) would otherwise print one `null` group without a word. The
 /// nearest named field is suggested when the name is close to one. A named
 /// key null for every record (`--by model` over events that name none) is
-/// said so too.
+/// said so too. `by`: how many of the query's keys `--by` named.
 /// `seen`: metric fields that had values, though not numbers; `watches`:
 /// what the events read had of the query's paths, for the nearest path
 /// they have ([`Watch::hint`]).
-fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], watches: &[Watch], diag: &Diag) {
+fn warn_fields_never_found(rows: &[Row], q: &Query, by: usize, seen: &[&str], watches: &[Watch], diag: &Diag) {
     if rows.is_empty() {
         return;
     }
@@ -540,8 +622,8 @@ fn warn_fields_never_found(rows: &[Row], q: &Query, seen: &[&str], watches: &[Wa
             None => String::new(),
         }
     };
-    // The `--by` keys (a preset's own keys come after them).
-    for (i, key) in q.keys.iter().enumerate().take(q.spec.by.len()) {
+    // The first `by` keys (`--by`; a preset's own keys come after them).
+    for (i, key) in q.keys.iter().enumerate().take(by) {
         if !rows.iter().all(|r| r.key.get(i).is_none_or(|k| *k == KeyVal::Null)) {
             continue;
         }
@@ -581,6 +663,7 @@ fn null_reason(key: &Field) -> Option<String> {
         Field::Model => "no record names a model".into(),
         Field::Agent => "no session names its agent".into(),
         Field::Status => "no record has a status".into(),
+        Field::Writer => "no record's session is known".into(),
         Field::Time(_) => "no record has a usable timestamp".into(),
         Field::Usage(u) => format!("no record has {}", u.name()),
     })

@@ -12,7 +12,7 @@ use crate::diag::Diag;
 use crate::discover;
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
-use crate::output::table::{self, Columns, Record, TableStyle};
+use crate::output::table::{Columns, Fit, Record, TableStyle};
 use crate::output::{tree, Output};
 use crate::session::{self, SessionRecord};
 use crate::session_id::SessionIds;
@@ -91,11 +91,13 @@ OUTPUT:
   when --model read the capture). Every key is always
   present (null when unknown). A session record has `session` and `path` and no
   `event` key; every ci-* tool expands it into the capture's events.
-  --format table|tsv|csv prints them as columns for people and spreadsheets
-  (the renderer of ci-agg --format, see TABLES in ci-agg --help): by default
-  session, workspace, status, started_at, bytes; --columns A,B,… chooses and
-  orders any of the keys above (an unknown name is an error naming the
-  nearest). Not with --paths, -0, --tree or --follow.
+  On a terminal (without --paths, -0, --tree, --follow) the default is a table;
+  --format json|table|markdown|tsv|csv always wins. Tables print the records as
+  columns for people and spreadsheets (the renderer of ci-agg --format, see
+  TABLES in ci-agg --help: widths, numbers, the header of an empty listing): by
+  default session, workspace, status, started_at, bytes; --columns A,B,…
+  chooses and orders any of the keys above (an unknown name is an error naming
+  the nearest). Not with --paths, -0, --tree or --follow.
 
 HOSTILE PATHS:
   Discovery walks a fixed depth, so symbolic-link loops cannot make it hang. An
@@ -145,7 +147,7 @@ pub enum SortKey {
     Path,
 }
 
-/// The columns of `--format table|tsv|csv` unless `--columns` says: which
+/// The columns of `--format table|markdown|tsv|csv` unless `--columns` says: which
 /// session, where, in what state, since when, how big.
 pub const TABLE_COLUMNS: [&str; 5] = ["session", "workspace", "status", "started_at", "bytes"];
 
@@ -376,10 +378,15 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     }
     // Resolved before any root is read, so a bad bound or format is the only message.
     let (since, until) = args.time.bounds(time::now())?;
-    let format = args.output.table_format()?;
+    // A table for a person at a terminal; records (or paths, a tree, a live
+    // listing) otherwise.
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let records = !(args.paths || args.null || args.tree || args.follow);
+    let format = args.output.table_format(terminal && records)?;
     if args.follow && format.is_some() {
         return Err(Error::Usage(
-            "--follow prints NDJSON records (or paths) as sessions appear: not with --format table, tsv or csv".into(),
+            "--follow prints NDJSON records (or paths) as sessions appear: not with --format table, markdown, tsv or csv"
+                .into(),
         ));
     }
     let ids = args.session.ids()?;
@@ -454,7 +461,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         tree::write_tree(&selected, &mut buf);
         out.write(&buf)?;
     } else if let Some(format) = format {
-        out.write(&write_table(&selected, format, &args.output)?)?;
+        out.write(&write_table(&selected, format, &args.output, diag)?)?;
     } else {
         write_records(&selected, &args, &mut out)?;
     }
@@ -487,8 +494,9 @@ fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Resul
     out.write(&buf)
 }
 
-/// Session records as a table (`--format table|tsv|csv`).
-fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular) -> Result<Vec<u8>> {
+/// Session records as a table (`--format table|markdown|tsv|csv`): its
+/// header even with no records; a table fits the terminal.
+fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular, diag: &Diag) -> Result<Vec<u8>> {
     let records: Vec<Record> = list
         .iter()
         .filter_map(|r| match serde_json::to_value(r) {
@@ -497,7 +505,7 @@ fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular) -> 
         })
         .collect();
     let columns = output.columns(Columns::named(&TABLE_COLUMNS))?;
-    table::render(&records, None, format, &columns).map_err(|e| Error::Usage(format!("--columns: {e}")))
+    output.render(&records, None, format, &columns, Fit::default(), diag)
 }
 
 /// `--follow`: prints each session that appears under the roots, until a

@@ -3,8 +3,9 @@
 //!
 //! - [`event`]: event records as NDJSON (`ci-cat`, `ci-filter`), with
 //!   provenance, the byte budget and the cut marker;
-//! - [`table`]: records as an aligned table, TSV, CSV or NDJSON (`ci-find`,
-//!   `ci-agg`);
+//! - [`table`]: records as an aligned table, Markdown, TSV, CSV or NDJSON
+//!   (`ci-find`, `ci-agg`); [`human`]: what a table for people shows of a
+//!   value, and the width it fits;
 //! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
 //! - [`tree`]: `ci-find --tree`;
 //! - [`printable`]: text for people with control characters made visible
@@ -16,6 +17,7 @@ use std::sync::MutexGuard;
 use crate::error::{Error, Result};
 
 pub mod event;
+pub mod human;
 pub mod printable;
 pub mod table;
 pub mod text;

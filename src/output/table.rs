@@ -33,12 +33,14 @@
 //!
 //! Arrays (and empty objects) are shown as compact JSON in every format.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value};
 
 use crate::error::Error;
+use crate::output::human;
 use crate::output::printable::escape_controls;
 
 /// A record as the tools hold it.
@@ -53,6 +55,16 @@ pub enum TableStyle {
     Tsv,
     /// Comma-separated values.
     Csv,
+    /// A Markdown (GitHub) table, with the cells of [`TableStyle::Table`].
+    Markdown,
+}
+
+impl TableStyle {
+    /// Whether people read it: values shown as [`human::cell`] makes them,
+    /// the zone in the header, a total row.
+    pub fn for_people(self) -> bool {
+        matches!(self, TableStyle::Table | TableStyle::Markdown)
+    }
 }
 
 /// Which columns a table shows.
@@ -126,6 +138,13 @@ enum Col {
 }
 
 impl Col {
+    /// The column a cell's value is of (`NAME` of `sum(NAME)`).
+    fn name(&self) -> &str {
+        match self {
+            Col::Field(n) | Col::Sum(n) => n,
+        }
+    }
+
     fn header(&self) -> String {
         match self {
             Col::Field(n) => n.clone(),
@@ -281,16 +300,26 @@ fn sort_cmp(a: Option<&Value>, b: Option<&Value>) -> Ordering {
     })
 }
 
-fn cell(v: &Value, format: TableStyle) -> String {
+fn cell(column: &str, v: &Value, format: TableStyle) -> String {
+    let people = format.for_people().then(|| human::cell(column, v)).flatten();
+    let text = people.unwrap_or_else(|| plain_cell(v, format));
+    match format {
+        TableStyle::Table => escape_controls(&text, false).into_owned(),
+        TableStyle::Markdown => escape_controls(&text, false).replace('|', "\\|"),
+        TableStyle::Tsv | TableStyle::Csv => text,
+    }
+}
+
+/// A cell before [`human::cell`] and the escapes of [`cell`].
+fn plain_cell(v: &Value, format: TableStyle) -> String {
     match v {
-        Value::Null if format == TableStyle::Table => "null".into(),
+        Value::Null if format.for_people() => "null".into(),
         Value::Null => String::new(),
         Value::String(s) => match format {
-            TableStyle::Table => escape_controls(s, false).into_owned(),
             TableStyle::Tsv => escape_controls(s, true).into_owned(),
-            TableStyle::Csv => s.clone(),
+            TableStyle::Table | TableStyle::Markdown | TableStyle::Csv => s.clone(),
         },
-        Value::Number(n) if format == TableStyle::Table => {
+        Value::Number(n) if format.for_people() => {
             n.as_f64().filter(|f| f.fract() != 0.0).map_or_else(|| n.to_string(), rounded)
         }
         other => other.to_string(),
@@ -305,7 +334,7 @@ const TABLE_DIGITS: usize = 6;
 /// zeros dropped (`3622.1111111111113` → `3622.11`, `0.00310625` stays,
 /// `1234567.891` → `1234568`). Only `table` rounds: NDJSON, TSV and CSV print
 /// every digit.
-fn rounded(f: f64) -> String {
+pub(crate) fn rounded(f: f64) -> String {
     let int_digits = if f.abs() < 1.0 { 0 } else { f.abs().log10().floor() as usize + 1 };
     if int_digits >= TABLE_DIGITS {
         return format!("{f:.0}");
@@ -339,26 +368,78 @@ fn csv_field(s: &str) -> String {
 /// A cell: its text and [`kind`].
 type Cell = Option<(String, u8)>;
 
-/// Renders `records` in `format`, showing `columns`; nothing at all (not
-/// even a header) for no records. `footer` (a total row) is printed last
-/// when its first shown cell is text (its label, `total`): without the label
-/// a row of sums would read as one more record. Errors name a column that is
-/// not there.
+/// How a table is laid out beyond its records and columns.
+#[derive(Debug, Clone, Default)]
+pub struct Fit {
+    /// The most terminal columns a line of `table` takes ([`human::width`]);
+    /// `None`: no limit.
+    pub width: Option<usize>,
+    /// A record whose keys name the columns when there are no records (its
+    /// values are not shown), so that an empty result still has a header.
+    pub template: Option<Record>,
+    /// Columns (headers) left out first when the width is short, in this
+    /// order, before the others from the right.
+    pub expendable: Vec<String>,
+}
+
+/// A rendered table, and the columns left out to fit the width.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    /// The table.
+    pub bytes: Vec<u8>,
+    /// The headers of the columns left out, in the order they were.
+    pub dropped: Vec<String>,
+}
+
+/// [`render_fit`] without a width or template.
 pub fn render(
     records: &[Record],
     footer: Option<&Record>,
     format: TableStyle,
     columns: &Columns,
 ) -> Result<Vec<u8>, String> {
-    if records.is_empty() {
-        return Ok(vec![]);
-    }
-    let schema = Schema::of(records);
-    let cols = schema.select(columns)?;
-    let row = |flat: &Flat| -> Vec<Cell> {
-        cols.iter().map(|c| c.value(flat).map(|v| (cell(&v, format), kind(&v)))).collect()
+    render_fit(records, footer, format, columns, &Fit::default()).map(|r| r.bytes)
+}
+
+/// Renders `records` in `format`, showing `columns`, as `fit` says. With no
+/// records: the header alone, its columns from `fit.template`, else the
+/// names of a `Columns::Named`; nothing when neither names a column.
+/// `footer` (a total row) is printed last when its first shown cell is text
+/// (its label, `total`): without the label a row of sums would read as one
+/// more record. For people (`table`, `markdown`) a `tz` column that
+/// `--columns` does not name, when the rows have one zone, is shown once as
+/// `(ZONE)` in the header of the column before it. Errors name a column that
+/// is not there.
+pub fn render_fit(
+    records: &[Record],
+    footer: Option<&Record>,
+    format: TableStyle,
+    columns: &Columns,
+    fit: &Fit,
+) -> Result<Rendered, String> {
+    let template: Record;
+    let (records, empty) = if records.is_empty() {
+        template = match (&fit.template, columns) {
+            (Some(t), _) => t.clone(),
+            (None, Columns::Named(names)) => names.iter().map(|n| (bare(n).to_owned(), Value::Null)).collect(),
+            (None, _) => return Ok(Rendered::default()),
+        };
+        (std::slice::from_ref(&template), true)
+    } else {
+        (records, false)
     };
-    let mut grid: Vec<Vec<Cell>> = schema.rows.iter().map(row).collect();
+    let schema = Schema::of(records);
+    let mut cols = schema.select(columns)?;
+    let rows = if empty { &schema.rows[..0] } else { &schema.rows[..] };
+    let mut headers: Vec<String> = cols.iter().map(Col::header).collect();
+    if format.for_people() {
+        // The template's zone names an empty result's too.
+        zone_in_header(&mut cols, &mut headers, &schema, columns);
+    }
+    let row = |flat: &Flat| -> Vec<Cell> {
+        cols.iter().map(|c| c.value(flat).map(|v| (cell(c.name(), &v, format), kind(&v)))).collect()
+    };
+    let mut grid: Vec<Vec<Cell>> = rows.iter().map(row).collect();
     if let Some(f) = footer {
         let flat = Schema::of(std::slice::from_ref(f)).rows.remove(0);
         let cells = row(&flat);
@@ -366,13 +447,44 @@ pub fn render(
             grid.push(cells);
         }
     }
-    let headers: Vec<String> = cols.iter().map(Col::header).collect();
-    let out = match format {
-        TableStyle::Tsv => separated(&headers, &grid, "\t", str::to_owned),
-        TableStyle::Csv => separated(&headers, &grid, ",", csv_field),
-        TableStyle::Table => aligned(&headers, &grid),
+    let (out, dropped) = match format {
+        TableStyle::Tsv => (separated(&headers, &grid, "\t", str::to_owned), vec![]),
+        TableStyle::Csv => (separated(&headers, &grid, ",", csv_field), vec![]),
+        TableStyle::Table => {
+            let width = fit.width.map(|w| (w, drop_order(&headers, &fit.expendable)));
+            aligned(&headers, &grid, width)
+        }
+        TableStyle::Markdown => (markdown(&headers, &grid), vec![]),
     };
-    Ok(out.into_bytes())
+    Ok(Rendered { bytes: out.into_bytes(), dropped })
+}
+
+/// The column a `--columns` name reads: `NAME` of `sum(NAME)`.
+fn bare(spec: &str) -> &str {
+    let spec = spec.trim();
+    spec.strip_prefix("sum(").and_then(|s| s.strip_suffix(')')).map_or(spec, str::trim)
+}
+
+/// Moves the one zone of a `tz` column into the header of the time column
+/// before it in the records (see [`render_fit`]).
+fn zone_in_header(cols: &mut Vec<Col>, headers: &mut Vec<String>, schema: &Schema, columns: &Columns) {
+    if matches!(columns, Columns::Named(names) if names.iter().any(|n| n.trim() == "tz")) {
+        return;
+    }
+    let tz = Col::Field("tz".into());
+    let zones: std::collections::BTreeSet<String> =
+        schema.rows.iter().filter_map(|r| tz.value(r)).filter_map(|v| v.as_str().map(str::to_owned)).collect();
+    let Some(zone) = zones.first().filter(|_| zones.len() == 1) else { return };
+    if let Some(i) = cols.iter().position(|c| *c == tz) {
+        cols.remove(i);
+        headers.remove(i);
+    }
+    let leaves = &schema.leaves.list;
+    let time =
+        leaves.iter().position(|l| l == "tz").and_then(|i| i.checked_sub(1)).map(|i| Col::Field(leaves[i].clone()));
+    if let Some(j) = time.and_then(|t| cols.iter().position(|c| *c == t)) {
+        headers[j].push_str(&format!(" ({zone})"));
+    }
 }
 
 /// Records as NDJSON, one line each (`ci-agg` without `--format`).
@@ -399,43 +511,153 @@ fn separated(headers: &[String], grid: &[Vec<Cell>], sep: &str, field: fn(&str) 
     out
 }
 
-/// Space-aligned columns, numbers right-aligned, widths in terminal columns
-/// (East Asian wide characters take two).
-fn aligned(headers: &[String], grid: &[Vec<Cell>]) -> String {
-    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
-    let widths: Vec<usize> = headers
+/// Width in terminal columns (East Asian wide characters take two).
+fn text_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// Each column's width (its widest cell or header) and whether it holds
+/// numbers (right-aligned).
+fn measure(headers: &[String], grid: &[Vec<Cell>]) -> (Vec<usize>, Vec<bool>) {
+    let widths = headers
         .iter()
         .enumerate()
-        .map(|(i, h)| grid.iter().filter_map(|r| r[i].as_ref()).map(|(s, _)| width(s)).fold(width(h), usize::max))
+        .map(|(i, h)| {
+            grid.iter().filter_map(|r| r[i].as_ref()).map(|(s, _)| text_width(s)).fold(text_width(h), usize::max)
+        })
         .collect();
-    let numeric: Vec<bool> = (0..headers.len())
+    let numeric = (0..headers.len())
         .map(|i| {
             let kinds: Vec<u8> = grid.iter().filter_map(|r| r[i].as_ref()).map(|c| c.1).collect();
             kinds.contains(&NUMBER) && kinds.iter().all(|&k| k == NUMBER || k == NULL)
         })
         .collect();
+    (widths, numeric)
+}
+
+/// `s` padded to `width` columns, on the left when `right`.
+fn pad(s: &str, width: usize, right: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(text_width(s)));
+    if right {
+        fill + s
+    } else {
+        format!("{s}{fill}")
+    }
+}
+
+/// `s` cut to at most `width` columns, ending in `…` when cut.
+fn clip(s: &str, width: usize) -> Cow<'_, str> {
+    if text_width(s) <= width {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    Cow::Owned(out)
+}
+
+/// The order columns are left out in: the `expendable` ones as listed,
+/// then the others from the right; never the first column.
+fn drop_order(headers: &[String], expendable: &[String]) -> Vec<usize> {
+    let named = expendable.iter().filter_map(|e| headers.iter().position(|h| h == e)).filter(|&i| i > 0);
+    let first: Vec<usize> = named.collect();
+    let rest = (1..headers.len()).rev().filter(|i| !first.contains(i));
+    first.iter().copied().chain(rest).collect()
+}
+
+/// The narrowest a text column is abbreviated to before columns are left out.
+const MIN_TEXT_WIDTH: usize = 12;
+
+/// Fits columns of `widths` into `limit` terminal columns (two spaces
+/// between columns): with every text column abbreviated to at most
+/// [`MIN_TEXT_WIDTH`], columns are left out in `order` ([`drop_order`])
+/// until the rest fit; the room left goes back to the abbreviated columns,
+/// those that need least first. Returns the columns kept.
+fn fit_columns(widths: &mut [usize], numeric: &[bool], limit: usize, order: &[usize]) -> Vec<usize> {
+    let natural = widths.to_vec();
+    for (w, &num) in widths.iter_mut().zip(numeric) {
+        if !num {
+            *w = (*w).min(MIN_TEXT_WIDTH);
+        }
+    }
+    let total = |shown: &[usize], widths: &[usize]| {
+        shown.iter().map(|&i| widths[i]).sum::<usize>() + 2 * shown.len().saturating_sub(1)
+    };
+    let mut shown: Vec<usize> = (0..widths.len()).collect();
+    for out in order {
+        if total(&shown, widths) <= limit {
+            break;
+        }
+        shown.retain(|i| i != out);
+    }
+    let mut room = limit.saturating_sub(total(&shown, widths));
+    let mut short: Vec<usize> = shown.clone();
+    short.sort_by_key(|&i| natural[i] - widths[i]);
+    for i in short {
+        let more = (natural[i] - widths[i]).min(room);
+        widths[i] += more;
+        room -= more;
+    }
+    shown
+}
+
+/// Space-aligned columns, numbers right-aligned, fitting a width when given
+/// (with the order columns are left out in: [`fit_columns`]; a line still
+/// too wide is cut); with the headers of the columns left out.
+fn aligned(headers: &[String], grid: &[Vec<Cell>], fit: Option<(usize, Vec<usize>)>) -> (String, Vec<String>) {
+    let (mut widths, numeric) = measure(headers, grid);
+    let limit = fit.as_ref().map(|(w, _)| *w);
+    let shown = match &fit {
+        Some((limit, order)) => fit_columns(&mut widths, &numeric, *limit, order),
+        None => (0..headers.len()).collect(),
+    };
+    let dropped = (0..headers.len()).filter(|i| !shown.contains(i)).map(|i| headers[i].clone()).collect();
     let mut out = String::new();
     let mut line = |cells: Vec<&str>| {
-        let mut text = String::new();
-        for (i, s) in cells.iter().enumerate() {
-            if i > 0 {
-                text.push_str("  ");
-            }
-            let pad = " ".repeat(widths[i].saturating_sub(width(s)));
-            if numeric[i] {
-                text.push_str(&pad);
-                text.push_str(s);
-            } else {
-                text.push_str(s);
-                text.push_str(&pad);
-            }
-        }
-        out.push_str(text.trim_end());
+        let text: Vec<String> = shown.iter().map(|&i| pad(&clip(cells[i], widths[i]), widths[i], numeric[i])).collect();
+        let text = text.join("  ");
+        out.push_str(&clip(text.trim_end(), limit.unwrap_or(usize::MAX)));
         out.push('\n');
     };
     line(headers.iter().map(String::as_str).collect());
     for row in grid {
         line(row.iter().map(|c| c.as_ref().map_or("", |(s, _)| s.as_str())).collect());
+    }
+    (out, dropped)
+}
+
+/// A Markdown table: a header row, the alignment row (`--:` for numbers),
+/// one row per record, cells padded to line up in the source too.
+fn markdown(headers: &[String], grid: &[Vec<Cell>]) -> String {
+    let (widths, numeric) = measure(headers, grid);
+    let widths: Vec<usize> = widths.into_iter().map(|w| w.max(3)).collect();
+    let mut out = String::new();
+    let mut line = |cells: Vec<String>| {
+        out.push_str("| ");
+        out.push_str(&cells.join(" | "));
+        out.push_str(" |\n");
+    };
+    line(headers.iter().enumerate().map(|(i, h)| pad(h, widths[i], numeric[i])).collect());
+    line(
+        widths
+            .iter()
+            .zip(&numeric)
+            .map(|(&w, &num)| if num { format!("{}:", "-".repeat(w - 1)) } else { "-".repeat(w) })
+            .collect(),
+    );
+    for row in grid {
+        let cells = row.iter().enumerate();
+        line(cells.map(|(i, c)| pad(c.as_ref().map_or("", |(s, _)| s.as_str()), widths[i], numeric[i])).collect());
     }
     out
 }

@@ -403,13 +403,15 @@ fn distinct_counts() {
 #[test]
 fn tables_for_people() {
     let run = agg(&["--by", "model", "--sum", "cost_usd", "--format", "table", "--top", "3", DEMO]);
+    // Model names shortened, dollars with cents; the total sums the rows
+    // shown and says so.
     assert_eq!(
         run.stdout,
-        "model              count  cost_usd.sum  cost_source      unpriced_models\n\
-         null                  63          null  null             []\n\
-         claude-sonnet-4-5      7         0.082  writer           []\n\
-         claude-haiku-4-5       4      0.005994  writer+computed  []\n\
-         total                 77      0.099366  writer+computed  []\n"
+        "model           count  cost_usd.sum  cost_source      unpriced_models\n\
+         null               63          null  null             []\n\
+         sonnet-4.5          7         $0.08  writer           []\n\
+         haiku-4.5           4         $0.01  writer+computed  []\n\
+         total (3 of 5)     74         $0.09  writer+computed  []\n"
     );
     let run = agg(&["--by", "workspace", "--format", "csv", "--sort", "key", DEMO]);
     assert_eq!(run.stdout, "workspace,count\n,7\n-C-Users-dev-tools,7\n-home-user-webapp,15\nmy-api,40\npipeline,8\n");

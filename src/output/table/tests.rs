@@ -21,7 +21,7 @@ fn fractions_are_rounded_for_people_only() {
     assert_eq!(rounded(-0.5), "-0.5");
     assert_eq!(rounded(99999.95), "99999.9");
     let rows = recs(serde_json::json!([{"k": "a", "mean": 3622.1111111111113, "n": 7}]));
-    assert_eq!(show(&rows, TableStyle::Table), "k     mean  n\na  3622.11  7\n");
+    assert_eq!(show(&rows, TableStyle::Table), "k      mean  n\na  3,622.11  7\n");
     assert_eq!(show(&rows, TableStyle::Csv), "k,mean,n\na,3622.1111111111113,7\n");
 }
 
@@ -107,4 +107,61 @@ fn sorting_by_a_column() {
     assert_eq!(keys(&r), "bdace");
     assert_eq!(sort_by_column(&mut r, "m").unwrap_err(), "\"m\" is 2 columns; name one: m.x, m.y");
     assert_eq!(sort_by_column(&mut r, "vv").unwrap_err(), "no column \"vv\"; did you mean \"v\"?");
+}
+
+fn fitted(rows: &[Record], format: TableStyle, width: Option<usize>) -> (String, Vec<String>) {
+    let fit = Fit { width, ..Fit::default() };
+    let done = render_fit(rows, None, format, &Columns::All, &fit).unwrap();
+    (String::from_utf8(done.bytes).unwrap(), done.dropped)
+}
+
+#[test]
+fn markdown_tables() {
+    let r = recs(serde_json::json!([{"k": "a|b", "n": 1234}, {"k": "c", "n": 5}]));
+    assert_eq!(
+        fitted(&r, TableStyle::Markdown, None).0,
+        "| k    |     n |\n| ---- | ----: |\n| a\\|b | 1,234 |\n| c    |     5 |\n"
+    );
+}
+
+#[test]
+fn a_table_fits_its_width() {
+    let r = recs(serde_json::json!([
+        {"id": "0123456789abcdefghij", "path": "a/very/long/path/name", "n": 1, "m": 2},
+    ]));
+    // Wide enough: as it is.
+    let (t, dropped) = fitted(&r, TableStyle::Table, Some(80));
+    assert_eq!(
+        t,
+        "id                    path                   n  m\n0123456789abcdefghij  a/very/long/path/name  1  2\n"
+    );
+    assert!(dropped.is_empty());
+    // Text abbreviated, the room left given back to the one needing least.
+    let (t, dropped) = fitted(&r, TableStyle::Table, Some(40));
+    assert_eq!(t, "id                    path          n  m\n0123456789abcdefghij  a/very/long…  1  2\n");
+    assert!(dropped.is_empty());
+    // Then columns left out from the right.
+    let (t, dropped) = fitted(&r, TableStyle::Table, Some(28));
+    assert_eq!(t, "id              path\n0123456789abc…  a/very/long…\n");
+    assert_eq!(dropped, ["n", "m"]);
+    // Expendable columns first.
+    let fit = Fit { width: Some(28), expendable: vec!["path".into()], ..Fit::default() };
+    let done = render_fit(&r, None, TableStyle::Table, &Columns::All, &fit).unwrap();
+    assert_eq!(String::from_utf8(done.bytes).unwrap(), "id                    n  m\n0123456789abcdefghij  1  2\n");
+    assert_eq!(done.dropped, ["path"]);
+    // The first column alone still too wide: cut.
+    let (t, _) = fitted(&r, TableStyle::Table, Some(5));
+    assert_eq!(t, "id\n0123…\n");
+}
+
+#[test]
+fn an_empty_result_has_its_header() {
+    let named = render(&[], None, TableStyle::Csv, &Columns::named(&["a", "sum(b)"])).unwrap();
+    assert_eq!(String::from_utf8(named).unwrap(), "a,sum(b)\n");
+    let template = recs(serde_json::json!([{"day": null, "tz": "UTC", "count": null}])).remove(0);
+    let fit = Fit { template: Some(template), ..Fit::default() };
+    let t = |format| String::from_utf8(render_fit(&[], None, format, &Columns::All, &fit).unwrap().bytes).unwrap();
+    assert_eq!(t(TableStyle::Table), "day (UTC)  count\n");
+    assert_eq!(t(TableStyle::Tsv), "day\ttz\tcount\n");
+    assert_eq!(show(&[], TableStyle::Csv), "");
 }
