@@ -50,5 +50,6 @@ pub mod signal;
 pub mod source;
 pub mod time;
 pub mod truncate;
+pub mod units;
 pub mod watch;
 pub mod window;
