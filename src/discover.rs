@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::diag::Diag;
 use crate::error::Result;
 use crate::files::expand_tilde;
+pub use crate::format::Detail;
 use crate::format::WRITERS;
 use crate::session::{Capture, SessionRecord, Writer};
 
@@ -35,21 +36,6 @@ pub const NO_DEFAULT_ROOT: &str = "found no capture root: none of ~/.amplifier/p
      ~/.claude/projects, ~/.config/claude/projects, ~/.codex/sessions exists \
      (name a PATH or --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, \
      CLAUDE_CONFIG_DIR, CODEX_HOME or SESSION_DATA_DIR)";
-
-/// How much of each session record discovery fills in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Detail {
-    /// Everything a record has (`ci-find`; tools whose output follows the
-    /// session order, newest first, need the start times).
-    #[default]
-    Full,
-    /// What reading the captures needs: ids, paths, project and files. What
-    /// only a capture's own lines tell (a transcript's times, model and
-    /// working directory, read off its head and tail) is left out, and no
-    /// file is opened for it: `ci-agg`, whose answers do not depend on the
-    /// order sessions are read in, reads every line anyway.
-    Reading,
-}
 
 /// Lists every session under `root`: each writer's, in registry order, each
 /// in path order. Fails when the root does not exist; an empty result is

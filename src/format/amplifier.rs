@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::Detail;
 use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::error::{Error, Result};
 use crate::files::{dir_above, expand_tilde, name_above, read_dir_sorted, NOT_UTF8};
 use crate::json::{Raw, Record};

@@ -20,9 +20,9 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use super::Detail;
 use super::{str_at, Adapter, CallKey, LineKind, ReadState};
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
 use crate::json::{Index, Raw, Record};
 use crate::lines::LineReader;

@@ -57,9 +57,9 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use super::Detail;
 use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
 use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};

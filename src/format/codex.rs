@@ -57,9 +57,9 @@ use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
 
+use super::Detail;
 use super::{str_at, Adapter, CallKey, LineKind, ReadState};
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
 use crate::session::{slug_of, unsafe_name, Capture, SessionRecord, Writer};

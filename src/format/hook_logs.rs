@@ -55,9 +55,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::claude_hooks::{ClaudeHooks, Scan};
+use super::Detail;
 use super::{Adapter, CallKey, ReadState};
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::elements::{ArrayError, ElementReader, ReadError};
 use crate::files::NOT_UTF8;
 use crate::json::{Index, Raw, Record};

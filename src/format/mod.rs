@@ -40,6 +40,7 @@ pub mod amplifier;
 pub mod claude_hooks;
 pub mod claude_transcript;
 pub mod codex;
+mod context;
 pub mod hook_logs;
 
 use std::borrow::Cow;
@@ -47,11 +48,12 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::error::Result;
 use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
+
+pub use context::Detail;
 
 /// Every writer, in the order roots and sessions are listed.
 pub const WRITERS: [Writer; 5] =
