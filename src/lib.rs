@@ -48,6 +48,7 @@ pub mod session;
 pub mod session_id;
 pub mod signal;
 pub mod source;
+pub mod text;
 pub mod time;
 pub mod truncate;
 pub mod units;

@@ -6,9 +6,10 @@
 //! - [`table`]: records as an aligned table, TSV, CSV or NDJSON (`ci-find`,
 //!   `ci-agg`);
 //! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
-//! - [`tree`]: `ci-find --tree`;
-//! - [`printable`]: text for people with control characters made visible
-//!   (reports, table cells, snippets).
+//! - [`tree`]: `ci-find --tree`.
+//!
+//! Text for people has its control characters made visible by
+//! [`crate::text::printable`] (reports, table cells, snippets).
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::MutexGuard;
@@ -16,7 +17,6 @@ use std::sync::MutexGuard;
 use crate::error::{Error, Result};
 
 pub mod event;
-pub mod printable;
 pub mod table;
 pub mod text;
 pub mod tree;

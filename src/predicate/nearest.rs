@@ -101,13 +101,13 @@ impl Target {
     pub fn hint(&self, r: &Reach) -> Option<String> {
         let segs = self.path.segments();
         let keys: Vec<&str> = r.keys.iter().map(String::as_str).collect();
-        let corrected = segs.get(r.depth).and_then(|k| crate::diag::nearest(k, &keys)).map(|near| {
+        let corrected = segs.get(r.depth).and_then(|k| crate::text::nearest(k, &keys)).map(|near| {
             let mut keys = segs.to_vec();
             keys[r.depth] = near.to_owned();
             Path::from_keys(&keys).as_str().to_owned()
         });
         let ends: Vec<&str> = r.ends.iter().map(String::as_str).collect();
-        corrected.or_else(|| crate::diag::closest(self.path.as_str(), &ends).map(str::to_owned))
+        corrected.or_else(|| crate::text::closest(self.path.as_str(), &ends).map(str::to_owned))
     }
 }
 
