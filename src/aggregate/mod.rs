@@ -27,7 +27,7 @@ pub mod bin;
 pub mod cached;
 pub mod calls;
 pub mod cost;
-pub mod decimal;
+pub use crate::decimal;
 pub mod field;
 pub mod fsum;
 pub mod groups;
