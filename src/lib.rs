@@ -28,6 +28,7 @@ pub mod aggregate;
 pub mod cache;
 pub mod cli;
 pub mod cmd;
+pub mod codec;
 pub mod decimal;
 pub mod diag;
 pub mod discover;

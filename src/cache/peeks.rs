@@ -98,13 +98,13 @@ pub fn put_text(out: &mut Vec<u8>, s: Option<&str>) {
         None => out.push(0),
         Some(s) => {
             out.push(1);
-            super::wire::put_bytes(out, s.as_bytes());
+            crate::codec::put_bytes(out, s.as_bytes());
         }
     }
 }
 
 /// Reads [`put_text`] back (`None` outside: not one).
-pub fn text(r: &mut super::wire::Reader<'_>) -> Option<Option<String>> {
+pub fn text(r: &mut crate::codec::Reader<'_>) -> Option<Option<String>> {
     match r.u8()? {
         0 => Some(None),
         1 => r.text().map(Some),

@@ -47,8 +47,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::file::{Kind, Mapped, ReadError};
-use super::wire::{put_bytes, put_len, Reader};
 use super::{CacheDir, Identity};
+use crate::codec::{put_bytes, put_len, Reader};
 
 /// Entries unused for this many days are dropped.
 pub const STALE_DAYS: u64 = 30;

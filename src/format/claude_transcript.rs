@@ -872,7 +872,7 @@ impl Peek {
     /// [`Peek::encode`] read back (`None`: not one).
     pub fn decode(bytes: &[u8]) -> Option<Peek> {
         use crate::cache::peeks::text;
-        let mut r = crate::cache::wire::Reader(bytes);
+        let mut r = crate::codec::Reader(bytes);
         let (cwd, model) = (text(&mut r)?, text(&mut r)?);
         let mut time = || match text(&mut r)? {
             None => Some(None),

@@ -1,4 +1,5 @@
-//! The little-endian pieces cache files are made of: writing them, and
+//! The little-endian pieces binary files are made of (the cache's files, the
+//! binary form of ci-agg's states, a writer's cached peek): writing them, and
 //! reading them back with every read checked against the bytes left (a cache
 //! file is input like any other: a damaged one is refused, never a panic).
 
