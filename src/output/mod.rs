@@ -22,7 +22,7 @@ pub mod text;
 pub mod tree;
 
 pub use event::{
-    json_str, write_cut, write_event_site, write_provenance, EventPrinter, DEFAULT_MAX_BYTES, ENVELOPE, MAX_BYTES_ENV,
+    json_str, write_cut, write_event_site, write_provenance, EventPrinter, DEFAULT_MAX_BYTES, MAX_BYTES_ENV,
     ORIGINAL_PROVENANCE,
 };
 
