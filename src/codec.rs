@@ -14,6 +14,17 @@ pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
+/// Appends an optional text (a byte 0, or 1 and the text).
+pub fn put_opt_text(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        None => out.push(0),
+        Some(s) => {
+            out.push(1);
+            put_bytes(out, s.as_bytes());
+        }
+    }
+}
+
 /// Appends `n` in LEB128: seven bits a byte, low first (small numbers,
 /// such as the gaps between lines, take one byte).
 pub fn put_varint(out: &mut Vec<u8>, mut n: u64) {
@@ -91,5 +102,14 @@ impl<'a> Reader<'a> {
     /// UTF-8 text after its length.
     pub fn text(&mut self) -> Option<String> {
         String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+
+    /// An optional text ([`put_opt_text`]; `None` outside: not one).
+    pub fn opt_text(&mut self) -> Option<Option<String>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => self.text().map(Some),
+            _ => None,
+        }
     }
 }

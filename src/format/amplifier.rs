@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::Detail;
 use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
+use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::error::{Error, Result};
 use crate::files::{dir_above, expand_tilde, name_above, read_dir_sorted, NOT_UTF8};
@@ -109,7 +109,7 @@ impl Adapter for Amplifier {
         }
     }
 
-    fn discover(&self, root: &Path, _detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
+    fn discover(&self, root: &Path, _detail: Detail, _cx: &Cx<'_>, diag: &Diag) -> Result<Vec<SessionRecord>> {
         discover(root, diag)
     }
 
@@ -128,7 +128,7 @@ impl Adapter for Amplifier {
 
     /// `…/context-intelligence/events.jsonl`: its session and metadata are
     /// found as for a session directory.
-    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
         let in_layout = file.file_name().is_some_and(|n| n == "events.jsonl")
             && name_above(file, 1).is_some_and(|n| n == "context-intelligence");
         if !in_layout {
@@ -140,7 +140,7 @@ impl Adapter for Amplifier {
         Some(cap)
     }
 
-    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
         record_of_events(file)
     }
 
@@ -148,7 +148,7 @@ impl Adapter for Amplifier {
     /// `context-intelligence/events.jsonl` exists (a session whose
     /// `metadata.json` is written first is announced when its `events.jsonl`
     /// appears, with the metadata there by then).
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         let entries = read_dir_sorted(root).unwrap_or_default();
         for session in session_dirs(root, &entries, None) {

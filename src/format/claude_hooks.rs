@@ -20,8 +20,8 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::Detail;
 use super::{str_at, Adapter, CallKey, LineKind, ReadState};
+use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
 use crate::json::{Index, Raw, Record};
@@ -73,7 +73,13 @@ impl Adapter for ClaudeHooks {
         }
     }
 
-    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        _cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
         Ok(discover(root, detail, diag))
     }
 
@@ -86,7 +92,7 @@ impl Adapter for ClaudeHooks {
 
     /// A `_claude_*.jsonl` event file of a session directory: that session,
     /// reading only this file.
-    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
         if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
             return None;
         }
@@ -98,7 +104,7 @@ impl Adapter for ClaudeHooks {
 
     /// An event file's session (its directory), as a reading run finds it
     /// (the transcript copy's head and tail unread).
-    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
         if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
             return None;
         }
@@ -107,7 +113,7 @@ impl Adapter for ClaudeHooks {
 
     /// A directory becomes a session, reported once, when it holds a
     /// `_claude_*.jsonl` event file.
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         for dir in sorted_dirs(root) {
             if !seen.contains(&dir)

@@ -57,8 +57,8 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::Detail;
 use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
+use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
@@ -149,11 +149,17 @@ impl Adapter for ClaudeTranscript {
 
     /// The sessions of every project folder of the root's `projects`; a
     /// project folder itself given as the root: its sessions.
-    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
         let Some(projects) = projects_dir(root) else {
             let files = transcripts_in(&read_dir_sorted(root).unwrap_or_default());
             let sessions = files.iter().filter(|(f, _)| first_line_is_transcript(f));
-            return Ok(sessions.filter_map(|(f, sub)| session_of(f, detail, Some(diag), *sub)).collect());
+            return Ok(sessions.filter_map(|(f, sub)| session_of(f, detail, cx, Some(diag), *sub)).collect());
         };
         let mut files = vec![];
         for folder in read_dir_sorted(&projects).unwrap_or_default() {
@@ -162,7 +168,7 @@ impl Adapter for ClaudeTranscript {
             }
             files.extend(transcripts_in(&read_dir_sorted(&folder).unwrap_or_default()));
         }
-        Ok(crate::files::in_parallel(&files, |(f, sub)| session_of(f, detail, Some(diag), *sub), diag))
+        Ok(crate::files::in_parallel(&files, |(f, sub)| session_of(f, detail, cx, Some(diag), *sub), diag))
     }
 
     /// A project folder given as an argument is not one session: it is read
@@ -173,15 +179,15 @@ impl Adapter for ClaudeTranscript {
 
     /// A `<session-id>.jsonl` whose lines are transcript lines, anywhere: that
     /// session (its subagents too, when they sit beside it).
-    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
         if !is_transcript_name(file) || !first_line_is_transcript(file) {
             return None;
         }
-        let rec = session_of(file, Detail::Full, Some(diag), true)?;
+        let rec = session_of(file, Detail::Full, cx, Some(diag), true)?;
         Some(super::capture(rec))
     }
 
-    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str, cx: &Cx<'_>) -> Option<SessionRecord> {
         if !is_transcript_name(file) {
             return None;
         }
@@ -197,16 +203,16 @@ impl Adapter for ClaudeTranscript {
         if !first_line_is_transcript(&main) {
             return None;
         }
-        session_of(&main, Detail::Full, None, true)
+        session_of(&main, Detail::Full, cx, None, true)
     }
 
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let Some(projects) = projects_dir(root) else { return vec![] };
         let mut found = vec![];
         for folder in read_dir_sorted(&projects).unwrap_or_default() {
             for (file, sub) in transcripts_in(&read_dir_sorted(&folder).unwrap_or_default()) {
                 if !seen.contains(&file) {
-                    found.extend(session_of(&file, Detail::Full, Some(diag), sub));
+                    found.extend(session_of(&file, Detail::Full, cx, Some(diag), sub));
                     seen.insert(file);
                 }
             }
@@ -767,8 +773,9 @@ const PEEK: u64 = 1024 * 1024;
 /// the first and last timestamps (read from the file's first and last lines,
 /// [`peek`]), `model` = the first assistant model, `files` = its subagent
 /// transcripts' names, looked for only when `subagents` (see
-/// [`transcripts_in`]). [`Detail::Reading`] leaves out what [`peek`] reads.
-fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>, subagents: bool) -> Option<SessionRecord> {
+/// [`transcripts_in`]). [`Detail::Reading`] leaves out what [`peek`] reads;
+/// what it reads is kept in the run's peeks ([`Cx::kept`]).
+fn session_of(file: &Path, detail: Detail, cx: &Cx<'_>, diag: Option<&Diag>, subagents: bool) -> Option<SessionRecord> {
     let meta = crate::files::usable_or_reported(file, diag)?;
     let Some(path) = file.to_str() else {
         if let Some(d) = diag {
@@ -794,7 +801,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>, subagents: bool)
     };
     if detail == Detail::Full {
         let read = || peek(file, meta.len());
-        let head = crate::cache::peeks::kept(file, &meta, "claude-transcript", read, Peek::encode, Peek::decode);
+        let head = cx.kept(file, &meta, "claude-transcript", read, Peek::encode, Peek::decode);
         rec.working_dir = head.cwd;
         rec.started_at = head.first.map(time::format_timestamp);
         rec.last_event_at = head.last.map(time::format_timestamp);
@@ -857,24 +864,23 @@ pub struct Peek {
 }
 
 impl Peek {
-    /// Its form in the kept peeks ([`crate::cache::peeks`]): four optional texts.
+    /// Its form in the kept peeks ([`Cx::kept`]): four optional texts.
     pub fn encode(&self) -> Vec<u8> {
-        use crate::cache::peeks::put_text;
+        use crate::codec::put_opt_text;
         let mut out = Vec::new();
-        put_text(&mut out, self.cwd.as_deref());
-        put_text(&mut out, self.model.as_deref());
+        put_opt_text(&mut out, self.cwd.as_deref());
+        put_opt_text(&mut out, self.model.as_deref());
         for t in [self.first, self.last] {
-            put_text(&mut out, t.map(time::format_timestamp).as_deref());
+            put_opt_text(&mut out, t.map(time::format_timestamp).as_deref());
         }
         out
     }
 
     /// [`Peek::encode`] read back (`None`: not one).
     pub fn decode(bytes: &[u8]) -> Option<Peek> {
-        use crate::cache::peeks::text;
         let mut r = crate::codec::Reader(bytes);
-        let (cwd, model) = (text(&mut r)?, text(&mut r)?);
-        let mut time = || match text(&mut r)? {
+        let (cwd, model) = (r.opt_text()?, r.opt_text()?);
+        let mut time = || match r.opt_text()? {
             None => Some(None),
             Some(t) => time::parse_timestamp(&t).map(Some),
         };

@@ -57,8 +57,8 @@ use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
 
-use super::Detail;
 use super::{str_at, Adapter, CallKey, LineKind, ReadState};
+use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
@@ -163,7 +163,13 @@ impl Adapter for Codex {
         }
     }
 
-    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        _cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
         let mut seen = HashSet::new();
         let files: Vec<PathBuf> =
             root_files(root).into_iter().filter(|f| id_of_name(f).is_none_or(|id| seen.insert(id))).collect();
@@ -176,18 +182,18 @@ impl Adapter for Codex {
     }
 
     /// A `rollout-*.jsonl`, or a file whose first line is a Codex line.
-    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
         if !is_rollout_name(file) && !first_line_is_rollout(file) {
             return None;
         }
         Some(super::capture(session_of(file, Detail::Full, Some(diag))?))
     }
 
-    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
         is_rollout_name(file).then(|| session_of(file, Detail::Full, None)).flatten()
     }
 
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         for file in root_files(root) {
             if seen.insert(file.clone()) {
