@@ -129,3 +129,6 @@ impl Memo {
         value.downcast::<T>().unwrap_or_else(|_| unreachable!("kept by its type"))
     }
 }
+
+#[cfg(test)]
+mod tests;
