@@ -27,7 +27,6 @@ pub mod bin;
 pub mod cached;
 pub mod calls;
 pub mod cost;
-pub use crate::decimal;
 pub mod field;
 pub mod fsum;
 pub mod groups;
@@ -37,6 +36,10 @@ pub mod responses;
 pub mod session;
 pub mod stat;
 mod visit;
+
+/// Exact decimals, a leaf of the crate ([`crate::decimal`]), under the path
+/// the aggregator's files and older callers name.
+pub use crate::decimal;
 
 use std::collections::BTreeMap;
 
