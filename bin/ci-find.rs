@@ -3,5 +3,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    ci_tools::cli::main(ci_tools::cmd::find::run)
+    ci_tools::cli::main(ci_tools::cmd::find::run, ci_tools::cmd::commands)
 }

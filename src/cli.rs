@@ -157,7 +157,11 @@ pub fn completions(mut cmd: clap::Command, kind: Generate) -> Vec<u8> {
 }
 
 /// The body of every binary: parse, handle `--generate`, run, map to an exit code.
-pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Outcome>) -> ExitCode {
+///
+/// `commands` lists every tool's command line, in pipeline order
+/// (`cmd::commands`), for the hint naming the tool that has a flag this one
+/// lacks; it is passed in so that this layer does not import the tools.
+pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Outcome>, commands: fn() -> Vec<clap::Command>) -> ExitCode {
     let cmd = T::command();
     let prog: &'static str = Box::leak(cmd.get_name().to_owned().into_boxed_str());
     let args = match T::try_parse() {
@@ -165,7 +169,7 @@ pub fn main<T: Tool>(run: fn(T, &Diag) -> Result<Outcome>) -> ExitCode {
         // --help, --version (exit 0) and usage errors (exit 2), printed by
         // clap; output that cannot be written (a full disk) is an error.
         Err(e) => {
-            let e = other_tool_hint(e, &mut T::command());
+            let e = other_tool_hint(e, &mut T::command(), commands);
             let code = e.exit_code();
             let printed = e.print().and_then(|()| std::io::stdout().flush());
             return match printed {
@@ -224,7 +228,7 @@ fn install_signal_handler(following: bool) {
 /// tip names the tool that has it and the pipeline that uses it, e.g.
 /// `ci-cat has no --root: it reads PATHs or stdin; discover sessions with
 /// ci-find --root R | ci-cat`.
-fn other_tool_hint(mut e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
+fn other_tool_hint(mut e: clap::Error, cmd: &mut clap::Command, commands: fn() -> Vec<clap::Command>) -> clap::Error {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     if e.kind() != ErrorKind::UnknownArgument {
         return e;
@@ -233,7 +237,7 @@ fn other_tool_hint(mut e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
     let prog = prog.as_str();
     let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else { return e };
     let Some(long) = arg.strip_prefix("--").map(|a| a.split('=').next().unwrap_or(a).to_owned()) else { return e };
-    let commands = crate::cmd::commands();
+    let commands = commands();
     let owners: Vec<&clap::Command> = commands
         .iter()
         .filter(|c| c.get_name() != prog && c.get_arguments().any(|a| a.get_long() == Some(long.as_str())))

@@ -15,14 +15,14 @@ use std::sync::{Arc, Mutex};
 /// Writes one report to stderr, ignoring a closed stderr. Control characters
 /// in it (from a file name, an id, a value) are escaped, so it never forges
 /// a line and never reaches the terminal as an escape sequence
-/// ([`crate::output::printable::escape_report`]).
+/// ([`crate::text::printable::escape_report`]).
 ///
 /// On a thread that holds its reports back ([`hold_reports`]) they are kept
 /// until its turn comes.
 pub fn eprint(args: fmt::Arguments<'_>) {
     REPORTS.with(|n| n.set(n.get() + 1));
     let text = args.as_str().map_or_else(|| Cow::Owned(args.to_string()), Cow::Borrowed);
-    let safe = crate::output::printable::escape_report(&text);
+    let safe = crate::text::printable::escape_report(&text);
     if HELD.with(|h| h.borrow_mut().as_mut().is_some_and(|h| h.hold(safe.as_bytes()))) {
         return;
     }
@@ -213,87 +213,20 @@ impl Diag {
         let untimed = self.untimed.load(Relaxed);
         let mut parts = vec![];
         if bad > 0 {
-            parts.push(format!("{bad} bad line{} skipped", plural(bad)));
+            parts.push(format!("{bad} bad line{} skipped", crate::text::plural(bad)));
         }
         if torn > 0 {
-            parts.push(format!("{torn} unfinished last line{} held back (capture still being written?)", plural(torn)));
+            parts.push(format!(
+                "{torn} unfinished last line{} held back (capture still being written?)",
+                crate::text::plural(torn)
+            ));
         }
         if untimed > 0 {
-            parts.push(format!("{untimed} record{} without a usable timestamp", plural(untimed)));
+            parts.push(format!("{untimed} record{} without a usable timestamp", crate::text::plural(untimed)));
         }
         if !parts.is_empty() {
             let hint = if bad > 0 && !self.strict { " (--strict makes bad lines an error)" } else { "" };
             eprint(format_args!("{}: {}{hint}", self.prog, parts.join(", ")));
         }
-    }
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-/// The candidate nearest to `word` by edit distance (insertions, deletions,
-/// substitutions, swaps of neighbours; ASCII case ignored), when it is close enough to be a typo:
-/// at most one edit per three characters of `word`, and at least one.
-pub fn nearest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
-    let limit = (word.chars().count() / 3).max(1);
-    candidates
-        .iter()
-        .map(|c| (edit_distance(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()), *c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-/// Of `candidates`, the one fewest edits from `word` (ties: the first), however
-/// many: for a hint among values known to be relevant.
-pub fn closest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
-    candidates.iter().min_by_key(|c| edit_distance(word, c)).copied()
-}
-
-/// Edit distance over chars, a swap of two neighbours counting as one edit
-/// (the optimal string alignment distance: `modle` is one edit from `model`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    // d[i][j]: distance between a[..i] and b[..j].
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nearest_names_a_likely_typo_only() {
-        let names = ["event", "workspace", "session", "tool", "model"];
-        assert_eq!(nearest("evnt", &names), Some("event"));
-        assert_eq!(nearest("Workspce", &names), Some("workspace"));
-        assert_eq!(nearest("tol", &names), Some("tool"));
-        assert_eq!(nearest("data.provider", &names), None);
-        assert_eq!(nearest("xyz", &names), None);
-        assert_eq!(nearest("modle", &names), Some("model"));
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
     }
 }

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use crate::diag::Diag;
 use crate::error::Result;
 use crate::files::expand_tilde;
-use crate::format::WRITERS;
+pub use crate::format::Detail;
+use crate::format::{Cx, Memo, WRITERS};
 use crate::session::{Capture, SessionRecord, Writer};
 
 /// Resolves the roots to search: the `--root` values when given (`~`
@@ -36,19 +37,16 @@ pub const NO_DEFAULT_ROOT: &str = "found no capture root: none of ~/.amplifier/p
      (name a PATH or --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, \
      CLAUDE_CONFIG_DIR, CODEX_HOME or SESSION_DATA_DIR)";
 
-/// How much of each session record discovery fills in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Detail {
-    /// Everything a record has (`ci-find`; tools whose output follows the
-    /// session order, newest first, need the start times).
-    #[default]
-    Full,
-    /// What reading the captures needs: ids, paths, project and files. What
-    /// only a capture's own lines tell (a transcript's times, model and
-    /// working directory, read off its head and tail) is left out, and no
-    /// file is opened for it: `ci-agg`, whose answers do not depend on the
-    /// order sessions are read in, reads every line anyway.
-    Reading,
+/// What the writers derive from whole files, for the process: shared by
+/// discovery and reading ([`cx`]).
+static MEMO: Memo = Memo::new();
+
+/// What every writer's discovery and reading are handed ([`Cx`]): the run's
+/// kept peeks ([`crate::cache::peeks::current`]: on in `ci-find` and
+/// `ci-filter`) and the process's memo of per-file indexes. The writers
+/// never reach either themselves.
+pub fn cx() -> Cx<'static> {
+    Cx { peeks: crate::cache::peeks::current(), memo: &MEMO }
 }
 
 /// Lists every session under `root`: each writer's, in registry order, each
@@ -57,7 +55,7 @@ pub enum Detail {
 pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let mut out = vec![];
     for w in WRITERS {
-        out.extend(w.adapter().discover(root, detail, diag)?);
+        out.extend(w.adapter().discover(root, detail, &cx(), diag)?);
     }
     Ok(out)
 }
@@ -92,7 +90,7 @@ pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
 /// whose files mix sessions); any other file is its own session, named
 /// after the file stem, read as Amplifier lines.
 pub fn file_captures(path: &Path, diag: &Diag) -> Vec<Capture> {
-    if let Some(caps) = WRITERS.into_iter().find_map(|w| w.adapter().file_captures(path, diag)) {
+    if let Some(caps) = WRITERS.into_iter().find_map(|w| w.adapter().file_captures(path, &cx(), diag)) {
         return caps;
     }
     vec![file_capture(path)]
@@ -116,7 +114,7 @@ fn file_capture(path: &Path) -> Capture {
 /// knows it (no reports): for piped event records, looked up by provenance
 /// path and session id ([`crate::format::Adapter::record_of_file`]).
 pub fn record_of_file(path: &Path, session: &str) -> Option<SessionRecord> {
-    WRITERS.into_iter().find_map(|w| w.adapter().record_of_file(path, session))
+    WRITERS.into_iter().find_map(|w| w.adapter().record_of_file(path, session, &cx()))
 }
 
 /// The project folder a capture file's path names, by the first writer whose

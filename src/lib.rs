@@ -11,6 +11,35 @@
 //! records share parsed predicates ([`predicate`]); jobs that decide on the
 //! envelope skim the payload instead of validating it ([`json::Index::skim`]).
 //!
+//! # Layers
+//!
+//! The top-level modules form layers that point down: each uses only
+//! modules of the layers listed before its own, never one of its own layer
+//! nor one after it (`tests/layers.rs` reads every `crate::` and `super::`
+//! path of `src/` and fails on any other edge; a new module is given its
+//! layer there):
+//!
+//! 0. leaves, which need nothing of the crate: [`json`], [`time`],
+//!    [`elements`], [`window`], [`signal`], [`progress`], [`text`] (text
+//!    for people: the escaper, typo hints), [`units`] (sizes), [`codec`]
+//!    (the binary pieces of cache files), [`decimal`];
+//! 1. [`lines`] (the line reader, and how a read ended), [`diag`],
+//!    [`session`] (the session record), [`truncate`], [`pricing`];
+//! 2. [`files`], [`error`];
+//! 3. [`mod@format`], the writers, handed the run's state in a
+//!    [`format::Cx`] (kept peeks, a memo) instead of reaching for it, and
+//!    [`session_id`], the rule naming a session;
+//! 4. [`record`], the event view over the writers, and [`cache`], which
+//!    keeps what the writers peek at (behind [`format::PeekCache`]);
+//! 5. [`discover`] (which makes the writers' [`format::Cx`]), [`pick`],
+//!    [`search`];
+//! 6. [`watch`], [`output`], [`predicate`];
+//! 7. [`reread`] (cut records made whole, printed through [`output`]);
+//! 8. [`source`], the engine;
+//! 9. [`aggregate`], [`cli`] (whose `main` is handed the tools' command
+//!    lines, [`cmd::commands`]);
+//! 10. [`cmd`], the tools.
+//!
 //! ```
 //! use ci_tools::json::{Index, Path};
 //!
@@ -28,6 +57,8 @@ pub mod aggregate;
 pub mod cache;
 pub mod cli;
 pub mod cmd;
+pub mod codec;
+pub mod decimal;
 pub mod diag;
 pub mod discover;
 pub mod elements;
@@ -48,7 +79,9 @@ pub mod session;
 pub mod session_id;
 pub mod signal;
 pub mod source;
+pub mod text;
 pub mod time;
 pub mod truncate;
+pub mod units;
 pub mod watch;
 pub mod window;

@@ -8,6 +8,9 @@
 
 use std::io::{self, Read};
 
+mod end;
+pub use end::{ReadEnd, Tail};
+
 const INITIAL: usize = 256 * 1024;
 
 /// The most a full buffer's initialised length grows by at once.

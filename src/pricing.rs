@@ -103,7 +103,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::aggregate::decimal::Decimal;
+use crate::decimal::Decimal;
 use crate::json::{self, Kind, Raw};
 
 /// The built-in table (see the module docs).

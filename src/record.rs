@@ -25,6 +25,15 @@ use crate::time::{self, Timestamp};
 /// The name of the provenance key added to event records.
 pub const PROVENANCE_KEY: &str = "ci";
 
+/// The envelope of an event record: its top-level keys besides `data` and
+/// [`PROVENANCE_KEY`] (which is ours). They are never cut by the byte budget,
+/// and a cut record made whole again keeps its own.
+pub const ENVELOPE: [&str; 3] = ["event", "workspace", "timestamp"];
+
+/// Every top-level key an event record can be read at: the [`ENVELOPE`],
+/// `data` and [`PROVENANCE_KEY`].
+pub const RECORD_KEYS: [&str; 5] = [ENVELOPE[0], ENVELOPE[1], ENVELOPE[2], "data", PROVENANCE_KEY];
+
 /// The key of a derived event record that names the tool of a call's end
 /// whose `data` does not ([`Event::paired_tool`]).
 pub const TOOL_KEY: &str = "tool";

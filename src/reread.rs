@@ -26,8 +26,8 @@ use crate::elements::ElementReader;
 use crate::format::{self, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
-use crate::output::{EventPrinter, ENVELOPE};
-use crate::record::{line_hash, Event, PROVENANCE_KEY, TOOL_KEY};
+use crate::output::EventPrinter;
+use crate::record::{line_hash, Event, ENVELOPE, PROVENANCE_KEY, TOOL_KEY};
 use crate::session::Writer;
 
 /// Where a cut record says its line is.
@@ -449,7 +449,7 @@ fn project(out: &mut Vec<u8>, rec: &Record<'_>, whole: &Record<'_>, fields: &[Pa
             None => serde_json::to_vec(value).unwrap_or_else(|_| b"null".to_vec()),
         };
         let mut k = Vec::with_capacity(key.len() + 2);
-        crate::output::json_str(&mut k, key);
+        crate::json::write::json_str(&mut k, key);
         member(out, i, &k[1..k.len() - 1], Raw(&bytes), None);
         i += 1;
     }

@@ -43,7 +43,7 @@ impl Watch {
         let mut found = vec![];
         for root in &self.roots {
             for w in WRITERS {
-                found.extend(w.adapter().fresh(root, &mut self.seen, diag));
+                found.extend(w.adapter().fresh(root, &mut self.seen, &crate::discover::cx(), diag));
             }
         }
         found

@@ -30,6 +30,7 @@ mod huge;
 mod human;
 mod interface;
 mod json_props;
+mod layers;
 mod line_index;
 mod man;
 mod obvious;

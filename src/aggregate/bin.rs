@@ -171,8 +171,8 @@ pub fn groups(b: &[u8], q: &Query) -> Option<(KeyedGroups, Responses)> {
     (r.left() == 0).then_some((out, responses))
 }
 
-pub(super) use crate::cache::wire::put_len;
-use crate::cache::wire::{put_bytes, put_len as len, Reader};
+pub(super) use crate::codec::put_len;
+use crate::codec::{put_bytes, put_len as len, Reader};
 
 pub(super) fn text(w: &mut Vec<u8>, s: &str) {
     put_bytes(w, s.as_bytes());
@@ -226,7 +226,7 @@ pub(super) fn num(w: &mut Vec<u8>, n: Option<Num>) {
         Some(Num::Exact(d)) if d.whole().is_some() => {
             w.push(3);
             let v = d.whole().unwrap_or_default();
-            crate::cache::wire::put_varint(w, ((v << 1) ^ (v >> 63)) as u64);
+            crate::codec::put_varint(w, ((v << 1) ^ (v >> 63)) as u64);
         }
         Some(Num::Exact(d)) => {
             w.push(1);

@@ -149,21 +149,21 @@ impl Call {
     }
 
     /// Reads [`Call::write_bin`] back.
-    pub fn read_bin(r: &mut crate::cache::wire::Reader<'_>) -> Option<Call> {
+    pub fn read_bin(r: &mut crate::codec::Reader<'_>) -> Option<Call> {
         use super::bin::StatePieces;
-        fn flag(r: &mut crate::cache::wire::Reader<'_>) -> Option<bool> {
+        fn flag(r: &mut crate::codec::Reader<'_>) -> Option<bool> {
             match r.u8()? {
                 0 => Some(false),
                 1 => Some(true),
                 _ => None,
             }
         }
-        fn opt_text(r: &mut crate::cache::wire::Reader<'_>) -> Option<Option<String>> {
+        fn opt_text(r: &mut crate::codec::Reader<'_>) -> Option<Option<String>> {
             let has = flag(r)?;
             let t = r.text()?;
             Some(has.then_some(t))
         }
-        fn ts(r: &mut crate::cache::wire::Reader<'_>) -> Option<Option<Timestamp>> {
+        fn ts(r: &mut crate::codec::Reader<'_>) -> Option<Option<Timestamp>> {
             let has = flag(r)?;
             let n = r.i128()?;
             match has {

@@ -27,7 +27,6 @@ pub mod bin;
 pub mod cached;
 pub mod calls;
 pub mod cost;
-pub mod decimal;
 pub mod field;
 pub mod fsum;
 pub mod groups;
@@ -38,6 +37,10 @@ pub mod session;
 pub mod stat;
 pub mod view;
 mod visit;
+
+/// Exact decimals, a leaf of the crate ([`crate::decimal`]), under the path
+/// the aggregator's files and older callers name.
+pub use crate::decimal;
 
 use std::collections::BTreeMap;
 

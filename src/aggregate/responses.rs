@@ -322,7 +322,7 @@ impl Responses {
     }
 
     /// Reads [`Responses::write_bin`] back for a query of `keys` keys.
-    pub fn read_bin(r: &mut crate::cache::wire::Reader<'_>, keys: usize) -> Option<Responses> {
+    pub fn read_bin(r: &mut crate::codec::Reader<'_>, keys: usize) -> Option<Responses> {
         use super::bin::StatePieces;
         let mut out = Responses::default();
         for _ in 0..r.count()? {

@@ -21,15 +21,15 @@
 //!   varint length
 //! ```
 //!
-//! Varints are LEB128 ([`super::wire::put_varint`]); an Amplifier line
+//! Varints are LEB128 ([`crate::codec::put_varint`]); an Amplifier line
 //! takes about five bytes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::wire::{put_varint, Reader};
 use super::{Entry, Fresh, Kind, Store, Update};
+use crate::codec::{put_varint, Reader};
 use crate::diag::Diag;
 use crate::lines::{Resume, Site};
 use crate::session::Capture;

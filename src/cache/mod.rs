@@ -26,7 +26,8 @@
 //!   through an index, with a delta file for a run's few changes.
 //! - [`usage`]: what the directory holds, and keeping it within its bound
 //!   (least recently used files removed).
-//! - [`wire`]: the checked little-endian pieces the bodies are made of.
+//!
+//! The bodies are made of the checked little-endian pieces of [`crate::codec`].
 
 pub mod counts;
 pub mod dir;
@@ -36,7 +37,6 @@ pub mod line_index;
 pub mod peeks;
 pub mod store;
 pub mod usage;
-pub mod wire;
 
 #[cfg(all(test, unix))]
 mod tests;

@@ -1,7 +1,7 @@
 //! What discovery reads of a capture file's bytes for its session record,
 //! kept per file: a Claude Code transcript's record needs its first `cwd`
 //! and model and its first and last times, read from the file's head and
-//! tail (`claude_transcript::peek`), for every one of thousands of files on
+//! tail (a writer's `peek`), for every one of thousands of files on
 //! every `ci-find`. A file whose `stat` (device, inode, size, modification
 //! time) is as it was, and was modified two seconds or more before it was
 //! peeked at, gives what it gave; any other is read again (one cache file,
@@ -10,8 +10,10 @@
 //!
 //! On for a run once [`for_run`] is called (ci-find and ci-filter call it,
 //! unless `--no-cache` or `CI_CACHE=0`); the guard it returns writes what
-//! the run read when it is dropped. Off, or in a process that never turned
-//! it on (the library's tests), [`kept`] reads the file.
+//! the run read when it is dropped. Discovery hands the run's peeks
+//! ([`current`]) to the writers, which read and encode them themselves
+//! ([`crate::format::Cx::kept`]); off, or in a process that never turned it
+//! on (the library's tests), there are none and the file is read.
 
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
@@ -19,6 +21,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::{Entry, Identity, Kind, Stat, Store, Update};
 use crate::diag::Diag;
+use crate::format::PeekCache;
 
 /// The cache's label (and, hashed with the version, its file's name).
 const LABEL: &str = r#"{"tool":"discovery","peek":"session records","schema":1}"#;
@@ -60,54 +63,45 @@ pub fn for_run(off: bool, diag: &Diag) -> Option<Guard<'_>> {
     Some(Guard { diag })
 }
 
-/// What `read` makes of `file` (whose `stat` is `meta`), as kept when the
-/// file is as it was, else read and kept; `writer` tells one writer's
-/// encoding from another's.
-pub fn kept<T>(
-    file: &Path,
-    meta: &Metadata,
-    writer: &str,
-    read: impl FnOnce() -> T,
-    encode: impl FnOnce(&T) -> Vec<u8>,
-    decode: impl FnOnce(&[u8]) -> Option<T>,
-) -> T {
-    let Some(p) = PEEKS.get() else { return read() };
-    let key = crate::files::absolute_in(&p.cwd, file);
-    let tag = xxhash_rust::xxh3::xxh3_64(writer.as_bytes());
-    let stat = Stat::of(meta);
-    if let Some(e) = p.store.get(&key).filter(|e| e.identity.stat() == stat && e.settled() && e.context == tag) {
-        if let Some(v) = decode(e.payload) {
-            if let Some(touch) = e.touch(&key, p.now) {
-                p.updates.lock().unwrap_or_else(|e| e.into_inner()).push(touch);
-            }
-            return v;
-        }
-    }
-    let v = read();
-    // Kept by the stat taken before the read: a file that changed while it
-    // was read has another stat by the next run (or is not settled yet).
-    let identity = Identity::of_stat(stat);
-    let entry = Entry { identity, lines: 0, untimed: 0, used: p.now, context: tag, payload: encode(&v) };
-    p.updates.lock().unwrap_or_else(|e| e.into_inner()).push(Update::Put(key, entry));
-    v
+/// The run's peeks, when [`for_run`] turned them on: what discovery hands
+/// the writers ([`Cx::peeks`](crate::format::Cx::peeks)).
+pub fn current() -> Option<&'static dyn PeekCache> {
+    PEEKS.get().map(|p| p as &dyn PeekCache)
 }
 
-/// Appends an optional text (a byte 0, or 1 and the text).
-pub fn put_text(out: &mut Vec<u8>, s: Option<&str>) {
-    match s {
-        None => out.push(0),
-        Some(s) => {
-            out.push(1);
-            super::wire::put_bytes(out, s.as_bytes());
-        }
+impl Peeks {
+    /// The entry's key, tag and the file's `stat`.
+    fn key(&self, file: &Path, meta: &Metadata, writer: &str) -> (PathBuf, u64, Stat) {
+        let key = crate::files::absolute_in(&self.cwd, file);
+        (key, xxhash_rust::xxh3::xxh3_64(writer.as_bytes()), Stat::of(meta))
+    }
+
+    fn push(&self, update: Update) {
+        self.updates.lock().unwrap_or_else(|e| e.into_inner()).push(update);
     }
 }
 
-/// Reads [`put_text`] back (`None` outside: not one).
-pub fn text(r: &mut super::wire::Reader<'_>) -> Option<Option<String>> {
-    match r.u8()? {
-        0 => Some(None),
-        1 => r.text().map(Some),
-        _ => None,
+impl PeekCache for Peeks {
+    fn get(&self, file: &Path, meta: &Metadata, writer: &str, decode: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        let (key, tag, stat) = self.key(file, meta, writer);
+        let Some(e) = self.store.get(&key).filter(|e| e.identity.stat() == stat && e.settled() && e.context == tag)
+        else {
+            return false;
+        };
+        if !decode(e.payload) {
+            return false;
+        }
+        if let Some(touch) = e.touch(&key, self.now) {
+            self.push(touch);
+        }
+        true
+    }
+
+    fn put(&self, file: &Path, meta: &Metadata, writer: &str, payload: Vec<u8>) {
+        // Kept by the stat taken before the read: a file that changed while it
+        // was read has another stat by the next run (or is not settled yet).
+        let (key, tag, stat) = self.key(file, meta, writer);
+        let identity = Identity::of_stat(stat);
+        self.push(Update::Put(key, Entry { identity, lines: 0, untimed: 0, used: self.now, context: tag, payload }));
     }
 }

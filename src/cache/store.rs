@@ -47,8 +47,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::file::{Kind, Mapped, ReadError};
-use super::wire::{put_bytes, put_len, Reader};
 use super::{CacheDir, Identity};
+use crate::codec::{put_bytes, put_len, Reader};
 
 /// Entries unused for this many days are dropped.
 pub const STALE_DAYS: u64 = 30;
@@ -537,12 +537,12 @@ impl<'a> Piece<'a> {
 /// Read on from `resume` without a new whole line, the kept last line
 /// (`kept_last`) is still the last.
 pub fn kept_end(
-    end: &crate::source::ReadEnd<'_>,
+    end: &crate::lines::ReadEnd<'_>,
     resume: Option<crate::lines::Resume>,
     kept_last: Option<u64>,
 ) -> Option<(Identity, u64)> {
     let last = end.last_line_at.or(resume.filter(|r| r.offset == end.whole).and(kept_last));
-    if end.tail == crate::source::Tail::Read || (last.is_none() && end.whole > 0) {
+    if end.tail == crate::lines::Tail::Read || (last.is_none() && end.whole > 0) {
         return None;
     }
     let id = Identity::of(end.file, end.whole, last).ok().filter(|id| id.len >= id.indexed)?;

@@ -52,7 +52,7 @@ impl CacheFile {
 /// (an invalid value is the error to report).
 pub fn max_bytes() -> Result<u64, String> {
     match std::env::var("CI_CACHE_MAX_BYTES") {
-        Ok(v) => crate::cli::values::size(&v).map_err(|e| format!("CI_CACHE_MAX_BYTES={v:?}: {e}")),
+        Ok(v) => crate::units::size(&v).map_err(|e| format!("CI_CACHE_MAX_BYTES={v:?}: {e}")),
         Err(_) => Ok(DEFAULT_MAX_BYTES),
     }
 }

@@ -17,7 +17,7 @@ use crate::aggregate::query::{Layout, Preset, Query, QuerySpec};
 use crate::aggregate::{combine, view, Aggregator, Answer};
 use crate::cli::values;
 use crate::cli::{Common, SessionArg, Tabular, TimeWindow, Tool};
-use crate::diag::{self, Diag};
+use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
 use crate::lines::LineReader;
@@ -26,6 +26,7 @@ use crate::output::Output;
 use crate::predicate::nearest::Watch;
 use crate::pricing::Prices;
 use crate::source::{self, RunOpts};
+use crate::text::plural;
 use crate::time;
 
 const EXAMPLES: &str = "\
@@ -617,7 +618,7 @@ fn warn_fields_never_found(rows: &[Row], q: &Query, by: usize, seen: &[&str], wa
     }
     let hint = |name: &str| {
         let watched = watches.iter().find(|w| w.target.path().as_str() == name).and_then(Watch::hint);
-        match watched.or_else(|| diag::nearest(name, &NAMES).map(str::to_owned)) {
+        match watched.or_else(|| crate::text::nearest(name, &NAMES).map(str::to_owned)) {
             Some(n) => format!("; did you mean {n:?}?"),
             None => String::new(),
         }
@@ -688,14 +689,6 @@ fn warn_unpriced(records: &[serde_json::Map<String, Value>], q: &Query, diag: &D
         names.join(", "),
         if q.spec.pricing.is_empty() { q.prices.source() } else { &q.spec.pricing }
     ));
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 /// The capture cache of `q`, unless it is off (`--no-cache`, `CI_CACHE=0`).

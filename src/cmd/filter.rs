@@ -411,7 +411,7 @@ fn warn_unmatched_events(sel: &crate::predicate::Selection, visitors: &[Filter<'
         if !never || (g.is_exact() && PHANTOM_EVENTS.contains(&g.as_str())) {
             continue;
         }
-        let hint = match crate::diag::nearest(g.as_str(), &read) {
+        let hint = match crate::text::nearest(g.as_str(), &read) {
             Some(n) if g.is_exact() => format!("; did you mean {n:?}?"),
             _ => String::new(),
         };

@@ -8,7 +8,13 @@ pub mod grep;
 
 /// Every tool's command line, in pipeline order (for the hint naming the
 /// tool that has a flag another lacks, [`crate::cli::main`]).
-pub fn commands() -> [clap::Command; 5] {
+pub fn commands() -> Vec<clap::Command> {
     use clap::CommandFactory;
-    [find::Args::command(), filter::Args::command(), grep::Args::command(), cat::Args::command(), agg::Args::command()]
+    vec![
+        find::Args::command(),
+        filter::Args::command(),
+        grep::Args::command(),
+        cat::Args::command(),
+        agg::Args::command(),
+    ]
 }

@@ -13,7 +13,6 @@
 //!   [`canonical`] of its `hook_event_name`, with `data` = the line unchanged.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
@@ -21,13 +20,15 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use super::{str_at, Adapter, CallKey, LineKind, ReadState};
+use super::{Cx, Detail};
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
-use crate::json::{Index, Raw, Record};
-use crate::lines::LineReader;
+use crate::json::{Raw, Record};
 use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
+
+mod scan;
+pub(crate) use scan::Scan;
 
 /// Env var naming the `_sessiondata` root.
 pub const ROOT_ENV: &str = "SESSION_DATA_DIR";
@@ -73,7 +74,13 @@ impl Adapter for ClaudeHooks {
         }
     }
 
-    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        _cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
         Ok(discover(root, detail, diag))
     }
 
@@ -86,7 +93,7 @@ impl Adapter for ClaudeHooks {
 
     /// A `_claude_*.jsonl` event file of a session directory: that session,
     /// reading only this file.
-    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
         if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
             return None;
         }
@@ -98,7 +105,7 @@ impl Adapter for ClaudeHooks {
 
     /// An event file's session (its directory), as a reading run finds it
     /// (the transcript copy's head and tail unread).
-    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
         if !file.file_name().and_then(|n| n.to_str()).is_some_and(is_event_file) {
             return None;
         }
@@ -107,7 +114,7 @@ impl Adapter for ClaudeHooks {
 
     /// A directory becomes a session, reported once, when it holds a
     /// `_claude_*.jsonl` event file.
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         for dir in sorted_dirs(root) {
             if !seen.contains(&dir)
@@ -511,92 +518,5 @@ pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Ses
     })
 }
 
-/// What a pass over a session's hook payloads collects (the fields of its
-/// session record). Also used by the hook-log writer ([`super::hook_logs`]).
-#[derive(Default)]
-pub(crate) struct Scan {
-    /// The first payload's `cwd`.
-    pub(crate) cwd: Option<String>,
-    /// The first SessionStart's `model`.
-    pub(crate) model: Option<String>,
-    started: bool,
-    /// Whether a SessionEnd was seen.
-    pub(crate) ended: bool,
-    /// Earliest and latest `timestamp` that parses.
-    pub(crate) first: Option<Timestamp>,
-    pub(crate) last: Option<Timestamp>,
-    /// Hook payloads seen.
-    pub(crate) events: u64,
-    /// `source:`, `permission:` and `agent:` tags.
-    pub(crate) tags: BTreeSet<String>,
-}
-
-impl Scan {
-    /// Counts the payloads of one file; `Err` when it cannot be opened.
-    fn file(&mut self, path: &Path) -> std::io::Result<()> {
-        let f = fs::File::open(path)?;
-        let mut lines = LineReader::new(f);
-        let mut idx = Index::new();
-        while let Ok(Some(line)) = lines.next_line() {
-            let Ok(rec) = idx.parse(line.bytes) else { continue };
-            self.payload(&rec);
-        }
-        Ok(())
-    }
-
-    /// Counts one record when it is a hook payload, and keeps its fields.
-    pub(crate) fn payload(&mut self, rec: &Record<'_>) {
-        if LineKind::of(rec) != LineKind::Writer(Writer::ClaudeHooks) {
-            return;
-        }
-        self.events += 1;
-        let s = |k: &str| rec.get_str(k).map(Cow::into_owned);
-        if self.cwd.is_none() {
-            self.cwd = s("cwd");
-        }
-        // Every line names its mode: a tag is made only when it is new.
-        if let Some(p) = rec.get_str("permission_mode") {
-            if !self.tags.iter().any(|t| t.strip_prefix("permission:") == Some(p.as_ref())) {
-                self.tags.insert(format!("permission:{p}"));
-            }
-        }
-        if let Some(t) = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp) {
-            self.first = Some(self.first.map_or(t, |f| f.min(t)));
-            self.last = Some(self.last.map_or(t, |l| l.max(t)));
-        }
-        match rec.get_str("hook_event_name").as_deref() {
-            Some("SessionStart") => {
-                if !self.started {
-                    self.started = true;
-                    self.model = s("model");
-                }
-                if let Some(src) = s("source") {
-                    self.tags.insert(format!("source:{src}"));
-                }
-            }
-            Some("SessionEnd") => self.ended = true,
-            Some("SubagentStart") => {
-                if let Some(a) = s("agent_type") {
-                    self.tags.insert(format!("agent:{a}"));
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_and_order() {
-        assert_eq!(canonical("Stop"), "prompt:complete");
-        assert_eq!(canonical("Weird"), "hook:Weird");
-        let mut f =
-            vec!["_claude_Z.jsonl".to_string(), "_claude_Stop.jsonl".into(), "_claude_session_starts.jsonl".into()];
-        sort_files(&mut f);
-        assert_eq!(f, ["_claude_session_starts.jsonl", "_claude_Stop.jsonl", "_claude_Z.jsonl"]);
-        assert!(!is_event_file("_claude_AssistantResponse.jsonl") && !is_event_file("last_claude_Stop.json"));
-    }
-}
+mod tests;

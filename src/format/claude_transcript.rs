@@ -53,17 +53,23 @@
 use bstr::ByteSlice;
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::fs;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
+use super::{Cx, Detail};
 use crate::diag::Diag;
-use crate::discover::Detail;
-use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
-use crate::json::{Index, Kind, Raw, Record};
-use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
-use crate::time::{self, Timestamp};
+use crate::files::{expand_tilde, read_dir_sorted};
+use crate::json::{Kind, Raw, Record};
+use crate::session::{unsafe_name, Capture, SessionRecord, Writer};
+
+mod message;
+mod sessions;
+mod vocabulary;
+
+use message::*;
+use sessions::{first_line_is_transcript, is_transcript_name, projects_dir, session_of, transcripts_in};
+pub use sessions::{peek, Peek};
+pub use vocabulary::VOCABULARY;
 
 /// Env var naming the Claude config directories (comma-separated).
 pub const ROOT_ENV: &str = "CLAUDE_CONFIG_DIR";
@@ -116,15 +122,6 @@ pub fn project_folder(cwd: &str) -> String {
     cwd.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).collect()
 }
 
-/// The `projects` folder of a root, when it has one.
-fn projects_dir(root: &Path) -> Option<PathBuf> {
-    let p = root.join("projects");
-    if p.is_dir() {
-        return Some(p);
-    }
-    (crate::files::name_above(root, 0).is_some_and(|n| n == "projects") && root.is_dir()).then(|| root.to_path_buf())
-}
-
 impl Adapter for ClaudeTranscript {
     fn writer(&self) -> Writer {
         Writer::ClaudeTranscript
@@ -149,11 +146,17 @@ impl Adapter for ClaudeTranscript {
 
     /// The sessions of every project folder of the root's `projects`; a
     /// project folder itself given as the root: its sessions.
-    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
         let Some(projects) = projects_dir(root) else {
             let files = transcripts_in(&read_dir_sorted(root).unwrap_or_default());
             let sessions = files.iter().filter(|(f, _)| first_line_is_transcript(f));
-            return Ok(sessions.filter_map(|(f, sub)| session_of(f, detail, Some(diag), *sub)).collect());
+            return Ok(sessions.filter_map(|(f, sub)| session_of(f, detail, cx, Some(diag), *sub)).collect());
         };
         let mut files = vec![];
         for folder in read_dir_sorted(&projects).unwrap_or_default() {
@@ -162,7 +165,7 @@ impl Adapter for ClaudeTranscript {
             }
             files.extend(transcripts_in(&read_dir_sorted(&folder).unwrap_or_default()));
         }
-        Ok(crate::files::in_parallel(&files, |(f, sub)| session_of(f, detail, Some(diag), *sub), diag))
+        Ok(crate::files::in_parallel(&files, |(f, sub)| session_of(f, detail, cx, Some(diag), *sub), diag))
     }
 
     /// A project folder given as an argument is not one session: it is read
@@ -173,15 +176,15 @@ impl Adapter for ClaudeTranscript {
 
     /// A `<session-id>.jsonl` whose lines are transcript lines, anywhere: that
     /// session (its subagents too, when they sit beside it).
-    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
         if !is_transcript_name(file) || !first_line_is_transcript(file) {
             return None;
         }
-        let rec = session_of(file, Detail::Full, Some(diag), true)?;
+        let rec = session_of(file, Detail::Full, cx, Some(diag), true)?;
         Some(super::capture(rec))
     }
 
-    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str, cx: &Cx<'_>) -> Option<SessionRecord> {
         if !is_transcript_name(file) {
             return None;
         }
@@ -197,16 +200,16 @@ impl Adapter for ClaudeTranscript {
         if !first_line_is_transcript(&main) {
             return None;
         }
-        session_of(&main, Detail::Full, None, true)
+        session_of(&main, Detail::Full, cx, None, true)
     }
 
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let Some(projects) = projects_dir(root) else { return vec![] };
         let mut found = vec![];
         for folder in read_dir_sorted(&projects).unwrap_or_default() {
             for (file, sub) in transcripts_in(&read_dir_sorted(&folder).unwrap_or_default()) {
                 if !seen.contains(&file) {
-                    found.extend(session_of(&file, Detail::Full, Some(diag), sub));
+                    found.extend(session_of(&file, Detail::Full, cx, Some(diag), sub));
                     seen.insert(file);
                 }
             }
@@ -588,350 +591,6 @@ impl Adapter for ClaudeTranscript {
     fn reply_ends_turn(&self) -> bool {
         true
     }
-}
-
-/// A message's `usage` in the toolkit's names, one pass over it.
-fn usage_tokens(usage: Raw<'_>) -> [Option<Raw<'_>>; 5] {
-    let mut out = [None; 5];
-    for (key, v) in usage.members() {
-        const KEYS: [&str; 4] =
-            ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
-        if let Some(slot) = KEYS.iter().position(|k| crate::json::key_eq(key, k)) {
-            out[slot] = Some(v);
-        }
-    }
-    out
-}
-
-/// A usage object's `cache_creation.ephemeral_1h_input_tokens`.
-fn write_1h(usage: Raw<'_>) -> Option<Raw<'_>> {
-    usage.get("cache_creation")?.get("ephemeral_1h_input_tokens")
-}
-
-/// A line's `type`, else its message's `role`.
-fn line_type<'a>(rec: &Record<'a>) -> Option<Cow<'a, str>> {
-    rec.get_str("type").or_else(|| rec.get_in("message", "role").and_then(|r| r.as_str()))
-}
-
-/// Whether the message `id` (a string) + `request` is seen for the first
-/// time in the capture (a message without an id always is).
-fn first_sight(state: &mut ReadState, id: Option<Raw<'_>>, request: Option<Raw<'_>>) -> bool {
-    match id.filter(|i| i.kind() == Kind::String) {
-        Some(id) => state.first_sight(&[id.bytes(), request.map_or(&b""[..], |r| r.bytes())]),
-        None => true,
-    }
-}
-
-/// Whether the line is a `progress` line.
-fn is_progress(rec: &Record<'_>) -> bool {
-    line_type(rec).as_deref() == Some("progress")
-}
-
-/// The subagent response a `progress` line carries (Claude Code 2.1's
-/// `agent_progress`): `data.message` when it is an assistant line with a
-/// `message` object (`{type, message: {id, model, content, usage}, requestId,
-/// uuid, timestamp}`, the shape of an assistant line of the subagent's own
-/// transcript).
-fn subagent_message<'a>(rec: &Record<'a>) -> Option<Raw<'a>> {
-    let m = rec.get("data")?.get("message").filter(|m| m.kind() == Kind::Object)?;
-    let assistant = block_type(m).as_deref() == Some("assistant");
-    (assistant && m.get("message").is_some_and(|x| x.kind() == Kind::Object)).then_some(m)
-}
-
-/// `message.id` + `requestId` (or the id alone without a request id), into `out`.
-fn message_key_of(id: Option<Raw<'_>>, request: Option<Raw<'_>>, out: &mut String) -> bool {
-    out.clear();
-    let Some(id) = id.and_then(|i| i.as_str()) else { return false };
-    out.push_str(&id);
-    if let Some(r) = request.and_then(|r| r.as_str()) {
-        out.push('\u{0}');
-        out.push_str(&r);
-    }
-    true
-}
-
-/// A content block's `type`.
-fn block_type<'a>(block: Raw<'a>) -> Option<Cow<'a, str>> {
-    str_at(block, "type")
-}
-
-/// The content block of a block part.
-fn block_at<'a>(rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
-    let content = rec.get_in("message", "content")?;
-    content.items().nth((part - BLOCKS) as usize)
-}
-
-/// Whether a user message holds prompt text: string content, or a text
-/// (or image) block beside no tool result.
-fn has_prompt_text(content: Option<Raw<'_>>) -> bool {
-    let Some(content) = content else { return false };
-    match content.kind() {
-        Kind::String => true,
-        Kind::Array => content.items().any(|b| matches!(block_type(b).as_deref(), Some("text" | "image"))),
-        _ => false,
-    }
-}
-
-/// `<something>.jsonl` (what it is, a regular file or a FIFO, device or
-/// dangling link to report, is checked when it is read: [`session_of`]).
-fn is_transcript_name(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "jsonl")
-}
-
-/// Whether `file` reads as a transcript: among its first lines (up to 20,
-/// starting within 1 MiB) one is a transcript line and none is another writer's or an
-/// event record (a real transcript may start with `summary` lines, which
-/// carry only `type`, `summary` and `leafUuid`).
-fn first_line_is_transcript(file: &Path) -> bool {
-    let mut found = false;
-    super::head_records(file, 20, 1 << 20, |rec| match rec.map(LineKind::of) {
-        Some(LineKind::Writer(Writer::ClaudeTranscript)) => {
-            found = true;
-            false
-        }
-        Some(LineKind::Unknown) => rec.is_some_and(|r| r.get("type").is_some_and(|t| t.kind() == Kind::String)),
-        _ => false,
-    });
-    found
-}
-
-/// The keys and strings the writer's rules read (and a few values), for
-/// tests and fuzz targets that build transcript lines from them.
-#[doc(hidden)]
-pub const VOCABULARY: &[&str] = &[
-    "type",
-    "message",
-    "content",
-    "id",
-    "name",
-    "input",
-    "tool_use",
-    "tool_result",
-    "tool_use_id",
-    "is_error",
-    "usage",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_input_tokens",
-    "cache_creation",
-    "ephemeral_1h_input_tokens",
-    "costUSD",
-    "model",
-    "<synthetic>",
-    "claude-x",
-    "assistant",
-    "user",
-    "system",
-    "progress",
-    "agent_progress",
-    "summary",
-    "file-history-snapshot",
-    "last-prompt",
-    "subtype",
-    "compact_boundary",
-    "turn_duration",
-    "requestId",
-    "sessionId",
-    "uuid",
-    "isMeta",
-    "isSidechain",
-    "isCompactSummary",
-    "text",
-    "image",
-    "data",
-    "timestamp",
-    "2026-03-01T00:00:00.000Z",
-    "2026-03-01T00:00:01+01:00",
-    "cwd",
-    "/home/u/my.app",
-    "file_path",
-    "notebook_path",
-    "role",
-    "m1",
-    "r1",
-    "a1",
-    "Read",
-    "\\u0000",
-    "ci",
-    "event",
-    "transcript",
-    "workspace",
-];
-
-/// The most of a transcript's head and tail discovery reads.
-const PEEK: u64 = 1024 * 1024;
-
-/// The session record of a transcript file: id = the file stem, project = its
-/// folder, `working_dir` = the first `cwd`, `started_at`/`last_event_at` =
-/// the first and last timestamps (read from the file's first and last lines,
-/// [`peek`]), `model` = the first assistant model, `files` = its subagent
-/// transcripts' names, looked for only when `subagents` (see
-/// [`transcripts_in`]). [`Detail::Reading`] leaves out what [`peek`] reads.
-fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>, subagents: bool) -> Option<SessionRecord> {
-    let meta = crate::files::usable_or_reported(file, diag)?;
-    let Some(path) = file.to_str() else {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {NOT_UTF8}, skipped", file.display()));
-        }
-        return None;
-    };
-    let session = file.file_stem()?.to_string_lossy().into_owned();
-    // `..jsonl`: the stem `.` names no session.
-    if unsafe_name(&session) {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {}, skipped", file.display(), unsafe_id_message(&session)));
-        }
-        return None;
-    }
-    let project = crate::files::name_above(file, 1);
-    let mut rec = SessionRecord {
-        project: project.clone(),
-        workspace: project,
-        bytes: meta.len(),
-        mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
-        ..SessionRecord::new(session.clone(), Writer::ClaudeTranscript, path.to_owned())
-    };
-    if detail == Detail::Full {
-        let read = || peek(file, meta.len());
-        let head = crate::cache::peeks::kept(file, &meta, "claude-transcript", read, Peek::encode, Peek::decode);
-        rec.working_dir = head.cwd;
-        rec.started_at = head.first.map(time::format_timestamp);
-        rec.last_event_at = head.last.map(time::format_timestamp);
-        rec.model = head.model;
-    }
-    let sub = file.with_file_name(&session).join("subagents");
-    // Subagent transcripts: regular files only (a FIFO, device or dangling
-    // link is reported, never opened), with UTF-8 names.
-    let mut names: Vec<String> = vec![];
-    let listed = if subagents { read_dir_sorted(&sub).unwrap_or_default() } else { vec![] };
-    for p in listed.into_iter().filter(|p| is_transcript_name(p)) {
-        let Some(m) = crate::files::usable_or_reported(&p, diag) else { continue };
-        match p.file_name().and_then(|n| n.to_str()) {
-            Some(name) => {
-                rec.bytes += m.len();
-                names.push(name.to_owned());
-            }
-            None => {
-                if let Some(d) = diag {
-                    d.error(&format_args!("{}: {NOT_UTF8}, skipped", p.display()));
-                }
-            }
-        }
-    }
-    rec.files = Some(names);
-    Some(rec)
-}
-
-/// The transcripts among `listing` (one folder's entries, sorted as
-/// [`read_dir_sorted`] sorts them), each with whether an entry named as its
-/// stem sits beside it: `<id>/subagents/` is the only place its subagent
-/// transcripts can be, so without one none is looked for (on a history of
-/// 28,000 sessions, most without subagents, that is 28,000 directory opens
-/// that fail, a quarter of a warm `ci-find`).
-fn transcripts_in(listing: &[PathBuf]) -> Vec<(PathBuf, bool)> {
-    fn bytes(p: &Path) -> &[u8] {
-        p.as_os_str().as_encoded_bytes()
-    }
-    let transcripts = listing.iter().filter(|f| is_transcript_name(f));
-    transcripts
-        .map(|f| {
-            // The path less its `.jsonl` (is_transcript_name): `<id>`'s.
-            let dir = &bytes(f)[..bytes(f).len() - ".jsonl".len()];
-            (f.clone(), listing.binary_search_by(|p| bytes(p).cmp(dir)).is_ok())
-        })
-        .collect()
-}
-
-/// What discovery reads off a transcript's head and tail ([`peek`]).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Peek {
-    /// The first `cwd`.
-    pub cwd: Option<String>,
-    /// The first assistant model (not `<synthetic>`).
-    pub model: Option<String>,
-    /// The earliest timestamp seen.
-    pub first: Option<Timestamp>,
-    /// The latest timestamp seen.
-    pub last: Option<Timestamp>,
-}
-
-impl Peek {
-    /// Its form in the kept peeks ([`crate::cache::peeks`]): four optional texts.
-    pub fn encode(&self) -> Vec<u8> {
-        use crate::cache::peeks::put_text;
-        let mut out = Vec::new();
-        put_text(&mut out, self.cwd.as_deref());
-        put_text(&mut out, self.model.as_deref());
-        for t in [self.first, self.last] {
-            put_text(&mut out, t.map(time::format_timestamp).as_deref());
-        }
-        out
-    }
-
-    /// [`Peek::encode`] read back (`None`: not one).
-    pub fn decode(bytes: &[u8]) -> Option<Peek> {
-        use crate::cache::peeks::text;
-        let mut r = crate::cache::wire::Reader(bytes);
-        let (cwd, model) = (text(&mut r)?, text(&mut r)?);
-        let mut time = || match text(&mut r)? {
-            None => Some(None),
-            Some(t) => time::parse_timestamp(&t).map(Some),
-        };
-        let (first, last) = (time()?, time()?);
-        (r.left() == 0).then_some(Peek { cwd, model, first, last })
-    }
-}
-
-/// Reads a transcript's head and tail (also a hooks session's
-/// `_transcript_final.jsonl` copy): the first `cwd` and model from the
-/// first lines; the earliest and latest timestamps of the lines read at the
-/// head and at the tail. A window
-/// starts at 16 KiB and grows to 1 MiB while it holds no complete line
-/// with what is looked for (lines can be long).
-pub fn peek(file: &Path, len: u64) -> Peek {
-    let mut p = Peek::default();
-    let Ok(mut f) = fs::File::open(file) else { return p };
-    let mut idx = Index::new();
-    let mut buf = Vec::new();
-    let mut window = 16 * 1024;
-    loop {
-        buf.clear();
-        if f.seek(SeekFrom::Start(0)).is_err() || (&mut f).take(window).read_to_end(&mut buf).is_err() {
-            return p;
-        }
-        let whole = buf.len() as u64 >= len;
-        let complete = if whole { &buf[..] } else { &buf[..memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)] };
-        p = Peek::default();
-        for line in complete.split_str("\n") {
-            let Ok(rec) = idx.skim(line) else { continue };
-            let t = rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp);
-            p.first = time::earliest(p.first, t);
-            p.last = p.last.max(t);
-            if p.cwd.is_none() {
-                p.cwd = rec.get_str("cwd").map(Cow::into_owned);
-            }
-            if p.model.is_none() && line_type(&rec).as_deref() == Some("assistant") {
-                p.model = rec
-                    .get_in("message", "model")
-                    .and_then(|m| m.as_str())
-                    .filter(|m| m != "<synthetic>")
-                    .map(Cow::into_owned);
-            }
-        }
-        if whole {
-            return p;
-        }
-        if (p.first.is_some() && p.cwd.is_some()) || window >= PEEK {
-            break;
-        }
-        window *= 4;
-    }
-    // The tail, for the last timestamp.
-    let (lo, hi) = super::tail_times(&mut f, len, 16 * 1024, PEEK);
-    p.first = time::earliest(p.first, lo);
-    p.last = p.last.max(hi);
-    p
 }
 
 #[cfg(test)]

@@ -58,12 +58,15 @@ use std::path::{Path, PathBuf};
 use bstr::ByteSlice;
 
 use super::{str_at, Adapter, CallKey, LineKind, ReadState};
+use super::{Cx, Detail};
 use crate::diag::Diag;
-use crate::discover::Detail;
-use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
+use crate::files::expand_tilde;
 use crate::json::{Index, Kind, Raw, Record};
-use crate::session::{slug_of, unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
+
+mod sessions;
+use sessions::{first_line_is_rollout, id_of_name, is_rollout_name, root_files, session_of};
 
 /// Env var naming the Codex home directory.
 pub const ROOT_ENV: &str = "CODEX_HOME";
@@ -93,55 +96,6 @@ const KNOWN: [&str; 12] = [
     "codex:patch_apply_end",
 ];
 
-/// `rollout-*.jsonl`, told by its bytes: a name that is not UTF-8 is still a
-/// rollout's, reported when its session is made ([`session_of`]), not passed over.
-fn is_rollout_name(path: &Path) -> bool {
-    path.file_name().map(|n| n.as_encoded_bytes()).is_some_and(|n| n.starts_with(b"rollout-") && n.ends_with(b".jsonl"))
-}
-
-/// The session id a file name carries: the UUID that ends its stem, else the stem.
-fn id_of_name(path: &Path) -> Option<String> {
-    let stem = path.file_stem()?.to_str()?;
-    let tail = stem.len().checked_sub(36).and_then(|at| stem.get(at..));
-    let uuid = tail.filter(|t| {
-        t.bytes()
-            .enumerate()
-            .all(|(i, b)| if matches!(i, 8 | 13 | 18 | 23) { b == b'-' } else { b.is_ascii_hexdigit() })
-    });
-    Some(uuid.unwrap_or(stem).to_owned())
-}
-
-/// The rollout files under `dir`, in path order, descending `depth` levels
-/// into folders (only date folders, whose names are digits, unless `any`).
-fn rollouts(dir: &Path, depth: usize, any: bool, out: &mut Vec<PathBuf>) {
-    for p in read_dir_sorted(dir).unwrap_or_default() {
-        if p.is_dir() {
-            let date = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
-            if depth > 0 && (any || date) {
-                rollouts(&p, depth - 1, any, out);
-            }
-        } else if is_rollout_name(&p) {
-            out.push(p);
-        }
-    }
-}
-
-/// The rollout files of a root, `sessions/` before `archived_sessions/`.
-fn root_files(root: &Path) -> Vec<PathBuf> {
-    let mut files = vec![];
-    let home: Vec<PathBuf> =
-        ["sessions", "archived_sessions"].iter().map(|d| root.join(d)).filter(|d| d.is_dir()).collect();
-    if home.is_empty() {
-        let named = crate::files::name_above(root, 0).is_some_and(|n| n == "sessions" || n == "archived_sessions");
-        rollouts(root, 3, named, &mut files);
-    } else {
-        for d in home {
-            rollouts(&d, 3, true, &mut files);
-        }
-    }
-    files
-}
-
 impl Adapter for Codex {
     fn writer(&self) -> Writer {
         Writer::Codex
@@ -163,7 +117,13 @@ impl Adapter for Codex {
         }
     }
 
-    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        _cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
         let mut seen = HashSet::new();
         let files: Vec<PathBuf> =
             root_files(root).into_iter().filter(|f| id_of_name(f).is_none_or(|id| seen.insert(id))).collect();
@@ -176,18 +136,18 @@ impl Adapter for Codex {
     }
 
     /// A `rollout-*.jsonl`, or a file whose first line is a Codex line.
-    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
         if !is_rollout_name(file) && !first_line_is_rollout(file) {
             return None;
         }
         Some(super::capture(session_of(file, Detail::Full, Some(diag))?))
     }
 
-    fn record_of_file(&self, file: &Path, _session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
         is_rollout_name(file).then(|| session_of(file, Detail::Full, None)).flatten()
     }
 
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         for file in root_files(root) {
             if seen.insert(file.clone()) {
@@ -516,107 +476,6 @@ fn line_time(rec: &Record<'_>) -> Option<Timestamp> {
 fn forked_from(rec: &Record<'_>) -> Option<String> {
     let id = rec.get_in("payload", "forked_from_id").and_then(|v| v.as_str()).map(Cow::into_owned);
     id.filter(|i| !i.trim().is_empty())
-}
-
-/// What discovery reads off a rollout's first lines.
-#[derive(Debug, Default)]
-struct Head {
-    id: Option<String>,
-    parent: Option<String>,
-    cwd: Option<String>,
-    model: Option<String>,
-    started: Option<Timestamp>,
-    tags: Vec<String>,
-}
-
-/// Reads a rollout's first lines (at most 64, starting within 8 MiB) for the session
-/// meta and the first turn context.
-fn head(file: &Path) -> Head {
-    let mut h = Head::default();
-    let mut meta = false;
-    super::head_records(file, 64, 8 << 20, |rec| {
-        let Some(rec) = rec else { return true };
-        if h.parent.is_none() {
-            // A fork's later lines are copies of its parent's.
-            h.started = time::earliest(h.started, line_time(rec));
-        }
-        let s = |k: &str| rec.get_in("payload", k).and_then(|v| v.as_str()).map(Cow::into_owned);
-        match rec.get_str("type").as_deref() {
-            Some("session_meta") if !meta => {
-                meta = true;
-                h.id = s("id").filter(|i| !i.is_empty());
-                h.parent = forked_from(rec);
-                h.cwd = s("cwd");
-                h.started = time::earliest(h.started, s("timestamp").as_deref().and_then(time::parse_timestamp));
-                for (tag, key) in [("originator", "originator"), ("cli", "cli_version"), ("source", "source")] {
-                    if let Some(v) = s(key) {
-                        h.tags.push(format!("{tag}:{v}"));
-                    }
-                }
-            }
-            Some("turn_context") if h.model.is_none() => {
-                h.model = s("model");
-                if h.cwd.is_none() {
-                    h.cwd = s("cwd");
-                }
-            }
-            _ => {}
-        }
-        !(meta && h.model.is_some())
-    });
-    h.tags.sort();
-    h
-}
-
-/// The latest timestamp of the complete lines at a file's end.
-fn last_time(file: &Path, len: u64) -> Option<Timestamp> {
-    let mut f = crate::files::open_regular(file).ok()?;
-    super::tail_times(&mut f, len, 64 * 1024, 4 << 20).1
-}
-
-/// Whether a file's first non-blank line is a Codex line.
-fn first_line_is_rollout(file: &Path) -> bool {
-    let mut found = false;
-    super::head_records(file, 1, 8 << 20, |rec| {
-        found = rec.is_some_and(|r| LineKind::of(r) == LineKind::Writer(Writer::Codex));
-        false
-    });
-    found
-}
-
-/// The session record of a rollout file (module docs); [`Detail::Reading`]
-/// leaves out its last timestamp (read off its end).
-fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
-    let meta = crate::files::usable_or_reported(file, diag)?;
-    let Some(path) = file.to_str() else {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {NOT_UTF8}, skipped", file.display()));
-        }
-        return None;
-    };
-    let h = head(file);
-    let session = h.id.clone().or_else(|| id_of_name(file))?;
-    if unsafe_name(&session) {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: unsafe session id {session:?}, skipped", file.display()));
-        }
-        return None;
-    }
-    let slug = h.cwd.as_deref().map(slug_of);
-    let last = if detail == Detail::Full { last_time(file, meta.len()) } else { None };
-    Some(SessionRecord {
-        project: slug.clone(),
-        workspace: slug,
-        working_dir: h.cwd,
-        started_at: h.started.map(time::format_timestamp),
-        last_event_at: last.or(if detail == Detail::Full { h.started } else { None }).map(time::format_timestamp),
-        bytes: meta.len(),
-        mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
-        model: h.model,
-        parent: h.parent,
-        tags: Some(h.tags),
-        ..SessionRecord::new(session, Writer::Codex, path.to_owned())
-    })
 }
 
 #[cfg(test)]

@@ -48,22 +48,24 @@
 //!   (`N droid hook payloads (camelCase keys): not read`); they are not damage.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use super::claude_hooks::{ClaudeHooks, Scan};
 use super::{Adapter, CallKey, ReadState};
+use super::{Cx, Detail, Memo};
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::elements::{ArrayError, ElementReader, ReadError};
-use crate::files::NOT_UTF8;
 use crate::json::{Index, Raw, Record};
 use crate::lines::{Line, LineSource, Site};
-use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
+
+mod sessions;
+use sessions::{records, records_of};
 
 /// The array files of a hook-log folder, in reading order (the hook lifecycle).
 pub const HOOK_FILES: [&str; 13] = [
@@ -268,35 +270,10 @@ impl FileIndex {
     }
 }
 
-/// A file's index, from the cache when the file is unchanged (same size
-/// and mtime), else built now (once: a second caller waits for the first).
-fn index_of(path: &Path) -> Arc<FileIndex> {
-    /// Indexes kept at most (they are small: a few words per run of elements).
-    const KEEP: usize = 256;
-    type Stamp = Option<(u64, Option<std::time::SystemTime>)>;
-    struct Slot {
-        stamp: Stamp,
-        index: OnceLock<Arc<FileIndex>>,
-    }
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<Slot>>>> = OnceLock::new();
-    let stamp: Stamp = std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()));
-    let slot = {
-        let cache = CACHE.get_or_init(Default::default);
-        // A poisoned lock (a panic elsewhere): index without the cache.
-        let Ok(mut map) = cache.lock() else { return Arc::new(FileIndex::build(path)) };
-        match map.get(path) {
-            Some(s) if s.stamp == stamp && stamp.is_some() => s.clone(),
-            _ => {
-                if map.len() >= KEEP {
-                    map.clear();
-                }
-                let s = Arc::new(Slot { stamp, index: OnceLock::new() });
-                map.insert(path.to_path_buf(), s.clone());
-                s
-            }
-        }
-    };
-    slot.index.get_or_init(|| Arc::new(FileIndex::build(path))).clone()
+/// A file's index, from the run's memo when the file is unchanged (same
+/// size and mtime), else built now (once: a second caller waits for the first).
+fn index_of(path: &Path, memo: &Memo) -> Arc<FileIndex> {
+    memo.get_or_build(path, || FileIndex::build(path))
 }
 
 /// An element's time: `timestamp`, else `logged_at`, when it names an
@@ -310,86 +287,6 @@ fn time_raw<'a>(rec: &Record<'a>) -> Option<Raw<'a>> {
 
 fn time_of(rec: &Record<'_>) -> Option<Timestamp> {
     time_raw(rec).and_then(|v| v.as_str()).as_deref().and_then(time::parse_timestamp)
-}
-
-/// What a session's parts in several files add up to.
-#[derive(Default)]
-struct Merged {
-    files: Vec<String>,
-    bytes: u64,
-    mtime: Option<Timestamp>,
-    cwd: Option<String>,
-    model: Option<String>,
-    ended: bool,
-    events: u64,
-    tags: std::collections::BTreeSet<String>,
-    first: Option<Timestamp>,
-    last: Option<Timestamp>,
-}
-
-/// The sessions of the arrays `names` of folder `dir` (reading order),
-/// reporting each file's damage (once per run).
-fn records(dir: &Path, names: &[String], diag: Option<&Diag>) -> Vec<SessionRecord> {
-    records_of(dir, names, diag, None)
-}
-
-/// [`records`], of session `only` alone when given (looked up, so that a
-/// folder of many sessions costs no more per session).
-fn records_of(dir: &Path, names: &[String], diag: Option<&Diag>, only: Option<&str>) -> Vec<SessionRecord> {
-    let Some(dir_str) = dir.to_str() else {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {NOT_UTF8}, skipped", dir.display()));
-        }
-        return vec![];
-    };
-    let mut merged: BTreeMap<String, Merged> = BTreeMap::new();
-    for name in names {
-        let path = dir.join(name);
-        let mtime =
-            std::fs::metadata(&path).ok().and_then(|m| m.modified().ok()).and_then(|t| Timestamp::try_from(t).ok());
-        let ix = index_of(&path);
-        if let Some(d) = diag {
-            ix.report(&path.to_string_lossy(), d);
-        }
-        let parts: Vec<(&String, &Part)> = match only {
-            Some(id) => ix.sessions.get_key_value(id).into_iter().collect(),
-            None => ix.sessions.iter().collect(),
-        };
-        for (sid, part) in parts {
-            let m = merged.entry(sid.clone()).or_default();
-            m.files.push(name.clone());
-            m.bytes += part.bytes;
-            m.mtime = m.mtime.max(mtime);
-            m.cwd = m.cwd.take().or_else(|| part.scan.cwd.clone());
-            m.model = m.model.take().or_else(|| part.scan.model.clone());
-            m.ended |= part.scan.ended;
-            m.events += part.scan.events;
-            m.tags.extend(part.scan.tags.iter().cloned());
-            m.first = time::earliest(m.first, part.first);
-            m.last = m.last.max(part.last);
-        }
-    }
-    merged
-        .into_iter()
-        .map(|(session, m)| {
-            let slug = m.cwd.as_deref().map(slug_of);
-            SessionRecord {
-                project: slug.clone(),
-                workspace: slug,
-                status: Some(if m.ended { "ended" } else { "active" }.into()),
-                started_at: m.first.map(time::format_timestamp),
-                last_event_at: m.last.map(time::format_timestamp),
-                working_dir: m.cwd,
-                bytes: m.bytes,
-                mtime: m.mtime.map(time::format_timestamp),
-                model: m.model,
-                files: Some(m.files),
-                events: Some(m.events),
-                tags: Some(m.tags.into_iter().collect()),
-                ..SessionRecord::new(session, Writer::ClaudeHookLogs, dir_str.to_owned())
-            }
-        })
-        .collect()
 }
 
 /// The elements of one session in one file, as compact lines.
@@ -450,9 +347,15 @@ impl Adapter for ClaudeHookLogs {
 
     /// The sessions of the root's hook-log folder (itself, or its `logs/`);
     /// an array there that is no regular file is reported.
-    fn discover(&self, root: &Path, _detail: Detail, diag: &Diag) -> crate::error::Result<Vec<SessionRecord>> {
+    fn discover(
+        &self,
+        root: &Path,
+        _detail: Detail,
+        cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
         let Some(dir) = folder_of(root) else { return Ok(vec![]) };
-        Ok(records(&dir, &usable_hook_files(&dir, |_| Some(diag)), Some(diag)))
+        Ok(records(&dir, &usable_hook_files(&dir, |_| Some(diag)), cx.memo, Some(diag)))
     }
 
     /// A hook-log folder holds many sessions: it is read as a root.
@@ -461,13 +364,13 @@ impl Adapter for ClaudeHookLogs {
     }
 
     /// See [`Adapter::file_captures`].
-    fn file_capture(&self, _file: &Path, _diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, _file: &Path, _cx: &Cx<'_>, _diag: &Diag) -> Option<Capture> {
         None
     }
 
     /// A hook-log array: the sessions it holds, reading only it. `chat.json`
     /// beside hook-log arrays: refused with a warning (not hook events).
-    fn file_captures(&self, file: &Path, diag: &Diag) -> Option<Vec<Capture>> {
+    fn file_captures(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
         let name = file.file_name()?.to_str()?;
         let dir = file.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })?;
         if name == CHAT && !hook_files(dir).is_empty() {
@@ -480,26 +383,26 @@ impl Adapter for ClaudeHookLogs {
         if !is_hook_log_name(name) {
             return None;
         }
-        let recs = records(dir, &[name.to_owned()], Some(diag));
+        let recs = records(dir, &[name.to_owned()], cx.memo, Some(diag));
         Some(recs.into_iter().map(super::capture).collect())
     }
 
     /// Session `session` of a hook-log array's folder, as discovery makes
     /// it (its elements in every array of the folder).
-    fn record_of_file(&self, file: &Path, session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, file: &Path, session: &str, cx: &Cx<'_>) -> Option<SessionRecord> {
         if !is_hook_log_name(file.file_name()?.to_str()?) {
             return None;
         }
         let dir = file.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })?;
-        records_of(dir, &usable_hook_files(dir, |_| None), None, Some(session)).pop()
+        records_of(dir, &usable_hook_files(dir, |_| None), cx.memo, None, Some(session)).pop()
     }
 
     /// Sessions not seen yet, by [`Adapter::session_dir`]; an array that is
     /// no regular file is reported once (its path joins `seen`).
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let Some(dir) = folder_of(root) else { return vec![] };
         let names = usable_hook_files(&dir, |path| seen.insert(path.to_path_buf()).then_some(diag));
-        let recs = records(&dir, &names, Some(diag));
+        let recs = records(&dir, &names, cx.memo, Some(diag));
         recs.into_iter().filter(|r| seen.insert(self.session_dir(r))).collect()
     }
 
@@ -536,9 +439,10 @@ impl Adapter for ClaudeHookLogs {
         cap: &Capture,
         file: &Path,
         display: &str,
+        cx: &Cx<'_>,
         diag: &'d Diag,
     ) -> Option<Box<dyn LineSource + 'd>> {
-        let ix = index_of(file);
+        let ix = index_of(file, cx.memo);
         ix.report(display, diag);
         let runs = ix.sessions.get(&cap.session).map(|p| p.runs.clone()).unwrap_or_default();
         // The record names the files that held the session when it was found:

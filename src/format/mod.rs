@@ -40,6 +40,7 @@ pub mod amplifier;
 pub mod claude_hooks;
 pub mod claude_transcript;
 pub mod codex;
+mod context;
 pub mod hook_logs;
 
 use std::borrow::Cow;
@@ -47,11 +48,12 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::diag::Diag;
-use crate::discover::Detail;
 use crate::error::Result;
 use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
+
+pub use context::{Cx, Detail, Memo, PeekCache};
 
 /// Every writer, in the order roots and sessions are listed.
 pub const WRITERS: [Writer; 5] =
@@ -219,7 +221,7 @@ pub trait Adapter: Sync {
     /// only when the root itself cannot be listed (and this writer is the
     /// one that reports it: the first in [`WRITERS`]).
     /// `detail` says which fields reading the captures can do without.
-    fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>>;
+    fn discover(&self, root: &Path, detail: Detail, cx: &Cx<'_>, diag: &Diag) -> Result<Vec<SessionRecord>>;
 
     /// When `dir` (a path given as an argument) is one of this writer's
     /// session directories: its record (`Some(None)` when it is one but is
@@ -227,13 +229,13 @@ pub trait Adapter: Sync {
     fn session_in(&self, dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>>;
 
     /// When `file` (named as an argument) sits in this writer's layout: its capture.
-    fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture>;
+    fn file_capture(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Capture>;
 
     /// When `file` (named as an argument) sits in this writer's layout: its
     /// captures (a writer whose files mix sessions has several per file).
     /// The default: [`Adapter::file_capture`].
-    fn file_captures(&self, file: &Path, diag: &Diag) -> Option<Vec<Capture>> {
-        self.file_capture(file, diag).map(|c| vec![c])
+    fn file_captures(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
+        self.file_capture(file, cx, diag).map(|c| vec![c])
     }
 
     /// The record of session `session` that a file read from belongs to,
@@ -242,14 +244,14 @@ pub trait Adapter: Sync {
     /// sessions in one file names the session's own record). A writer whose
     /// files belong to one session may answer that session's record whatever
     /// `session` says; callers check its id.
-    fn record_of_file(&self, _file: &Path, _session: &str) -> Option<SessionRecord> {
+    fn record_of_file(&self, _file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
         None
     }
 
     /// Sessions under `root` not in `seen` (their directories), for
     /// `ci-find --follow`; a directory whose session is complete, or
     /// unusable and reported, is added to `seen`.
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord>;
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord>;
 
     /// The project folder a path of one of this writer's files names, when
     /// the path fits the layout (no file is read).
@@ -315,6 +317,7 @@ pub trait Adapter: Sync {
         _cap: &Capture,
         _file: &Path,
         _display: &str,
+        _cx: &Cx<'_>,
         _diag: &'d Diag,
     ) -> Option<Box<dyn crate::lines::LineSource + 'd>> {
         None

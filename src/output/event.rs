@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use std::io::Write;
 
 use crate::json::{Path, Raw};
-use crate::record::{Event, PROVENANCE_KEY, TOOL_KEY};
+use crate::record::{Event, ENVELOPE, PROVENANCE_KEY, TOOL_KEY};
 use crate::session::Writer;
 use crate::truncate;
 
@@ -486,11 +486,8 @@ impl EventPrinter {
     }
 }
 
-/// Top-level keys never cut: `event`, `workspace`, `timestamp` (and `ci`,
+/// Whether a raw top-level key is one of [`ENVELOPE`]: never cut (nor `ci`,
 /// which is ours). Every other member's value is content, shrunk like `data`.
-pub const ENVELOPE: [&str; 3] = ["event", "workspace", "timestamp"];
-
-/// Whether a raw top-level key is one of [`ENVELOPE`].
 fn is_envelope(key: &[u8]) -> bool {
     ENVELOPE.iter().any(|e| crate::json::key_eq(key, e))
 }

@@ -7,9 +7,10 @@
 //!   (`ci-find`, `ci-agg`); [`human`]: what a table for people shows of a
 //!   value, and the width it fits;
 //! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
-//! - [`tree`]: `ci-find --tree`;
-//! - [`printable`]: text for people with control characters made visible
-//!   (reports, table cells, snippets).
+//! - [`tree`]: `ci-find --tree`.
+//!
+//! Text for people has its control characters made visible by
+//! [`crate::text::printable`] (reports, table cells, snippets).
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::MutexGuard;
@@ -18,13 +19,12 @@ use crate::error::{Error, Result};
 
 pub mod event;
 pub mod human;
-pub mod printable;
 pub mod table;
 pub mod text;
 pub mod tree;
 
 pub use event::{
-    json_str, write_cut, write_event_site, write_provenance, EventPrinter, DEFAULT_MAX_BYTES, ENVELOPE, MAX_BYTES_ENV,
+    json_str, write_cut, write_event_site, write_provenance, EventPrinter, DEFAULT_MAX_BYTES, MAX_BYTES_ENV,
     ORIGINAL_PROVENANCE,
 };
 

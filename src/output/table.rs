@@ -17,7 +17,7 @@
 //!   record has no number there).
 //!
 //! Any other name is refused, naming the nearest column when one is a typo
-//! away ([`crate::diag::nearest`]).
+//! away ([`crate::text::nearest`]).
 //!
 //! - `table`: a header line and space-aligned columns (widths in terminal
 //!   columns: wide CJK characters count two), numbers right-aligned and
@@ -41,7 +41,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::error::Error;
 use crate::output::human;
-use crate::output::printable::escape_controls;
+use crate::text::printable::escape_controls;
 
 /// A record as the tools hold it.
 pub type Record = Map<String, Value>;
@@ -228,7 +228,7 @@ impl Schema {
     fn unknown(&self, spec: &str) -> String {
         let mut names: Vec<&str> = self.leaves.list.iter().map(String::as_str).collect();
         names.extend(self.objects.list.iter().map(String::as_str).filter(|o| !self.leaves.has(o)));
-        match crate::diag::nearest(spec, &names) {
+        match crate::text::nearest(spec, &names) {
             Some(n) => format!("no column {spec:?}; did you mean {n:?}?"),
             None => {
                 let top: Vec<&str> = names.iter().copied().filter(|n| !n.contains('.')).collect();

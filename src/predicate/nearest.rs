@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::json::{decode_str, Kind, Path, Raw};
-use crate::record::{Event, PROVENANCE_KEY};
+use crate::record::{Event, PROVENANCE_KEY, RECORD_KEYS};
 
 use super::expr::{event_field, Val};
 
@@ -17,9 +17,6 @@ const KEYS_KEPT: usize = 256;
 
 /// Paths kept per path that end with its last key.
 const ENDS_KEPT: usize = 16;
-
-/// Top-level keys every event record can be read at.
-const ENVELOPE: [&str; 5] = ["event", "workspace", "timestamp", "data", PROVENANCE_KEY];
 
 /// A path looked for, with what telling the nearest one needs.
 #[derive(Debug)]
@@ -101,13 +98,13 @@ impl Target {
     pub fn hint(&self, r: &Reach) -> Option<String> {
         let segs = self.path.segments();
         let keys: Vec<&str> = r.keys.iter().map(String::as_str).collect();
-        let corrected = segs.get(r.depth).and_then(|k| crate::diag::nearest(k, &keys)).map(|near| {
+        let corrected = segs.get(r.depth).and_then(|k| crate::text::nearest(k, &keys)).map(|near| {
             let mut keys = segs.to_vec();
             keys[r.depth] = near.to_owned();
             Path::from_keys(&keys).as_str().to_owned()
         });
         let ends: Vec<&str> = r.ends.iter().map(String::as_str).collect();
-        corrected.or_else(|| crate::diag::closest(self.path.as_str(), &ends).map(str::to_owned))
+        corrected.or_else(|| crate::text::closest(self.path.as_str(), &ends).map(str::to_owned))
     }
 }
 
@@ -172,7 +169,7 @@ fn object_keys(v: &Val<'_>) -> Vec<String> {
 /// The top-level keys of an event record: its own (for a derived record, those
 /// of its normalised view) and the ones every record is read at.
 fn top_keys(ev: &Event<'_>) -> Vec<String> {
-    let mut keys: Vec<String> = ENVELOPE.iter().map(|k| (*k).to_owned()).collect();
+    let mut keys: Vec<String> = RECORD_KEYS.iter().map(|k| (*k).to_owned()).collect();
     if let Some((k, _)) = ev.original() {
         keys.push(k.to_owned());
     }

@@ -7,7 +7,7 @@
 //! match longer than [`MAX_MATCH_CHARS`] is cut after that many characters
 //! with `…` (and no after-context).
 
-use crate::output::printable::{self, Escapes};
+use crate::text::printable::{self, Escapes};
 
 /// The longest match shown whole, in characters.
 pub const MAX_MATCH_CHARS: usize = 200;

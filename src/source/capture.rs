@@ -135,7 +135,9 @@ impl Worker<'_> {
         for (index, (path, display)) in files.iter().enumerate() {
             // A writer whose files are JSON arrays reads them element by
             // element (never followed: such files are rewritten whole).
-            if let Some(mut elements) = cap.format.adapter().lines_of(cap, path, display, self.diag) {
+            if let Some(mut elements) =
+                cap.format.adapter().lines_of(cap, path, display, &crate::discover::cx(), self.diag)
+            {
                 match self.capture_lines(v, cap, display, &mut *elements, false) {
                     Read::Done => continue,
                     Read::Stopped => break,

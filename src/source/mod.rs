@@ -33,6 +33,7 @@ mod chunk;
 mod deal;
 pub mod follow;
 mod input;
+mod narrow;
 mod picked;
 mod piped;
 mod stdin;
@@ -42,6 +43,7 @@ mod worker;
 mod writer;
 
 pub use self::input::{captures_at, inputs_from_args, Input};
+pub use self::narrow::Narrow;
 pub use self::stdin::stdin_has_data;
 pub use self::visitor::{Flow, Known, Part, Pick, ReadEnd, SessionFlow, Tail, Visitor};
 

@@ -50,7 +50,7 @@ fn suggest(flag: &str, v: &str, all: &[SessionRecord], diag: &Diag) {
     names.extend(all.iter().flat_map(|r| [r.workspace.as_deref(), r.project.as_deref()]).flatten());
     names.sort_unstable();
     names.dedup();
-    if let Some(near) = crate::diag::nearest(v, &names) {
+    if let Some(near) = crate::text::nearest(v, &names) {
         diag.note(&format_args!("{flag} {v}: no session has it; did you mean {near:?}?"));
     }
 }

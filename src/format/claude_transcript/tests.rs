@@ -1,4 +1,5 @@
 use super::*;
+use crate::json::Index;
 
 fn events(line: &str) -> Vec<(u32, String)> {
     let mut idx = Index::new();

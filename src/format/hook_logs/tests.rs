@@ -4,7 +4,7 @@ fn index(text: &str) -> (tempfile::TempDir, Arc<FileIndex>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pre_tool_use.json");
     std::fs::write(&path, text).unwrap();
-    let ix = index_of(&path);
+    let ix = index_of(&path, &Memo::new());
     (dir, ix)
 }
 

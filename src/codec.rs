@@ -1,4 +1,5 @@
-//! The little-endian pieces cache files are made of: writing them, and
+//! The little-endian pieces binary files are made of (the cache's files, the
+//! binary form of ci-agg's states, a writer's cached peek): writing them, and
 //! reading them back with every read checked against the bytes left (a cache
 //! file is input like any other: a damaged one is refused, never a panic).
 
@@ -11,6 +12,17 @@ pub fn put_len(out: &mut Vec<u8>, n: usize) {
 pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_len(out, b.len());
     out.extend_from_slice(b);
+}
+
+/// Appends an optional text (a byte 0, or 1 and the text).
+pub fn put_opt_text(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        None => out.push(0),
+        Some(s) => {
+            out.push(1);
+            put_bytes(out, s.as_bytes());
+        }
+    }
 }
 
 /// Appends `n` in LEB128: seven bits a byte, low first (small numbers,
@@ -90,5 +102,14 @@ impl<'a> Reader<'a> {
     /// UTF-8 text after its length.
     pub fn text(&mut self) -> Option<String> {
         String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+
+    /// An optional text ([`put_opt_text`]; `None` outside: not one).
+    pub fn opt_text(&mut self) -> Option<Option<String>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => self.text().map(Some),
+            _ => None,
+        }
     }
 }

@@ -59,7 +59,7 @@ impl Decimal {
     /// below 10⁻¹⁸).
     ///
     /// ```
-    /// use ci_tools::aggregate::decimal::Decimal;
+    /// use ci_tools::decimal::Decimal;
     /// let a = Decimal::parse("0.0123").unwrap();
     /// let b = Decimal::parse("1E-4").unwrap();
     /// assert_eq!(a.checked_add(b).unwrap().to_string(), "0.0124");
