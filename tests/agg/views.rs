@@ -1,0 +1,235 @@
+//! ci-agg's views over `--tokens` records: `--blocks` (Claude's 5-hour
+//! windows) on fixtures/claude-blocks (fixtures/README.md), checked against
+//! ccusage's numbers; `--statusline` with stdin JSON, empty and bad stdin;
+//! `--week-start` buckets.
+
+use super::*;
+
+const BLOCKS: &str = "fixtures/claude-blocks";
+
+/// `ci-agg --blocks fixtures/claude-blocks` at CI_NOW 2026-03-10T00:00:00Z.
+const BLOCKS_NDJSON: &str = r#"{"start":"2026-03-01T08:00:00Z","end":"2026-03-01T13:00:00Z","actual_end":"2026-03-01T12:59:00Z","status":"complete","responses":3,"input_tokens":55,"output_tokens":430,"cache_read_tokens":7000,"cache_write_tokens":7300,"cost_usd":0.03021,"total_tokens":14785,"cost_source":"computed","unpriced_models":[],"models":["claude-sonnet-4-5-20250929","claude-haiku-4-5-20251001"],"elapsed_minutes":null,"remaining_minutes":null,"remaining":null,"tokens_per_minute":null,"cost_per_hour":null,"projected_tokens":null,"projected_cost_usd":null}
+{"start":"2026-03-01T13:00:00Z","end":"2026-03-01T18:00:00Z","actual_end":"2026-03-01T13:05:30.5Z","status":"complete","responses":1,"input_tokens":3,"output_tokens":400,"cache_read_tokens":8000,"cache_write_tokens":100,"cost_usd":0.008784,"total_tokens":8503,"cost_source":"computed","unpriced_models":[],"models":["claude-sonnet-4-5-20250929"],"elapsed_minutes":null,"remaining_minutes":null,"remaining":null,"tokens_per_minute":null,"cost_per_hour":null,"projected_tokens":null,"projected_cost_usd":null}
+{"start":"2026-03-01T18:05:30.5Z","end":"2026-03-02T01:20:00Z","actual_end":null,"status":"gap","responses":0,"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0,"total_tokens":0,"cost_source":null,"unpriced_models":[],"models":[],"elapsed_minutes":null,"remaining_minutes":null,"remaining":null,"tokens_per_minute":null,"cost_per_hour":null,"projected_tokens":null,"projected_cost_usd":null}
+{"start":"2026-03-02T01:00:00Z","end":"2026-03-02T06:00:00Z","actual_end":"2026-03-02T01:20:00Z","status":"complete","responses":1,"input_tokens":100,"output_tokens":50,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0.25,"total_tokens":150,"cost_source":"writer","unpriced_models":[],"models":["claude-haiku-4-5-20251001"],"elapsed_minutes":null,"remaining_minutes":null,"remaining":null,"tokens_per_minute":null,"cost_per_hour":null,"projected_tokens":null,"projected_cost_usd":null}
+{"start":"2026-03-02T06:20:00Z","end":"2026-03-09T21:30:00Z","actual_end":null,"status":"gap","responses":0,"input_tokens":0,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0,"total_tokens":0,"cost_source":null,"unpriced_models":[],"models":[],"elapsed_minutes":null,"remaining_minutes":null,"remaining":null,"tokens_per_minute":null,"cost_per_hour":null,"projected_tokens":null,"projected_cost_usd":null}
+{"start":"2026-03-09T21:00:00Z","end":"2026-03-10T02:00:00Z","actual_end":"2026-03-09T23:00:00Z","status":"active","responses":3,"input_tokens":76,"output_tokens":900,"cache_read_tokens":14000,"cache_write_tokens":10400,"cost_usd":0.055828,"total_tokens":25376,"cost_source":"computed","unpriced_models":[],"models":["claude-sonnet-4-5-20250929","claude-haiku-4-5-20251001"],"elapsed_minutes":180,"remaining_minutes":120,"remaining":"2h 00m","tokens_per_minute":281.96,"cost_per_hour":0.0372,"projected_tokens":59211,"projected_cost_usd":0.13}
+"#;
+
+#[test]
+fn blocks_of_the_fixture() {
+    let run = ci("ci-agg").args(["--blocks", BLOCKS]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(run.stdout, BLOCKS_NDJSON);
+}
+
+/// ccusage 20.0.24 `blocks --offline --json` with TZ=UTC and
+/// CLAUDE_CONFIG_DIR=fixtures/claude-blocks gave these blocks: (startTime,
+/// endTime, actualEndTime, isGap, inputTokens, outputTokens,
+/// cacheCreationInputTokens, cacheReadInputTokens, costUSD). Its isActive
+/// is false for all (its "now" is the clock, after the fixture).
+/// One ccusage block: start, end, actual end, gap, the four token counts, cost.
+type PeerBlock = (&'static str, &'static str, Option<&'static str>, bool, u64, u64, u64, u64, f64);
+
+const CCUSAGE_BLOCKS: [PeerBlock; 6] = [
+    (
+        "2026-03-01T08:00:00.000Z",
+        "2026-03-01T13:00:00.000Z",
+        Some("2026-03-01T12:59:00.000Z"),
+        false,
+        55,
+        430,
+        7300,
+        7000,
+        0.03021,
+    ),
+    (
+        "2026-03-01T13:00:00.000Z",
+        "2026-03-01T18:00:00.000Z",
+        Some("2026-03-01T13:05:30.500Z"),
+        false,
+        3,
+        400,
+        100,
+        8000,
+        0.008784,
+    ),
+    ("2026-03-01T18:05:30.500Z", "2026-03-02T01:20:00.000Z", None, true, 0, 0, 0, 0, 0.0),
+    (
+        "2026-03-02T01:00:00.000Z",
+        "2026-03-02T06:00:00.000Z",
+        Some("2026-03-02T01:20:00.000Z"),
+        false,
+        100,
+        50,
+        0,
+        0,
+        0.25,
+    ),
+    ("2026-03-02T06:20:00.000Z", "2026-03-09T21:30:00.000Z", None, true, 0, 0, 0, 0, 0.0),
+    (
+        "2026-03-09T21:00:00.000Z",
+        "2026-03-10T02:00:00.000Z",
+        Some("2026-03-09T23:00:00.000Z"),
+        false,
+        76,
+        900,
+        10400,
+        14000,
+        0.05582800000000001,
+    ),
+];
+
+#[test]
+fn blocks_equal_ccusage_blocks() {
+    let instant = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
+    let ours = ci("ci-agg").args(["--blocks", BLOCKS]).run().json();
+    assert_eq!(ours.len(), CCUSAGE_BLOCKS.len());
+    for (o, (start, end, actual, gap, input, output, write, read, cost)) in ours.iter().zip(CCUSAGE_BLOCKS) {
+        assert_eq!(instant(o["start"].as_str().unwrap()), instant(start), "{o}");
+        assert_eq!(instant(o["end"].as_str().unwrap()), instant(end), "{o}");
+        assert_eq!(o["actual_end"].as_str().map(instant), actual.map(instant), "{o}");
+        assert_eq!(o["status"] == "gap", gap, "{o}");
+        let tokens = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
+            .map(|k| o[k].as_u64().unwrap());
+        assert_eq!(tokens, [input, output, write, read], "{o}");
+        let ours = o["cost_usd"].as_f64().unwrap();
+        assert!((ours - cost).abs() <= 0.005 * cost.abs(), "cost {ours} vs ccusage {cost}");
+    }
+}
+
+#[test]
+fn blocks_table_with_a_token_limit() {
+    // max: the largest finished block (14785 tokens); the active one used 25376 (171.63%).
+    let run = ci("ci-agg").args(["--blocks", "--format", "table", "--token-limit", "max", BLOCKS]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        r#"start                   status    models                                                      responses  total_tokens  cost_usd  remaining  limit_used_percent
+2026-03-01T08:00:00Z    complete  ["claude-sonnet-4-5-20250929","claude-haiku-4-5-20251001"]          3         14785   0.03021  null                      100
+2026-03-01T13:00:00Z    complete  ["claude-sonnet-4-5-20250929"]                                      1          8503  0.008784  null                    57.51
+2026-03-01T18:05:30.5Z  gap       []                                                                  0             0         0  null                     null
+2026-03-02T01:00:00Z    complete  ["claude-haiku-4-5-20251001"]                                       1           150      0.25  null                     1.01
+2026-03-02T06:20:00Z    gap       []                                                                  0             0         0  null                     null
+2026-03-09T21:00:00Z    active    ["claude-sonnet-4-5-20250929","claude-haiku-4-5-20251001"]          3         25376  0.055828  2h 00m                 171.63
+"#
+    );
+}
+
+#[test]
+fn blocks_read_the_time_window_and_piped_records() {
+    let active = BLOCKS_NDJSON.lines().last().unwrap();
+    let run = ci("ci-agg").args(["--blocks", "--since", "2026-03-09", BLOCKS]).run();
+    assert_eq!((run.code, run.stdout.as_str()), (0, format!("{active}\n").as_str()));
+    let sessions = ci("ci-find").args(["--root", BLOCKS]).run().stdout;
+    let piped = ci("ci-agg").arg("--blocks").stdin(sessions).run();
+    assert_eq!((piped.code, piped.stdout.as_str()), (0, BLOCKS_NDJSON));
+    // No PATH, stdin not a pipe: the Claude Code roots (CLAUDE_CONFIG_DIR).
+    let mut cmd = ci_command("ci-agg");
+    cmd.arg("--blocks").env("CLAUDE_CONFIG_DIR", root().join(BLOCKS)).stdin(std::process::Stdio::null());
+    let root = run_std(cmd);
+    assert_eq!((root.code, root.stdout.as_str()), (0, BLOCKS_NDJSON));
+}
+
+#[test]
+fn blocks_refuse_a_key_and_a_limit_needs_blocks() {
+    let run = ci("ci-agg").args(["--blocks", "--by", "day", BLOCKS]).run();
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("'--blocks' cannot be used with '--by"), "{}", run.stderr);
+    let run = ci("ci-agg").args(["--blocks", "--token-limit", "lots", BLOCKS]).run();
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("expected a number of tokens or max, not \"lots\""), "{}", run.stderr);
+    let run = ci("ci-agg").args(["--tokens", "--token-limit", "5", BLOCKS]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (2, "ci-agg: --token-limit is the limit of --blocks: add --blocks\n"));
+}
+
+const HOOK: &str = r#"{"session_id":"b10c4000-0000-4000-8000-000000000001","transcript_path":"fixtures/claude-blocks/projects/-src-blocks-demo/b10c4000-0000-4000-8000-000000000001.jsonl","cwd":"/src/blocks-demo","model":{"id":"claude-sonnet-4-5-20250929","display_name":"Sonnet 4.5"}}"#;
+
+#[test]
+fn statusline_of_a_session() {
+    // Session: every block's cost, 0.03021 + 0.008784 + 0.25 + 0.055828 = 0.344822;
+    // today (2026-03-09) and the active block: 0.055828; 02:00 - 23:30 = 2h 30m left.
+    let run = ci("ci-agg").args(["--statusline", BLOCKS]).env("CI_NOW", "2026-03-09T23:30:00Z").stdin(HOOK).run();
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "Sonnet 4.5 | session $0.34 | today $0.06 | block $0.06 (2h 30m left)\n", "")
+    );
+    // The transcript named on stdin is read though no PATH or root holds it;
+    // no display name: the model id. After the block's end: none active.
+    let hook = HOOK.replace(r#","display_name":"Sonnet 4.5""#, "");
+    let run = ci("ci-agg").arg("--statusline").env("CI_NOW", "2026-03-10T02:00:00Z").stdin(hook).run();
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "claude-sonnet-4-5-20250929 | session $0.34 | today $0.00 | no active block\n")
+    );
+    assert!(run.stderr.contains("found no Claude Code root"), "{}", run.stderr);
+}
+
+#[test]
+fn statusline_without_a_session_still_prints_and_exits_0() {
+    let cases = [
+        ("", "ci-agg: --statusline: no statusLine JSON on stdin: costs of no session\n"),
+        ("{\"session_id\":", "ci-agg: --statusline: stdin is not Claude Code's statusLine JSON: EOF while parsing a value at line 1 column 14\n"),
+        ("[1]", "ci-agg: --statusline: stdin is not a JSON object (Claude Code's statusLine JSON)\n"),
+    ];
+    for (stdin, err) in cases {
+        let run = ci("ci-agg").args(["--statusline", BLOCKS]).stdin(stdin).run();
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (0, "- | session - | today $0.00 | block $0.06 (2h 00m left)\n", err),
+            "stdin {stdin:?}"
+        );
+    }
+    // A missing root is said; the session's own transcript is still read.
+    let run = ci("ci-agg").args(["--statusline", "fixtures/no-such-root"]).stdin(HOOK).run();
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "Sonnet 4.5 | session $0.34 | today $0.00 | block $0.06 (2h 00m left)\n")
+    );
+    assert!(run.stderr.contains("fixtures/no-such-root"), "{}", run.stderr);
+}
+
+#[test]
+fn weeks_from_a_chosen_day() {
+    // Responses on Sun 2026-03-01, Mon 03-02 and Mon 03-09 (fixtures/README.md).
+    let csv = |day: &str| {
+        let run = ci("ci-agg")
+            .args([
+                "--tokens",
+                "--by",
+                "week",
+                "--week-start",
+                day,
+                "--format",
+                "csv",
+                "--columns",
+                "week,model,responses",
+                BLOCKS,
+            ])
+            .run();
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    assert_eq!(
+        csv("monday"),
+        "week,model,responses\n2026-02-23,claude-sonnet-4-5-20250929,3\n2026-02-23,claude-haiku-4-5-20251001,1\n\
+         2026-03-02,claude-haiku-4-5-20251001,1\n2026-03-09,claude-sonnet-4-5-20250929,2\n2026-03-09,claude-haiku-4-5-20251001,1\n"
+    );
+    assert_eq!(
+        csv("Sun"),
+        "week,model,responses\n2026-03-01,claude-sonnet-4-5-20250929,3\n2026-03-01,claude-haiku-4-5-20251001,2\n\
+         2026-03-08,claude-sonnet-4-5-20250929,2\n2026-03-08,claude-haiku-4-5-20251001,1\n"
+    );
+    // Without --week-start: ISO weeks, as before.
+    let iso =
+        ci("ci-agg").args(["--tokens", "--by", "week", "--format", "csv", "--columns", "week,responses", BLOCKS]).run();
+    assert!(iso.stdout.contains("2026-W09,3\n"), "{}", iso.stdout);
+    let run = ci("ci-agg").args(["--tokens", "--week-start", "monday", BLOCKS]).run();
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "ci-agg: --week-start sets the first day of --by week buckets: add --by week\n")
+    );
+    let run = ci("ci-agg").args(["--by", "week", "--week-start", "someday", BLOCKS]).run();
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("expected a day of the week (monday … sunday), not \"someday\""), "{}", run.stderr);
+}
