@@ -233,3 +233,12 @@ fn weeks_from_a_chosen_day() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("expected a day of the week (monday … sunday), not \"someday\""), "{}", run.stderr);
 }
+
+#[test]
+fn readme_shows_the_blocks_table_the_tool_prints() {
+    let cmd = ["--blocks", "--format", "table", "--columns", "start,status,total_tokens,cost_usd,remaining", BLOCKS];
+    let run = ci("ci-agg").args(cmd).run();
+    let shown = format!("$ CI_NOW=2026-03-10T00:00:00Z ci-agg {}\n{}```", cmd.join(" "), run.stdout);
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(readme.contains(&shown), "README.md should show:\n{shown}");
+}
