@@ -20,15 +20,87 @@ use crate::output::table::Record;
 use crate::time::{self, Timestamp};
 
 use super::cost::Tally;
-use super::field::Num;
-use super::json_num;
+use super::field::{Field, KeyVal, Num, Usage};
+use super::query::Query;
 use super::stat::Sum;
+use super::{json_num, Answer};
 
 /// The length of a block.
 pub const BLOCK: SignedDuration = SignedDuration::from_hours(5);
 
-/// The token columns of a `--tokens` record a block adds up (and prints), then its cost.
-const FIGURES: [&str; 5] = ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
+/// One response as blocks read it (or the responses of one group key, for
+/// a writer that writes each response once).
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// When it was written.
+    pub at: Timestamp,
+    /// Its model.
+    pub model: Option<String>,
+    /// Its session, when the query has that key.
+    pub session: Option<String>,
+    /// How many responses.
+    pub responses: u64,
+    /// Token counts and cost, in [`Usage::ALL`] order.
+    pub usage: [Option<Num>; 5],
+    /// Where the cost came from.
+    pub cost: Tally,
+}
+
+impl Entry {
+    /// Its cost in dollars (0 when unpriced).
+    pub fn usd(&self) -> f64 {
+        self.usage[Usage::Cost as usize].map_or(0.0, Num::to_f64)
+    }
+}
+
+/// The responses of a `--tokens` answer whose keys include `timestamp`
+/// (each held response once, each other group once) without building
+/// output records, in no order; with the number of responses without a
+/// usable timestamp.
+pub fn entries(answer: Answer, q: &Query) -> (Vec<Entry>, u64) {
+    let Answer::Groups(groups) = answer else { return (vec![], 0) };
+    let at = |f: &dyn Fn(&Field) -> bool| q.keys.iter().position(f);
+    let (Some(ts), model, session) = (
+        at(&|f| matches!(f, Field::Path(p) if p.as_str() == "timestamp")),
+        at(&|f| *f == Field::Model),
+        at(&|f| *f == Field::Session),
+    ) else {
+        return (vec![], 0);
+    };
+    let text = |key: &[KeyVal], i: Option<usize>| match i.and_then(|i| key.get(i)) {
+        Some(KeyVal::Str(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let mut out = vec![];
+    let mut untimed = 0;
+    let mut add = |key: &[KeyVal], responses: u64, usage: [Option<Num>; 5], cost: &Tally| match text(key, Some(ts))
+        .as_deref()
+        .and_then(time::parse_timestamp)
+    {
+        Some(at) => out.push(Entry {
+            at,
+            model: text(key, model),
+            session: text(key, session),
+            responses,
+            usage,
+            cost: cost.clone(),
+        }),
+        None => untimed += responses,
+    };
+    for (key, held) in groups.responses.held() {
+        add(key, 1, held.usage, &held.cost);
+    }
+    for (key, g) in &groups.map {
+        let mut usage = [None; 5];
+        for (m, s) in q.measures.iter().zip(&g.stats) {
+            if let (Field::Usage(u), true) = (&m.field, s.n > 0) {
+                usage[*u as usize] = Some(s.sum.value());
+            }
+        }
+        add(key, g.count, usage, &g.cost);
+    }
+    (out, untimed)
+}
 
 /// The columns a blocks table shows unless `--columns` says.
 pub const TABLE_COLUMNS: [&str; 7] =
@@ -45,7 +117,7 @@ pub struct Block {
     pub span: Option<(Timestamp, Timestamp)>,
     /// Its responses (each counted once, as `--tokens` counts them).
     pub responses: u64,
-    /// [`FIGURES`]' sums.
+    /// The sums of its entries' figures ([`Usage::ALL`] order).
     sums: [Option<Sum>; 5],
     /// Where its costs came from.
     tally: Tally,
@@ -88,19 +160,19 @@ impl Block {
         }
     }
 
-    /// Adds the responses of one `--tokens` record at `at`.
-    fn add(&mut self, at: Timestamp, rec: &Record) {
-        self.span = Some(self.span.map_or((at, at), |(first, _)| (first, at)));
-        self.responses += rec.get("responses").and_then(Value::as_u64).unwrap_or(0);
-        for (sum, name) in self.sums.iter_mut().zip(FIGURES) {
-            if let Some(n) = rec.get(name).filter(|v| v.is_number()).and_then(|v| Num::parse(&v.to_string())) {
+    /// Adds an entry (the block's latest so far).
+    fn add(&mut self, e: &Entry) {
+        self.span = Some(self.span.map_or((e.at, e.at), |(first, _)| (first, e.at)));
+        self.responses += e.responses;
+        for (sum, n) in self.sums.iter_mut().zip(e.usage) {
+            if let Some(n) = n {
                 sum.get_or_insert_with(Sum::default).add(n);
             }
         }
-        self.tally.merge(Tally::of_record(rec));
-        if let Some(model) = rec.get("model").and_then(Value::as_str) {
-            if !self.models.iter().any(|m| m == model) {
-                self.models.push(model.to_owned());
+        self.tally.merge(e.cost.clone());
+        if let Some(model) = &e.model {
+            if !self.models.contains(model) {
+                self.models.push(model.clone());
             }
         }
     }
@@ -155,9 +227,9 @@ impl Block {
         };
         rec.insert("status".into(), status.into());
         rec.insert("responses".into(), self.responses.into());
-        for (sum, name) in self.sums.iter().zip(FIGURES) {
-            let zero = if name == "cost_usd" && !self.is_gap() { Value::Null } else { 0.into() };
-            rec.insert(name.into(), sum.as_ref().map_or(zero, |s| json_num(s.value())));
+        for (sum, u) in self.sums.iter().zip(Usage::ALL) {
+            let zero = if u == Usage::Cost && !self.is_gap() { Value::Null } else { 0.into() };
+            rec.insert(u.name().into(), sum.as_ref().map_or(zero, |s| json_num(s.value())));
         }
         rec.insert("total_tokens".into(), self.total_tokens().into());
         self.tally.write(&mut rec);
@@ -243,26 +315,17 @@ fn plus_block(t: Timestamp) -> Timestamp {
     t.checked_add(BLOCK).unwrap_or(t)
 }
 
-/// The blocks (and gaps) of `--tokens` records keyed by `key` (the
-/// response's timestamp), in start order; with the number of responses
-/// whose timestamp was missing or unreadable (in no block).
-pub fn blocks(records: &[Record], key: &str) -> (Vec<Block>, u64) {
-    let mut untimed = 0;
-    let mut timed: Vec<(Timestamp, &Record)> = vec![];
-    for rec in records {
-        match rec.get(key).and_then(Value::as_str).and_then(time::parse_timestamp) {
-            Some(at) => timed.push((at, rec)),
-            None => untimed += rec.get("responses").and_then(Value::as_u64).unwrap_or(0),
-        }
-    }
-    timed.sort_by_key(|(at, _)| *at);
+/// The blocks (and gaps) of the entries ([`entries`]), in start order.
+pub fn blocks(entries: &mut [Entry]) -> Vec<Block> {
+    entries.sort_by_key(|e| e.at);
     let mut out: Vec<Block> = vec![];
-    for (at, rec) in timed {
+    for e in entries.iter() {
+        let at = e.at;
         let open = out.last_mut().filter(|b| !b.is_gap());
         let last = open.as_ref().and_then(|b| b.span).map(|(_, last)| last);
         match (open, last) {
             (Some(b), Some(last)) if at.duration_since(b.start) <= BLOCK && at.duration_since(last) <= BLOCK => {
-                b.add(at, rec)
+                b.add(e)
             }
             _ => {
                 if let Some(last) = last.filter(|last| at.duration_since(*last) > BLOCK) {
@@ -270,7 +333,7 @@ pub fn blocks(records: &[Record], key: &str) -> (Vec<Block>, u64) {
                 }
                 let start = floor_to_hour(at);
                 let mut b = Block::new(start, plus_block(start));
-                b.add(at, rec);
+                b.add(e);
                 out.push(b);
             }
         }
@@ -278,7 +341,7 @@ pub fn blocks(records: &[Record], key: &str) -> (Vec<Block>, u64) {
     // In start order, as ccusage: a gap starts at the end of the activity
     // before it, which may be after the next block's start (its hour).
     out.sort_by_key(|b| b.start);
-    (out, untimed)
+    out
 }
 
 /// The token count `limit` stands for among `blocks` at `now` (`max`: the
@@ -296,14 +359,20 @@ pub fn resolve_limit(limit: TokenLimit, blocks: &[Block], now: Timestamp) -> Opt
 mod tests {
     use super::*;
 
-    fn rec(ts: &str, tokens: u64) -> Record {
-        let v = serde_json::json!({"timestamp": ts, "model": "m", "responses": 1, "input_tokens": tokens, "output_tokens": 0,
-            "cache_read_tokens": 0, "cache_write_tokens": 0, "cost_usd": 0.5, "cost_source": "computed", "unpriced_models": []});
-        v.as_object().unwrap().clone()
+    fn rec(ts: &str, tokens: u64) -> Entry {
+        let n = |t: &str| Some(Num::parse(t).unwrap());
+        Entry {
+            at: time::parse_timestamp(ts).unwrap(),
+            model: Some("m".into()),
+            session: None,
+            responses: 1,
+            usage: [n(&tokens.to_string()), n("0"), n("0"), n("0"), n("0.5")],
+            cost: Tally::default(),
+        }
     }
 
-    fn starts(records: &[Record]) -> Vec<(String, String, bool)> {
-        let (b, _) = blocks(records, "timestamp");
+    fn starts(records: &[Entry]) -> Vec<(String, String, bool)> {
+        let b = blocks(&mut records.to_vec());
         b.iter().map(|b| (time::format_timestamp(b.start), time::format_timestamp(b.end), b.is_gap())).collect()
     }
 
@@ -323,7 +392,7 @@ mod tests {
     #[test]
     fn a_long_pause_is_a_gap() {
         let r = [rec("2026-03-01T08:10:00Z", 1), rec("2026-03-01T13:10:01Z", 2)];
-        let (b, _) = blocks(&r, "timestamp");
+        let b = blocks(&mut r.to_vec());
         assert_eq!(
             starts(&r),
             [
@@ -339,8 +408,7 @@ mod tests {
     #[test]
     fn the_active_block_burns_and_projects() {
         let r = [rec("2026-03-01T08:00:00Z", 600), rec("2026-03-01T09:00:00Z", 600)];
-        let (b, untimed) = blocks(&r, "timestamp");
-        assert_eq!(untimed, 0);
+        let b = blocks(&mut r.to_vec());
         let now = time::parse_timestamp("2026-03-01T10:00:00Z").unwrap();
         let out = b[0].record(now, resolve_limit(TokenLimit::Tokens(4000), &b, now));
         // 1200 tokens over 60 minutes: 20 a minute, 180 minutes left.

@@ -539,14 +539,15 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // Groups of nothing read (`{"count":0}`, no key) are printed but found
     // nothing: exit 1, as `grep -c` prints 0.
     let grouped = matches!(answer, Answer::Groups(_));
-    let rows = answer.rows(&q, order);
-    let read_any = !grouped || rows.iter().any(|r| r.count > 0);
+    let (rows, viewed) = if args.views.folds() {
+        (vec![], Some(args.views.records(&q, answer, diag)))
+    } else {
+        (answer.rows(&q, order), None)
+    };
+    let read_any = !grouped || viewed.is_some() || rows.iter().any(|r| r.count > 0);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
     warn_fields_never_found(&rows, &q, &seen, &watches, diag);
-    let mut records: Vec<Record> = rows.into_iter().map(|r| r.record).collect();
-    if let Some(view) = args.views.records(&records, diag) {
-        records = view;
-    }
+    let mut records: Vec<Record> = viewed.unwrap_or_else(|| rows.into_iter().map(|r| r.record).collect());
     warn_unpriced(&records, &q, diag);
     if let SortOrder::Column(column) = &args.sort {
         table::sort_by_column(&mut records, column).map_err(|e| Error::Usage(format!("--sort: {e}")))?;

@@ -17,12 +17,11 @@ use serde_json::Value;
 
 use super::views::{claude_roots, note_untimed, INSTANT};
 use super::{aggregate, open_cache, Args};
+use crate::aggregate::blocks::Entry;
 use crate::aggregate::blocks::{self, format_minutes};
-use crate::aggregate::groups::Order;
 use crate::aggregate::query::Query;
 use crate::diag::Diag;
 use crate::error::{Outcome, Result};
-use crate::output::table::Record;
 use crate::output::Output;
 use crate::time::{self, Bucket, Interval, TimeZone, Timestamp};
 
@@ -88,18 +87,17 @@ pub fn run(mut args: Args, diag: &Diag) -> Result<Outcome> {
         }
     }
     let tz = args.time.zone.tz.clone();
-    let records = if args.paths.is_empty() { vec![] } else { records(&args, tz.clone(), diag) };
-    let line = line(&hook, &records, time::now(), &tz, diag);
+    let mut entries = if args.paths.is_empty() { vec![] } else { entries(&args, tz.clone(), diag) };
+    let line = line(&hook, &mut entries, time::now(), &tz);
     let mut out = Output::stdout();
     out.write(format!("{line}\n").as_bytes())?;
     out.flush()?;
     Ok(Outcome::Printed)
 }
 
-/// The `--tokens` records by response timestamp and session; what went
-/// wrong is reported on stderr (through its own [`Diag`], so the run still
-/// exits 0).
-fn records(args: &Args, tz: TimeZone, diag: &Diag) -> Vec<Record> {
+/// The responses read, with their time and session; what went wrong is
+/// reported on stderr (through its own [`Diag`], so the run still exits 0).
+fn entries(args: &Args, tz: TimeZone, diag: &Diag) -> Vec<Entry> {
     let inner = Diag::new(diag.prog(), false);
     let mut spec = args.spec();
     spec.by = vec![INSTANT.to_owned(), "session".to_owned()];
@@ -119,27 +117,24 @@ fn records(args: &Args, tz: TimeZone, diag: &Diag) -> Vec<Record> {
             return vec![];
         }
     };
+    let (entries, untimed) = blocks::entries(answer, &q);
+    note_untimed(untimed, &inner);
     inner.summary();
-    answer.rows(&q, Order::Auto).into_iter().map(|r| r.record).collect()
+    entries
 }
 
 /// `Sonnet 4.5 | session $0.23 | today $1.20 | block $0.45 (2h 45m left)`.
-fn line(hook: &Hook, records: &[Record], now: Timestamp, tz: &TimeZone, diag: &Diag) -> String {
-    let cost = |keep: &dyn Fn(&Record) -> bool| -> f64 {
-        records.iter().filter(|r| keep(r)).filter_map(|r| r.get("cost_usd")?.as_f64()).fold(0.0, |a, b| a + b)
-    };
+fn line(hook: &Hook, entries: &mut [Entry], now: Timestamp, tz: &TimeZone) -> String {
+    // A fold from 0: the sum of no f64 is -0 ("$-0.00").
+    let cost =
+        |keep: &dyn Fn(&Entry) -> bool| entries.iter().filter(|e| keep(e)).map(Entry::usd).fold(0.0, |a, b| a + b);
     let today = time::bucket(now, Bucket::Day, tz);
-    let day_of = |r: &Record| {
-        let at = r.get(INSTANT)?.as_str().and_then(time::parse_timestamp)?;
-        Some(time::bucket(at, Bucket::Day, tz))
-    };
     let session = match &hook.session {
-        Some(id) => dollars(cost(&|r| r.get("session").and_then(Value::as_str) == Some(id))),
+        Some(id) => dollars(cost(&|e| e.session.as_ref() == Some(id))),
         None => "-".to_owned(),
     };
-    let today = dollars(cost(&|r| day_of(r).as_deref() == Some(today.as_str())));
-    let (blocks, untimed) = blocks::blocks(records, INSTANT);
-    note_untimed(untimed, diag);
+    let today = dollars(cost(&|e| time::bucket(e.at, Bucket::Day, tz) == today));
+    let blocks = blocks::blocks(entries);
     let block = match blocks.iter().find(|b| b.is_active(now)) {
         Some(b) => format!("block {} ({} left)", dollars(b.cost()), format_minutes(b.minutes_left(now))),
         None => "no active block".to_owned(),

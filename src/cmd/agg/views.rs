@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 
 use crate::aggregate::blocks::{self, TokenLimit};
+use crate::aggregate::query::Query;
+use crate::aggregate::Answer;
 use crate::diag::Diag;
 use crate::files::expand_tilde;
 use crate::output::table::{Columns, Record};
@@ -68,19 +70,22 @@ impl Views {
         self.blocks || self.statusline
     }
 
-    /// The records a view prints instead of the query's (`None`: the query's own).
-    pub fn records(&self, records: &[Record], diag: &Diag) -> Option<Vec<Record>> {
-        if !self.blocks {
-            return None;
-        }
-        let (blocks, untimed) = blocks::blocks(records, INSTANT);
+    /// Whether the view makes its records from the answer itself ([`Views::records`]).
+    pub fn folds(&self) -> bool {
+        self.blocks
+    }
+
+    /// The records of a view that folds the answer itself ([`Views::folds`]).
+    pub fn records(&self, q: &Query, answer: Answer, diag: &Diag) -> Vec<Record> {
+        let (mut entries, untimed) = blocks::entries(answer, q);
         note_untimed(untimed, diag);
+        let blocks = blocks::blocks(&mut entries);
         let now = time::now();
         let limit = self.token_limit.and_then(|l| blocks::resolve_limit(l, &blocks, now));
         if let (Some(TokenLimit::Max), None) = (self.token_limit, limit) {
             diag.note(&"--token-limit max: no finished block to take the largest total of");
         }
-        Some(blocks.iter().map(|b| b.record(now, limit.or(self.token_limit.map(|_| 0)))).collect())
+        blocks.iter().map(|b| b.record(now, limit.or(self.token_limit.map(|_| 0)))).collect()
     }
 
     /// The columns a view's table shows unless `--columns` says.
