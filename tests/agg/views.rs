@@ -80,22 +80,124 @@ const CCUSAGE_BLOCKS: [PeerBlock; 6] = [
     ),
 ];
 
+/// `ours` has ccusage's start, end, actual end, gap flag and token counts,
+/// and its cost within 0.5%.
+fn assert_like_ccusage(o: &Value, peer: PeerBlock) {
+    let (start, end, actual, gap, input, output, write, read, cost) = peer;
+    let instant = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
+    assert_eq!(instant(o["start"].as_str().unwrap()), instant(start), "{o}");
+    assert_eq!(instant(o["end"].as_str().unwrap()), instant(end), "{o}");
+    assert_eq!(o["actual_end"].as_str().map(instant), actual.map(instant), "{o}");
+    assert_eq!(o["status"] == "gap", gap, "{o}");
+    let tokens =
+        ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"].map(|k| o[k].as_u64().unwrap());
+    assert_eq!(tokens, [input, output, write, read], "{o}");
+    let ours = o["cost_usd"].as_f64().unwrap();
+    assert!((ours - cost).abs() <= 0.005 * cost.abs(), "cost {ours} vs ccusage {cost}");
+}
+
 #[test]
 fn blocks_equal_ccusage_blocks() {
-    let instant = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
     let ours = ci("ci-agg").args(["--blocks", BLOCKS]).run().json();
     assert_eq!(ours.len(), CCUSAGE_BLOCKS.len());
-    for (o, (start, end, actual, gap, input, output, write, read, cost)) in ours.iter().zip(CCUSAGE_BLOCKS) {
-        assert_eq!(instant(o["start"].as_str().unwrap()), instant(start), "{o}");
-        assert_eq!(instant(o["end"].as_str().unwrap()), instant(end), "{o}");
-        assert_eq!(o["actual_end"].as_str().map(instant), actual.map(instant), "{o}");
-        assert_eq!(o["status"] == "gap", gap, "{o}");
-        let tokens = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
-            .map(|k| o[k].as_u64().unwrap());
-        assert_eq!(tokens, [input, output, write, read], "{o}");
-        let ours = o["cost_usd"].as_f64().unwrap();
-        assert!((ours - cost).abs() <= 0.005 * cost.abs(), "cost {ours} vs ccusage {cost}");
+    for (o, peer) in ours.iter().zip(CCUSAGE_BLOCKS) {
+        assert_like_ccusage(o, peer);
     }
+}
+
+/// ccusage 20.0.24 `blocks --offline --json`, TZ=UTC,
+/// CLAUDE_CONFIG_DIR=fixtures/claude-transcripts: its blocks from the third
+/// on (the first two in the test below).
+const CCUSAGE_TRANSCRIPT_BLOCKS: [PeerBlock; 11] = [
+    (
+        "2025-09-03T00:00:00.000Z",
+        "2025-09-03T05:00:00.000Z",
+        Some("2025-09-03T01:02:03.665Z"),
+        false,
+        911,
+        52886,
+        150674,
+        3751073,
+        2.486372399999999,
+    ),
+    ("2025-09-03T06:02:03.665Z", "2025-09-07T09:52:09.443Z", None, true, 0, 0, 0, 0, 0.0),
+    (
+        "2025-09-07T09:00:00.000Z",
+        "2025-09-07T14:00:00.000Z",
+        Some("2025-09-07T09:54:26.499Z"),
+        false,
+        129,
+        3629,
+        47747,
+        324259,
+        0.33115094999999994,
+    ),
+    ("2025-09-07T14:54:26.499Z", "2026-01-09T10:00:00.000Z", None, true, 0, 0, 0, 0, 0.0),
+    (
+        "2026-01-09T10:00:00.000Z",
+        "2026-01-09T15:00:00.000Z",
+        Some("2026-01-09T12:30:00.000Z"),
+        false,
+        300,
+        125,
+        75,
+        30,
+        0.46,
+    ),
+    ("2026-01-09T17:30:00.000Z", "2026-01-10T09:15:00.000Z", None, true, 0, 0, 0, 0, 0.0),
+    (
+        "2026-01-10T09:00:00.000Z",
+        "2026-01-10T14:00:00.000Z",
+        Some("2026-01-10T09:15:00.000Z"),
+        false,
+        300,
+        125,
+        0,
+        40,
+        0.56,
+    ),
+    ("2026-01-10T14:15:00.000Z", "2026-02-03T08:00:00.000Z", None, true, 0, 0, 0, 0, 0.0),
+    (
+        "2026-02-03T08:00:00.000Z",
+        "2026-02-03T13:00:00.000Z",
+        Some("2026-02-03T11:45:00.000Z"),
+        false,
+        130,
+        60,
+        15,
+        40,
+        0.07,
+    ),
+    ("2026-02-03T16:45:00.000Z", "2026-06-05T04:56:35.619Z", None, true, 0, 0, 0, 0, 0.0),
+    (
+        "2026-06-05T04:00:00.000Z",
+        "2026-06-05T09:00:00.000Z",
+        Some("2026-06-05T04:56:35.619Z"),
+        false,
+        6,
+        16,
+        1045,
+        3057,
+        0.012408500000000001,
+    ),
+];
+
+#[test]
+fn blocks_of_the_copied_transcripts_equal_ccusage_but_where_it_skips_lines() {
+    let ours = ci("ci-agg").args(["--blocks", "fixtures/claude-transcripts"]).run().json();
+    assert_eq!(ours.len(), 13);
+    for (o, peer) in ours[2..].iter().zip(CCUSAGE_TRANSCRIPT_BLOCKS) {
+        assert_like_ccusage(o, peer);
+    }
+    // ccusage's first block: 10:00-15:00, last response 10:04, 883 / 328 tokens
+    // of claude-sonnet-4, then a gap from 15:04. It never reads the nine spaced
+    // daaain lines (claude-3-sonnet-20240229, 558 / 830 tokens, the last at
+    // 12:00:30; fixtures/README.md): ours has them.
+    assert_eq!(
+        (&ours[0]["start"], &ours[0]["actual_end"], &ours[0]["input_tokens"], &ours[0]["output_tokens"]),
+        (&json!("2025-06-14T10:00:00Z"), &json!("2025-06-14T12:00:30Z"), &json!(883 + 558), &json!(328 + 830))
+    );
+    assert_eq!((&ours[1]["status"], &ours[1]["start"]), (&json!("gap"), &json!("2025-06-14T17:00:30Z")));
 }
 
 #[test]
