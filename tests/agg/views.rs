@@ -322,6 +322,14 @@ fn weeks_from_a_chosen_day() {
         "week,model,responses\n2026-03-01,claude-sonnet-4-5-20250929,3\n2026-03-01,claude-haiku-4-5-20251001,2\n\
          2026-03-08,claude-sonnet-4-5-20250929,2\n2026-03-08,claude-haiku-4-5-20251001,1\n"
     );
+    // Partial state names the weeks' first day (by ["week:sunday"]): a merge gives the same weeks.
+    let partial = ci("ci-agg").args(["--partial", "--tokens", "--by", "week", "--week-start", "sun", BLOCKS]).run();
+    assert!(partial.stdout.contains(r#""by":["week:sunday"]"#), "{}", partial.stdout);
+    let merged = ci("ci-agg")
+        .args(["--merge", "--format", "csv", "--columns", "week,model,responses"])
+        .stdin(partial.stdout)
+        .run();
+    assert_eq!(merged.stdout, csv("sunday"));
     // Without --week-start: ISO weeks, as before.
     let iso =
         ci("ci-agg").args(["--tokens", "--by", "week", "--format", "csv", "--columns", "week,responses", BLOCKS]).run();
