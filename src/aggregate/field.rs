@@ -59,6 +59,10 @@ pub enum Field {
     Path(Path),
 }
 
+/// How a query names weeks from a day (`--week-start`) in its wire form:
+/// `week:sunday` (printed as `week`).
+pub const WEEK_FROM: &str = "week:";
+
 /// Other names of named fields: the names people guess first. `project` is
 /// the workspace (an event's project: the session's project folder name,
 /// unless its line or metadata names another working directory); `date`
@@ -104,6 +108,10 @@ impl Field {
             "status" => Field::Status,
             "writer" => Field::Writer,
             "hour" | "day" | "week" | "month" => Field::Time(t.parse()?),
+            _ if t.starts_with(WEEK_FROM) => Field::Time(Bucket::WeekFrom(
+                time::parse_weekday(&t[WEEK_FROM.len()..])
+                    .ok_or_else(|| format!("unknown day of the week in {t:?}"))?,
+            )),
             _ => match Usage::ALL.iter().find(|u| u.name() == t) {
                 Some(&u) => Field::Usage(u),
                 None => Field::Path(Path::parse(t)?),

@@ -24,6 +24,7 @@
 //! reduced to a small summary when the capture ends.
 
 pub mod bin;
+pub mod blocks;
 pub mod cached;
 pub mod calls;
 pub mod cost;

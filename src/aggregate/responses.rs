@@ -215,6 +215,12 @@ impl Responses {
         }
     }
 
+    /// Each held response with its group key (for a view that folds the
+    /// responses itself: [`super::blocks::entries`]).
+    pub fn held(&self) -> impl Iterator<Item = (&[KeyVal], &Held)> {
+        self.held.iter().map(|h| (self.keys.list[h.key as usize].as_slice(), h))
+    }
+
     /// Whether nothing is held.
     pub fn is_empty(&self) -> bool {
         self.held.is_empty()

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::aggregate::cached::{self, Cache};
 use crate::aggregate::cost::Mode;
-use crate::aggregate::field::{Field, KeyVal, NAMES};
+use crate::aggregate::field::{Field, KeyVal, NAMES, WEEK_FROM};
 use crate::aggregate::groups::{Order, Row};
 use crate::aggregate::partial::{self, Merger};
 use crate::aggregate::query::{Layout, Preset, Query, QuerySpec};
@@ -29,6 +29,9 @@ use crate::source::{self, RunOpts};
 use crate::text::plural;
 use crate::time;
 
+mod statusline;
+pub mod views;
+
 const EXAMPLES: &str = "\
 EXAMPLES:
   ci-agg --by event                          events by type, whole default root
@@ -45,6 +48,9 @@ EXAMPLES:
   ci-agg --tokens --since today              today's spend per model
   ci-agg --tools                             calls, errors, success rate, latency per tool
   ci-find --since 7d | ci-agg --sessions --format table
+  ci-agg --blocks --since 2d --format table  Claude's 5-hour billing blocks of the last two days
+  ci-agg --statusline                        Claude Code's statusLine command (settings.json)
+  ci-agg --tokens --by week --week-start sunday   weeks from Sunday, labelled 2026-03-01
 
 TIME WINDOW:
   --since/--until read only the events in [since, until) (exclusive end):
@@ -62,7 +68,8 @@ KEYS (--by, comma-separated; also the fields of metrics):
   session:fork line), status (data.status, e.g. of orchestrator:complete),
   writer (the product that wrote the session: Claude Code, Codex, Amplifier),
   hour / day / week / month (buckets of timestamp in --tz: 2026-03-01T08,
-  2026-03-01, 2026-W09 (ISO week, from Monday), 2026-03; default local: TZ,
+  2026-03-01, 2026-W09 (ISO week, from Monday; with --week-start DAY, weeks
+  from that day labelled by their first date, 2026-03-01), 2026-03; default local: TZ,
   else the system's zone, as ccusage and date; --tz UTC for UTC days; records
   carry \"tz\":ZONE), input_tokens / output_tokens / cache_read_tokens /
   cache_write_tokens / cost_usd (data.usage, current or older key names), or any
@@ -170,6 +177,35 @@ PRESETS:
       one record per value of the --by keys (each day once), its models
       listed, figures summed (ccusage daily); without it, one per model too. Memory: one
       entry per distinct message (about 200 bytes).
+
+BLOCKS (--blocks, Claude's 5-hour billing windows, as ccusage blocks):
+  The responses of --tokens (each once) in time order: a block starts at the
+  UTC hour of its first response and ends 5 hours later; a response more than
+  5 hours after the block's start or its last response opens the next block,
+  and a pause of more than 5 hours after the last response is a gap record
+  (from that response + 5 h to the next one). One record per block or gap, in
+  start order: start, end, actual_end (last response), status (complete, gap,
+  or active: its last response under 5 h ago and its end to come; now is
+  CI_NOW when set), responses, the four token counts, cost_usd, total_tokens,
+  cost_source, unpriced_models, models; for the active block elapsed_minutes,
+  remaining_minutes, remaining (2h 05m), tokens_per_minute and cost_per_hour
+  (first to last response), projected_tokens and projected_cost_usd (at that
+  rate to the block's end), null in the others. --token-limit N|max adds
+  token_limit, limit_used_percent, limit_projected_percent and limit_status
+  (ok, warning past 80%, exceeds); max is the largest finished block's total.
+  No PATH and no pipe: the Claude Code transcript roots only. Takes --since/
+  --until (events in the window) and piped records; no --by, --partial.
+
+STATUS LINE (--statusline, for Claude Code's statusLine command):
+  Reads Claude Code's JSON on stdin (session_id, transcript_path, model
+  {id,display_name}) and prints one line, e.g.
+    Sonnet 4.5 | session $0.34 | today $0.06 | block $0.06 (2h 30m left)
+  the model, this session's cost, today's (every session, days in --tz) and
+  the active block's with its time left (else \"no active block\"), all
+  computed as --tokens does from the PATHs given, else the Claude Code
+  transcript roots, plus the session's transcript_path; through the capture
+  cache, so a warm run reads only what changed. Always exits 0: no or bad
+  stdin prints \"-\" for the model and the session, with a note on stderr.
 
 COST:
   cost_usd (--tokens, --sessions, --sum cost_usd) is per response the writer's
@@ -392,6 +428,8 @@ pub struct Args {
     #[command(flatten)]
     pub session: SessionArg,
     #[command(flatten)]
+    pub views: views::Views,
+    #[command(flatten)]
     pub common: Common,
 }
 
@@ -447,12 +485,13 @@ impl Args {
             "sessions"
         } else if self.tools {
             "tools"
-        } else if self.tokens {
+        } else if self.tokens || self.views.wants_tokens() {
             "tokens"
         } else {
             "group"
         };
-        let by = self.by.iter().map(|k| k.trim().to_owned()).filter(|k| !k.is_empty()).collect();
+        let mut by: Vec<String> = self.by.iter().map(|k| k.trim().to_owned()).filter(|k| !k.is_empty()).collect();
+        by.extend(self.views.keys().iter().map(|k| (*k).to_owned()));
         let cost = match self.cost {
             CostFlag::Auto => Mode::Auto,
             CostFlag::Computed => Mode::Computed,
@@ -466,6 +505,21 @@ impl Args {
             pricing: String::new(),
         }
     }
+
+    /// The `--by` keys with `--week-start` applied (`week` → `week:DAY`).
+    fn week_keys(&self, spec: &mut QuerySpec) -> Result<()> {
+        let Some(day) = self.views.week_start else { return Ok(()) };
+        let week = spec
+            .by
+            .iter_mut()
+            .filter(|k| k.as_str() == "week")
+            .map(|k| *k = format!("{WEEK_FROM}{}", format!("{day:?}").to_lowercase()))
+            .count();
+        if week == 0 {
+            return Err(Error::Usage("--week-start sets the first day of --by week buckets: add --by week".into()));
+        }
+        Ok(())
+    }
 }
 
 /// Runs ci-agg.
@@ -474,8 +528,16 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // at a terminal gets a table.
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let format = args.output.table_format(terminal && !args.partial)?;
-    // A table for people shows the writer when the report mixes writers.
-    let adds_writer = !args.merge && format.is_some_and(TableStyle::for_people) && view::wants_writer(&args.spec());
+    args.views.check()?;
+    if args.views.statusline {
+        return statusline::run(args, diag);
+    }
+    // A table for people shows the writer when the report mixes writers
+    // (not a view that folds the answer itself: its keys are its own).
+    let adds_writer = !args.merge
+        && !args.views.folds()
+        && format.is_some_and(TableStyle::for_people)
+        && view::wants_writer(&args.spec());
     let (q, answer, watches) = if args.merge {
         match merge_inputs(&args.paths, diag)? {
             Some((q, a)) => (q, a, vec![]),
@@ -488,6 +550,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     } else {
         let tz = args.time.zone.tz.clone();
         let mut spec = args.spec();
+        args.week_keys(&mut spec)?;
         spec.tz = time::tz_name(&tz);
         if adds_writer {
             spec.by.push(view::WRITER.into());
@@ -535,11 +598,15 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // Groups of nothing read (`{"count":0}`, no key) are printed but found
     // nothing: exit 1, as `grep -c` prints 0.
     let grouped = matches!(answer, Answer::Groups(_));
-    let rows = answer.rows(&q, order);
-    let read_any = !grouped || rows.iter().any(|r| r.count > 0);
+    let (rows, viewed) = if args.views.folds() {
+        (vec![], Some(args.views.records(&q, answer, diag)))
+    } else {
+        (answer.rows(&q, order), None)
+    };
+    let read_any = !grouped || viewed.is_some() || rows.iter().any(|r| r.count > 0);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
     warn_fields_never_found(&rows, &q, q.spec.by.len() - usize::from(adds_writer), &seen, &watches, diag);
-    let mut records: Vec<Record> = rows.into_iter().map(|r| r.record).collect();
+    let mut records: Vec<Record> = viewed.unwrap_or_else(|| rows.into_iter().map(|r| r.record).collect());
     if adds_writer {
         view::drop_single_writer(&mut records);
     }
@@ -553,14 +620,15 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let all = args.selection(&q).apply(&q, &mut records).map_err(Error::Usage)?;
     let found = !records.is_empty() && read_any;
     let people = format.is_some_and(TableStyle::for_people);
-    let total = if (people || args.total) && found { view::total(&q, &records, all) } else { None };
+    let total =
+        if (people || args.total) && found && !args.views.no_total() { view::total(&q, &records, all) } else { None };
     let bytes = match format {
         None => table::ndjson(&records)?.into_iter().chain(table::ndjson(total.as_slice())?).collect(),
         Some(format) => args.output.render(
             &records,
             total.as_ref(),
             format,
-            &args.output.columns(default_columns(&q))?,
+            &args.output.columns(args.views.columns().unwrap_or_else(|| default_columns(&q)))?,
             Fit { template: template(&q, args.per_period, adds_writer), expendable: expendable(&q), ..Fit::default() },
             diag,
         )?,
@@ -726,7 +794,8 @@ fn aggregate(
         window,
     };
     let ids = args.session.ids()?;
-    let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
+    let inputs = args.views.inputs(&args.paths, diag).unwrap_or_else(|| source::inputs_from_args(&args.paths, diag));
+    let inputs = ids.narrow_inputs(inputs, true, opts.detail, diag)?;
     let mut out = Output::stdout();
     let mut visitors = source::run(&inputs, &opts, diag, &mut out, || {
         ids.narrow(Aggregator::new(q, diag).with_cache(cache).with_window(window), true)

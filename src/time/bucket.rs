@@ -3,6 +3,8 @@
 
 use std::str::FromStr;
 
+use jiff::civil::Weekday;
+
 use super::{TimeZone, Timestamp};
 
 /// A time bucket for grouping: wall-clock hour, calendar day or ISO week.
@@ -17,6 +19,9 @@ pub enum Bucket {
     Week,
     /// `2026-03`
     Month,
+    /// Weeks from this day (`--week-start`), labelled by their first date:
+    /// `2026-03-01`. Named `week`, as ISO weeks are.
+    WeekFrom(Weekday),
 }
 
 impl Bucket {
@@ -25,7 +30,7 @@ impl Bucket {
         match self {
             Bucket::Hour => "hour",
             Bucket::Day => "day",
-            Bucket::Week => "week",
+            Bucket::Week | Bucket::WeekFrom(_) => "week",
             Bucket::Month => "month",
         }
     }
@@ -74,7 +79,34 @@ pub fn bucket(ts: Timestamp, b: Bucket, tz: &TimeZone) -> String {
             format!("{}-W{:02}", format_year(week.year()), week.week())
         }
         Bucket::Month => format!("{}-{:02}", format_year(date.year()), date.month()),
+        Bucket::WeekFrom(first) => {
+            let back = i64::from(date.weekday().since(first));
+            let start = date.checked_sub(jiff::Span::new().days(back)).unwrap_or(date);
+            format!("{}-{:02}-{:02}", format_year(start.year()), start.month(), start.day())
+        }
     }
+}
+
+/// A day of the week by name (`monday`, …, `sunday`) or its first three
+/// letters, any case.
+///
+/// ```
+/// use ci_tools::time::{parse_weekday, Weekday};
+/// assert_eq!(parse_weekday("Sun"), Some(Weekday::Sunday));
+/// assert_eq!(parse_weekday("sundays"), None);
+/// ```
+pub fn parse_weekday(s: &str) -> Option<Weekday> {
+    const DAYS: [(&str, Weekday); 7] = [
+        ("monday", Weekday::Monday),
+        ("tuesday", Weekday::Tuesday),
+        ("wednesday", Weekday::Wednesday),
+        ("thursday", Weekday::Thursday),
+        ("friday", Weekday::Friday),
+        ("saturday", Weekday::Saturday),
+        ("sunday", Weekday::Sunday),
+    ];
+    let s = s.trim().to_ascii_lowercase();
+    DAYS.iter().find(|(name, _)| s == *name || (s.len() == 3 && name.starts_with(&s))).map(|(_, d)| *d)
 }
 
 /// Four digits for 0000–9999, ISO 8601 expanded form (`-000001`) otherwise.
@@ -153,6 +185,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn weeks_from_a_day_are_labelled_by_their_first_date() {
+        // 2026-03-01 is a Sunday.
+        let utc = TimeZone::UTC;
+        let cases = [
+            ("2026-03-01T08:00:00Z", Weekday::Sunday, "2026-03-01"),
+            ("2026-03-01T08:00:00Z", Weekday::Monday, "2026-02-23"),
+            ("2026-03-02T00:00:00Z", Weekday::Monday, "2026-03-02"),
+            ("2026-03-07T23:59:59Z", Weekday::Saturday, "2026-03-07"),
+            ("2026-03-06T23:59:59Z", Weekday::Saturday, "2026-02-28"),
+            // Across a year's end.
+            ("2027-01-01T12:00:00Z", Weekday::Sunday, "2026-12-27"),
+        ];
+        for (t, first, label) in cases {
+            assert_eq!(bucket(ts(t), Bucket::WeekFrom(first), &utc), label, "{t} from {first:?}");
+        }
+        // The zone decides the day: 23:30 UTC Saturday is Sunday in Berlin.
+        assert_eq!(
+            bucket(ts("2026-03-07T23:30:00Z"), Bucket::WeekFrom(Weekday::Sunday), &tz("Europe/Berlin")),
+            "2026-03-08"
+        );
+        for t in [Timestamp::MIN, Timestamp::MAX] {
+            assert!(!bucket(t, Bucket::WeekFrom(Weekday::Sunday), &utc).is_empty());
+        }
+        assert_eq!(parse_weekday(" MONDAY "), Some(Weekday::Monday));
+        assert_eq!(parse_weekday("tue"), Some(Weekday::Tuesday));
+        assert_eq!(parse_weekday("t"), None);
     }
 
     #[test]

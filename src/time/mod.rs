@@ -92,8 +92,9 @@ mod stamp;
 mod zone;
 
 pub use bound::{parse_bound, BoundKind, Period, TimeSpec};
-pub use bucket::{bucket, Bucket};
+pub use bucket::{bucket, parse_weekday, Bucket};
 pub use interval::Interval;
+pub use jiff::civil::Weekday;
 pub use stamp::{earliest, format_timestamp, millis_between, now, parse_timestamp};
 pub use zone::{parse_tz, tz_name, tz_value};
 

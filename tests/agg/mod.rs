@@ -18,6 +18,7 @@ use crate::util::*;
 
 mod merge;
 mod presets;
+mod views;
 
 fn agg(args: &[&str]) -> Run {
     ci("ci-agg").args(args).run()
