@@ -23,12 +23,11 @@ use std::fs::File;
 
 use crate::elements::ElementReader;
 
-use crate::format::{self, ReadState};
+use crate::format::{self, Format, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
 use crate::output::{EventPrinter, ENVELOPE};
 use crate::record::{line_hash, Event, PROVENANCE_KEY, TOOL_KEY};
-use crate::session::Writer;
 
 /// Where a cut record says its line is.
 struct Marker<'a> {
@@ -38,7 +37,7 @@ struct Marker<'a> {
     site: Site,
     hash: u64,
     fields: Option<Vec<Path>>,
-    writer: Option<Writer>,
+    writer: Option<&'static Format>,
 }
 
 /// A worker's re-reader of cut records: it keeps the last file it read from
@@ -54,7 +53,7 @@ pub struct Reread {
     part: Option<u32>,
     /// The paths of a fetched projection, and its writer.
     fields: Option<Vec<Path>>,
-    writer: Option<Writer>,
+    writer: Option<&'static Format>,
     /// The index of the line's record for a projection.
     whole_idx: Index,
     whole: Vec<u8>,
@@ -157,7 +156,7 @@ impl Reread {
         };
         // Skimmed, not validated again: [`Reread::fetch`] validated them.
         let orig = idx.skim(line).map_err(|e| format!("{}: the line read again is not a record: {e}", here()))?;
-        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).adapter();
+        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).adapter;
         full.clear();
         full.push(b'{');
         if fmt.derived() {
@@ -243,8 +242,8 @@ impl Reread {
         let number = ci.and_then(|c| c.get("line")).and_then(as_u64).unwrap_or(0);
         let here = format!("{path}:{number}");
         let orig = idx.skim(line).map_err(|e| format!("{here}: the line read again is not a record: {e}"))?;
-        let writer = writer.unwrap_or(Writer::Amplifier);
-        let fmt = writer.adapter();
+        let writer = writer.unwrap_or(&crate::format::amplifier::FORMAT);
+        let fmt = writer.adapter;
         state.clear();
         if fmt.observes(line) {
             fmt.observe(&orig, state);
@@ -418,7 +417,7 @@ fn marker<'a>(ci: Raw<'a>, cut: Raw<'a>) -> Result<Marker<'a>, String> {
     };
     let writer = match cut.get("writer").map(|w| w.as_str()) {
         None => None,
-        Some(name) => Some(format::WRITERS.into_iter().find(|w| name.as_deref() == Some(w.name())).ok_or_else(bad)?),
+        Some(name) => Some(name.as_deref().and_then(Format::named).ok_or_else(bad)?),
     };
     match (path, line, num("offset"), num("bytes"), hash) {
         (Some(path), Some(line), Some(offset), Some(len), Some(hash)) => Ok(Marker {

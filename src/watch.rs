@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::diag::Diag;
-use crate::format::WRITERS;
+use crate::format::FORMATS;
 use crate::session::SessionRecord;
 
 /// How often the roots are listed for new sessions.
@@ -33,7 +33,7 @@ impl Watch {
     /// Starts watching `roots`; the sessions of `known` (the first listing,
     /// before any filter) are not new.
     pub fn new(roots: &[PathBuf], known: &[SessionRecord]) -> Watch {
-        let seen = known.iter().map(|r| r.format.adapter().session_dir(r)).collect();
+        let seen = known.iter().map(|r| r.format.adapter.session_dir(r)).collect();
         Watch { roots: roots.to_vec(), seen }
     }
 
@@ -42,8 +42,8 @@ impl Watch {
     pub fn fresh(&mut self, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         for root in &self.roots {
-            for w in WRITERS {
-                found.extend(w.adapter().fresh(root, &mut self.seen, diag));
+            for w in FORMATS {
+                found.extend(w.adapter.fresh(root, &mut self.seen, diag));
             }
         }
         found

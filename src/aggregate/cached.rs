@@ -215,7 +215,7 @@ impl Cache {
     /// What to do with `cap` (`companions`: whether the visitor reads a
     /// session's companion file).
     pub fn begin(&self, q: &Query, cap: &Capture, companions: bool) -> Begin {
-        let adapter = cap.format.adapter();
+        let adapter = cap.format.adapter;
         // The first file is kept by its identity: the capture's own file, or
         // the first of a hooks session directory's event files. (A hooks
         // session read in time order is told no file's end, so not kept.)

@@ -140,7 +140,7 @@ impl<'q> Aggregator<'q> {
         if self.q.preset != Preset::Tokens {
             return None;
         }
-        cap.format.adapter().usage_bytes().map(memchr::memmem::Finder::new)
+        cap.format.adapter.usage_bytes().map(memchr::memmem::Finder::new)
     }
 }
 
@@ -374,7 +374,7 @@ impl<'q> Aggregator<'q> {
             return;
         }
         let (id, record) = piped_record(&mut self.records, ev);
-        if let Some(r) = record.filter(|r| r.format.adapter().companion(r).is_some()) {
+        if let Some(r) = record.filter(|r| r.format.adapter.companion(r).is_some()) {
             self.companions_wanted.entry(session_key(&id, Some(r))).or_insert_with(|| r.clone());
         }
     }

@@ -43,7 +43,7 @@ impl EventCounts {
     pub fn count(&self, r: &SessionRecord) -> u64 {
         let path = Path::new(&r.path);
         let key = crate::files::absolute_in(&self.cwd, path);
-        let adapter = r.format.adapter();
+        let adapter = r.format.adapter;
         // The session's other files (subagent transcripts) count too: kept by their stats.
         let files = adapter.files(r);
         let others = Stat::of_files(files.get(1..).unwrap_or_default());
@@ -91,5 +91,5 @@ impl EventCounts {
 /// The writer whose count it is (a file named in two writers' layouts
 /// counts by each writer's rule).
 fn writer_tag(r: &SessionRecord) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(r.format.name().as_bytes())
+    xxhash_rust::xxh3::xxh3_64(r.format.name.as_bytes())
 }

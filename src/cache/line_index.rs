@@ -208,7 +208,7 @@ impl LineIndex {
     /// The key of `cap` in the index when it can be indexed: one plain file
     /// of a writer whose lines are events on their own.
     pub fn key(&self, cap: &Capture) -> Option<PathBuf> {
-        let adapter = cap.format.adapter();
+        let adapter = cap.format.adapter;
         let single = matches!(cap.files.as_slice(), [f] if *f == cap.path);
         (single && adapter.lines_independent() && !adapter.multi_part())
             .then(|| crate::files::absolute_in(&self.cwd, &cap.path))
@@ -293,7 +293,7 @@ impl LineIndex {
 
 /// What an entry's lines depend on besides the file's bytes: its writer.
 fn writer_tag(cap: &Capture) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(cap.format.name().as_bytes())
+    xxhash_rust::xxh3::xxh3_64(cap.format.name.as_bytes())
 }
 
 #[cfg(test)]

@@ -340,7 +340,7 @@ impl Filters {
         if self.models.is_empty() {
             return true;
         }
-        let named = match r.format.adapter().models(r) {
+        let named = match r.format.adapter.models(r) {
             Some(read) => {
                 r.model = read.first().cloned();
                 read
@@ -359,7 +359,7 @@ impl Filters {
         }
         let n = match &self.counts {
             Some(c) => c.count(r),
-            None => r.format.adapter().event_count(r),
+            None => r.format.adapter.event_count(r),
         };
         self.min_events.is_none_or(|m| n >= m) && self.max_events.is_none_or(|m| n <= m)
     }
@@ -534,7 +534,7 @@ fn follow(
 
 /// The status that means "live" for a record's writer.
 fn live_status(r: &SessionRecord) -> &'static str {
-    r.format.adapter().live_status()
+    r.format.adapter.live_status()
 }
 
 /// A `--project` value: a project folder name, and, when the value is a
@@ -575,7 +575,7 @@ impl Project {
     /// ([`crate::format::Adapter::project_folder`]).
     fn holds(&self, r: &SessionRecord) -> bool {
         let Some(project) = r.project.as_deref() else { return false };
-        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.adapter().project_folder(d))
+        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.adapter.project_folder(d))
     }
 }
 

@@ -9,6 +9,7 @@ use crate::cli::{Common, EventSelect, Provenance, SessionArg, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
+use crate::format::Format;
 use crate::json::{decode_str, Path};
 use crate::output::{json_str, text, Output};
 use crate::predicate::{Glob, Selection, Verdict};
@@ -17,7 +18,7 @@ use crate::search::snippet::Snippet;
 use crate::search::tape;
 use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
-use crate::session::{Capture, SessionRecord, Writer};
+use crate::session::{Capture, SessionRecord};
 use crate::source::{self, Flow, Input, Part, RunOpts, Visitor};
 use crate::window::{Keep, Window};
 
@@ -524,7 +525,7 @@ fn session_record(cap: &Capture) -> SessionRecord {
     }
 }
 
-fn minimal_record(session: &str, path: &str, format: Writer, workspace: Option<String>) -> SessionRecord {
+fn minimal_record(session: &str, path: &str, format: &'static Format, workspace: Option<String>) -> SessionRecord {
     SessionRecord {
         workspace,
         bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
@@ -554,7 +555,7 @@ fn piped_session_record(
     // session's own path), else the file's first.
     match records.iter().find(|r| r.session == session).or(records.first()) {
         Some(rec) => rec.clone(),
-        None => minimal_record(session, path, Writer::Amplifier, None),
+        None => minimal_record(session, path, &crate::format::amplifier::FORMAT, None),
     }
 }
 

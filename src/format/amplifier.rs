@@ -21,13 +21,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
+use super::{str_at, Adapter, CallKey, Format, Help, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Result};
 use crate::files::{dir_above, expand_tilde, name_above, read_dir_sorted, NOT_UTF8};
 use crate::json::{Raw, Record};
-use crate::session::{Capture, SessionRecord, Writer};
+use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// Env var naming the Amplifier capture root.
@@ -38,6 +38,20 @@ const MAX_METADATA: u64 = 1 << 20;
 
 /// The Amplifier writer.
 pub struct Amplifier;
+
+/// The amplifier format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "amplifier",
+    root_env: Some(ROOT_ENV),
+    help: Help { layout: None, events: None },
+    vocabulary,
+    adapter: &Amplifier,
+};
+
+/// The event names it gives for the lines it knows.
+fn vocabulary() -> Vec<&'static str> {
+    EVENTS.iter().chain(&DELEGATE_EVENTS).copied().collect()
+}
 
 /// The event names of Amplifier's kernel (amplifier-core's canonical event
 /// list) and of its delegate tool; a module may emit others.
@@ -89,10 +103,6 @@ const EVENTS: [&str; 41] = [
 const DELEGATE_EVENTS: [&str; 2] = ["delegate:agent_spawned", "delegate:agent_completed"];
 
 impl Adapter for Amplifier {
-    fn writer(&self) -> Writer {
-        Writer::Amplifier
-    }
-
     /// Every line is a whole event on its own, in one JSONL file.
     fn lines_independent(&self) -> bool {
         true
@@ -224,10 +234,6 @@ impl Adapter for Amplifier {
 
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Cow<'a, str> {
         rec.get_str("event").unwrap_or(Cow::Borrowed(""))
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        EVENTS.iter().chain(&DELEGATE_EVENTS).copied().collect()
     }
 
     fn data<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Option<Raw<'a>> {
@@ -404,7 +410,7 @@ fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
         project: project.clone(),
         bytes: meta.len(),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
-        ..SessionRecord::new(session, Writer::Amplifier, events_str.to_owned())
+        ..SessionRecord::new(session, &FORMAT, events_str.to_owned())
     };
     let mut meta_path = events;
     meta_path.set_file_name("metadata.json");
@@ -612,7 +618,7 @@ mod tests {
         let path = dir.path().join("metadata.json");
         let text = r#"{"status":"a","st\u0061tus":"b","parent_id":"","recipe_step":[1.50,{"k":null}],"agent_name":7}"#;
         std::fs::write(&path, text).unwrap();
-        let mut rec = SessionRecord::new("s".into(), Writer::Amplifier, "p".into());
+        let mut rec = SessionRecord::new("s".into(), &FORMAT, "p".into());
         assert_eq!(with_metadata(&path, |m| apply_metadata(&mut rec, m)), Ok(true));
         assert_eq!((rec.status.as_deref(), rec.parent.as_deref(), rec.agent.as_deref()), (Some("b"), None, None));
         // Numbers as written (`1.50`, not `1.5`).

@@ -20,13 +20,13 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{str_at, Adapter, CallKey, LineKind, ReadState};
+use super::{str_at, Adapter, CallKey, Format, Help, LineKind, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
 use crate::json::{Index, Raw, Record};
 use crate::lines::LineReader;
-use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// Env var naming the `_sessiondata` root.
@@ -57,14 +57,19 @@ pub const LIFECYCLE: [&str; 14] = [
 /// The Claude Code hooks writer (medicine-wheel `_sessiondata`).
 pub struct ClaudeHooks;
 
+/// The claude-hooks format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "claude-hooks",
+    root_env: Some(ROOT_ENV),
+    help: Help { layout: None, events: None },
+    vocabulary: event_names,
+    adapter: &ClaudeHooks,
+};
+
 /// Why a line of a hooks capture is not an event.
 const NOT_A_HOOK_LINE: &str = "not a Claude Code hook line (needs \"hook_event_name\")";
 
 impl Adapter for ClaudeHooks {
-    fn writer(&self) -> Writer {
-        Writer::ClaudeHooks
-    }
-
     /// `$SESSION_DATA_DIR` when set and non-empty (no default place).
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
         match std::env::var(ROOT_ENV) {
@@ -148,9 +153,9 @@ impl Adapter for ClaudeHooks {
     }
 
     /// `_transcript_final.jsonl`, read as a Claude Code transcript.
-    fn companion(&self, rec: &SessionRecord) -> Option<(PathBuf, Writer)> {
+    fn companion(&self, rec: &SessionRecord) -> Option<(PathBuf, &'static Format)> {
         let copy = Path::new(&rec.path).join(TRANSCRIPT);
-        crate::files::usable_file(&copy).is_ok().then_some((copy, Writer::ClaudeTranscript))
+        crate::files::usable_file(&copy).is_ok().then_some((copy, &super::claude_transcript::FORMAT))
     }
 
     /// Hook input carries no token usage (the transcript copy does).
@@ -171,7 +176,7 @@ impl Adapter for ClaudeHooks {
     /// A hook line that leaves room to be an event's `data` (`format::fits_as_data`).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         super::fits_as_data(rec)?;
-        if LineKind::of(rec) == LineKind::Writer(Writer::ClaudeHooks) {
+        if LineKind::of(rec) == LineKind::Format(&FORMAT) {
             Ok(())
         } else {
             Err(NOT_A_HOOK_LINE)
@@ -201,10 +206,6 @@ impl Adapter for ClaudeHooks {
             Some(h) => canonical_raw(&h),
             None => rec.get("event"),
         }
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        event_names()
     }
 
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Cow<'a, str> {
@@ -315,7 +316,7 @@ fn unquoted(lit: &'static [u8]) -> &'static str {
 /// The hooks of [`LIFECYCLE`] without an Amplifier counterpart, as events.
 pub const OTHER_HOOK_EVENTS: [&str; 2] = ["hook:CorrectiveFeedback", "hook:AcceptedRedirection"];
 
-/// The names of [`Adapter::event_names`] for hook captures and hook logs:
+/// The names of [`Format::vocabulary`] for hook captures and hook logs:
 /// the canonical ones and [`OTHER_HOOK_EVENTS`] (any other hook gives
 /// `hook:<Name>`).
 pub fn event_names() -> Vec<&'static str> {
@@ -507,7 +508,7 @@ pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Ses
         transcript: Some(copy_len.is_some()),
         events: Some(s.events),
         tags: Some(tags),
-        ..SessionRecord::new(session, Writer::ClaudeHooks, dir.to_string_lossy().into_owned())
+        ..SessionRecord::new(session, &FORMAT, dir.to_string_lossy().into_owned())
     })
 }
 
@@ -546,7 +547,7 @@ impl Scan {
 
     /// Counts one record when it is a hook payload, and keeps its fields.
     pub(crate) fn payload(&mut self, rec: &Record<'_>) {
-        if LineKind::of(rec) != LineKind::Writer(Writer::ClaudeHooks) {
+        if LineKind::of(rec) != LineKind::Format(&FORMAT) {
             return;
         }
         self.events += 1;

@@ -57,12 +57,12 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
+use super::{str_at, Adapter, CallKey, Format, Help, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
-use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// Env var naming the Claude config directories (comma-separated).
@@ -70,6 +70,38 @@ pub const ROOT_ENV: &str = "CLAUDE_CONFIG_DIR";
 
 /// The Claude Code transcripts writer.
 pub struct ClaudeTranscript;
+
+/// The claude-transcript format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "claude-transcript",
+    root_env: Some(ROOT_ENV),
+    help: Help { layout: None, events: None },
+    vocabulary,
+    adapter: &ClaudeTranscript,
+};
+
+/// The event names it gives for the lines it knows.
+fn vocabulary() -> Vec<&'static str> {
+    let own = [
+        "tool:pre",
+        "tool:post",
+        "tool:error",
+        "llm:content",
+        "llm:response",
+        "prompt:submit",
+        "subagent:prompt",
+        "context:compaction",
+        "transcript:block",
+        "transcript:synthetic",
+        "transcript:compact_summary",
+        "transcript:meta",
+        "transcript:user",
+        "transcript:unknown",
+        "system",
+        "progress",
+    ];
+    own.into_iter().chain(KNOWN).collect()
+}
 
 /// Part index of an assistant line that continues a message already seen.
 const CONTENT: u32 = 1;
@@ -126,10 +158,6 @@ fn projects_dir(root: &Path) -> Option<PathBuf> {
 }
 
 impl Adapter for ClaudeTranscript {
-    fn writer(&self) -> Writer {
-        Writer::ClaudeTranscript
-    }
-
     /// `$CLAUDE_CONFIG_DIR` (comma-separated, each trimmed and `~`-expanded;
     /// a missing one is an error like any root), else `~/.config/claude` and
     /// `~/.claude` when they hold a `projects` folder.
@@ -276,7 +304,7 @@ impl Adapter for ClaudeTranscript {
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         super::fits_as_data(rec)?;
         match LineKind::of(rec) {
-            LineKind::Writer(Writer::ClaudeTranscript) => Ok(()),
+            LineKind::Format(f) if f == &FORMAT => Ok(()),
             LineKind::Unknown | LineKind::Session if rec.get("type").is_some_and(|t| t.kind() == Kind::String) => {
                 Ok(())
             }
@@ -382,28 +410,6 @@ impl Adapter for ClaudeTranscript {
 
     fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        let own = [
-            "tool:pre",
-            "tool:post",
-            "tool:error",
-            "llm:content",
-            "llm:response",
-            "prompt:submit",
-            "subagent:prompt",
-            "context:compaction",
-            "transcript:block",
-            "transcript:synthetic",
-            "transcript:compact_summary",
-            "transcript:meta",
-            "transcript:user",
-            "transcript:unknown",
-            "system",
-            "progress",
-        ];
-        own.into_iter().chain(KNOWN).collect()
     }
 
     fn name<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Cow<'a, str> {
@@ -685,7 +691,7 @@ fn is_transcript_name(path: &Path) -> bool {
 fn first_line_is_transcript(file: &Path) -> bool {
     let mut found = false;
     super::head_records(file, 20, 1 << 20, |rec| match rec.map(LineKind::of) {
-        Some(LineKind::Writer(Writer::ClaudeTranscript)) => {
+        Some(LineKind::Format(f)) if f == &FORMAT => {
             found = true;
             false
         }
@@ -790,7 +796,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>, subagents: bool)
         workspace: project,
         bytes: meta.len(),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
-        ..SessionRecord::new(session.clone(), Writer::ClaudeTranscript, path.to_owned())
+        ..SessionRecord::new(session.clone(), &FORMAT, path.to_owned())
     };
     if detail == Detail::Full {
         let read = || peek(file, meta.len());

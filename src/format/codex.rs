@@ -57,12 +57,12 @@ use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
 
-use super::{str_at, Adapter, CallKey, LineKind, ReadState};
+use super::{str_at, Adapter, CallKey, Format, Help, LineKind, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind, Raw, Record};
-use crate::session::{slug_of, unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{slug_of, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// Env var naming the Codex home directory.
@@ -70,6 +70,22 @@ pub const ROOT_ENV: &str = "CODEX_HOME";
 
 /// The Codex CLI rollouts writer.
 pub struct Codex;
+
+/// The codex format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "codex",
+    root_env: Some(ROOT_ENV),
+    help: Help { layout: None, events: None },
+    vocabulary,
+    adapter: &Codex,
+};
+
+/// The event names it gives for the lines it knows.
+fn vocabulary() -> Vec<&'static str> {
+    let mapped = ["session:start", "context:compaction", "prompt:submit", "prompt:complete", "llm:response"];
+    let tools = ["tool:pre", "tool:post", "tool:error", "codex:unknown"];
+    mapped.into_iter().chain(tools).chain(KNOWN).collect()
+}
 
 /// Why a line of a rollout is not one of its events.
 const NOT_A_ROLLOUT_LINE: &str = "not a Codex rollout line (needs a string \"type\" and an object \"payload\")";
@@ -143,10 +159,6 @@ fn root_files(root: &Path) -> Vec<PathBuf> {
 }
 
 impl Adapter for Codex {
-    fn writer(&self) -> Writer {
-        Writer::Codex
-    }
-
     /// `$CODEX_HOME` (`~`-expanded; a missing one is an error like any
     /// root), else `~/.codex` when it holds `sessions/` or `archived_sessions/`.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
@@ -227,7 +239,7 @@ impl Adapter for Codex {
     /// record's `data` is an object (the next tool in a pipe would refuse it).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         match LineKind::of(rec) {
-            LineKind::Writer(Writer::Codex) => Ok(()),
+            LineKind::Format(f) if f == &FORMAT => Ok(()),
             LineKind::Unknown
                 if rec.get("type").is_some_and(|t| t.kind() == Kind::String)
                     && rec.get("payload").is_some_and(|p| p.kind() == Kind::Object) =>
@@ -302,12 +314,6 @@ impl Adapter for Codex {
 
     fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        let mapped = ["session:start", "context:compaction", "prompt:submit", "prompt:complete", "llm:response"];
-        let tools = ["tool:pre", "tool:post", "tool:error", "codex:unknown"];
-        mapped.into_iter().chain(tools).chain(KNOWN).collect()
     }
 
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, state: &'a ReadState) -> Cow<'a, str> {
@@ -578,7 +584,7 @@ fn last_time(file: &Path, len: u64) -> Option<Timestamp> {
 fn first_line_is_rollout(file: &Path) -> bool {
     let mut found = false;
     super::head_records(file, 1, 8 << 20, |rec| {
-        found = rec.is_some_and(|r| LineKind::of(r) == LineKind::Writer(Writer::Codex));
+        found = rec.is_some_and(|r| LineKind::of(r) == LineKind::Format(&FORMAT));
         false
     });
     found
@@ -615,7 +621,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
         model: h.model,
         parent: h.parent,
         tags: Some(h.tags),
-        ..SessionRecord::new(session, Writer::Codex, path.to_owned())
+        ..SessionRecord::new(session, &FORMAT, path.to_owned())
     })
 }
 

@@ -55,14 +55,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::claude_hooks::{ClaudeHooks, Scan};
-use super::{Adapter, CallKey, ReadState};
+use super::{Adapter, CallKey, Format, Help, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::elements::{ArrayError, ElementReader, ReadError};
 use crate::files::NOT_UTF8;
 use crate::json::{Index, Raw, Record};
 use crate::lines::{Line, LineSource, Site};
-use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// The array files of a hook-log folder, in reading order (the hook lifecycle).
@@ -90,6 +90,15 @@ const LOGS: &str = "logs";
 
 /// The Claude Code hook-log writer (`logs/*.json` arrays).
 pub struct ClaudeHookLogs;
+
+/// The claude-hook-logs format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "claude-hook-logs",
+    root_env: None,
+    help: Help { layout: None, events: None },
+    vocabulary: super::claude_hooks::event_names,
+    adapter: &ClaudeHookLogs,
+};
 
 /// Whether a file name is one of the hook-log arrays.
 pub fn is_hook_log_name(name: &str) -> bool {
@@ -386,7 +395,7 @@ fn records_of(dir: &Path, names: &[String], diag: Option<&Diag>, only: Option<&s
                 files: Some(m.files),
                 events: Some(m.events),
                 tags: Some(m.tags.into_iter().collect()),
-                ..SessionRecord::new(session, Writer::ClaudeHookLogs, dir_str.to_owned())
+                ..SessionRecord::new(session, &FORMAT, dir_str.to_owned())
             }
         })
         .collect()
@@ -439,10 +448,6 @@ impl LineSource for SessionLines {
 }
 
 impl Adapter for ClaudeHookLogs {
-    fn writer(&self) -> Writer {
-        Writer::ClaudeHookLogs
-    }
-
     /// None: hook-log folders sit in projects, found only where pointed at.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
         vec![]
@@ -604,10 +609,6 @@ impl Adapter for ClaudeHookLogs {
 
     fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str> {
         ClaudeHooks.name(rec, part, state)
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        ClaudeHooks.event_names()
     }
 
     /// The element, compacted.

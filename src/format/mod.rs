@@ -18,23 +18,43 @@
 //!   child links.
 //!
 //! Everything else (`aggregate`, `predicate`, `search`, `cmd`) reads events
-//! through [`crate::record::Event`], whose methods ask the event's writer.
+//! through [`crate::record::Event`], whose methods ask the event's format.
 //!
-//! # Adding a writer
-//! 1. A module here implementing [`Adapter`] (discovery, reading, events,
-//!    semantics), with its own unit tests.
-//! 2. Its [`Writer`] variant in [`crate::session`] (the name session records
-//!    carry) and its line in the registry ([`Writer::adapter`], [`WRITERS`]).
+//! # Naming
+//! The one word is **format**: a [`Format`] is everything the toolkit knows
+//! of one way of putting sessions on disk (this module, the `format` key of
+//! session records, [`Capture::format`], [`LineKind::Format`]). The agent
+//! program that writes it is "the writer" in prose only; [`Adapter`] names
+//! the format's behaviour (its methods), not a second concept.
+//!
+//! # The registry
+//! [`FORMATS`] lists every format, in the order roots and sessions are
+//! listed. A format is named by its handle `&'static Format` (compared by
+//! address, printed and read back as its name); nothing outside this
+//! module names a particular one. Help texts, man pages, shell completions
+//! and the tests' pinned environment read the registry.
+//!
+//! # Adding a format
+//! 1. `src/format/<name>.rs`: its `pub static FORMAT: Format` (name, root
+//!    env var, help sections, event vocabulary) and a unit struct
+//!    implementing [`Adapter`] (discovery, reading, events, semantics), with
+//!    its own unit tests. A format that reads another's lines (as
+//!    [`hook_logs`] reads Claude hook payloads) points at that format's
+//!    behaviour instead of repeating it.
+//! 2. Two lines here: `pub mod <name>;` and `&<name>::FORMAT` in [`FORMATS`].
 //! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
-//!    `fixtures/README.md`) and a generator in `tests/` for what fixtures
-//!    cannot show.
-//!    A writer whose files are not one event per line (JSON arrays) gives
+//!    `fixtures/README.md`), and a line in `tests/stdin.rs`'s fixture roots
+//!    when the format has a root env var; a generator in `tests/` for what
+//!    fixtures cannot show.
+//!    A format whose files are not one event per line (JSON arrays) gives
 //!    its lines through [`Adapter::lines_of`] ([`hook_logs`] and
 //!    [`crate::elements`]).
 //! 4. Integration tests of each tool on them (`ci-find`, `ci-cat`,
 //!    `ci-filter`, `ci-agg --sessions/--tools/--tokens`, `ci-grep`), and the
 //!    hostile-input cases of `tests/writers_hostile.rs`; a fuzz target for a
 //!    line normaliser goes through `fuzz/fuzz_targets/common/normalise.rs`.
+//! 5. The README's section on it, and the man pages regenerated (its help
+//!    sections change them: see `tests/man.rs`).
 
 pub mod amplifier;
 pub mod claude_hooks;
@@ -50,29 +70,128 @@ use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::Result;
 use crate::json::{Kind, Raw, Record};
-use crate::session::{Capture, SessionRecord, Writer};
+use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
-/// Every writer, in the order roots and sessions are listed.
-pub const WRITERS: [Writer; 5] =
-    [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript, Writer::Codex, Writer::ClaudeHookLogs];
+/// Every format, in the order roots and sessions are listed (the registry).
+pub static FORMATS: &[&Format] =
+    &[&amplifier::FORMAT, &claude_hooks::FORMAT, &claude_transcript::FORMAT, &codex::FORMAT, &hook_logs::FORMAT];
 
-impl Writer {
-    /// The writer's module (the registry).
-    pub fn adapter(self) -> &'static dyn Adapter {
-        match self {
-            Writer::Amplifier => &amplifier::Amplifier,
-            Writer::ClaudeHooks => &claude_hooks::ClaudeHooks,
-            Writer::ClaudeTranscript => &claude_transcript::ClaudeTranscript,
-            Writer::Codex => &codex::Codex,
-            Writer::ClaudeHookLogs => &hook_logs::ClaudeHookLogs,
-        }
+/// Everything the toolkit knows of one format. A format is named by its
+/// handle `&'static Format`: compared by address, printed and read back as
+/// its [`Format::name`] (the `format` key of session records).
+pub struct Format {
+    /// The name session records carry (`"amplifier"`, `"claude-hooks"`).
+    pub name: &'static str,
+    /// The environment variable that names its default root, if any (the
+    /// tests pin every one).
+    pub root_env: Option<&'static str>,
+    /// Its sections of the tools' `--help` (and man pages).
+    pub help: Help,
+    /// The event names it gives for the lines it knows (what shell
+    /// completions offer for `--event`; it may give others).
+    pub vocabulary: fn() -> Vec<&'static str>,
+    /// How it is found and read.
+    pub adapter: &'static dyn Adapter,
+}
+
+impl Format {
+    /// The registered format named `name`.
+    pub fn named(name: &str) -> Option<&'static Format> {
+        FORMATS.iter().copied().find(|f| f.name == name)
     }
 }
 
-/// The event names of every writer ([`Adapter::event_names`]), sorted, once each.
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for Format {}
+
+impl std::hash::Hash for Format {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for &'static Format {
+    /// By name, as an enum's unit variant (what the `format` key was
+    /// before the registry: the same errors); an unknown name is an error
+    /// listing the registered ones.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_enum("Format", &FORMAT_NAMES, ByName)
+    }
+}
+
+/// The names of [`FORMATS`], in order (what an unknown name is told).
+static FORMAT_NAMES: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| FORMATS.iter().map(|f| f.name).collect());
+
+/// Reads a [`Format`] by its name (serde).
+struct ByName;
+
+impl<'de> serde::de::Visitor<'de> for ByName {
+    type Value = &'static Format;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a format name")
+    }
+
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> std::result::Result<Self::Value, A::Error> {
+        let (format, variant) = data.variant_seed(ByName)?;
+        serde::de::VariantAccess::unit_variant(variant)?;
+        Ok(format)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> std::result::Result<Self::Value, E> {
+        Format::named(name).ok_or_else(|| E::unknown_variant(name, &FORMAT_NAMES))
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for ByName {
+    type Value = &'static Format;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+/// A format's sections of the tools' `--help`: a title and its text, indented
+/// as the other sections are.
+#[derive(Debug, Default)]
+pub struct Help {
+    /// Of `ci-find --help`: where its sessions are and what their records say.
+    pub layout: Option<Section>,
+    /// Of `ci-cat`, `ci-filter` and `ci-grep --help`: how its lines become events.
+    pub events: Option<Section>,
+}
+
+/// One section of a `--help` text.
+#[derive(Debug)]
+pub struct Section {
+    /// The heading, upper case, without the colon.
+    pub title: &'static str,
+    /// The text under it, each line indented by two spaces.
+    pub body: &'static str,
+}
+
+/// The event names of every format ([`Format::vocabulary`]), sorted, once each.
 pub fn event_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = WRITERS.iter().flat_map(|w| w.adapter().event_names()).collect();
+    let mut names: Vec<&'static str> = FORMATS.iter().flat_map(|f| (f.vocabulary)()).collect();
     names.sort_unstable();
     names.dedup();
     names
@@ -128,8 +247,8 @@ pub enum LineKind {
     /// A string `event` and an object `data`: an Amplifier line, and the
     /// shape of every event record the toolkit prints.
     Event,
-    /// A line of another writer the toolkit reads (e.g. a hook payload).
-    Writer(Writer),
+    /// A line of another format the toolkit reads (e.g. a hook payload).
+    Format(&'static Format),
     /// `session` and `path`, no `event`: a `ci-find` record.
     Session,
     /// A string `event`, `match` and `snippet`, no `data`: a `ci-grep` match
@@ -155,8 +274,8 @@ impl LineKind {
         if event_is_str && !has("data") && has("match") && has("snippet") {
             return LineKind::Match;
         }
-        if let Some(w) = WRITERS.into_iter().find(|w| w.adapter().claims(rec)) {
-            return LineKind::Writer(w);
+        if let Some(f) = FORMATS.iter().find(|f| f.adapter.claims(rec)) {
+            return LineKind::Format(f);
         }
         if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
             LineKind::Session
@@ -169,7 +288,7 @@ impl LineKind {
     pub fn not_an_event(self) -> &'static str {
         match self {
             LineKind::Event => "an event record",
-            LineKind::Writer(w) => w.adapter().foreign_line(),
+            LineKind::Format(f) => f.adapter.foreign_line(),
             LineKind::Session => "a session record where an event was expected",
             LineKind::Match => "a ci-grep match record where an event was expected",
             LineKind::OtherLog => "another logger's line (amplifier.log format), not an event",
@@ -182,16 +301,17 @@ impl LineKind {
 /// (already normalised by a ci-* tool): the one whose envelope key for the
 /// original event name it carries (`hook` for Claude hooks), else Amplifier,
 /// whose lines have the event-record shape.
-pub fn of_record(rec: &Record<'_>) -> Writer {
-    WRITERS
-        .into_iter()
-        .find(|w| w.adapter().original_key().is_some_and(|k| rec.get(k).is_some()))
-        .unwrap_or(Writer::Amplifier)
+pub fn of_record(rec: &Record<'_>) -> &'static Format {
+    FORMATS
+        .iter()
+        .find(|f| f.adapter.original_key().is_some_and(|k| rec.get(k).is_some()))
+        .copied()
+        .unwrap_or(&amplifier::FORMAT)
 }
 
 /// A capture described by a session record, with its files in reading order.
 pub fn capture(rec: SessionRecord) -> Capture {
-    let files = rec.format.adapter().files(&rec);
+    let files = rec.format.adapter.files(&rec);
     Capture {
         session: rec.session.clone(),
         path: PathBuf::from(&rec.path),
@@ -208,16 +328,13 @@ pub fn capture(rec: SessionRecord) -> Capture {
 pub trait Adapter: Sync {
     // --- discovery ---
 
-    /// The writer's id.
-    fn writer(&self) -> Writer;
-
     /// The roots searched when none is given (from the writer's environment
     /// variable, else its default place; none when it has no default).
     fn default_roots(&self, diag: &Diag) -> Vec<PathBuf>;
 
     /// Every session of this writer under `root`, in path order. An error
     /// only when the root itself cannot be listed (and this writer is the
-    /// one that reports it: the first in [`WRITERS`]).
+    /// one that reports it: the first in [`FORMATS`]).
     /// `detail` says which fields reading the captures can do without.
     fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>>;
 
@@ -295,7 +412,7 @@ pub trait Adapter: Sync {
     /// lack (a hooks session's transcript copy: its time, model and token
     /// usage). Analytics read it beside the session's events ([`crate::source::Visitor::companion_event`]);
     /// the event stream does not.
-    fn companion(&self, _rec: &SessionRecord) -> Option<(PathBuf, Writer)> {
+    fn companion(&self, _rec: &SessionRecord) -> Option<(PathBuf, &'static Format)> {
         None
     }
 
@@ -369,10 +486,6 @@ pub trait Adapter: Sync {
 
     /// The event name of a line's part.
     fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str>;
-
-    /// The event names this writer gives for the lines it knows (what shell
-    /// completions offer for `--event`; a writer may give others).
-    fn event_names(&self) -> Vec<&'static str>;
 
     /// The `data` of a line's part.
     fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>>;
@@ -726,18 +839,18 @@ mod tests {
 
     #[test]
     fn a_writer_whose_lines_are_independent_keeps_no_state_across_them() {
-        for w in WRITERS {
-            let a = w.adapter();
+        for w in FORMATS {
+            let a = w.adapter;
             if a.lines_independent() {
                 assert!(!a.time_ordered() && !a.multi_part(), "{w:?}");
                 assert!(!a.observes(b"{}") && !a.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
             }
         }
-        assert!(Writer::Amplifier.adapter().lines_independent());
-        assert!(!Writer::Codex.adapter().lines_independent());
-        assert!(!Writer::ClaudeTranscript.adapter().lines_independent());
-        assert!(!Writer::ClaudeHooks.adapter().lines_independent());
-        assert!(!Writer::ClaudeHookLogs.adapter().lines_independent());
+        assert!(amplifier::FORMAT.adapter.lines_independent());
+        assert!(!codex::FORMAT.adapter.lines_independent());
+        assert!(!claude_transcript::FORMAT.adapter.lines_independent());
+        assert!(!claude_hooks::FORMAT.adapter.lines_independent());
+        assert!(!hook_logs::FORMAT.adapter.lines_independent());
     }
 
     #[test]

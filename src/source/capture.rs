@@ -47,7 +47,7 @@ pub(super) fn visit_line<V: Visitor>(
     source: &str,
     diag: &crate::diag::Diag,
 ) -> Flow {
-    let adapter = cap.format.adapter();
+    let adapter = cap.format.adapter;
     adapter.observe(&rec, &mut lines.state);
     let window = match cap.record.as_ref().and_then(|r| r.window) {
         Some(w) => lines.window.and(w),
@@ -127,15 +127,15 @@ impl Worker<'_> {
                 (f.as_path(), display)
             })
             .collect();
-        if cap.format.adapter().time_ordered() && !self.follow {
-            if let Some(timed) = self.time_ordered(cap.format.adapter(), &files) {
+        if cap.format.adapter.time_ordered() && !self.follow {
+            if let Some(timed) = self.time_ordered(cap.format.adapter, &files) {
                 return self.visit_timed(v, cap, &files, timed);
             }
         }
         for (index, (path, display)) in files.iter().enumerate() {
             // A writer whose files are JSON arrays reads them element by
             // element (never followed: such files are rewritten whole).
-            if let Some(mut elements) = cap.format.adapter().lines_of(cap, path, display, self.diag) {
+            if let Some(mut elements) = cap.format.adapter.lines_of(cap, path, display, self.diag) {
                 match self.capture_lines(v, cap, display, &mut *elements, false) {
                     Read::Done => continue,
                     Read::Stopped => break,
@@ -237,7 +237,7 @@ impl Worker<'_> {
         if !v.companions() || self.follow {
             return;
         }
-        let Some((path, writer)) = cap.record.as_ref().and_then(|r| cap.format.adapter().companion(r)) else {
+        let Some((path, writer)) = cap.record.as_ref().and_then(|r| cap.format.adapter.companion(r)) else {
             return;
         };
         let display = path.to_string_lossy().into_owned();
@@ -285,7 +285,7 @@ impl Worker<'_> {
         follow: bool,
     ) -> Read {
         let lazy = v.lazy();
-        let adapter = cap.format.adapter();
+        let adapter = cap.format.adapter;
         loop {
             if crate::signal::stop_requested() || self.diag.is_stopped() {
                 // A signal when following: finish here, the loop flushes.

@@ -146,7 +146,7 @@ pub(super) fn split(cap: &Capture, chunking: Chunking) -> Option<Arc<Split>> {
     let [file] = cap.files.as_slice() else {
         return None;
     };
-    if !cap.format.adapter().lines_independent() {
+    if !cap.format.adapter.lines_independent() {
         return None;
     }
     let len = std::fs::metadata(file).ok().filter(|m| m.is_file() && m.len() >= chunking.least)?.len();

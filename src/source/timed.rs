@@ -64,7 +64,7 @@ impl Worker<'_> {
         files: &[(&Path, String)],
         mut timed: TimedSession,
     ) -> bool {
-        let adapter = cap.format.adapter();
+        let adapter = cap.format.adapter;
         for (fi, text) in timed.texts.iter().enumerate() {
             if text.is_empty() {
                 continue;
