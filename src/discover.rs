@@ -23,7 +23,7 @@ pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     if !cli.is_empty() {
         return cli.iter().map(|p| expand_tilde(&p.to_string_lossy())).collect();
     }
-    let roots: Vec<PathBuf> = FORMATS.iter().flat_map(|w| w.adapter.default_roots(diag)).collect();
+    let roots: Vec<PathBuf> = FORMATS.iter().flat_map(|w| w.layout.default_roots(diag)).collect();
     if roots.is_empty() {
         diag.note(&NO_DEFAULT_ROOT);
     }
@@ -57,7 +57,7 @@ pub enum Detail {
 pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let mut out = vec![];
     for w in FORMATS {
-        out.extend(w.adapter.discover(root, detail, diag)?);
+        out.extend(w.layout.discover(root, detail, diag)?);
     }
     Ok(out)
 }
@@ -84,7 +84,7 @@ pub fn sessions_at(dir: &Path, detail: Detail, diag: &Diag) -> Result<Vec<Sessio
 /// writer's session directory (`Some(None)`: it is, but is unusable and
 /// was reported); `None` when no writer recognises it (it may be a root).
 pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
-    FORMATS.iter().find_map(|w| w.adapter.session_in(dir, diag))
+    FORMATS.iter().find_map(|w| w.layout.session_in(dir, diag))
 }
 
 /// The captures of a file named as an argument: the session it belongs to
@@ -92,7 +92,7 @@ pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
 /// whose files mix sessions); any other file is its own session, named
 /// after the file stem, read as Amplifier lines.
 pub fn file_captures(path: &Path, diag: &Diag) -> Vec<Capture> {
-    if let Some(caps) = FORMATS.iter().find_map(|w| w.adapter.file_captures(path, diag)) {
+    if let Some(caps) = FORMATS.iter().find_map(|w| w.layout.file_captures(path, diag)) {
         return caps;
     }
     vec![file_capture(path)]
@@ -114,13 +114,13 @@ fn file_capture(path: &Path) -> Capture {
 
 /// The record of session `session` that a file belongs to, when a writer
 /// knows it (no reports): for piped event records, looked up by provenance
-/// path and session id ([`crate::format::Adapter::record_of_file`]).
+/// path and session id ([`crate::format::Layout::record_of_file`]).
 pub fn record_of_file(path: &Path, session: &str) -> Option<SessionRecord> {
-    FORMATS.iter().find_map(|w| w.adapter.record_of_file(path, session))
+    FORMATS.iter().find_map(|w| w.layout.record_of_file(path, session))
 }
 
 /// The project folder a capture file's path names, by the first writer whose
 /// layout it fits (no file is read).
 pub fn project_of_path(path: &str) -> Option<String> {
-    FORMATS.iter().find_map(|w| w.adapter.project_of_path(path))
+    FORMATS.iter().find_map(|w| w.layout.project_of_path(path))
 }

@@ -77,7 +77,7 @@ pub fn line_hash(line: &[u8]) -> u64 {
 
 impl<'a> Event<'a> {
     /// An event of a capture's line (`part` for writers whose lines can yield several).
-    /// `state` is what the writer kept of the capture's earlier lines ([`Adapter::observe`](crate::format::Adapter::observe)).
+    /// `state` is what the writer kept of the capture's earlier lines ([`Dialect::observe`](crate::format::Dialect::observe)).
     pub fn read(
         rec: Record<'a>,
         capture: &'a Capture,
@@ -88,11 +88,11 @@ impl<'a> Event<'a> {
         site: Site,
     ) -> Event<'a> {
         let format = capture.format;
-        let adapter = format.adapter;
-        let derived = adapter.derived();
+        let dialect = format.dialect;
+        let derived = dialect.derived();
         let (derived_name, derived_data) = if derived {
             let p = part.unwrap_or(0);
-            (adapter.name(&rec, p, state), adapter.data(&rec, p, state))
+            (dialect.name(&rec, p, state), dialect.data(&rec, p, state))
         } else {
             (Cow::Borrowed(""), None)
         };
@@ -171,7 +171,7 @@ impl<'a> Event<'a> {
     }
 
     /// Whether a tokens count reads this event: not when its writer names
-    /// the bytes every usage line holds ([`Adapter::usage_bytes`](crate::format::Adapter::usage_bytes)) and its
+    /// the bytes every usage line holds ([`Dialect::usage_bytes`](crate::format::Dialect::usage_bytes)) and its
     /// `data` has neither them nor a `\u` escape, nor a token count (a
     /// writer whose records carry a normalised `data`, such as Codex, names
     /// the counts there rather than the line's bytes). The rule a direct read
@@ -180,7 +180,7 @@ impl<'a> Event<'a> {
     /// a line counts as the line did (issue 38, D6: an assistant line without
     /// usage, piped, used to add a response with no model).
     pub fn may_have_usage(&self) -> bool {
-        let Some(bytes) = self.format.adapter.usage_bytes() else { return true };
+        let Some(bytes) = self.format.dialect.usage_bytes() else { return true };
         let in_line = self.data().is_some_and(|d| {
             memchr::memmem::find(d.bytes(), bytes).is_some() || memchr::memmem::find(d.bytes(), b"\\u").is_some()
         });
@@ -203,8 +203,8 @@ impl<'a> Event<'a> {
         if !self.derived {
             return None;
         }
-        let key = self.format.adapter.original_key()?;
-        Some((key, self.format.adapter.original(&self.rec, self.part_index())))
+        let key = self.format.dialect.original_key()?;
+        Some((key, self.format.dialect.original(&self.rec, self.part_index())))
     }
 
     /// The `event` name.
@@ -219,7 +219,7 @@ impl<'a> Event<'a> {
     /// derived record: when the name is a static one).
     pub fn name_raw(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.adapter.name_raw(&self.rec, self.part_index());
+            return self.format.dialect.name_raw(&self.rec, self.part_index());
         }
         self.rec.get("event")
     }
@@ -281,7 +281,7 @@ impl<'a> Event<'a> {
     /// The workspace: the one the line names, else the capture's fallback
     /// (the session's metadata workspace, else its project slug).
     pub fn workspace(&self) -> Option<Cow<'a, str>> {
-        let own = if self.derived { self.format.adapter.workspace(&self.rec) } else { self.rec.get_str("workspace") };
+        let own = if self.derived { self.format.dialect.workspace(&self.rec) } else { self.rec.get_str("workspace") };
         own.or_else(|| self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed))
     }
 
@@ -308,13 +308,13 @@ impl<'a> Event<'a> {
         self.provenance()
             .and_then(|p| p.get("session"))
             .and_then(|s| s.as_str())
-            .or_else(|| self.data().and_then(|d| self.format.adapter.session_id(d)))
+            .or_else(|| self.data().and_then(|d| self.format.dialect.session_id(d)))
     }
 
     /// The raw `timestamp` value.
     pub fn timestamp_raw(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.adapter.timestamp(&self.rec);
+            return self.format.dialect.timestamp(&self.rec);
         }
         self.rec.get("timestamp")
     }
@@ -336,7 +336,7 @@ impl<'a> Event<'a> {
         }
         let mut idx = crate::json::Index::new();
         let reason = match idx.parse(self.rec.line()) {
-            Ok(rec) if self.derived => match self.format.adapter.accept(&rec) {
+            Ok(rec) if self.derived => match self.format.dialect.accept(&rec) {
                 Ok(()) => return true,
                 Err(reason) => reason.to_string(),
             },
@@ -353,12 +353,12 @@ impl<'a> Event<'a> {
     }
 
     /// Whether the event has no usable timestamp because its writer never
-    /// stamps such lines ([`Adapter::untimed_by_design`](crate::format::Adapter::untimed_by_design)): it is in no time
+    /// stamps such lines ([`Dialect::untimed_by_design`](crate::format::Dialect::untimed_by_design)): it is in no time
     /// window and no time bucket, and is not reported as a record without a
     /// usable timestamp (which would be noise on every run). The same for a
     /// piped record of it (its writer and name travel with it).
     pub fn untimed_by_design(&self) -> bool {
-        self.format.adapter.untimed_by_design(&self.name()) && self.timestamp().is_none()
+        self.format.dialect.untimed_by_design(&self.name()) && self.timestamp().is_none()
     }
 
     // --- semantic fields, read by the event's writer ---
@@ -366,7 +366,7 @@ impl<'a> Event<'a> {
     /// The tool of a tool event: the one its `data` names, else the one
     /// paired with it by call id ([`Event::paired_tool`]).
     pub fn tool_name(&self) -> Option<Raw<'a>> {
-        self.data().and_then(|d| self.format.adapter.tool_name(d)).or_else(|| self.paired_tool())
+        self.data().and_then(|d| self.format.dialect.tool_name(d)).or_else(|| self.paired_tool())
     }
 
     /// The tool of a call's end (`tool:post`, `tool:error`) whose `data`
@@ -378,16 +378,16 @@ impl<'a> Event<'a> {
     /// `ci-agg` on the capture does.
     pub fn paired_tool(&self) -> Option<Raw<'a>> {
         let Some(state) = self.state else {
-            return self.format.adapter.derived().then(|| self.rec.get(TOOL_KEY)).flatten();
+            return self.format.dialect.derived().then(|| self.rec.get(TOOL_KEY)).flatten();
         };
         if !self.derived || !matches!(self.name().as_ref(), "tool:post" | "tool:error") {
             return None;
         }
         let data = self.data()?;
-        if self.format.adapter.tool_name(data).is_some() {
+        if self.format.dialect.tool_name(data).is_some() {
             return None;
         }
-        match self.format.adapter.call_key(data) {
+        match self.format.dialect.call_key(data) {
             CallKey::Id(id) => state.tool_of(&id),
             _ => None,
         }
@@ -395,30 +395,30 @@ impl<'a> Event<'a> {
 
     /// Which call a tool event belongs to.
     pub fn call_key(&self) -> CallKey<'a> {
-        self.data().map_or(CallKey::Alone, |d| self.format.adapter.call_key(d))
+        self.data().map_or(CallKey::Alone, |d| self.format.dialect.call_key(d))
     }
 
     /// Whether a call's end says it failed (`tool:error` events always fail).
     pub fn failed(&self) -> bool {
-        self.data().is_some_and(|d| self.format.adapter.failed(d))
+        self.data().is_some_and(|d| self.format.dialect.failed(d))
     }
 
     /// A call duration the writer recorded.
     pub fn duration_ms(&self) -> Option<Raw<'a>> {
-        self.format.adapter.duration_ms(self.data()?)
+        self.format.dialect.duration_ms(self.data()?)
     }
 
     /// The model the event names.
     pub fn model(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.adapter.line_model(&self.rec, self.part_index(), self.derived_data);
+            return self.format.dialect.line_model(&self.rec, self.part_index(), self.derived_data);
         }
-        self.format.adapter.model(self.data()?)
+        self.format.dialect.model(self.data()?)
     }
 
     /// A status the event carries.
     pub fn status(&self) -> Option<Raw<'a>> {
-        self.format.adapter.status(self.data()?)
+        self.format.dialect.status(self.data()?)
     }
 
     /// A token or cost figure, in the toolkit's names.
@@ -427,7 +427,7 @@ impl<'a> Event<'a> {
     }
 
     /// The identity of a response its writer may write more than once
-    /// ([`Adapter::message_key`](crate::format::Adapter::message_key)).
+    /// ([`Dialect::message_key`](crate::format::Dialect::message_key)).
     pub fn message_key(&self) -> Option<String> {
         let mut key = String::new();
         self.message_key_into(&mut key).then_some(key)
@@ -437,21 +437,21 @@ impl<'a> Event<'a> {
     /// `false` when the event has none.
     pub fn message_key_into(&self, out: &mut String) -> bool {
         if self.derived {
-            return self.format.adapter.line_message_key(&self.rec, self.part_index(), self.derived_data, out);
+            return self.format.dialect.line_message_key(&self.rec, self.part_index(), self.derived_data, out);
         }
-        self.data().is_some_and(|d| self.format.adapter.message_key(d, out))
+        self.data().is_some_and(|d| self.format.dialect.message_key(d, out))
     }
 
     /// Whether the event's writer copies history into other sessions
-    /// ([`Adapter::copies_history`](crate::format::Adapter::copies_history)).
+    /// ([`Dialect::copies_history`](crate::format::Dialect::copies_history)).
     pub fn copies_history(&self) -> bool {
-        self.format.adapter.copies_history()
+        self.format.dialect.copies_history()
     }
 
     /// Whether a turn's response time ends at its first reply
-    /// ([`Adapter::reply_ends_turn`](crate::format::Adapter::reply_ends_turn)).
+    /// ([`Dialect::reply_ends_turn`](crate::format::Dialect::reply_ends_turn)).
     pub fn reply_ends_turn(&self) -> bool {
-        self.format.adapter.reply_ends_turn()
+        self.format.dialect.reply_ends_turn()
     }
 
     /// Where the event's line is: its file and line (the provenance's for a
@@ -467,9 +467,9 @@ impl<'a> Event<'a> {
     pub fn tokens(&self) -> [Option<Raw<'a>>; 5] {
         *self.tokens.get_or_init(|| {
             if self.derived {
-                return self.format.adapter.line_tokens(&self.rec, self.part_index(), self.derived_data);
+                return self.format.dialect.line_tokens(&self.rec, self.part_index(), self.derived_data);
             }
-            self.data().map_or([None; 5], |d| self.format.adapter.tokens(d))
+            self.data().map_or([None; 5], |d| self.format.dialect.tokens(d))
         })
     }
 
@@ -482,41 +482,41 @@ impl<'a> Event<'a> {
         ev
     }
 
-    /// Of the cache writes, those at the 1-hour lifetime ([`Adapter::cache_write_1h`](crate::format::Adapter::cache_write_1h)).
+    /// Of the cache writes, those at the 1-hour lifetime ([`Dialect::cache_write_1h`](crate::format::Dialect::cache_write_1h)).
     pub fn cache_write_1h(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.format.adapter.line_cache_write_1h(&self.rec, self.part_index(), self.derived_data);
+            return self.format.dialect.line_cache_write_1h(&self.rec, self.part_index(), self.derived_data);
         }
-        self.format.adapter.cache_write_1h(self.data()?)
+        self.format.dialect.cache_write_1h(self.data()?)
     }
 
-    /// Whether `input_tokens` includes the cache reads ([`Adapter::input_includes_cache_read`](crate::format::Adapter::input_includes_cache_read)).
+    /// Whether `input_tokens` includes the cache reads ([`Dialect::input_includes_cache_read`](crate::format::Dialect::input_includes_cache_read)).
     pub fn input_includes_cache_read(&self) -> bool {
-        self.format.adapter.input_includes_cache_read()
+        self.format.dialect.input_includes_cache_read()
     }
 
     /// The file a tool event reads or edits.
     pub fn file_path(&self) -> Option<Cow<'a, str>> {
-        self.format.adapter.file_path(self.data()?)
+        self.format.dialect.file_path(self.data()?)
     }
 
     /// The parent session the payload names.
     pub fn parent_id(&self) -> Option<Cow<'a, str>> {
-        self.format.adapter.parent_id(self.data()?)
+        self.format.dialect.parent_id(self.data()?)
     }
 
     /// The parent a child's fork event names.
     pub fn fork_parent(&self) -> Option<Cow<'a, str>> {
-        self.format.adapter.fork_parent(self.data()?)
+        self.format.dialect.fork_parent(self.data()?)
     }
 
     /// The agent a child's fork event names.
     pub fn fork_agent(&self) -> Option<Cow<'a, str>> {
-        self.format.adapter.fork_agent(self.data()?)
+        self.format.dialect.fork_agent(self.data()?)
     }
 
     /// The child session a delegation event names.
     pub fn child(&self) -> Option<Cow<'a, str>> {
-        self.format.adapter.child(self.data()?)
+        self.format.dialect.child(self.data()?)
     }
 }

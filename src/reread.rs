@@ -82,7 +82,7 @@ impl Replay {
         replay: &'r mut Option<Replay>,
         path: &str,
         offset: u64,
-        fmt: &dyn format::Adapter,
+        fmt: &dyn format::Dialect,
     ) -> Result<&'r ReadState, String> {
         if replay.as_ref().is_none_or(|r| r.path != path || r.at > offset) {
             let file = crate::files::open_regular(std::path::Path::new(path)).map_err(|e| e.to_string())?;
@@ -156,7 +156,7 @@ impl Reread {
         };
         // Skimmed, not validated again: [`Reread::fetch`] validated them.
         let orig = idx.skim(line).map_err(|e| format!("{}: the line read again is not a record: {e}", here()))?;
-        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).adapter;
+        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).dialect;
         full.clear();
         full.push(b'{');
         if fmt.derived() {
@@ -243,7 +243,7 @@ impl Reread {
         let here = format!("{path}:{number}");
         let orig = idx.skim(line).map_err(|e| format!("{here}: the line read again is not a record: {e}"))?;
         let writer = writer.unwrap_or(&crate::format::amplifier::FORMAT);
-        let fmt = writer.adapter;
+        let fmt = writer.dialect;
         state.clear();
         if fmt.observes(line) {
             fmt.observe(&orig, state);

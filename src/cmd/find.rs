@@ -335,12 +335,12 @@ impl Filters {
         true
     }
 
-    /// `--model`: any model the session names ([`crate::format::Adapter::models`]).
+    /// `--model`: any model the session names ([`crate::format::Layout::models`]).
     fn model_ok(&self, r: &mut SessionRecord) -> bool {
         if self.models.is_empty() {
             return true;
         }
-        let named = match r.format.adapter.models(r) {
+        let named = match r.format.layout.models(r) {
             Some(read) => {
                 r.model = read.first().cloned();
                 read
@@ -359,7 +359,7 @@ impl Filters {
         }
         let n = match &self.counts {
             Some(c) => c.count(r),
-            None => r.format.adapter.event_count(r),
+            None => r.format.layout.event_count(r),
         };
         self.min_events.is_none_or(|m| n >= m) && self.max_events.is_none_or(|m| n <= m)
     }
@@ -534,7 +534,7 @@ fn follow(
 
 /// The status that means "live" for a record's writer.
 fn live_status(r: &SessionRecord) -> &'static str {
-    r.format.adapter.live_status()
+    r.format.layout.live_status()
 }
 
 /// A `--project` value: a project folder name, and, when the value is a
@@ -572,10 +572,10 @@ impl Project {
 
     /// Whether a record is of this project: its folder name, or (for a
     /// path) the folder its writer names that working directory after
-    /// ([`crate::format::Adapter::project_folder`]).
+    /// ([`crate::format::Layout::project_folder`]).
     fn holds(&self, r: &SessionRecord) -> bool {
         let Some(project) = r.project.as_deref() else { return false };
-        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.adapter.project_folder(d))
+        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.layout.project_folder(d))
     }
 }
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{str_at, Adapter, CallKey, Format, Help, LineKind, ReadState, Usage};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Result};
@@ -45,7 +45,8 @@ pub static FORMAT: Format = Format {
     root_env: Some(ROOT_ENV),
     help: Help { layout: None, events: None },
     vocabulary,
-    adapter: &Amplifier,
+    layout: &Amplifier,
+    dialect: &Amplifier,
 };
 
 /// The event names it gives for the lines it knows.
@@ -102,7 +103,7 @@ const EVENTS: [&str; 41] = [
 /// Events of the delegate tool (child sessions).
 const DELEGATE_EVENTS: [&str; 2] = ["delegate:agent_spawned", "delegate:agent_completed"];
 
-impl Adapter for Amplifier {
+impl Layout for Amplifier {
     /// Every line is a whole event on its own, in one JSONL file.
     fn lines_independent(&self) -> bool {
         true
@@ -211,7 +212,9 @@ impl Adapter for Amplifier {
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
         vec![PathBuf::from(&rec.path)]
     }
+}
 
+impl Dialect for Amplifier {
     /// Amplifier lines are event records, not lines of another writer.
     fn claims(&self, _rec: &Record<'_>) -> bool {
         false

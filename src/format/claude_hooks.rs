@@ -20,7 +20,7 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{str_at, Adapter, CallKey, Format, Help, LineKind, ReadState};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
@@ -63,13 +63,31 @@ pub static FORMAT: Format = Format {
     root_env: Some(ROOT_ENV),
     help: Help { layout: None, events: None },
     vocabulary: event_names,
-    adapter: &ClaudeHooks,
+    layout: &ClaudeHooks,
+    dialect: &DIALECT,
 };
+
+/// What a Claude Code hook payload means, wherever it is kept: hook
+/// captures and hook logs ([`super::hook_logs`]) share it. They differ only
+/// in which of a payload's keys stamp its time.
+pub struct Hooks {
+    /// The payload's timestamp as written.
+    pub time: for<'a> fn(&Record<'a>) -> Option<Raw<'a>>,
+}
+
+/// The hooks dialect of hook captures: only synthetic events carry a
+/// `timestamp`.
+pub static DIALECT: Hooks = Hooks { time: timestamp };
+
+/// A hook line's `timestamp`.
+fn timestamp<'a>(rec: &Record<'a>) -> Option<Raw<'a>> {
+    rec.get("timestamp")
+}
 
 /// Why a line of a hooks capture is not an event.
 const NOT_A_HOOK_LINE: &str = "not a Claude Code hook line (needs \"hook_event_name\")";
 
-impl Adapter for ClaudeHooks {
+impl Layout for ClaudeHooks {
     /// `$SESSION_DATA_DIR` when set and non-empty (no default place).
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
         match std::env::var(ROOT_ENV) {
@@ -168,7 +186,9 @@ impl Adapter for ClaudeHooks {
     fn time_ordered(&self) -> bool {
         true
     }
+}
 
+impl Dialect for Hooks {
     fn claims(&self, rec: &Record<'_>) -> bool {
         rec.get("hook_event_name").is_some()
     }
@@ -225,9 +245,9 @@ impl Adapter for ClaudeHooks {
         rec.get_str("cwd").map(|c| Cow::Owned(slug_of(&c)))
     }
 
-    /// Only synthetic events carry one.
+    /// [`Hooks::time`].
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
-        rec.get("timestamp")
+        (self.time)(rec)
     }
 
     fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {

@@ -48,7 +48,7 @@
 //!   Claude Code versions) is the writer's `cost_usd`.
 //!   Claude's `input_tokens` excludes cache reads (Amplifier's includes them).
 //!   A message is identified by `message.id` and `requestId`
-//!   ([`Adapter::message_key`]): token counts keep one copy per message.
+//!   ([`Dialect::message_key`]): token counts keep one copy per message.
 
 use bstr::ByteSlice;
 use std::borrow::Cow;
@@ -57,7 +57,7 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{str_at, Adapter, CallKey, Format, Help, LineKind, ReadState, Usage};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -77,7 +77,8 @@ pub static FORMAT: Format = Format {
     root_env: Some(ROOT_ENV),
     help: Help { layout: None, events: None },
     vocabulary,
-    adapter: &ClaudeTranscript,
+    layout: &ClaudeTranscript,
+    dialect: &ClaudeTranscript,
 };
 
 /// The event names it gives for the lines it knows.
@@ -157,7 +158,7 @@ fn projects_dir(root: &Path) -> Option<PathBuf> {
     (crate::files::name_above(root, 0).is_some_and(|n| n == "projects") && root.is_dir()).then(|| root.to_path_buf())
 }
 
-impl Adapter for ClaudeTranscript {
+impl Layout for ClaudeTranscript {
     /// `$CLAUDE_CONFIG_DIR` (comma-separated, each trimmed and `~`-expanded;
     /// a missing one is an error like any root), else `~/.config/claude` and
     /// `~/.claude` when they hold a `projects` folder.
@@ -288,6 +289,13 @@ impl Adapter for ClaudeTranscript {
         files
     }
 
+    /// The subagent transcripts beside the session (`files`).
+    fn subagents(&self, rec: &SessionRecord) -> u64 {
+        rec.files.as_ref().map_or(0, |f| f.len() as u64)
+    }
+}
+
+impl Dialect for ClaudeTranscript {
     /// A string `type` with `uuid`, `sessionId` or `message`; or, without a
     /// `type` (as older writers and ccusage's fixtures have it), a `message`
     /// object with a `sessionId`.
@@ -578,11 +586,6 @@ impl Adapter for ClaudeTranscript {
     /// carries no token figure).
     fn usage_bytes(&self) -> Option<&'static [u8]> {
         Some(b"\"usage\"")
-    }
-
-    /// The subagent transcripts beside the session (`files`).
-    fn subagents(&self, rec: &SessionRecord) -> u64 {
-        rec.files.as_ref().map_or(0, |f| f.len() as u64)
     }
 
     /// A resumed session's file starts with the earlier session's lines.

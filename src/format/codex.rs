@@ -57,7 +57,7 @@ use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
 
-use super::{str_at, Adapter, CallKey, Format, Help, LineKind, ReadState};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -77,7 +77,8 @@ pub static FORMAT: Format = Format {
     root_env: Some(ROOT_ENV),
     help: Help { layout: None, events: None },
     vocabulary,
-    adapter: &Codex,
+    layout: &Codex,
+    dialect: &Codex,
 };
 
 /// The event names it gives for the lines it knows.
@@ -158,7 +159,7 @@ fn root_files(root: &Path) -> Vec<PathBuf> {
     files
 }
 
-impl Adapter for Codex {
+impl Layout for Codex {
     /// `$CODEX_HOME` (`~`-expanded; a missing one is an error like any
     /// root), else `~/.codex` when it holds `sessions/` or `archived_sessions/`.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
@@ -226,7 +227,9 @@ impl Adapter for Codex {
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
         vec![PathBuf::from(&rec.path)]
     }
+}
 
+impl Dialect for Codex {
     /// A string `type` Codex writes and an object `payload`.
     fn claims(&self, rec: &Record<'_>) -> bool {
         rec.get("payload").is_some_and(|p| p.kind() == Kind::Object)

@@ -47,15 +47,14 @@
 //!   `hookEventName`) are not read: each file holding some gets one warning
 //!   (`N droid hook payloads (camelCase keys): not read`); they are not damage.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::claude_hooks::{ClaudeHooks, Scan};
-use super::{Adapter, CallKey, Format, Help, ReadState};
+use super::claude_hooks::{Hooks, Scan};
+use super::{Format, Help, Layout};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::elements::{ArrayError, ElementReader, ReadError};
@@ -97,8 +96,13 @@ pub static FORMAT: Format = Format {
     root_env: None,
     help: Help { layout: None, events: None },
     vocabulary: super::claude_hooks::event_names,
-    adapter: &ClaudeHookLogs,
+    layout: &ClaudeHookLogs,
+    dialect: &DIALECT,
 };
+
+/// Claude Code hooks' dialect (the same payloads), with the hook-log
+/// arrays' time ([`time_raw`]).
+static DIALECT: Hooks = Hooks { time: time_raw };
 
 /// Whether a file name is one of the hook-log arrays.
 pub fn is_hook_log_name(name: &str) -> bool {
@@ -447,7 +451,7 @@ impl LineSource for SessionLines {
     }
 }
 
-impl Adapter for ClaudeHookLogs {
+impl Layout for ClaudeHookLogs {
     /// None: hook-log folders sit in projects, found only where pointed at.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
         vec![]
@@ -465,7 +469,7 @@ impl Adapter for ClaudeHookLogs {
         None
     }
 
-    /// See [`Adapter::file_captures`].
+    /// See [`Layout::file_captures`].
     fn file_capture(&self, _file: &Path, _diag: &Diag) -> Option<Capture> {
         None
     }
@@ -499,7 +503,7 @@ impl Adapter for ClaudeHookLogs {
         records_of(dir, &usable_hook_files(dir, |_| None), None, Some(session)).pop()
     }
 
-    /// Sessions not seen yet, by [`Adapter::session_dir`]; an array that is
+    /// Sessions not seen yet, by [`Layout::session_dir`]; an array that is
     /// no regular file is reported once (its path joins `seen`).
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
         let Some(dir) = folder_of(root) else { return vec![] };
@@ -575,91 +579,6 @@ impl Adapter for ClaudeHookLogs {
     /// Hook input carries no token usage.
     fn carries_usage(&self) -> bool {
         false
-    }
-
-    /// Lines are classified as medicine-wheel hook lines are (the same payloads).
-    fn claims(&self, _rec: &Record<'_>) -> bool {
-        false
-    }
-
-    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
-        ClaudeHooks.accept(rec)
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        ClaudeHooks.foreign_line()
-    }
-
-    /// `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":ELEMENT}`.
-    fn derived(&self) -> bool {
-        true
-    }
-
-    fn original_key(&self) -> Option<&'static str> {
-        ClaudeHooks.original_key()
-    }
-
-    fn original<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
-        ClaudeHooks.original(rec, part)
-    }
-
-    fn name_raw<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
-        ClaudeHooks.name_raw(rec, part)
-    }
-
-    fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str> {
-        ClaudeHooks.name(rec, part, state)
-    }
-
-    /// The element, compacted.
-    fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>> {
-        ClaudeHooks.data(rec, part, state)
-    }
-
-    fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>> {
-        ClaudeHooks.workspace(rec)
-    }
-
-    /// `timestamp`, else `logged_at`, only when it has a `Z` or an offset
-    /// (a naive local time is not an instant: module docs).
-    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
-        time_raw(rec)
-    }
-
-    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
-        ClaudeHooks.tool_name(data)
-    }
-
-    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
-        ClaudeHooks.call_key(data)
-    }
-
-    fn failed(&self, data: Raw<'_>) -> bool {
-        ClaudeHooks.failed(data)
-    }
-
-    fn duration_ms<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
-        ClaudeHooks.duration_ms(data)
-    }
-
-    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
-        ClaudeHooks.model(data)
-    }
-
-    fn status<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
-        ClaudeHooks.status(data)
-    }
-
-    fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
-        ClaudeHooks.tokens(data)
-    }
-
-    fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
-        ClaudeHooks.file_path(data)
-    }
-
-    fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
-        ClaudeHooks.session_id(data)
     }
 }
 

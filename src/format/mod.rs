@@ -1,4 +1,4 @@
-//! The writers the toolkit reads, one module each, behind one interface.
+//! The formats the toolkit reads, one module each, listed in one registry ([`FORMATS`]).
 //!
 //! A writer is an agent framework's way of putting sessions on disk. Each
 //! module says only what differs between writers:
@@ -24,8 +24,9 @@
 //! The one word is **format**: a [`Format`] is everything the toolkit knows
 //! of one way of putting sessions on disk (this module, the `format` key of
 //! session records, [`Capture::format`], [`LineKind::Format`]). The agent
-//! program that writes it is "the writer" in prose only; [`Adapter`] names
-//! the format's behaviour (its methods), not a second concept.
+//! program that writes it is "the writer" in prose only. A format's
+//! behaviour has two parts, named for what they say: its [`Layout`] (where
+//! sessions and files are) and its [`Dialect`] (what a line means).
 //!
 //! # The registry
 //! [`FORMATS`] lists every format, in the order roots and sessions are
@@ -36,18 +37,18 @@
 //!
 //! # Adding a format
 //! 1. `src/format/<name>.rs`: its `pub static FORMAT: Format` (name, root
-//!    env var, help sections, event vocabulary) and a unit struct
-//!    implementing [`Adapter`] (discovery, reading, events, semantics), with
-//!    its own unit tests. A format that reads another's lines (as
-//!    [`hook_logs`] reads Claude hook payloads) points at that format's
-//!    behaviour instead of repeating it.
+//!    env var, help sections, event vocabulary, layout, dialect) and a unit
+//!    struct implementing [`Layout`] (discovery, reading) and [`Dialect`]
+//!    (events, semantics), with its own unit tests. A format that keeps
+//!    another's lines elsewhere points at that format's dialect (as
+//!    [`hook_logs`] does at Claude hooks' [`claude_hooks::Hooks`]).
 //! 2. Two lines here: `pub mod <name>;` and `&<name>::FORMAT` in [`FORMATS`].
 //! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
 //!    `fixtures/README.md`), and a line in `tests/stdin.rs`'s fixture roots
 //!    when the format has a root env var; a generator in `tests/` for what
 //!    fixtures cannot show.
 //!    A format whose files are not one event per line (JSON arrays) gives
-//!    its lines through [`Adapter::lines_of`] ([`hook_logs`] and
+//!    its lines through [`Layout::lines_of`] ([`hook_logs`] and
 //!    [`crate::elements`]).
 //! 4. Integration tests of each tool on them (`ci-find`, `ci-cat`,
 //!    `ci-filter`, `ci-agg --sessions/--tools/--tokens`, `ci-grep`), and the
@@ -91,8 +92,10 @@ pub struct Format {
     /// The event names it gives for the lines it knows (what shell
     /// completions offer for `--event`; it may give others).
     pub vocabulary: fn() -> Vec<&'static str>,
-    /// How it is found and read.
-    pub adapter: &'static dyn Adapter,
+    /// Where its sessions and files are.
+    pub layout: &'static dyn Layout,
+    /// What its lines mean.
+    pub dialect: &'static dyn Dialect,
 }
 
 impl Format {
@@ -198,7 +201,7 @@ pub fn event_names() -> Vec<&'static str> {
 }
 
 /// Token and cost fields, in the toolkit's one set of names. Each writer maps
-/// its own usage keys onto these ([`Adapter::tokens`]).
+/// its own usage keys onto these ([`Dialect::tokens`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Usage {
     /// `input_tokens`.
@@ -274,7 +277,7 @@ impl LineKind {
         if event_is_str && !has("data") && has("match") && has("snippet") {
             return LineKind::Match;
         }
-        if let Some(f) = FORMATS.iter().find(|f| f.adapter.claims(rec)) {
+        if let Some(f) = FORMATS.iter().find(|f| f.dialect.claims(rec)) {
             return LineKind::Format(f);
         }
         if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
@@ -288,7 +291,7 @@ impl LineKind {
     pub fn not_an_event(self) -> &'static str {
         match self {
             LineKind::Event => "an event record",
-            LineKind::Format(f) => f.adapter.foreign_line(),
+            LineKind::Format(f) => f.dialect.foreign_line(),
             LineKind::Session => "a session record where an event was expected",
             LineKind::Match => "a ci-grep match record where an event was expected",
             LineKind::OtherLog => "another logger's line (amplifier.log format), not an event",
@@ -304,14 +307,14 @@ impl LineKind {
 pub fn of_record(rec: &Record<'_>) -> &'static Format {
     FORMATS
         .iter()
-        .find(|f| f.adapter.original_key().is_some_and(|k| rec.get(k).is_some()))
+        .find(|f| f.dialect.original_key().is_some_and(|k| rec.get(k).is_some()))
         .copied()
         .unwrap_or(&amplifier::FORMAT)
 }
 
 /// A capture described by a session record, with its files in reading order.
 pub fn capture(rec: SessionRecord) -> Capture {
-    let files = rec.format.adapter.files(&rec);
+    let files = rec.format.layout.files(&rec);
     Capture {
         session: rec.session.clone(),
         path: PathBuf::from(&rec.path),
@@ -323,11 +326,9 @@ pub fn capture(rec: SessionRecord) -> Capture {
     }
 }
 
-/// One writer: what differs between writers, and nothing else. See the
+/// Where a format's sessions and files are: discovery and reading. See the
 /// module docs; [`amplifier::Amplifier`] is the reference.
-pub trait Adapter: Sync {
-    // --- discovery ---
-
+pub trait Layout: Sync {
     /// The roots searched when none is given (from the writer's environment
     /// variable, else its default place; none when it has no default).
     fn default_roots(&self, diag: &Diag) -> Vec<PathBuf>;
@@ -348,7 +349,7 @@ pub trait Adapter: Sync {
 
     /// When `file` (named as an argument) sits in this writer's layout: its
     /// captures (a writer whose files mix sessions has several per file).
-    /// The default: [`Adapter::file_capture`].
+    /// The default: [`Layout::file_capture`].
     fn file_captures(&self, file: &Path, diag: &Diag) -> Option<Vec<Capture>> {
         self.file_capture(file, diag).map(|c| vec![c])
     }
@@ -374,7 +375,7 @@ pub trait Adapter: Sync {
         None
     }
 
-    /// The directory a session lives in (what [`Adapter::fresh`] keys by).
+    /// The directory a session lives in (what [`Layout::fresh`] keys by).
     fn session_dir(&self, rec: &SessionRecord) -> PathBuf;
 
     /// The events a session holds, for `--min-events`/`--max-events` (may
@@ -396,8 +397,6 @@ pub trait Adapter: Sync {
 
     /// The `status` that means the session is live.
     fn live_status(&self) -> &'static str;
-
-    // --- reading ---
 
     /// The files of a session, in reading order.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf>;
@@ -437,8 +436,29 @@ pub trait Adapter: Sync {
         None
     }
 
-    // --- events ---
+    /// Whether each line's events depend on that line alone: nothing is
+    /// observed ([`Dialect::observe`]), [`Dialect::parts`] ignores the state,
+    /// and a session is plain JSONL files read line by line in file order
+    /// (not [`Layout::lines_of`], not [`Layout::time_ordered`], no
+    /// [`Layout::companion`]). A large capture file of such a writer may be
+    /// read in parts by several threads ([`crate::source`]), and one that grew
+    /// can be read from its old end on, with what was read before kept (the
+    /// capture cache, [`crate::aggregate::cached`]). The default: no.
+    fn lines_independent(&self) -> bool {
+        false
+    }
 
+    /// Subagent sessions a session record knows of (beside delegation events).
+    fn subagents(&self, _rec: &SessionRecord) -> u64 {
+        0
+    }
+}
+
+/// What a line of a format means: which lines are its events, their
+/// envelope, and the semantics analytics, predicates and search read. Two
+/// formats that keep the same lines in different places share one
+/// ([`claude_hooks::Hooks`]).
+pub trait Dialect: Sync {
     /// Whether a line that is not an event record is one of this writer's
     /// (formats.md §3).
     fn claims(&self, rec: &Record<'_>) -> bool;
@@ -462,8 +482,8 @@ pub trait Adapter: Sync {
     }
 
     /// The events a line yields, as part indices into `out` (for a writer
-    /// whose lines can yield several, [`Adapter::multi_part`]): what each index
-    /// means is the writer's, stateless ([`Adapter::name`] of a part); which
+    /// whose lines can yield several, [`Dialect::multi_part`]): what each index
+    /// means is the writer's, stateless ([`Dialect::name`] of a part); which
     /// of them a line yields may depend on what the capture held before
     /// (`state`: e.g. whether a message was already written).
     fn parts(&self, _rec: &Record<'_>, _state: &mut ReadState, out: &mut Vec<u32>) {
@@ -476,7 +496,7 @@ pub trait Adapter: Sync {
         false
     }
 
-    /// The writer's own event name of a line's part (the value of [`Adapter::original_key`]).
+    /// The writer's own event name of a line's part (the value of [`Dialect::original_key`]).
     fn original<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
     }
@@ -495,7 +515,7 @@ pub trait Adapter: Sync {
     /// the last turn context, the running token total). The default keeps nothing.
     fn observe(&self, _rec: &Record<'_>, _state: &mut ReadState) {}
 
-    /// Whether a raw line may change what [`Adapter::observe`] keeps: such a
+    /// Whether a raw line may change what [`Dialect::observe`] keeps: such a
     /// line is parsed (and observed) even when a tool's pre-check would skip
     /// it. The default: no line does.
     fn observes(&self, _raw: &[u8]) -> bool {
@@ -507,18 +527,6 @@ pub trait Adapter: Sync {
     /// when a tool's pre-check would skip it, unless the tool reads no tool
     /// names ([`crate::source::Visitor::reads_tools`]). The default: no line does.
     fn starts_calls(&self, _raw: &[u8]) -> bool {
-        false
-    }
-
-    /// Whether each line's events depend on that line alone: nothing is
-    /// observed ([`Adapter::observe`]), [`Adapter::parts`] ignores the state,
-    /// and a session is plain JSONL files read line by line in file order
-    /// (not [`Adapter::lines_of`], not [`Adapter::time_ordered`], no
-    /// [`Adapter::companion`]). A large capture file of such a writer may be
-    /// read in parts by several threads ([`crate::source`]), and one that grew
-    /// can be read from its old end on, with what was read before kept (the
-    /// capture cache, [`crate::aggregate::cached`]). The default: no.
-    fn lines_independent(&self) -> bool {
         false
     }
 
@@ -536,31 +544,27 @@ pub trait Adapter: Sync {
         false
     }
 
-    // --- the hot semantics read off an indexed line (defaults: through `data`) ---
-
-    /// [`Adapter::tokens`] of a line's part read from a capture, whose `data`
+    /// [`Dialect::tokens`] of a line's part read from a capture, whose `data`
     /// is `data` (a writer whose `data` is the whole line reads its top-level
     /// keys through the index instead).
     fn line_tokens<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
         data.map_or([None; 5], |d| self.tokens(d))
     }
 
-    /// [`Adapter::model`] of a line's part read from a capture.
+    /// [`Dialect::model`] of a line's part read from a capture.
     fn line_model<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         self.model(data?)
     }
 
-    /// [`Adapter::cache_write_1h`] of a line's part read from a capture.
+    /// [`Dialect::cache_write_1h`] of a line's part read from a capture.
     fn line_cache_write_1h<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         self.cache_write_1h(data?)
     }
 
-    /// [`Adapter::message_key`] of a line's part read from a capture.
+    /// [`Dialect::message_key`] of a line's part read from a capture.
     fn line_message_key(&self, _rec: &Record<'_>, _part: u32, data: Option<Raw<'_>>, out: &mut String) -> bool {
         data.is_some_and(|d| self.message_key(d, out))
     }
-
-    // --- semantics, read from an event's `data` (the line's, or a piped record's) ---
 
     /// The tool a tool event is about.
     fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
@@ -627,11 +631,6 @@ pub trait Adapter: Sync {
         false
     }
 
-    /// Subagent sessions a session record knows of (beside delegation events).
-    fn subagents(&self, _rec: &SessionRecord) -> u64 {
-        0
-    }
-
     /// Bytes every line that carries token usage holds (unless it spells
     /// its keys with `\u` escapes): lines without them can be passed over by
     /// a tokens count ([`crate::source::Visitor::needs_events`]). `None`: no
@@ -668,7 +667,7 @@ pub trait Adapter: Sync {
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
 }
 
-/// What a writer remembers while one capture is read ([`Adapter::parts`]).
+/// What a writer remembers while one capture is read ([`Dialect::parts`]).
 #[derive(Debug, Default)]
 pub struct ReadState {
     /// 64-bit hashes of the keys seen (a collision among a capture's
@@ -840,17 +839,17 @@ mod tests {
     #[test]
     fn a_writer_whose_lines_are_independent_keeps_no_state_across_them() {
         for w in FORMATS {
-            let a = w.adapter;
-            if a.lines_independent() {
-                assert!(!a.time_ordered() && !a.multi_part(), "{w:?}");
-                assert!(!a.observes(b"{}") && !a.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
+            let (l, d) = (w.layout, w.dialect);
+            if l.lines_independent() {
+                assert!(!l.time_ordered() && !d.multi_part(), "{w:?}");
+                assert!(!d.observes(b"{}") && !d.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
             }
         }
-        assert!(amplifier::FORMAT.adapter.lines_independent());
-        assert!(!codex::FORMAT.adapter.lines_independent());
-        assert!(!claude_transcript::FORMAT.adapter.lines_independent());
-        assert!(!claude_hooks::FORMAT.adapter.lines_independent());
-        assert!(!hook_logs::FORMAT.adapter.lines_independent());
+        assert!(amplifier::FORMAT.layout.lines_independent());
+        assert!(!codex::FORMAT.layout.lines_independent());
+        assert!(!claude_transcript::FORMAT.layout.lines_independent());
+        assert!(!claude_hooks::FORMAT.layout.lines_independent());
+        assert!(!hook_logs::FORMAT.layout.lines_independent());
     }
 
     #[test]

@@ -108,7 +108,7 @@ pub fn check(writer: &'static Format, bytes: &[u8]) -> Vec<u8> {
         record: None,
         files: vec![],
     };
-    let fmt = writer.adapter;
+    let fmt = writer.dialect;
     let mut reader = LineReader::new(bytes);
     let mut idx = Index::new();
     let mut piped_idx = Index::new();
