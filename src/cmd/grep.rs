@@ -94,13 +94,6 @@ SPEED AND DAMAGED INPUT:
   string. A line that cannot hold a match is not parsed, so its damage is
   not reported; --strict parses every line (and fails on any bad one).
 
-CLAUDE CODE HOOK CAPTURES:
-  Hook sessions are searched as their normalised events (ci-cat --help): the hook
-  line is `data`, so prompts are data.prompt, assistant messages
-  data.last_assistant_message, tool inputs data.tool_input.*, tool outputs
-  data.tool_response.* and failures data.error; match records are the same, with
-  ci.path the hook file. The AssistantResponse copy and transcript are not searched.
-
 EXIT STATUS:
   One rule in every ci-* tool (README: Paths, session ids, exit status).
   0 a match was printed; 1 none (a root with no session is noted `looked in R,
@@ -140,7 +133,7 @@ pub enum ColorChoice {
 #[command(
     name = "ci-grep",
     version,
-    after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-grep", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(&crate::format::with_sections(EXAMPLES, |h| h.grep.as_ref(), "EXIT STATUS"), "ci-grep", FOLLOW_NOTE),
     after_help = "Run with --help for examples."
 )]
 pub struct Args {

@@ -43,7 +43,7 @@ pub struct Amplifier;
 pub static FORMAT: Format = Format {
     name: "amplifier",
     root_env: Some(ROOT_ENV),
-    help: Help { layout: None, events: None },
+    help: Help::NONE,
     vocabulary,
     layout: &Amplifier,
     dialect: &Amplifier,

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Section};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
@@ -61,7 +61,56 @@ pub struct ClaudeHooks;
 pub static FORMAT: Format = Format {
     name: "claude-hooks",
     root_env: Some(ROOT_ENV),
-    help: Help { layout: None, events: None },
+    help: Help {
+        find: Some(Section {
+            title: "CLAUDE HOOK SESSIONS",
+            body: "  format claude-hooks; path = the session directory; workspace/project = slug of the
+  first line's cwd; started_at/last_event_at = min/max timestamp of the events that
+  have one (only synthetic events do: null otherwise); status `ended` when a
+  SessionEnd line exists, else `active`; model = the first SessionStart's model;
+  files = event files in reading order; transcript = _transcript_final.jsonl exists;
+  events = valid hook lines in the event files (never the AssistantResponse copy,
+  last_claude_*, the transcript copy or _codex_*); tags = source:<SessionStart
+  source>, permission:<permission_mode>, agent:<SubagentStart agent_type>.
+  Session ids containing /, \\, NUL, or equal to . or .. are refused.",
+        }),
+        cat: Some(Section {
+            title: "CLAUDE CODE HOOK CAPTURES",
+            body: "  A medicine-wheel _sessiondata session directory (or a root of them, or one
+  _claude_<X>.jsonl file) is read as events: each hook line becomes
+  {\"event\":CANONICAL,\"hook\":NAME,\"workspace\":SLUG,\"timestamp\":TS|null,
+  \"data\":<the line unchanged>,\"ci\":{session,path=the hook file,line}}.
+  CANONICAL: SessionStart session:start, SessionEnd session:end, UserPromptSubmit
+  prompt:submit, Stop prompt:complete, PreToolUse tool:pre, PostToolUse tool:post,
+  PostToolUseFailure tool:error, SubagentStart/Stop delegate:agent_spawned/
+  _completed, PreCompact context:compaction, PermissionRequest approval:required,
+  Notification user:notification; any other hook hook:<Name>. SLUG is the Amplifier
+  slug of the line's cwd (/home/u/app -> -home-u-app). TS is the line's own
+  timestamp (only synthetic events have one), else null. Order: the event files in
+  lifecycle order (session_starts, user_inputs, PreToolUse, PermissionRequest,
+  PostToolUse, PostToolUseFailure, Notification, PreCompact, SubagentStart,
+  SubagentStop, Stop, CorrectiveFeedback, AcceptedRedirection, SessionEnd, then any
+  other _claude_<X>.jsonl by name), each in file order -- unless every event of
+  the session has a timestamp: then time order (stable), across files.
+  Never read: _claude_AssistantResponse.jsonl (copies of Stop lines), last_claude_*,
+  _transcript_final.jsonl, _codex_*. --raw prints the hook line as on disk.",
+        }),
+        filter: Some(Section {
+            title: "CLAUDE CODE HOOK CAPTURES",
+            body: "  Hook lines are filtered as their normalised events (ci-cat --help): --event
+  takes the canonical name (tool:pre, prompt:complete, hook:CorrectiveFeedback),
+  --workspace the slug of cwd, data.* paths read the hook line (data.tool_name,
+  data.tool_input.file_path), `hook` the original hook name.",
+        }),
+        grep: Some(Section {
+            title: "CLAUDE CODE HOOK CAPTURES",
+            body: "  Hook sessions are searched as their normalised events (ci-cat --help): the hook
+  line is `data`, so prompts are data.prompt, assistant messages
+  data.last_assistant_message, tool inputs data.tool_input.*, tool outputs
+  data.tool_response.* and failures data.error; match records are the same, with
+  ci.path the hook file. The AssistantResponse copy and transcript are not searched.",
+        }),
+    },
     vocabulary: event_names,
     layout: &ClaudeHooks,
     dialect: &DIALECT,

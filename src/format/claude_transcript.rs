@@ -57,7 +57,7 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Usage};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Section, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -75,7 +75,20 @@ pub struct ClaudeTranscript;
 pub static FORMAT: Format = Format {
     name: "claude-transcript",
     root_env: Some(ROOT_ENV),
-    help: Help { layout: None, events: None },
+    help: Help {
+        find: Some(Section {
+            title: "CLAUDE CODE TRANSCRIPTS",
+            body: "  A root with a projects folder (or a folder named projects, or one project
+  folder) holds projects/<folder>/<session-id>.jsonl; each is a session, format
+  claude-transcript: project/workspace = the folder, working_dir = the first cwd,
+  started_at/last_event_at = earliest/latest timestamp of its first and last
+  lines, model = the first assistant model, files = its subagent transcripts
+  (<session-id>/subagents/agent-*.jsonl, read as part of the session).
+  --project also takes a working directory (Claude Code's folder rule: every
+  character but letters, digits and - becomes -).",
+        }),
+        ..Help::NONE
+    },
     vocabulary,
     layout: &ClaudeTranscript,
     dialect: &ClaudeTranscript,

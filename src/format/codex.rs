@@ -57,7 +57,7 @@ use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Section};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -75,7 +75,16 @@ pub struct Codex;
 pub static FORMAT: Format = Format {
     name: "codex",
     root_env: Some(ROOT_ENV),
-    help: Help { layout: None, events: None },
+    help: Help {
+        find: Some(Section {
+            title: "CODEX ROLLOUTS",
+            body: "  sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/ (a session in both:
+  the sessions/ copy); format codex: session = session_meta id (else the file
+  name's UUID), working_dir = its cwd, project/workspace = the cwd's slug, model =
+  the first turn_context model, tags = originator:, cli:, source:.",
+        }),
+        ..Help::NONE
+    },
     vocabulary,
     layout: &Codex,
     dialect: &Codex,

@@ -54,7 +54,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::claude_hooks::{Hooks, Scan};
-use super::{Format, Help, Layout};
+use super::{Format, Help, Layout, Section};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::elements::{ArrayError, ElementReader, ReadError};
@@ -94,7 +94,18 @@ pub struct ClaudeHookLogs;
 pub static FORMAT: Format = Format {
     name: "claude-hook-logs",
     root_env: None,
-    help: Help { layout: None, events: None },
+    help: Help {
+        find: Some(Section {
+            title: "CLAUDE CODE HOOK LOGS",
+            body: "  A folder holding the hooks template's arrays (pre_tool_use.json, post_tool_use.json,
+  stop.json, …), or a project folder whose logs/ does, is a root (no default root);
+  format claude-hook-logs, one record per session_id found in its arrays: path = the
+  folder, files = the arrays holding it, bytes = its elements' bytes, events = its hook
+  payloads; workspace, status, model and tags as for hook sessions. Naive local times
+  are not used (started_at/last_event_at null). chat.json is not read.",
+        }),
+        ..Help::NONE
+    },
     vocabulary: super::claude_hooks::event_names,
     layout: &ClaudeHookLogs,
     dialect: &DIALECT,

@@ -173,14 +173,23 @@ impl<'de> serde::de::DeserializeSeed<'de> for ByName {
     }
 }
 
-/// A format's sections of the tools' `--help`: a title and its text, indented
-/// as the other sections are.
-#[derive(Debug, Default)]
+/// A format's sections of the tools' `--help` (and man pages), one per
+/// tool at most: what the tool's help says of this format only.
+#[derive(Debug)]
 pub struct Help {
-    /// Of `ci-find --help`: where its sessions are and what their records say.
-    pub layout: Option<Section>,
-    /// Of `ci-cat`, `ci-filter` and `ci-grep --help`: how its lines become events.
-    pub events: Option<Section>,
+    /// Of `ci-find`: where its sessions are and what their records say.
+    pub find: Option<Section>,
+    /// Of `ci-cat`: how its lines become events.
+    pub cat: Option<Section>,
+    /// Of `ci-filter`: how its events are filtered.
+    pub filter: Option<Section>,
+    /// Of `ci-grep`: how its events are searched.
+    pub grep: Option<Section>,
+}
+
+impl Help {
+    /// No section in any tool's help.
+    pub const NONE: Help = Help { find: None, cat: None, filter: None, grep: None };
 }
 
 /// One section of a `--help` text.
@@ -190,6 +199,18 @@ pub struct Section {
     pub title: &'static str,
     /// The text under it, each line indented by two spaces.
     pub body: &'static str,
+}
+
+/// A tool's help `text` with every format's section for that tool (`of`),
+/// in registry order, put before the section headed `before` (at the end
+/// when there is none).
+pub fn with_sections(text: &str, of: fn(&Help) -> Option<&Section>, before: &str) -> String {
+    let at = text.find(&format!("\n\n{before}:\n")).unwrap_or(text.len());
+    let mut out = text[..at].to_owned();
+    for s in FORMATS.iter().filter_map(|f| of(&f.help)) {
+        out.push_str(&format!("\n\n{}:\n{}", s.title, s.body));
+    }
+    out + &text[at..]
 }
 
 /// The event names of every format ([`Format::vocabulary`]), sorted, once each.
