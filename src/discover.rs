@@ -16,7 +16,7 @@ use crate::session::{Capture, SessionRecord};
 /// expanded); else every writer's default roots, in registry order: those
 /// its environment variable names (a missing one is an error, as a PATH
 /// is), else its default places that exist. A home that has none of them
-/// gets one note saying where the tools looked ([`NO_DEFAULT_ROOT`]), and
+/// gets one note saying where the tools looked ([`crate::format::no_default_root`]), and
 /// the run finds nothing (exit 1, never 2: a Claude-only home's cron job
 /// has nothing to mail about).
 pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
@@ -25,16 +25,10 @@ pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     }
     let roots: Vec<PathBuf> = FORMATS.iter().flat_map(|w| w.layout.default_roots(diag)).collect();
     if roots.is_empty() {
-        diag.note(&NO_DEFAULT_ROOT);
+        diag.note(&crate::format::no_default_root());
     }
     roots
 }
-
-/// The note of a run whose default roots are all missing.
-pub const NO_DEFAULT_ROOT: &str = "found no capture root: none of ~/.amplifier/projects, \
-     ~/.claude/projects, ~/.config/claude/projects, ~/.codex/sessions exists \
-     (name a PATH or --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, \
-     CLAUDE_CONFIG_DIR, CODEX_HOME or SESSION_DATA_DIR)";
 
 /// How much of each session record discovery fills in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,7 +100,7 @@ fn file_capture(path: &Path) -> Capture {
         path: path.to_path_buf(),
         display,
         workspace: None,
-        format: &crate::format::amplifier::FORMAT,
+        format: crate::format::PLAIN,
         record: None,
         files: vec![path.to_path_buf()],
     }

@@ -242,7 +242,7 @@ impl Reread {
         let number = ci.and_then(|c| c.get("line")).and_then(as_u64).unwrap_or(0);
         let here = format!("{path}:{number}");
         let orig = idx.skim(line).map_err(|e| format!("{here}: the line read again is not a record: {e}"))?;
-        let writer = writer.unwrap_or(&crate::format::amplifier::FORMAT);
+        let writer = writer.unwrap_or(crate::format::PLAIN);
         let fmt = writer.dialect;
         state.clear();
         if fmt.observes(line) {

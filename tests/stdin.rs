@@ -68,7 +68,7 @@ fn dev_null_stdin_without_roots_names_the_default_root() {
         let run = run_std(cmd);
         assert_eq!(run.code, 1, "{tool}: {run:?}");
         assert_eq!(run.stdout, "", "{tool}");
-        assert_eq!(run.stderr, format!("{tool}: {}\n", ci_tools::discover::NO_DEFAULT_ROOT), "{tool}");
+        assert_eq!(run.stderr, format!("{tool}: {}\n", ci_tools::format::no_default_root()), "{tool}");
     }
 }
 

@@ -548,7 +548,7 @@ fn piped_session_record(
     // session's own path), else the file's first.
     match records.iter().find(|r| r.session == session).or(records.first()) {
         Some(rec) => rec.clone(),
-        None => minimal_record(session, path, &crate::format::amplifier::FORMAT, None),
+        None => minimal_record(session, path, crate::format::PLAIN, None),
     }
 }
 

@@ -43,6 +43,7 @@ pub struct Amplifier;
 pub static FORMAT: Format = Format {
     name: "amplifier",
     root_env: Some(ROOT_ENV),
+    places: &["~/.amplifier/projects"],
     help: Help::NONE,
     vocabulary,
     layout: &Amplifier,

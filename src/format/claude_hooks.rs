@@ -61,6 +61,7 @@ pub struct ClaudeHooks;
 pub static FORMAT: Format = Format {
     name: "claude-hooks",
     root_env: Some(ROOT_ENV),
+    places: &[],
     help: Help {
         find: Some(Section {
             title: "CLAUDE HOOK SESSIONS",

@@ -75,6 +75,7 @@ pub struct ClaudeTranscript;
 pub static FORMAT: Format = Format {
     name: "claude-transcript",
     root_env: Some(ROOT_ENV),
+    places: &["~/.claude/projects", "~/.config/claude/projects"],
     help: Help {
         find: Some(Section {
             title: "CLAUDE CODE TRANSCRIPTS",

@@ -75,6 +75,7 @@ pub struct Codex;
 pub static FORMAT: Format = Format {
     name: "codex",
     root_env: Some(ROOT_ENV),
+    places: &["~/.codex/sessions"],
     help: Help {
         find: Some(Section {
             title: "CODEX ROLLOUTS",

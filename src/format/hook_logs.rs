@@ -94,6 +94,7 @@ pub struct ClaudeHookLogs;
 pub static FORMAT: Format = Format {
     name: "claude-hook-logs",
     root_env: None,
+    places: &[],
     help: Help {
         find: Some(Section {
             title: "CLAUDE CODE HOOK LOGS",

@@ -87,6 +87,9 @@ pub struct Format {
     /// The environment variable that names its default root, if any (the
     /// tests pin every one).
     pub root_env: Option<&'static str>,
+    /// The places its default roots are looked for when its env var is not
+    /// set (what a home with no capture root is told).
+    pub places: &'static [&'static str],
     /// Its sections of the tools' `--help` (and man pages).
     pub help: Help,
     /// The event names it gives for the lines it knows (what shell
@@ -97,6 +100,11 @@ pub struct Format {
     /// What its lines mean.
     pub dialect: &'static dyn Dialect,
 }
+
+/// The format of event records as every tool prints them, which is the
+/// shape of Amplifier's lines: what a record of no other format
+/// ([`of_record`]), or a file outside every format's layout, is read as.
+pub static PLAIN: &Format = &amplifier::FORMAT;
 
 impl Format {
     /// The registered format named `name`.
@@ -199,6 +207,21 @@ pub struct Section {
     pub title: &'static str,
     /// The text under it, each line indented by two spaces.
     pub body: &'static str,
+}
+
+/// What a run whose default roots are all missing is told: every
+/// format's default places, and the env vars that name roots (first those
+/// of the formats with default places, in registry order, then the others).
+pub fn no_default_root() -> String {
+    let places: Vec<&str> = FORMATS.iter().flat_map(|f| f.places.iter().copied()).collect();
+    let (placed, unplaced): (Vec<&Format>, Vec<&Format>) = FORMATS.iter().partition(|f| !f.places.is_empty());
+    let vars: Vec<&str> = placed.into_iter().chain(unplaced).filter_map(|f| f.root_env).collect();
+    let vars = match vars.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!("found no capture root: none of {} exists (name a PATH or --root, or set {vars})", places.join(", "))
 }
 
 /// A tool's help `text` with every format's section for that tool (`of`),
@@ -326,11 +349,7 @@ impl LineKind {
 /// original event name it carries (`hook` for Claude hooks), else Amplifier,
 /// whose lines have the event-record shape.
 pub fn of_record(rec: &Record<'_>) -> &'static Format {
-    FORMATS
-        .iter()
-        .find(|f| f.dialect.original_key().is_some_and(|k| rec.get(k).is_some()))
-        .copied()
-        .unwrap_or(&amplifier::FORMAT)
+    FORMATS.iter().find(|f| f.dialect.original_key().is_some_and(|k| rec.get(k).is_some())).copied().unwrap_or(PLAIN)
 }
 
 /// A capture described by a session record, with its files in reading order.
@@ -871,6 +890,16 @@ mod tests {
         assert!(!claude_transcript::FORMAT.layout.lines_independent());
         assert!(!claude_hooks::FORMAT.layout.lines_independent());
         assert!(!hook_logs::FORMAT.layout.lines_independent());
+    }
+
+    #[test]
+    fn a_home_without_roots_is_told_every_default_place_and_root_variable() {
+        assert_eq!(
+            no_default_root(),
+            "found no capture root: none of ~/.amplifier/projects, ~/.claude/projects, \
+             ~/.config/claude/projects, ~/.codex/sessions exists (name a PATH or --root, or set \
+             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, CLAUDE_CONFIG_DIR, CODEX_HOME or SESSION_DATA_DIR)"
+        );
     }
 
     #[test]
