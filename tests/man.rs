@@ -83,4 +83,10 @@ fn help_carries_every_formats_sections() {
         }
     }
     assert!(seen >= 4, "the registry gives help sections");
+    let find = crate::util::ci("ci-find").arg("--help").run().stdout;
+    for f in ci_tools::format::FORMATS {
+        if let Some(roots) = f.help.roots {
+            assert!(find.contains(&format!("\n  - {roots}")), "ci-find --help lacks the default roots of {}", f.name);
+        }
+    }
 }

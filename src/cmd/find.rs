@@ -36,17 +36,9 @@ EXAMPLES:
   ci-find --format table --columns session,agent,status,started_at
 
 ROOTS:
-  --root (repeatable) wins; else $AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed,
-  ~ expanded, ignored with a warning when relative) or ~/.amplifier/projects, plus
-  $SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error),
-  plus each directory of $CLAUDE_CONFIG_DIR (comma-separated), else ~/.config/claude
-  and ~/.claude when they hold a projects folder (Claude Code transcripts), plus
-  $CODEX_HOME, else ~/.codex when it holds sessions/ or archived_sessions/ (Codex).
-  A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl.
-  The format is detected per root: a root is a Claude hooks root (medicine-wheel
-  _sessiondata) when a direct subdirectory (not `data`, not starting with `_` or `.`)
-  holds a _claude_*.jsonl file; each such subdirectory is a session. A _sessiondata
-  folder inside an Amplifier root is not searched: name it with a second --root.
+  --root (repeatable) wins; else the default roots of every format, in this order:
+ROOT LIST
+  The format is detected per root: each format's section below says how.
 
 OUTPUT:
   One session record per line (JSON): session, project, workspace, parent, agent,
@@ -119,7 +111,11 @@ pub const TABLE_COLUMNS: [&str; 5] = ["session", "workspace", "status", "started
 #[command(
     name = "ci-find",
     version,
-    after_long_help = crate::format::with_sections(EXAMPLES, |h| h.find.as_ref(), "OUTPUT"),
+    after_long_help = crate::format::with_sections(
+        &EXAMPLES.replacen("ROOT LIST\n", &crate::format::roots_list(), 1),
+        |h| h.find.as_ref(),
+        "OUTPUT"
+    ),
     after_help = "Run with --help for examples.",
     mut_arg("since", |a| a.help("Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, an age like 30m, 2h, 7d or -7d, or today, yesterday, this-week, last-week, this-month, last-month). Activity is metadata started_at..last_event_at (else ended_at); a session with no time in its metadata never matches. The records carry the window (\"window\"), so a tool reading their events reads those in it")),
     mut_arg("until", |a| a.help("Only sessions started before this time (exclusive: a date or a word means its start)")),

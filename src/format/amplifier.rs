@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Usage};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Section, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Result};
@@ -44,7 +44,19 @@ pub static FORMAT: Format = Format {
     name: "amplifier",
     root_env: Some(ROOT_ENV),
     places: &["~/.amplifier/projects"],
-    help: Help::NONE,
+    help: Help {
+        roots: Some(
+            "$AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed, ~ expanded, ignored with a
+    warning when relative), else ~/.amplifier/projects (Amplifier)",
+        ),
+        find: Some(Section {
+            title: "AMPLIFIER CAPTURES",
+            body: "  A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl,
+  format amplifier. A _sessiondata folder inside an Amplifier root is not searched:
+  name it with a second --root.",
+        }),
+        ..Help::NONE
+    },
     vocabulary,
     layout: &Amplifier,
     dialect: &Amplifier,

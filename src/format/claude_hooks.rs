@@ -63,9 +63,13 @@ pub static FORMAT: Format = Format {
     root_env: Some(ROOT_ENV),
     places: &[],
     help: Help {
+        roots: Some("$SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error)"),
         find: Some(Section {
             title: "CLAUDE HOOK SESSIONS",
-            body: "  format claude-hooks; path = the session directory; workspace/project = slug of the
+            body: "  A root is a Claude hooks root (medicine-wheel _sessiondata) when a direct
+  subdirectory (not `data`, not starting with `_` or `.`) holds a _claude_*.jsonl
+  file; each such subdirectory is a session.
+  format claude-hooks; path = the session directory; workspace/project = slug of the
   first line's cwd; started_at/last_event_at = min/max timestamp of the events that
   have one (only synthetic events do: null otherwise); status `ended` when a
   SessionEnd line exists, else `active`; model = the first SessionStart's model;

@@ -77,6 +77,10 @@ pub static FORMAT: Format = Format {
     root_env: Some(ROOT_ENV),
     places: &["~/.claude/projects", "~/.config/claude/projects"],
     help: Help {
+        roots: Some(
+            "each directory of $CLAUDE_CONFIG_DIR (comma-separated), else ~/.config/claude
+    and ~/.claude when they hold a projects folder (Claude Code transcripts)",
+        ),
         find: Some(Section {
             title: "CLAUDE CODE TRANSCRIPTS",
             body: "  A root with a projects folder (or a folder named projects, or one project

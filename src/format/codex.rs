@@ -77,6 +77,7 @@ pub static FORMAT: Format = Format {
     root_env: Some(ROOT_ENV),
     places: &["~/.codex/sessions"],
     help: Help {
+        roots: Some("$CODEX_HOME, else ~/.codex when it holds sessions/ or archived_sessions/ (Codex)"),
         find: Some(Section {
             title: "CODEX ROLLOUTS",
             body: "  sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/ (a session in both:

@@ -185,6 +185,9 @@ impl<'de> serde::de::DeserializeSeed<'de> for ByName {
 /// tool at most: what the tool's help says of this format only.
 #[derive(Debug)]
 pub struct Help {
+    /// Of `ci-find`'s ROOTS: its default roots, one item of a list (lines
+    /// after the first indented by four spaces, no final punctuation).
+    pub roots: Option<&'static str>,
     /// Of `ci-find`: where its sessions are and what their records say.
     pub find: Option<Section>,
     /// Of `ci-cat`: how its lines become events.
@@ -197,7 +200,7 @@ pub struct Help {
 
 impl Help {
     /// No section in any tool's help.
-    pub const NONE: Help = Help { find: None, cat: None, filter: None, grep: None };
+    pub const NONE: Help = Help { roots: None, find: None, cat: None, filter: None, grep: None };
 }
 
 /// One section of a `--help` text.
@@ -222,6 +225,18 @@ pub fn no_default_root() -> String {
         None => String::new(),
     };
     format!("found no capture root: none of {} exists (name a PATH or --root, or set {vars})", places.join(", "))
+}
+
+/// The default roots of every format ([`Help::roots`]), in registry order,
+/// as the lines of a list in `ci-find --help`.
+pub fn roots_list() -> String {
+    let items: Vec<&str> = FORMATS.iter().filter_map(|f| f.help.roots).collect();
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        let end = if i + 1 == items.len() { '.' } else { ';' };
+        out.push_str(&format!("  - {item}{end}\n"));
+    }
+    out
 }
 
 /// A tool's help `text` with every format's section for that tool (`of`),
