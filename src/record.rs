@@ -89,7 +89,7 @@ impl<'a> Event<'a> {
     ) -> Event<'a> {
         let format = capture.format;
         let dialect = format.dialect;
-        let derived = dialect.derived();
+        let derived = format.profile.derived;
         let (derived_name, derived_data) = if derived {
             let p = part.unwrap_or(0);
             (dialect.name(&rec, p, state), dialect.data(&rec, p, state))
@@ -171,7 +171,7 @@ impl<'a> Event<'a> {
     }
 
     /// Whether a tokens count reads this event: not when its writer names
-    /// the bytes every usage line holds ([`Dialect::usage_bytes`](crate::format::Dialect::usage_bytes)) and its
+    /// the bytes every usage line holds ([`Profile::usage_bytes`](crate::format::Profile::usage_bytes)) and its
     /// `data` has neither them nor a `\u` escape, nor a token count (a
     /// writer whose records carry a normalised `data`, such as Codex, names
     /// the counts there rather than the line's bytes). The rule a direct read
@@ -180,7 +180,7 @@ impl<'a> Event<'a> {
     /// a line counts as the line did (issue 38, D6: an assistant line without
     /// usage, piped, used to add a response with no model).
     pub fn may_have_usage(&self) -> bool {
-        let Some(bytes) = self.format.dialect.usage_bytes() else { return true };
+        let Some(bytes) = self.format.profile.usage_bytes else { return true };
         let in_line = self.data().is_some_and(|d| {
             memchr::memmem::find(d.bytes(), bytes).is_some() || memchr::memmem::find(d.bytes(), b"\\u").is_some()
         });
@@ -203,7 +203,7 @@ impl<'a> Event<'a> {
         if !self.derived {
             return None;
         }
-        let key = self.format.dialect.original_key()?;
+        let key = self.format.profile.original_key?;
         Some((key, self.format.dialect.original(&self.rec, self.part_index())))
     }
 
@@ -378,7 +378,7 @@ impl<'a> Event<'a> {
     /// `ci-agg` on the capture does.
     pub fn paired_tool(&self) -> Option<Raw<'a>> {
         let Some(state) = self.state else {
-            return self.format.dialect.derived().then(|| self.rec.get(TOOL_KEY)).flatten();
+            return self.format.profile.derived.then(|| self.rec.get(TOOL_KEY)).flatten();
         };
         if !self.derived || !matches!(self.name().as_ref(), "tool:post" | "tool:error") {
             return None;
@@ -443,15 +443,15 @@ impl<'a> Event<'a> {
     }
 
     /// Whether the event's writer copies history into other sessions
-    /// ([`Dialect::copies_history`](crate::format::Dialect::copies_history)).
+    /// ([`Profile::copies_history`](crate::format::Profile::copies_history)).
     pub fn copies_history(&self) -> bool {
-        self.format.dialect.copies_history()
+        self.format.profile.copies_history
     }
 
     /// Whether a turn's response time ends at its first reply
-    /// ([`Dialect::reply_ends_turn`](crate::format::Dialect::reply_ends_turn)).
+    /// ([`Profile::reply_ends_turn`](crate::format::Profile::reply_ends_turn)).
     pub fn reply_ends_turn(&self) -> bool {
-        self.format.dialect.reply_ends_turn()
+        self.format.profile.reply_ends_turn
     }
 
     /// Where the event's line is: its file and line (the provenance's for a
@@ -490,9 +490,9 @@ impl<'a> Event<'a> {
         self.format.dialect.cache_write_1h(self.data()?)
     }
 
-    /// Whether `input_tokens` includes the cache reads ([`Dialect::input_includes_cache_read`](crate::format::Dialect::input_includes_cache_read)).
+    /// Whether `input_tokens` includes the cache reads ([`Profile::input_includes_cache_read`](crate::format::Profile::input_includes_cache_read)).
     pub fn input_includes_cache_read(&self) -> bool {
-        self.format.dialect.input_includes_cache_read()
+        self.format.profile.input_includes_cache_read
     }
 
     /// The file a tool event reads or edits.

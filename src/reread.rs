@@ -156,10 +156,11 @@ impl Reread {
         };
         // Skimmed, not validated again: [`Reread::fetch`] validated them.
         let orig = idx.skim(line).map_err(|e| format!("{}: the line read again is not a record: {e}", here()))?;
-        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).dialect;
+        let format = writer.unwrap_or_else(|| format::of_record(rec));
+        let fmt = format.dialect;
         full.clear();
         full.push(b'{');
-        if fmt.derived() {
+        if format.profile.derived {
             state.clear();
             if fmt.observes(line) {
                 fmt.observe(&orig, state);

@@ -11,7 +11,7 @@
 //! - a capture whose file is as it was (one `stat`) is not read at all: its
 //!   kept state is merged in;
 //! - one that grew, of a writer whose lines are independent
-//!   ([`crate::format::Layout::lines_independent`]: Amplifier), for a
+//!   ([`crate::format::Profile::lines_independent`]: Amplifier), for a
 //!   `--by`/`--tokens` question that does not read the session's agent, is
 //!   read from its old end on, on top of its kept state;
 //! - anything else (rotated, shrunk, rewritten, or grown where earlier
@@ -265,7 +265,7 @@ impl Cache {
                 Some(answer) => Begin::Answered(Box::new(answer), entry.untimed, entry.touch(&reading.key, self.now)),
                 None => Begin::Read(Box::new(reading)),
             },
-            Fresh::Grew { from } if self.resumable && layout.lines_independent() && others.is_empty() => {
+            Fresh::Grew { from } if self.resumable && cap.format.profile.lines_independent && others.is_empty() => {
                 if let Some(kept) = decode(q, entry.payload) {
                     reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
                     reading.base = Some(kept.into_answer(q));

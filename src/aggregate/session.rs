@@ -94,7 +94,7 @@ impl SessionState {
             s.summary.agent = r.agent.clone();
             s.summary.status = r.status.clone();
             s.summary.subagents = r.format.layout.subagents(r);
-            s.summary.tokens_unknown = !r.format.layout.carries_usage();
+            s.summary.tokens_unknown = !r.format.profile.carries_usage;
         }
         s
     }

@@ -135,12 +135,12 @@ impl<'q> Aggregator<'q> {
         self.companions_wanted.iter()
     }
 
-    /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Dialect::usage_bytes`]).
+    /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Profile::usage_bytes`]).
     fn usage_finder(&self, cap: &Capture) -> Option<memchr::memmem::Finder<'static>> {
         if self.q.preset != Preset::Tokens {
             return None;
         }
-        cap.format.dialect.usage_bytes().map(memchr::memmem::Finder::new)
+        cap.format.profile.usage_bytes.map(memchr::memmem::Finder::new)
     }
 }
 

@@ -4,8 +4,8 @@
 //! match, each at its place, instead of the whole file.
 //!
 //! It is kept only for writers whose lines each make one event on their own
-//! ([`crate::format::Layout::lines_independent`], not
-//! [`crate::format::Dialect::multi_part`]: Amplifier): there, reading a
+//! ([`crate::format::Profile::lines_independent`], not
+//! [`crate::format::Profile::multi_part`]: Amplifier): there, reading a
 //! line alone makes the event a whole read makes of it. One file,
 //! `lines-<hash>.bin` (kind `LINE`), in the store layout
 //! ([`super::store`]): one entry per capture file, its payload the
@@ -209,7 +209,7 @@ impl LineIndex {
     /// of a writer whose lines are events on their own.
     pub fn key(&self, cap: &Capture) -> Option<PathBuf> {
         let single = matches!(cap.files.as_slice(), [f] if *f == cap.path);
-        (single && cap.format.layout.lines_independent() && !cap.format.dialect.multi_part())
+        (single && cap.format.profile.lines_independent && !cap.format.profile.multi_part)
             .then(|| crate::files::absolute_in(&self.cwd, &cap.path))
     }
 

@@ -495,7 +495,7 @@ fn follow(
 
 /// The status that means "live" for a record's writer.
 fn live_status(r: &SessionRecord) -> &'static str {
-    r.format.layout.live_status()
+    r.format.profile.live_status
 }
 
 /// A `--project` value: a project folder name, and, when the value is a

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Section, Usage};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Result};
@@ -60,6 +60,12 @@ pub static FORMAT: Format = Format {
     vocabulary,
     layout: &Amplifier,
     dialect: &Amplifier,
+    profile: Profile {
+        // Every line is a whole event on its own, in one JSONL file.
+        lines_independent: true,
+        input_includes_cache_read: true,
+        ..Profile::new("running", "an Amplifier event")
+    },
 };
 
 /// The event names it gives for the lines it knows.
@@ -117,11 +123,6 @@ const EVENTS: [&str; 41] = [
 const DELEGATE_EVENTS: [&str; 2] = ["delegate:agent_spawned", "delegate:agent_completed"];
 
 impl Layout for Amplifier {
-    /// Every line is a whole event on its own, in one JSONL file.
-    fn lines_independent(&self) -> bool {
-        true
-    }
-
     /// The env var (whitespace trimmed, `~` expanded, a relative value
     /// ignored with a warning; a set one that is missing is an error like
     /// any root), else `~/.amplifier/projects` when it exists (a Claude-only
@@ -216,11 +217,6 @@ impl Layout for Amplifier {
         Some(response_models(Path::new(&rec.path)))
     }
 
-    /// `running` (it flips to `completed` after the first turn).
-    fn live_status(&self) -> &'static str {
-        "running"
-    }
-
     /// The one `events.jsonl`.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
         vec![PathBuf::from(&rec.path)]
@@ -238,10 +234,6 @@ impl Dialect for Amplifier {
             LineKind::Event => Ok(()),
             kind => Err(kind.not_an_event()),
         }
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        "an Amplifier event"
     }
 
     fn name_raw<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
@@ -297,10 +289,6 @@ impl Dialect for Amplifier {
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
         let Some(usage) = data.get("usage") else { return [None; 5] };
         Usage::ALL.map(|u| figure(usage, u))
-    }
-
-    fn input_includes_cache_read(&self) -> bool {
-        true
     }
 
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {

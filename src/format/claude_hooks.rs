@@ -20,7 +20,7 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Section};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
@@ -119,6 +119,21 @@ pub static FORMAT: Format = Format {
     vocabulary: event_names,
     layout: &ClaudeHooks,
     dialect: &DIALECT,
+    profile: PROFILE,
+};
+
+/// The constants of Claude hook payloads (hook logs share them but time order).
+pub const PROFILE: Profile = Profile {
+    // Native hook input has no timestamp (only synthetic events do): a
+    // session is read in time order only when every line has one.
+    time_ordered: true,
+    // Hook input carries no token usage (the transcript copy does).
+    carries_usage: false,
+    // `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":LINE}`.
+    derived: true,
+    original_key: Some("hook"),
+    // `active` (until a SessionEnd: `ended`).
+    ..Profile::new("active", "a Claude Code hook line where an Amplifier event was expected")
 };
 
 /// What a Claude Code hook payload means, wherever it is kept: hook
@@ -207,11 +222,6 @@ impl Layout for ClaudeHooks {
         rec.events.unwrap_or(0)
     }
 
-    /// `active` (until a SessionEnd line: `ended`).
-    fn live_status(&self) -> &'static str {
-        "active"
-    }
-
     /// The record's `files` that are event files ([`is_event_file`]), in
     /// reading order, else those in the directory.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
@@ -229,17 +239,6 @@ impl Layout for ClaudeHooks {
         let copy = Path::new(&rec.path).join(TRANSCRIPT);
         crate::files::usable_file(&copy).is_ok().then_some((copy, &super::claude_transcript::FORMAT))
     }
-
-    /// Hook input carries no token usage (the transcript copy does).
-    fn carries_usage(&self) -> bool {
-        false
-    }
-
-    /// Native hook input has no timestamp (only synthetic events do): a
-    /// session is read in time order only when every line has one.
-    fn time_ordered(&self) -> bool {
-        true
-    }
 }
 
 impl Dialect for Hooks {
@@ -255,19 +254,6 @@ impl Dialect for Hooks {
         } else {
             Err(NOT_A_HOOK_LINE)
         }
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        "a Claude Code hook line where an Amplifier event was expected"
-    }
-
-    /// `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":LINE}`.
-    fn derived(&self) -> bool {
-        true
-    }
-
-    fn original_key(&self) -> Option<&'static str> {
-        Some("hook")
     }
 
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {

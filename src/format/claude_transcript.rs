@@ -57,7 +57,7 @@ use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Section, Usage};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section, Usage};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -97,6 +97,19 @@ pub static FORMAT: Format = Format {
     vocabulary,
     layout: &ClaudeTranscript,
     dialect: &ClaudeTranscript,
+    profile: Profile {
+        derived: true,
+        original_key: Some("transcript"),
+        multi_part: true,
+        // A resumed session's file starts with the earlier session's lines.
+        copies_history: true,
+        // A turn's response time runs from the prompt to the first assistant reply.
+        reply_ends_turn: true,
+        // `"usage"`: a response's usage object (a response line without one
+        // carries no token figure).
+        usage_bytes: Some(b"\"usage\""),
+        ..Profile::new("active", "a Claude Code transcript line, not an event")
+    },
 };
 
 /// The event names it gives for the lines it knows.
@@ -284,11 +297,6 @@ impl Layout for ClaudeTranscript {
         project_folder(dir)
     }
 
-    /// Transcripts have no status.
-    fn live_status(&self) -> &'static str {
-        "active"
-    }
-
     /// Non-blank lines of the session's files.
     fn event_count(&self, rec: &SessionRecord) -> u64 {
         self.files(rec).iter().map(|f| crate::files::count_lines(f)).sum()
@@ -336,18 +344,6 @@ impl Dialect for ClaudeTranscript {
             }
             _ => Err(NOT_A_TRANSCRIPT_LINE),
         }
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        "a Claude Code transcript line, not an event"
-    }
-
-    fn derived(&self) -> bool {
-        true
-    }
-
-    fn multi_part(&self) -> bool {
-        true
     }
 
     /// Each assistant line (and each subagent response a `progress` line
@@ -424,10 +420,6 @@ impl Dialect for ClaudeTranscript {
                 }
             }
         }
-    }
-
-    fn original_key(&self) -> Option<&'static str> {
-        Some("transcript")
     }
 
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
@@ -598,22 +590,6 @@ impl Dialect for ClaudeTranscript {
 
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         str_at(data, "sessionId")
-    }
-
-    /// `"usage"`: a response's usage object (a response line without one
-    /// carries no token figure).
-    fn usage_bytes(&self) -> Option<&'static [u8]> {
-        Some(b"\"usage\"")
-    }
-
-    /// A resumed session's file starts with the earlier session's lines.
-    fn copies_history(&self) -> bool {
-        true
-    }
-
-    /// A turn's response time runs from the prompt to the first assistant reply.
-    fn reply_ends_turn(&self) -> bool {
-        true
     }
 }
 

@@ -57,7 +57,7 @@ use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, ReadState, Section};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
@@ -90,6 +90,14 @@ pub static FORMAT: Format = Format {
     vocabulary,
     layout: &Codex,
     dialect: &Codex,
+    profile: Profile {
+        derived: true,
+        original_key: Some("codex"),
+        // `"token_count"`: every response is a token count (the other lines are
+        // still observed for the model and the running total).
+        usage_bytes: Some(b"\"token_count\""),
+        ..Profile::new("active", "a Codex rollout line, not an event")
+    },
 };
 
 /// The event names it gives for the lines it knows.
@@ -226,11 +234,6 @@ impl Layout for Codex {
         PathBuf::from(&rec.path)
     }
 
-    /// Rollouts have no status.
-    fn live_status(&self) -> &'static str {
-        "active"
-    }
-
     fn event_count(&self, rec: &SessionRecord) -> u64 {
         crate::files::count_lines(Path::new(&rec.path))
     }
@@ -262,18 +265,6 @@ impl Dialect for Codex {
             }
             _ => Err(NOT_A_ROLLOUT_LINE),
         }
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        "a Codex rollout line, not an event"
-    }
-
-    fn derived(&self) -> bool {
-        true
-    }
-
-    fn original_key(&self) -> Option<&'static str> {
-        Some("codex")
     }
 
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
@@ -440,12 +431,6 @@ impl Dialect for Codex {
 
     fn file_path<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
         None
-    }
-
-    /// `"token_count"`: every response is a token count (the other lines are
-    /// still observed for the model and the running total).
-    fn usage_bytes(&self) -> Option<&'static [u8]> {
-        Some(b"\"token_count\"")
     }
 
     fn session_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {

@@ -54,7 +54,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::claude_hooks::{Hooks, Scan};
-use super::{Format, Help, Layout, Section};
+use super::{Format, Help, Layout, Profile, Section};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::elements::{ArrayError, ElementReader, ReadError};
@@ -110,6 +110,9 @@ pub static FORMAT: Format = Format {
     vocabulary: super::claude_hooks::event_names,
     layout: &ClaudeHookLogs,
     dialect: &DIALECT,
+    // Claude hooks' (the same payloads), but in file order: the arrays'
+    // naive local times are no instants (module docs).
+    profile: Profile { time_ordered: false, ..super::claude_hooks::PROFILE },
 };
 
 /// Claude Code hooks' dialect (the same payloads), with the hook-log
@@ -534,11 +537,6 @@ impl Layout for ClaudeHookLogs {
         rec.events.unwrap_or(0)
     }
 
-    /// `active` (until a SessionEnd: `ended`).
-    fn live_status(&self) -> &'static str {
-        "active"
-    }
-
     /// The record's `files` that are hook-log arrays, in reading order, else
     /// every array of the folder.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
@@ -586,11 +584,6 @@ impl Layout for ClaudeHookLogs {
             (true, _) => return Some(Box::new(NoLines)),
         };
         Some(Box::new(SessionLines { reader, runs, next: 0, left: 0, number: 0 }))
-    }
-
-    /// Hook input carries no token usage.
-    fn carries_usage(&self) -> bool {
-        false
     }
 }
 

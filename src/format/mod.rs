@@ -26,7 +26,8 @@
 //! session records, [`Capture::format`], [`LineKind::Format`]). The agent
 //! program that writes it is "the writer" in prose only. A format's
 //! behaviour has two parts, named for what they say: its [`Layout`] (where
-//! sessions and files are) and its [`Dialect`] (what a line means).
+//! sessions and files are) and its [`Dialect`] (what a line means); its
+//! constants are data, its [`Profile`].
 //!
 //! # The registry
 //! [`FORMATS`] lists every format, in the order roots and sessions are
@@ -37,11 +38,13 @@
 //!
 //! # Adding a format
 //! 1. `src/format/<name>.rs`: its `pub static FORMAT: Format` (name, root
-//!    env var, help sections, event vocabulary, layout, dialect) and a unit
-//!    struct implementing [`Layout`] (discovery, reading) and [`Dialect`]
-//!    (events, semantics), with its own unit tests. A format that keeps
-//!    another's lines elsewhere points at that format's dialect (as
-//!    [`hook_logs`] does at Claude hooks' [`claude_hooks::Hooks`]).
+//!    env var and default places, [`Help`] sections, event vocabulary,
+//!    layout, dialect, [`Profile`]) and a unit struct implementing
+//!    [`Layout`] (discovery, reading: 8 required methods) and [`Dialect`]
+//!    (events, semantics: 14 required methods), with its own unit tests
+//!    (`<name>/tests.rs`). A format that keeps another's lines elsewhere
+//!    points at that format's dialect and profile (as [`hook_logs`] does at
+//!    Claude hooks' [`claude_hooks::Hooks`] and [`claude_hooks::PROFILE`]).
 //! 2. Two lines here: `pub mod <name>;` and `&<name>::FORMAT` in [`FORMATS`].
 //! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
 //!    `fixtures/README.md`), and a line in `tests/stdin.rs`'s fixture roots
@@ -99,6 +102,8 @@ pub struct Format {
     pub layout: &'static dyn Layout,
     /// What its lines mean.
     pub dialect: &'static dyn Dialect,
+    /// Its constants.
+    pub profile: Profile,
 }
 
 /// The format of event records as every tool prints them, which is the
@@ -350,7 +355,7 @@ impl LineKind {
     pub fn not_an_event(self) -> &'static str {
         match self {
             LineKind::Event => "an event record",
-            LineKind::Format(f) => f.dialect.foreign_line(),
+            LineKind::Format(f) => f.profile.foreign_line,
             LineKind::Session => "a session record where an event was expected",
             LineKind::Match => "a ci-grep match record where an event was expected",
             LineKind::OtherLog => "another logger's line (amplifier.log format), not an event",
@@ -364,7 +369,7 @@ impl LineKind {
 /// original event name it carries (`hook` for Claude hooks), else Amplifier,
 /// whose lines have the event-record shape.
 pub fn of_record(rec: &Record<'_>) -> &'static Format {
-    FORMATS.iter().find(|f| f.dialect.original_key().is_some_and(|k| rec.get(k).is_some())).copied().unwrap_or(PLAIN)
+    FORMATS.iter().find(|f| f.profile.original_key.is_some_and(|k| rec.get(k).is_some())).copied().unwrap_or(PLAIN)
 }
 
 /// A capture described by a session record, with its files in reading order.
@@ -378,6 +383,77 @@ pub fn capture(rec: SessionRecord) -> Capture {
         format: rec.format,
         record: Some(rec),
         files,
+    }
+}
+
+/// What a format is, as constants: the answers the toolkit asks of every
+/// format that depend on nothing but the format.
+#[derive(Debug, Clone, Copy)]
+pub struct Profile {
+    /// The `status` that means the session is live.
+    pub live_status: &'static str,
+    /// Whether a session's events are visited in time order when every one
+    /// of them has a timestamp (else file order, file by file).
+    pub time_ordered: bool,
+    /// Whether the writer's own events carry token usage (else a session's
+    /// tokens are unknown, null, unless a companion file gives them).
+    pub carries_usage: bool,
+    /// Whether each line's events depend on that line alone: nothing is
+    /// observed ([`Dialect::observe`]), [`Dialect::parts`] ignores the state,
+    /// and a session is plain JSONL files read line by line in file order
+    /// (not [`Layout::lines_of`], not [`Profile::time_ordered`], no
+    /// [`Layout::companion`]). A large capture file of such a writer may be
+    /// read in parts by several threads ([`crate::source`]), and one that grew
+    /// can be read from its old end on, with what was read before kept (the
+    /// capture cache, [`crate::aggregate::cached`]). The default: no.
+    pub lines_independent: bool,
+    /// Why a line of this writer is not an event where another writer's was expected.
+    pub foreign_line: &'static str,
+    /// Whether the event record is derived from the line (name, workspace,
+    /// `data` built from the writer's own keys) rather than the line itself.
+    pub derived: bool,
+    /// For derived records: the key that keeps the writer's own event name
+    /// (`hook` for Claude hooks).
+    pub original_key: Option<&'static str>,
+    /// Whether the writer's lines can yield several events (provenance then
+    /// carries the part index of each).
+    pub multi_part: bool,
+    /// Whether the writer's `input_tokens` includes the cache reads
+    /// (Amplifier's gross count); pricing then bills `input − cache_read` at
+    /// the input rate. The toolkit prints the figure as written.
+    pub input_includes_cache_read: bool,
+    /// Whether the writer copies earlier history (responses, tool calls)
+    /// into another session's files (Claude Code's resumed sessions): a run
+    /// then counts each once, in the session of its first line.
+    pub copies_history: bool,
+    /// Whether a turn's response time ends at its first `llm:response` (else
+    /// at its `orchestrator:complete`, or its last `prompt:complete`), and
+    /// its messages are prompts + responses (else prompts + completions).
+    pub reply_ends_turn: bool,
+    /// Bytes every line that carries token usage holds (unless it spells
+    /// its keys with `\u` escapes): lines without them can be passed over by
+    /// a tokens count ([`crate::source::Visitor::needs_events`]). `None`: no
+    /// such shortcut.
+    pub usage_bytes: Option<&'static [u8]>,
+}
+
+impl Profile {
+    /// A profile with these required answers and the defaults for the rest.
+    pub const fn new(live_status: &'static str, foreign_line: &'static str) -> Profile {
+        Profile {
+            live_status,
+            time_ordered: false,
+            carries_usage: true,
+            lines_independent: false,
+            foreign_line,
+            derived: false,
+            original_key: None,
+            multi_part: false,
+            input_includes_cache_read: false,
+            copies_history: false,
+            reply_ends_turn: false,
+            usage_bytes: None,
+        }
     }
 }
 
@@ -450,17 +526,8 @@ pub trait Layout: Sync {
         crate::session::slug_of(dir)
     }
 
-    /// The `status` that means the session is live.
-    fn live_status(&self) -> &'static str;
-
     /// The files of a session, in reading order.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf>;
-
-    /// Whether a session's events are visited in time order when every one
-    /// of them has a timestamp (else file order, file by file).
-    fn time_ordered(&self) -> bool {
-        false
-    }
 
     /// A file of another writer that holds what this session's own files
     /// lack (a hooks session's transcript copy: its time, model and token
@@ -468,12 +535,6 @@ pub trait Layout: Sync {
     /// the event stream does not.
     fn companion(&self, _rec: &SessionRecord) -> Option<(PathBuf, &'static Format)> {
         None
-    }
-
-    /// Whether the writer's own events carry token usage (else a session's
-    /// tokens are unknown, null, unless a companion file gives them).
-    fn carries_usage(&self) -> bool {
-        true
     }
 
     /// The lines of `file` (shown as `display`) for capture `cap`, when the
@@ -489,18 +550,6 @@ pub trait Layout: Sync {
         _diag: &'d Diag,
     ) -> Option<Box<dyn crate::lines::LineSource + 'd>> {
         None
-    }
-
-    /// Whether each line's events depend on that line alone: nothing is
-    /// observed ([`Dialect::observe`]), [`Dialect::parts`] ignores the state,
-    /// and a session is plain JSONL files read line by line in file order
-    /// (not [`Layout::lines_of`], not [`Layout::time_ordered`], no
-    /// [`Layout::companion`]). A large capture file of such a writer may be
-    /// read in parts by several threads ([`crate::source`]), and one that grew
-    /// can be read from its old end on, with what was read before kept (the
-    /// capture cache, [`crate::aggregate::cached`]). The default: no.
-    fn lines_independent(&self) -> bool {
-        false
     }
 
     /// Subagent sessions a session record knows of (beside delegation events).
@@ -521,23 +570,8 @@ pub trait Dialect: Sync {
     /// Whether a line of one of this writer's captures is an event, else why not.
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str>;
 
-    /// Why a line of this writer is not an event where another writer's was expected.
-    fn foreign_line(&self) -> &'static str;
-
-    /// Whether the event record is derived from the line (name, workspace,
-    /// `data` built from the writer's own keys) rather than the line itself.
-    fn derived(&self) -> bool {
-        false
-    }
-
-    /// For derived records: the key that keeps the writer's own event name
-    /// (`hook` for Claude hooks).
-    fn original_key(&self) -> Option<&'static str> {
-        None
-    }
-
     /// The events a line yields, as part indices into `out` (for a writer
-    /// whose lines can yield several, [`Dialect::multi_part`]): what each index
+    /// whose lines can yield several, [`Profile::multi_part`]): what each index
     /// means is the writer's, stateless ([`Dialect::name`] of a part); which
     /// of them a line yields may depend on what the capture held before
     /// (`state`: e.g. whether a message was already written).
@@ -545,13 +579,7 @@ pub trait Dialect: Sync {
         out.push(0);
     }
 
-    /// Whether the writer's lines can yield several events (provenance then
-    /// carries the part index of each).
-    fn multi_part(&self) -> bool {
-        false
-    }
-
-    /// The writer's own event name of a line's part (the value of [`Dialect::original_key`]).
+    /// The writer's own event name of a line's part (the value of [`Profile::original_key`]).
     fn original<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
     }
@@ -656,13 +684,6 @@ pub trait Dialect: Sync {
         None
     }
 
-    /// Whether the writer's `input_tokens` includes the cache reads
-    /// (Amplifier's gross count); pricing then bills `input − cache_read` at
-    /// the input rate. The toolkit prints the figure as written.
-    fn input_includes_cache_read(&self) -> bool {
-        false
-    }
-
     /// What identifies a response written several times (Claude Code writes
     /// one line per content block, each repeating the usage): token counts
     /// keep one copy per key, the largest of each figure. Written into `out`
@@ -670,28 +691,6 @@ pub trait Dialect: Sync {
     /// response counts.
     fn message_key(&self, _data: Raw<'_>, _out: &mut String) -> bool {
         false
-    }
-
-    /// Whether the writer copies earlier history (responses, tool calls)
-    /// into another session's files (Claude Code's resumed sessions): a run
-    /// then counts each once, in the session of its first line.
-    fn copies_history(&self) -> bool {
-        false
-    }
-
-    /// Whether a turn's response time ends at its first `llm:response` (else
-    /// at its `orchestrator:complete`, or its last `prompt:complete`), and
-    /// its messages are prompts + responses (else prompts + completions).
-    fn reply_ends_turn(&self) -> bool {
-        false
-    }
-
-    /// Bytes every line that carries token usage holds (unless it spells
-    /// its keys with `\u` escapes): lines without them can be passed over by
-    /// a tokens count ([`crate::source::Visitor::needs_events`]). `None`: no
-    /// such shortcut.
-    fn usage_bytes(&self) -> Option<&'static [u8]> {
-        None
     }
 
     /// The file a tool event reads or edits.
@@ -894,17 +893,17 @@ mod tests {
     #[test]
     fn a_writer_whose_lines_are_independent_keeps_no_state_across_them() {
         for w in FORMATS {
-            let (l, d) = (w.layout, w.dialect);
-            if l.lines_independent() {
-                assert!(!l.time_ordered() && !d.multi_part(), "{w:?}");
+            let (p, d) = (w.profile, w.dialect);
+            if p.lines_independent {
+                assert!(!p.time_ordered && !p.multi_part, "{w:?}");
                 assert!(!d.observes(b"{}") && !d.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
             }
         }
-        assert!(amplifier::FORMAT.layout.lines_independent());
-        assert!(!codex::FORMAT.layout.lines_independent());
-        assert!(!claude_transcript::FORMAT.layout.lines_independent());
-        assert!(!claude_hooks::FORMAT.layout.lines_independent());
-        assert!(!hook_logs::FORMAT.layout.lines_independent());
+        assert!(amplifier::FORMAT.profile.lines_independent);
+        assert!(!codex::FORMAT.profile.lines_independent);
+        assert!(!claude_transcript::FORMAT.profile.lines_independent);
+        assert!(!claude_hooks::FORMAT.profile.lines_independent);
+        assert!(!hook_logs::FORMAT.profile.lines_independent);
     }
 
     #[test]

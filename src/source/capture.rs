@@ -53,7 +53,7 @@ pub(super) fn visit_line<V: Visitor>(
         Some(w) => lines.window.and(w),
         None => lines.window,
     };
-    if !dialect.multi_part() {
+    if !cap.format.profile.multi_part {
         let ev = Event::read(rec, cap, line, source, None, &lines.state, site);
         return if in_window(&window, &ev, diag) { v.event(&ev, out) } else { Flow::Continue };
     }
@@ -127,7 +127,7 @@ impl Worker<'_> {
                 (f.as_path(), display)
             })
             .collect();
-        if cap.format.layout.time_ordered() && !self.follow {
+        if cap.format.profile.time_ordered && !self.follow {
             if let Some(timed) = self.time_ordered(cap.format.dialect, &files) {
                 return self.visit_timed(v, cap, &files, timed);
             }

@@ -122,12 +122,12 @@ pub fn check(writer: &'static Format, bytes: &[u8]) -> Vec<u8> {
         }
         fmt.observe(&rec, &mut state);
         parts.clear();
-        if fmt.multi_part() {
+        if writer.profile.multi_part {
             fmt.parts(&rec, &mut state, &mut parts);
             assert!(parts.windows(2).all(|w| w[0] < w[1]), "parts in order, once each: {parts:?}");
         }
         let each: Vec<Option<u32>> =
-            if fmt.multi_part() { parts.iter().map(|&p| Some(p)).collect() } else { vec![None] };
+            if writer.profile.multi_part { parts.iter().map(|&p| Some(p)).collect() } else { vec![None] };
         for part in each {
             let ev = Event::read(rec, &cap, line.number, "f", part, &state, line.site);
             let mut out = Vec::new();
