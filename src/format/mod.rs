@@ -78,8 +78,14 @@ use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// Every format, in the order roots and sessions are listed (the registry).
-pub static FORMATS: &[&Format] =
-    &[&amplifier::FORMAT, &claude_hooks::FORMAT, &claude_transcript::FORMAT, &codex::FORMAT, &hook_logs::FORMAT];
+#[rustfmt::skip] // one line per format: adding one is adding a line
+pub static FORMATS: &[&Format] = &[
+    &amplifier::FORMAT,
+    &claude_hooks::FORMAT,
+    &claude_transcript::FORMAT,
+    &codex::FORMAT,
+    &hook_logs::FORMAT,
+];
 
 /// Everything the toolkit knows of one format. A format is named by its
 /// handle `&'static Format`: compared by address, printed and read back as
