@@ -2,7 +2,7 @@
 //! root, and what a path named on the command line is.
 //!
 //! The marker rules themselves belong to each writer ([`crate::format`]);
-//! this module asks each one in registry order ([`crate::format::WRITERS`]).
+//! this module asks each one in registry order ([`crate::format::FORMATS`]).
 
 use std::path::{Path, PathBuf};
 
@@ -10,32 +10,26 @@ use crate::diag::Diag;
 use crate::error::Result;
 use crate::files::expand_tilde;
 pub use crate::format::Detail;
-use crate::format::{Cx, Memo, WRITERS};
-use crate::session::{Capture, SessionRecord, Writer};
+use crate::format::{Cx, Memo, FORMATS};
+use crate::session::{Capture, SessionRecord};
 
 /// Resolves the roots to search: the `--root` values when given (`~`
 /// expanded); else every writer's default roots, in registry order: those
 /// its environment variable names (a missing one is an error, as a PATH
 /// is), else its default places that exist. A home that has none of them
-/// gets one note saying where the tools looked ([`NO_DEFAULT_ROOT`]), and
+/// gets one note saying where the tools looked ([`crate::format::no_default_root`]), and
 /// the run finds nothing (exit 1, never 2: a Claude-only home's cron job
 /// has nothing to mail about).
 pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     if !cli.is_empty() {
         return cli.iter().map(|p| expand_tilde(&p.to_string_lossy())).collect();
     }
-    let roots: Vec<PathBuf> = WRITERS.into_iter().flat_map(|w| w.adapter().default_roots(diag)).collect();
+    let roots: Vec<PathBuf> = FORMATS.iter().flat_map(|w| w.layout.default_roots(diag)).collect();
     if roots.is_empty() {
-        diag.note(&NO_DEFAULT_ROOT);
+        diag.note(&crate::format::no_default_root());
     }
     roots
 }
-
-/// The note of a run whose default roots are all missing.
-pub const NO_DEFAULT_ROOT: &str = "found no capture root: none of ~/.amplifier/projects, \
-     ~/.claude/projects, ~/.config/claude/projects, ~/.codex/sessions exists \
-     (name a PATH or --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, \
-     CLAUDE_CONFIG_DIR, CODEX_HOME or SESSION_DATA_DIR)";
 
 /// What the writers derive from whole files, for the process: shared by
 /// discovery and reading ([`cx`]).
@@ -54,8 +48,8 @@ pub fn cx() -> Cx<'static> {
 /// for the caller to report.
 pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let mut out = vec![];
-    for w in WRITERS {
-        out.extend(w.adapter().discover(root, detail, &cx(), diag)?);
+    for w in FORMATS {
+        out.extend(w.layout.discover(root, detail, &cx(), diag)?);
     }
     Ok(out)
 }
@@ -82,7 +76,7 @@ pub fn sessions_at(dir: &Path, detail: Detail, diag: &Diag) -> Result<Vec<Sessio
 /// writer's session directory (`Some(None)`: it is, but is unusable and
 /// was reported); `None` when no writer recognises it (it may be a root).
 pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
-    WRITERS.into_iter().find_map(|w| w.adapter().session_in(dir, diag))
+    FORMATS.iter().find_map(|w| w.layout.session_in(dir, diag))
 }
 
 /// The captures of a file named as an argument: the session it belongs to
@@ -90,7 +84,7 @@ pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
 /// whose files mix sessions); any other file is its own session, named
 /// after the file stem, read as Amplifier lines.
 pub fn file_captures(path: &Path, diag: &Diag) -> Vec<Capture> {
-    if let Some(caps) = WRITERS.into_iter().find_map(|w| w.adapter().file_captures(path, &cx(), diag)) {
+    if let Some(caps) = FORMATS.iter().find_map(|w| w.layout.file_captures(path, &cx(), diag)) {
         return caps;
     }
     vec![file_capture(path)]
@@ -104,7 +98,7 @@ fn file_capture(path: &Path) -> Capture {
         path: path.to_path_buf(),
         display,
         workspace: None,
-        format: Writer::Amplifier,
+        format: crate::format::PLAIN,
         record: None,
         files: vec![path.to_path_buf()],
     }
@@ -112,13 +106,13 @@ fn file_capture(path: &Path) -> Capture {
 
 /// The record of session `session` that a file belongs to, when a writer
 /// knows it (no reports): for piped event records, looked up by provenance
-/// path and session id ([`crate::format::Adapter::record_of_file`]).
+/// path and session id ([`crate::format::Layout::record_of_file`]).
 pub fn record_of_file(path: &Path, session: &str) -> Option<SessionRecord> {
-    WRITERS.into_iter().find_map(|w| w.adapter().record_of_file(path, session, &cx()))
+    FORMATS.iter().find_map(|w| w.layout.record_of_file(path, session, &cx()))
 }
 
 /// The project folder a capture file's path names, by the first writer whose
 /// layout it fits (no file is read).
 pub fn project_of_path(path: &str) -> Option<String> {
-    WRITERS.into_iter().find_map(|w| w.adapter().project_of_path(path))
+    FORMATS.iter().find_map(|w| w.layout.project_of_path(path))
 }

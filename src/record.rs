@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 
 pub use crate::format::LineKind;
-use crate::format::{Adapter, CallKey, ReadState, Usage};
+use crate::format::{CallKey, Format, ReadState, Usage};
 use crate::json::{Raw, Record};
 use crate::lines::Site;
 use crate::session::Capture;
@@ -55,7 +55,7 @@ pub struct Event<'a> {
     /// yield several (`None` otherwise).
     pub part: Option<u32>,
     /// The writer whose semantics apply.
-    adapter: &'static dyn Adapter,
+    format: &'static Format,
     /// Whether the event record is derived from the line (not the line itself).
     derived: bool,
     /// A derived event's name and `data`, read once when the event is made
@@ -86,7 +86,7 @@ pub fn line_hash(line: &[u8]) -> u64 {
 
 impl<'a> Event<'a> {
     /// An event of a capture's line (`part` for writers whose lines can yield several).
-    /// `state` is what the writer kept of the capture's earlier lines ([`Adapter::observe`]).
+    /// `state` is what the writer kept of the capture's earlier lines ([`Dialect::observe`](crate::format::Dialect::observe)).
     pub fn read(
         rec: Record<'a>,
         capture: &'a Capture,
@@ -96,11 +96,12 @@ impl<'a> Event<'a> {
         state: &'a ReadState,
         site: Site,
     ) -> Event<'a> {
-        let adapter = capture.format.adapter();
-        let derived = adapter.derived();
+        let format = capture.format;
+        let dialect = format.dialect;
+        let derived = format.profile.derived;
         let (derived_name, derived_data) = if derived {
             let p = part.unwrap_or(0);
-            (adapter.name(&rec, p, state), adapter.data(&rec, p, state))
+            (dialect.name(&rec, p, state), dialect.data(&rec, p, state))
         } else {
             (Cow::Borrowed(""), None)
         };
@@ -110,7 +111,7 @@ impl<'a> Event<'a> {
             line,
             source,
             part,
-            adapter,
+            format,
             derived,
             derived_name,
             derived_data,
@@ -124,14 +125,14 @@ impl<'a> Event<'a> {
     /// An event record read from a stream: its envelope is its own, its
     /// semantics those of the writer it came from ([`crate::format::of_record`]).
     pub fn piped(rec: Record<'a>, line: u64, source: &'a str) -> Event<'a> {
-        let adapter = crate::format::of_record(&rec).adapter();
+        let format = crate::format::of_record(&rec);
         Event {
             rec,
             capture: None,
             line,
             source,
             part: None,
-            adapter,
+            format,
             derived: false,
             derived_name: Cow::Borrowed(""),
             derived_data: None,
@@ -173,13 +174,13 @@ impl<'a> Event<'a> {
         Some((site, hash.unwrap_or_else(|| *self.hash.get_or_init(|| line_hash(self.rec.line())))))
     }
 
-    /// The writer whose semantics apply.
-    pub fn writer(&self) -> crate::session::Writer {
-        self.adapter.writer()
+    /// The format whose semantics apply.
+    pub fn format(&self) -> &'static Format {
+        self.format
     }
 
     /// Whether a tokens count reads this event: not when its writer names
-    /// the bytes every usage line holds ([`Adapter::usage_bytes`]) and its
+    /// the bytes every usage line holds ([`Profile::usage_bytes`](crate::format::Profile::usage_bytes)) and its
     /// `data` has neither them nor a `\u` escape, nor a token count (a
     /// writer whose records carry a normalised `data`, such as Codex, names
     /// the counts there rather than the line's bytes). The rule a direct read
@@ -188,7 +189,7 @@ impl<'a> Event<'a> {
     /// a line counts as the line did (issue 38, D6: an assistant line without
     /// usage, piped, used to add a response with no model).
     pub fn may_have_usage(&self) -> bool {
-        let Some(bytes) = self.adapter.usage_bytes() else { return true };
+        let Some(bytes) = self.format.profile.usage_bytes else { return true };
         let in_line = self.data().is_some_and(|d| {
             memchr::memmem::find(d.bytes(), bytes).is_some() || memchr::memmem::find(d.bytes(), b"\\u").is_some()
         });
@@ -211,8 +212,8 @@ impl<'a> Event<'a> {
         if !self.derived {
             return None;
         }
-        let key = self.adapter.original_key()?;
-        Some((key, self.adapter.original(&self.rec, self.part_index())))
+        let key = self.format.profile.original_key?;
+        Some((key, self.format.dialect.original(&self.rec, self.part_index())))
     }
 
     /// The `event` name.
@@ -227,7 +228,7 @@ impl<'a> Event<'a> {
     /// derived record: when the name is a static one).
     pub fn name_raw(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.adapter.name_raw(&self.rec, self.part_index());
+            return self.format.dialect.name_raw(&self.rec, self.part_index());
         }
         self.rec.get("event")
     }
@@ -289,7 +290,7 @@ impl<'a> Event<'a> {
     /// The workspace: the one the line names, else the capture's fallback
     /// (the session's metadata workspace, else its project slug).
     pub fn workspace(&self) -> Option<Cow<'a, str>> {
-        let own = if self.derived { self.adapter.workspace(&self.rec) } else { self.rec.get_str("workspace") };
+        let own = if self.derived { self.format.dialect.workspace(&self.rec) } else { self.rec.get_str("workspace") };
         own.or_else(|| self.capture.and_then(|c| c.workspace.as_deref()).map(Cow::Borrowed))
     }
 
@@ -316,13 +317,13 @@ impl<'a> Event<'a> {
         self.provenance()
             .and_then(|p| p.get("session"))
             .and_then(|s| s.as_str())
-            .or_else(|| self.data().and_then(|d| self.adapter.session_id(d)))
+            .or_else(|| self.data().and_then(|d| self.format.dialect.session_id(d)))
     }
 
     /// The raw `timestamp` value.
     pub fn timestamp_raw(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.adapter.timestamp(&self.rec);
+            return self.format.dialect.timestamp(&self.rec);
         }
         self.rec.get("timestamp")
     }
@@ -344,7 +345,7 @@ impl<'a> Event<'a> {
         }
         let mut idx = crate::json::Index::new();
         let reason = match idx.parse(self.rec.line()) {
-            Ok(rec) if self.derived => match self.adapter.accept(&rec) {
+            Ok(rec) if self.derived => match self.format.dialect.accept(&rec) {
                 Ok(()) => return true,
                 Err(reason) => reason.to_string(),
             },
@@ -361,12 +362,12 @@ impl<'a> Event<'a> {
     }
 
     /// Whether the event has no usable timestamp because its writer never
-    /// stamps such lines ([`Adapter::untimed_by_design`]): it is in no time
+    /// stamps such lines ([`Dialect::untimed_by_design`](crate::format::Dialect::untimed_by_design)): it is in no time
     /// window and no time bucket, and is not reported as a record without a
     /// usable timestamp (which would be noise on every run). The same for a
     /// piped record of it (its writer and name travel with it).
     pub fn untimed_by_design(&self) -> bool {
-        self.adapter.untimed_by_design(&self.name()) && self.timestamp().is_none()
+        self.format.dialect.untimed_by_design(&self.name()) && self.timestamp().is_none()
     }
 
     // --- semantic fields, read by the event's writer ---
@@ -374,7 +375,7 @@ impl<'a> Event<'a> {
     /// The tool of a tool event: the one its `data` names, else the one
     /// paired with it by call id ([`Event::paired_tool`]).
     pub fn tool_name(&self) -> Option<Raw<'a>> {
-        self.data().and_then(|d| self.adapter.tool_name(d)).or_else(|| self.paired_tool())
+        self.data().and_then(|d| self.format.dialect.tool_name(d)).or_else(|| self.paired_tool())
     }
 
     /// The tool of a call's end (`tool:post`, `tool:error`) whose `data`
@@ -386,16 +387,16 @@ impl<'a> Event<'a> {
     /// `ci-agg` on the capture does.
     pub fn paired_tool(&self) -> Option<Raw<'a>> {
         let Some(state) = self.state else {
-            return self.adapter.derived().then(|| self.rec.get(TOOL_KEY)).flatten();
+            return self.format.profile.derived.then(|| self.rec.get(TOOL_KEY)).flatten();
         };
         if !self.derived || !matches!(self.name().as_ref(), "tool:post" | "tool:error") {
             return None;
         }
         let data = self.data()?;
-        if self.adapter.tool_name(data).is_some() {
+        if self.format.dialect.tool_name(data).is_some() {
             return None;
         }
-        match self.adapter.call_key(data) {
+        match self.format.dialect.call_key(data) {
             CallKey::Id(id) => state.tool_of(&id),
             _ => None,
         }
@@ -403,30 +404,30 @@ impl<'a> Event<'a> {
 
     /// Which call a tool event belongs to.
     pub fn call_key(&self) -> CallKey<'a> {
-        self.data().map_or(CallKey::Alone, |d| self.adapter.call_key(d))
+        self.data().map_or(CallKey::Alone, |d| self.format.dialect.call_key(d))
     }
 
     /// Whether a call's end says it failed (`tool:error` events always fail).
     pub fn failed(&self) -> bool {
-        self.data().is_some_and(|d| self.adapter.failed(d))
+        self.data().is_some_and(|d| self.format.dialect.failed(d))
     }
 
     /// A call duration the writer recorded.
     pub fn duration_ms(&self) -> Option<Raw<'a>> {
-        self.adapter.duration_ms(self.data()?)
+        self.format.dialect.duration_ms(self.data()?)
     }
 
     /// The model the event names.
     pub fn model(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.adapter.line_model(&self.rec, self.part_index(), self.derived_data);
+            return self.format.dialect.line_model(&self.rec, self.part_index(), self.derived_data);
         }
-        self.adapter.model(self.data()?)
+        self.format.dialect.model(self.data()?)
     }
 
     /// A status the event carries.
     pub fn status(&self) -> Option<Raw<'a>> {
-        self.adapter.status(self.data()?)
+        self.format.dialect.status(self.data()?)
     }
 
     /// A token or cost figure, in the toolkit's names.
@@ -435,7 +436,7 @@ impl<'a> Event<'a> {
     }
 
     /// The identity of a response its writer may write more than once
-    /// ([`Adapter::message_key`]).
+    /// ([`Dialect::message_key`](crate::format::Dialect::message_key)).
     pub fn message_key(&self) -> Option<String> {
         let mut key = String::new();
         self.message_key_into(&mut key).then_some(key)
@@ -445,21 +446,21 @@ impl<'a> Event<'a> {
     /// `false` when the event has none.
     pub fn message_key_into(&self, out: &mut String) -> bool {
         if self.derived {
-            return self.adapter.line_message_key(&self.rec, self.part_index(), self.derived_data, out);
+            return self.format.dialect.line_message_key(&self.rec, self.part_index(), self.derived_data, out);
         }
-        self.data().is_some_and(|d| self.adapter.message_key(d, out))
+        self.data().is_some_and(|d| self.format.dialect.message_key(d, out))
     }
 
     /// Whether the event's writer copies history into other sessions
-    /// ([`Adapter::copies_history`]).
+    /// ([`Profile::copies_history`](crate::format::Profile::copies_history)).
     pub fn copies_history(&self) -> bool {
-        self.adapter.copies_history()
+        self.format.profile.copies_history
     }
 
     /// Whether a turn's response time ends at its first reply
-    /// ([`Adapter::reply_ends_turn`]).
+    /// ([`Profile::reply_ends_turn`](crate::format::Profile::reply_ends_turn)).
     pub fn reply_ends_turn(&self) -> bool {
-        self.adapter.reply_ends_turn()
+        self.format.profile.reply_ends_turn
     }
 
     /// Where the event's line is: its file and line (the provenance's for a
@@ -475,9 +476,9 @@ impl<'a> Event<'a> {
     pub fn tokens(&self) -> [Option<Raw<'a>>; 5] {
         *self.tokens.get_or_init(|| {
             if self.derived {
-                return self.adapter.line_tokens(&self.rec, self.part_index(), self.derived_data);
+                return self.format.dialect.line_tokens(&self.rec, self.part_index(), self.derived_data);
             }
-            self.data().map_or([None; 5], |d| self.adapter.tokens(d))
+            self.data().map_or([None; 5], |d| self.format.dialect.tokens(d))
         })
     }
 
@@ -490,41 +491,41 @@ impl<'a> Event<'a> {
         ev
     }
 
-    /// Of the cache writes, those at the 1-hour lifetime ([`Adapter::cache_write_1h`]).
+    /// Of the cache writes, those at the 1-hour lifetime ([`Dialect::cache_write_1h`](crate::format::Dialect::cache_write_1h)).
     pub fn cache_write_1h(&self) -> Option<Raw<'a>> {
         if self.derived {
-            return self.adapter.line_cache_write_1h(&self.rec, self.part_index(), self.derived_data);
+            return self.format.dialect.line_cache_write_1h(&self.rec, self.part_index(), self.derived_data);
         }
-        self.adapter.cache_write_1h(self.data()?)
+        self.format.dialect.cache_write_1h(self.data()?)
     }
 
-    /// Whether `input_tokens` includes the cache reads ([`Adapter::input_includes_cache_read`]).
+    /// Whether `input_tokens` includes the cache reads ([`Profile::input_includes_cache_read`](crate::format::Profile::input_includes_cache_read)).
     pub fn input_includes_cache_read(&self) -> bool {
-        self.adapter.input_includes_cache_read()
+        self.format.profile.input_includes_cache_read
     }
 
     /// The file a tool event reads or edits.
     pub fn file_path(&self) -> Option<Cow<'a, str>> {
-        self.adapter.file_path(self.data()?)
+        self.format.dialect.file_path(self.data()?)
     }
 
     /// The parent session the payload names.
     pub fn parent_id(&self) -> Option<Cow<'a, str>> {
-        self.adapter.parent_id(self.data()?)
+        self.format.dialect.parent_id(self.data()?)
     }
 
     /// The parent a child's fork event names.
     pub fn fork_parent(&self) -> Option<Cow<'a, str>> {
-        self.adapter.fork_parent(self.data()?)
+        self.format.dialect.fork_parent(self.data()?)
     }
 
     /// The agent a child's fork event names.
     pub fn fork_agent(&self) -> Option<Cow<'a, str>> {
-        self.adapter.fork_agent(self.data()?)
+        self.format.dialect.fork_agent(self.data()?)
     }
 
     /// The child session a delegation event names.
     pub fn child(&self) -> Option<Cow<'a, str>> {
-        self.adapter.child(self.data()?)
+        self.format.dialect.child(self.data()?)
     }
 }

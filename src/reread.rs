@@ -23,12 +23,11 @@ use std::fs::File;
 
 use crate::elements::ElementReader;
 
-use crate::format::{self, ReadState};
+use crate::format::{self, Format, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
 use crate::lines::Site;
 use crate::output::EventPrinter;
 use crate::record::{line_hash, Event, ENVELOPE, PROVENANCE_KEY, TOOL_KEY};
-use crate::session::Writer;
 
 /// Where a cut record says its line is.
 struct Marker<'a> {
@@ -38,7 +37,7 @@ struct Marker<'a> {
     site: Site,
     hash: u64,
     fields: Option<Vec<Path>>,
-    writer: Option<Writer>,
+    writer: Option<&'static Format>,
 }
 
 /// A worker's re-reader of cut records: it keeps the last file it read from
@@ -54,7 +53,7 @@ pub struct Reread {
     part: Option<u32>,
     /// The paths of a fetched projection, and its writer.
     fields: Option<Vec<Path>>,
-    writer: Option<Writer>,
+    writer: Option<&'static Format>,
     /// The index of the line's record for a projection.
     whole_idx: Index,
     whole: Vec<u8>,
@@ -83,7 +82,7 @@ impl Replay {
         replay: &'r mut Option<Replay>,
         path: &str,
         offset: u64,
-        fmt: &dyn format::Adapter,
+        fmt: &dyn format::Dialect,
     ) -> Result<&'r ReadState, String> {
         if replay.as_ref().is_none_or(|r| r.path != path || r.at > offset) {
             let file = crate::files::open_regular(std::path::Path::new(path)).map_err(|e| e.to_string())?;
@@ -157,10 +156,11 @@ impl Reread {
         };
         // Skimmed, not validated again: [`Reread::fetch`] validated them.
         let orig = idx.skim(line).map_err(|e| format!("{}: the line read again is not a record: {e}", here()))?;
-        let fmt = writer.unwrap_or_else(|| format::of_record(rec)).adapter();
+        let format = writer.unwrap_or_else(|| format::of_record(rec));
+        let fmt = format.dialect;
         full.clear();
         full.push(b'{');
-        if fmt.derived() {
+        if format.profile.derived {
             state.clear();
             if fmt.observes(line) {
                 fmt.observe(&orig, state);
@@ -243,8 +243,8 @@ impl Reread {
         let number = ci.and_then(|c| c.get("line")).and_then(as_u64).unwrap_or(0);
         let here = format!("{path}:{number}");
         let orig = idx.skim(line).map_err(|e| format!("{here}: the line read again is not a record: {e}"))?;
-        let writer = writer.unwrap_or(Writer::Amplifier);
-        let fmt = writer.adapter();
+        let writer = writer.unwrap_or(crate::format::PLAIN);
+        let fmt = writer.dialect;
         state.clear();
         if fmt.observes(line) {
             fmt.observe(&orig, state);
@@ -418,7 +418,7 @@ fn marker<'a>(ci: Raw<'a>, cut: Raw<'a>) -> Result<Marker<'a>, String> {
     };
     let writer = match cut.get("writer").map(|w| w.as_str()) {
         None => None,
-        Some(name) => Some(format::WRITERS.into_iter().find(|w| name.as_deref() == Some(w.name())).ok_or_else(bad)?),
+        Some(name) => Some(name.as_deref().and_then(Format::named).ok_or_else(bad)?),
     };
     match (path, line, num("offset"), num("bytes"), hash) {
         (Some(path), Some(line), Some(offset), Some(len), Some(hash)) => Ok(Marker {

@@ -10,37 +10,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::format::Format;
 use crate::time::{self, Timestamp};
-
-/// The writer a session comes from (the `format` key of a session record).
-/// Each has its module in [`crate::format`], listed in its registry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Writer {
-    /// Amplifier's context-intelligence `events.jsonl`.
-    Amplifier,
-    /// Claude Code hook captures in the medicine-wheel `_sessiondata` layout.
-    ClaudeHooks,
-    /// Claude Code's own transcripts (`~/.claude/projects`).
-    ClaudeTranscript,
-    /// OpenAI Codex CLI rollouts (`~/.codex/sessions`).
-    Codex,
-    /// Claude Code hook logs as committed in projects (`logs/*.json` arrays).
-    ClaudeHookLogs,
-}
-
-impl Writer {
-    /// The name in session records (`"amplifier"`, `"claude-hooks"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Writer::Amplifier => "amplifier",
-            Writer::ClaudeHooks => "claude-hooks",
-            Writer::ClaudeTranscript => "claude-transcript",
-            Writer::Codex => "codex",
-            Writer::ClaudeHookLogs => "claude-hook-logs",
-        }
-    }
-}
 
 /// One capture, as `ci-find` prints it: a JSON object with a `path` and a
 /// `session` key and no `event` key (that is how every tool tells a session
@@ -88,7 +59,7 @@ pub struct SessionRecord {
     #[serde(default)]
     pub parallel_group_id: Option<String>,
     /// Which layout the capture uses.
-    pub format: Writer,
+    pub format: &'static Format,
     /// Path of the events file.
     pub path: String,
     /// Size of the events file in bytes.
@@ -154,7 +125,7 @@ pub const FIELDS: [&str; 23] = [
 impl SessionRecord {
     /// A record that knows only its id, layout and path: every other field is
     /// unknown (`null`, size 0). Discovery fills in what it finds.
-    pub fn new(session: String, format: Writer, path: String) -> SessionRecord {
+    pub fn new(session: String, format: &'static Format, path: String) -> SessionRecord {
         SessionRecord {
             session,
             project: None,
@@ -232,7 +203,7 @@ impl SessionRecord {
         }
         opt(out, ",\"parallel_group_id\":", &self.parallel_group_id);
         out.extend_from_slice(b",\"format\":");
-        json_str(out, self.format.name());
+        json_str(out, self.format.name);
         out.extend_from_slice(b",\"path\":");
         json_str(out, &self.path);
         out.extend_from_slice(b",\"bytes\":");
@@ -340,7 +311,7 @@ pub struct Capture {
     /// metadata workspace, else its project slug.
     pub workspace: Option<String>,
     /// The writer.
-    pub format: Writer,
+    pub format: &'static Format,
     /// The session record, when the capture came from one or from discovery.
     pub record: Option<SessionRecord>,
     /// The files to read, in reading order, each with its own line numbers

@@ -1,7 +1,7 @@
 //! Watching capture roots for sessions that appear (`ci-find --follow`).
 //!
 //! Plain polling, every [`INTERVAL`] (1 s): each round asks every writer
-//! ([`crate::format::Adapter::fresh`]) for the session directories of every
+//! ([`crate::format::Layout::fresh`]) for the session directories of every
 //! root that were not seen before (a round costs a few directory listings;
 //! known sessions are not read again).
 //!
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::diag::Diag;
-use crate::format::WRITERS;
+use crate::format::FORMATS;
 use crate::session::SessionRecord;
 
 /// How often the roots are listed for new sessions.
@@ -33,7 +33,7 @@ impl Watch {
     /// Starts watching `roots`; the sessions of `known` (the first listing,
     /// before any filter) are not new.
     pub fn new(roots: &[PathBuf], known: &[SessionRecord]) -> Watch {
-        let seen = known.iter().map(|r| r.format.adapter().session_dir(r)).collect();
+        let seen = known.iter().map(|r| r.format.layout.session_dir(r)).collect();
         Watch { roots: roots.to_vec(), seen }
     }
 
@@ -42,8 +42,8 @@ impl Watch {
     pub fn fresh(&mut self, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         for root in &self.roots {
-            for w in WRITERS {
-                found.extend(w.adapter().fresh(root, &mut self.seen, &crate::discover::cx(), diag));
+            for w in FORMATS {
+                found.extend(w.layout.fresh(root, &mut self.seen, &crate::discover::cx(), diag));
             }
         }
         found

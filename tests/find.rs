@@ -195,7 +195,7 @@ fn root_from_environment() {
         "ci-find: warning: AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH=\"relative/dir\" is relative and was ignored\n"
     ));
     // Falls back to $HOME/.amplifier/projects, which does not exist: found nothing.
-    assert!(run.stderr.ends_with(&format!("ci-find: {}\n", ci_tools::discover::NO_DEFAULT_ROOT)), "{run:?}");
+    assert!(run.stderr.ends_with(&format!("ci-find: {}\n", ci_tools::format::no_default_root())), "{run:?}");
     assert_eq!(run.code, 1);
 }
 

@@ -35,6 +35,15 @@ const LAYERS: &[&[&str]] = &[
     &["cmd"],
 ];
 
+/// Upward edges not yet removed, each with what removes it. The test fails
+/// when one is no longer used, so the list only shrinks.
+const NOT_YET: &[(&str, &str, &str)] = &[(
+    "session",
+    "format",
+    "a session record carries its &'static Format (the registry handle): the record and the \
+     capture move into the format layer, or carry a handle defined below it (issue 34)",
+)];
+
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
@@ -289,6 +298,7 @@ fn every_import_points_down_a_layer() {
         }
     }
     let mut edges = 0;
+    let mut still = BTreeSet::new();
     for file in &files {
         let rel = file.strip_prefix(&src).unwrap();
         let module = module_path(rel);
@@ -300,7 +310,9 @@ fn every_import_points_down_a_layer() {
             }
             edges += 1;
             let (Some(a), Some(b)) = (layer_of(from), layer_of(&e.to)) else { continue };
-            if b >= a {
+            if b >= a && NOT_YET.iter().any(|(f, t, _)| f == from && *t == e.to) {
+                still.insert((from.clone(), e.to.clone()));
+            } else if b >= a {
                 problems.push(format!(
                     "src/{}:{}: {from} (layer {a}) uses {} (layer {b}): a module may use only the layers below its own",
                     rel.display(),
@@ -308,6 +320,11 @@ fn every_import_points_down_a_layer() {
                     e.to
                 ));
             }
+        }
+    }
+    for (f, t, why) in NOT_YET {
+        if !still.contains(&(f.to_string(), t.to_string())) {
+            problems.push(format!("{f} no longer uses {t}: remove it from NOT_YET ({why})"));
         }
     }
     assert!(edges > 100, "found only {edges} uses between modules: the scanner reads no code");

@@ -58,3 +58,35 @@ fn version_flag() {
         assert_eq!(run.stdout, format!("{name} {}\n", env!("CARGO_PKG_VERSION")));
     }
 }
+
+/// Every registered format's help sections are in the `--help` of the tool
+/// each is for (and so in its man page), in registry order.
+#[test]
+fn help_carries_every_formats_sections() {
+    type Of = fn(&ci_tools::format::Help) -> Option<&ci_tools::format::Section>;
+    let tools: [(&str, Of); 4] = [
+        ("ci-find", |h| h.find.as_ref()),
+        ("ci-cat", |h| h.cat.as_ref()),
+        ("ci-filter", |h| h.filter.as_ref()),
+        ("ci-grep", |h| h.grep.as_ref()),
+    ];
+    let mut seen = 0;
+    for (name, of) in tools {
+        let help = crate::util::ci(name).arg("--help").run().stdout;
+        let mut from = 0;
+        for s in ci_tools::format::FORMATS.iter().filter_map(|f| of(&f.help)) {
+            let text = format!("\n\n{}:\n{}\n\n", s.title, s.body);
+            let at =
+                help[from..].find(&text).unwrap_or_else(|| panic!("{name} --help lacks, or misorders, {}", s.title));
+            from += at + text.len() - 2;
+            seen += 1;
+        }
+    }
+    assert!(seen >= 4, "the registry gives help sections");
+    let find = crate::util::ci("ci-find").arg("--help").run().stdout;
+    for f in ci_tools::format::FORMATS {
+        if let Some(roots) = f.help.roots {
+            assert!(find.contains(&format!("\n  - {roots}")), "ci-find --help lacks the default roots of {}", f.name);
+        }
+    }
+}

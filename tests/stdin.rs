@@ -17,13 +17,21 @@ const TOOLS: &[(&str, &[&str])] = &[
     ("ci-grep", &["-F", "e"]),
 ];
 
-/// Each writer's root env var and a fixture root for it.
-const WRITERS: &[(&str, &str)] = &[
-    ("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH", DEMO),
-    ("SESSION_DATA_DIR", "fixtures/sessiondata"),
-    ("CLAUDE_CONFIG_DIR", "fixtures/claude-transcripts"),
-    ("CODEX_HOME", "fixtures/codex"),
+/// A fixture root for each format that has a root env var, by format name.
+const FIXTURE_ROOTS: &[(&str, &str)] = &[
+    ("amplifier", DEMO),
+    ("claude-hooks", "fixtures/sessiondata"),
+    ("claude-transcript", "fixtures/claude-transcripts"),
+    ("codex", "fixtures/codex"),
 ];
+
+/// Each registered format's root env var and its fixture root (a format
+/// with a root env var and no fixture root here fails the test).
+fn env_roots() -> Vec<(&'static str, &'static str)> {
+    let with_env = ci_tools::format::FORMATS.iter().filter_map(|f| Some((f.name, f.root_env?)));
+    let fixture = |name| FIXTURE_ROOTS.iter().find(|(n, _)| *n == name).map(|(_, dir)| *dir);
+    with_env.map(|(name, var)| (var, fixture(name).unwrap_or_else(|| panic!("no fixture root for {name}")))).collect()
+}
 
 /// `</dev/null` (cron, CI, subprocesses) reads the default roots, so a root
 /// given through a writer's env var gives the same records as that root named
@@ -31,7 +39,7 @@ const WRITERS: &[(&str, &str)] = &[
 #[test]
 fn dev_null_stdin_reads_the_default_roots() {
     for (tool, args) in TOOLS {
-        for (var, dir) in WRITERS {
+        for (var, dir) in env_roots() {
             let abs = root().join(dir);
             let mut by_env = ci_command(tool);
             by_env.args(*args).env(var, &abs).stdin(Stdio::null());
@@ -43,7 +51,7 @@ fn dev_null_stdin_reads_the_default_roots() {
             assert_eq!(by_env.stdout, by_path.stdout, "{tool} {var}: {}", by_env.stderr);
             // Only the Amplifier root replaces the default Amplifier root
             // (~/.amplifier/projects, missing under the test HOME: exit 2).
-            if *var == "AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH" {
+            if Some(var) == ci_tools::format::amplifier::FORMAT.root_env {
                 assert_eq!(by_env.code, by_path.code, "{tool} {var}: {}", by_env.stderr);
             }
         }
@@ -60,7 +68,7 @@ fn dev_null_stdin_without_roots_names_the_default_root() {
         let run = run_std(cmd);
         assert_eq!(run.code, 1, "{tool}: {run:?}");
         assert_eq!(run.stdout, "", "{tool}");
-        assert_eq!(run.stderr, format!("{tool}: {}\n", ci_tools::discover::NO_DEFAULT_ROOT), "{tool}");
+        assert_eq!(run.stderr, format!("{tool}: {}\n", ci_tools::format::no_default_root()), "{tool}");
     }
 }
 

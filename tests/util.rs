@@ -43,7 +43,7 @@ pub fn root() -> PathBuf {
 pub const DEMO: &str = "fixtures/demo";
 
 /// `bin` as a plain `std::process::Command` with a clean environment: no
-/// capture-root env vars, no CI_MAX_BYTES, NO_COLOR, COLUMNS or CI_COLUMNS, TZ=UTC, CI_NOW
+/// capture-root env vars (every registered format's [`Format::root_env`](ci_tools::format::Format)), no CI_MAX_BYTES, NO_COLOR, COLUMNS or CI_COLUMNS, TZ=UTC, CI_NOW
 /// fixed, HOME pointing at a folder with no captures, the cache in a
 /// temporary directory ([`cache_home`]), run from the repository root. For tests that spawn and wait themselves (tests/huge.rs measures peak memory).
 pub fn ci_command(bin: &str) -> std::process::Command {
@@ -54,11 +54,10 @@ pub fn ci_command(bin: &str) -> std::process::Command {
 /// repository root: for a program that runs the binaries itself (`sh -c`
 /// with them on `PATH`).
 pub fn pinned(mut cmd: std::process::Command) -> std::process::Command {
+    for var in ci_tools::format::FORMATS.iter().filter_map(|f| f.root_env) {
+        cmd.env_remove(var);
+    }
     cmd.current_dir(root())
-        .env_remove("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH")
-        .env_remove("SESSION_DATA_DIR")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
         .env_remove("CI_MAX_BYTES")
         .env_remove("CI_PRICING")
         .env_remove("NO_COLOR")

@@ -33,7 +33,7 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use ci_tools::elements::ElementReader;
-use ci_tools::format::{LineKind, WRITERS};
+use ci_tools::format::{LineKind, FORMATS};
 use ci_tools::json::Index;
 use ci_tools::record::line_hash;
 use ci_tools::reread::Reread;
@@ -384,8 +384,8 @@ fuzz_target!(|input: Input| {
             cut["element"] = json!(true);
         }
         if let Some(w) = m.writer {
-            cut["writer"] = match WRITERS.get(usize::from(w)) {
-                Some(w) => json!(w.name()),
+            cut["writer"] = match FORMATS.get(usize::from(w)) {
+                Some(w) => json!(w.name),
                 None => json!(format!("w{w}")),
             };
         }

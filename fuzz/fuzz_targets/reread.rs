@@ -20,7 +20,7 @@ use ci_tools::lines::Site;
 use ci_tools::output::EventPrinter;
 use ci_tools::record::{Event, LineKind};
 use ci_tools::reread::Reread;
-use ci_tools::session::{Capture, Writer};
+use ci_tools::session::Capture;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common/budgeted.rs"]
@@ -43,7 +43,7 @@ fuzz_target!(|bytes: &[u8]| {
         path: path.clone(),
         display: display.clone(),
         workspace: None,
-        format: Writer::Amplifier,
+        format: &ci_tools::format::amplifier::FORMAT,
         record: None,
         files: vec![path.clone()],
     };

@@ -12,7 +12,6 @@
 //! …); a second read from a fresh state prints the same bytes.
 #![no_main]
 
-use ci_tools::session::Writer;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common/normalise.rs"]
@@ -76,4 +75,4 @@ const WORDS: &[&str] = &[
     "usage",
 ];
 
-fuzz_target!(|data: &[u8]| normalise::run(Writer::Codex, data, WORDS));
+fuzz_target!(|data: &[u8]| normalise::run(&ci_tools::format::codex::FORMAT, data, WORDS));

@@ -20,10 +20,9 @@
 #![no_main]
 
 use ci_tools::format::claude_transcript::VOCABULARY;
-use ci_tools::session::Writer;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common/normalise.rs"]
 mod normalise;
 
-fuzz_target!(|data: &[u8]| normalise::run(Writer::ClaudeTranscript, data, VOCABULARY));
+fuzz_target!(|data: &[u8]| normalise::run(&ci_tools::format::claude_transcript::FORMAT, data, VOCABULARY));

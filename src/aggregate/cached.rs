@@ -11,7 +11,7 @@
 //! - a capture whose file is as it was (one `stat`) is not read at all: its
 //!   kept state is merged in;
 //! - one that grew, of a writer whose lines are independent
-//!   ([`crate::format::Adapter::lines_independent`]: Amplifier), for a
+//!   ([`crate::format::Profile::lines_independent`]: Amplifier), for a
 //!   `--by`/`--tokens` question that does not read the session's agent, is
 //!   read from its old end on, on top of its kept state;
 //! - anything else (rotated, shrunk, rewritten, or grown where earlier
@@ -215,7 +215,7 @@ impl Cache {
     /// What to do with `cap` (`companions`: whether the visitor reads a
     /// session's companion file).
     pub fn begin(&self, q: &Query, cap: &Capture, companions: bool) -> Begin {
-        let adapter = cap.format.adapter();
+        let layout = cap.format.layout;
         // The first file is kept by its identity: the capture's own file, or
         // the first of a hooks session directory's event files. (A hooks
         // session read in time order is told no file's end, so not kept.)
@@ -225,7 +225,7 @@ impl Cache {
         // The other files (subagent transcripts), and the companion file
         // read after them (a hooks session's transcript copy), are kept by
         // their stats.
-        let companion = cap.record.as_ref().and_then(|r| adapter.companion(r)).filter(|_| companions);
+        let companion = cap.record.as_ref().and_then(|r| layout.companion(r)).filter(|_| companions);
         let others = cap.files[1..].iter().chain(companion.as_ref().map(|(path, _)| path));
         let Some(others) = others.map(|f| std::fs::metadata(f).ok().map(|m| Stat::of(&m))).collect::<Option<Vec<_>>>()
         else {
@@ -265,7 +265,7 @@ impl Cache {
                 Some(answer) => Begin::Answered(Box::new(answer), entry.untimed, entry.touch(&reading.key, self.now)),
                 None => Begin::Read(Box::new(reading)),
             },
-            Fresh::Grew { from } if self.resumable && adapter.lines_independent() && others.is_empty() => {
+            Fresh::Grew { from } if self.resumable && cap.format.profile.lines_independent && others.is_empty() => {
                 if let Some(kept) = decode(q, entry.payload) {
                     reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
                     reading.base = Some(kept.into_answer(q));

@@ -2,7 +2,7 @@
 //!
 //! A call is one call id of one session (the writer's: Amplifier's
 //! `tool_call_id`, Claude hooks' `tool_use_id`; see
-//! [`crate::format::Adapter::call_key`]), whatever events carry it:
+//! [`crate::format::Dialect::call_key`]), whatever events carry it:
 //! `tool:pre`, `tool:post`, `tool:error` (never pre + post counted twice).
 //! Where a writer gives no id but a pairing key (Claude Code hooks before 2.1:
 //! the tool and its input), the pres and the ends of one session and key are

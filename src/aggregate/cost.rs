@@ -15,9 +15,9 @@
 //!
 //! The computed cost of a response is [`crate::pricing::Price::cost`] of its
 //! figures: `input_tokens` (minus the cache reads for a writer whose input
-//! count includes them, [`crate::format::Adapter::input_includes_cache_read`]),
+//! count includes them, [`crate::format::Profile::input_includes_cache_read`]),
 //! `output_tokens`, `cache_read_tokens`, and `cache_write_tokens` split into
-//! 1-hour writes (where the writer says, [`crate::format::Adapter::cache_write_1h`])
+//! 1-hour writes (where the writer says, [`crate::format::Dialect::cache_write_1h`])
 //! and the rest at the 5-minute rate. A response whose token counts are not
 //! non-negative integers is damaged ([`damaged_count`]): the aggregator
 //! warns and counts it without them, so it is never priced as unpriced.

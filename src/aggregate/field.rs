@@ -403,7 +403,7 @@ impl Context {
     /// The `format` of `ev`'s session record (`claude-transcript`).
     pub fn writer(&mut self, ev: &Event<'_>) -> Option<&'static str> {
         match ev.capture {
-            Some(c) => Some(c.format.name()),
+            Some(c) => Some(c.format.name),
             None => self.piped_session(ev).map(|s| s.1),
         }
     }
@@ -414,22 +414,17 @@ impl Context {
         let path = ev.provenance()?.get("path")?.as_str()?;
         let key = (path.into_owned(), ev.session().unwrap_or_default().into_owned());
         let found = self.piped.entry(key).or_insert_with_key(|(path, session)| {
-            crate::discover::record_of_file(FsPath::new(path), session).map(|r| (r.agent, r.format.name()))
+            crate::discover::record_of_file(FsPath::new(path), session).map(|r| (r.agent, r.format.name))
         });
         found.as_ref()
     }
 }
 
-/// The product a session `format` names, as people call it: `Claude Code`
-/// (every `claude-*` format), `Codex`, `Amplifier`; another writer by its
-/// format name.
+/// The product a session `format` names, as people call it
+/// ([`crate::format::Format::product`]: `Claude Code` for every Claude Code
+/// format); a name no format has, as written.
 pub fn product(format: &str) -> &str {
-    match format {
-        "amplifier" => "Amplifier",
-        "codex" => "Codex",
-        f if f.starts_with("claude") => "Claude Code",
-        f => f,
-    }
+    crate::format::Format::named(format).map_or(format, |f| f.product)
 }
 
 #[cfg(test)]

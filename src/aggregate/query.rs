@@ -113,7 +113,7 @@ impl Query {
     /// The first metric of a grouping (not a preset) over a response's usage
     /// or cost (`--sum cost_usd`, `--avg data.message.usage.output_tokens`):
     /// a writer that writes one response on several lines would have it
-    /// counted once per line ([`crate::format::Adapter::message_key`]), so
+    /// counted once per line ([`crate::format::Dialect::message_key`]), so
     /// such a run is refused when it meets one ([`super::Aggregator`]).
     pub fn usage_metric(&self) -> Option<&str> {
         if self.preset != Preset::Group {

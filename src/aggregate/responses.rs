@@ -4,7 +4,7 @@
 //! content block), each repeating the message's usage, and streamed copies
 //! carry different `output_tokens`; a resumed session copies earlier history
 //! (same message and request ids) into a new file. A writer that does this
-//! names each response's identity ([`crate::format::Adapter::message_key`]:
+//! names each response's identity ([`crate::format::Dialect::message_key`]:
 //! `message.id` + `requestId`). Such responses are held by key until the run
 //! ends, across threads, files and `--partial` shards, and each counts once:
 //! its group keys (day, model, …) are those of the copy with the largest

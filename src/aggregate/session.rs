@@ -93,8 +93,8 @@ impl SessionState {
             s.summary.parent = r.parent.clone();
             s.summary.agent = r.agent.clone();
             s.summary.status = r.status.clone();
-            s.summary.subagents = r.format.adapter().subagents(r);
-            s.summary.tokens_unknown = !r.format.adapter().carries_usage();
+            s.summary.subagents = r.format.layout.subagents(r);
+            s.summary.tokens_unknown = !r.format.profile.carries_usage;
         }
         s
     }

@@ -127,7 +127,7 @@ impl<'q> Aggregator<'q> {
         self
     }
 
-    /// The piped sessions whose companion file ([`crate::format::Adapter::companion`])
+    /// The piped sessions whose companion file ([`crate::format::Layout::companion`])
     /// the answer reads, as the direct read does: those whose stream held a
     /// `prompt:complete` (the Stop hook: the session's responses, which the
     /// companion holds, are among what the stream was filtered to keep).
@@ -135,12 +135,12 @@ impl<'q> Aggregator<'q> {
         self.companions_wanted.iter()
     }
 
-    /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Adapter::usage_bytes`]).
+    /// The usage-bytes pre-check for `--tokens` over `cap` ([`crate::format::Profile::usage_bytes`]).
     fn usage_finder(&self, cap: &Capture) -> Option<memchr::memmem::Finder<'static>> {
         if self.q.preset != Preset::Tokens {
             return None;
         }
-        cap.format.adapter().usage_bytes().map(memchr::memmem::Finder::new)
+        cap.format.profile.usage_bytes.map(memchr::memmem::Finder::new)
     }
 }
 
@@ -374,7 +374,7 @@ impl<'q> Aggregator<'q> {
             return;
         }
         let (id, record) = piped_record(&mut self.records, ev);
-        if let Some(r) = record.filter(|r| r.format.adapter().companion(r).is_some()) {
+        if let Some(r) = record.filter(|r| r.format.layout.companion(r).is_some()) {
             self.companions_wanted.entry(session_key(&id, Some(r))).or_insert_with(|| r.clone());
         }
     }

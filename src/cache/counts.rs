@@ -38,14 +38,14 @@ impl EventCounts {
         Some(EventCounts { store, updates: Mutex::new(vec![]), cwd, now })
     }
 
-    /// The events of `r` ([`crate::format::Adapter::event_count`]): kept, or
+    /// The events of `r` ([`crate::format::Layout::event_count`]): kept, or
     /// counted (and kept when the file did not change while it was counted).
     pub fn count(&self, r: &SessionRecord) -> u64 {
         let path = Path::new(&r.path);
         let key = crate::files::absolute_in(&self.cwd, path);
-        let adapter = r.format.adapter();
+        let layout = r.format.layout;
         // The session's other files (subagent transcripts) count too: kept by their stats.
-        let files = adapter.files(r);
+        let files = layout.files(r);
         let others = Stat::of_files(files.get(1..).unwrap_or_default());
         let context = others.as_ref().map(|o| Stat::with_others(writer_tag(r), o));
         if let (Some(e), Ok(meta), Some(o)) = (self.store.get(&key), std::fs::metadata(path), &others) {
@@ -60,7 +60,7 @@ impl EventCounts {
             let len = f.metadata().ok()?.len();
             Identity::of(&f, len, None).ok()
         });
-        let n = adapter.event_count(r);
+        let n = layout.event_count(r);
         let after = std::fs::metadata(path).ok();
         let others_after = Stat::of_files(files.get(1..).unwrap_or_default());
         if let (Some(identity), Some(meta), Some(context)) = (before, after, context) {
@@ -91,5 +91,5 @@ impl EventCounts {
 /// The writer whose count it is (a file named in two writers' layouts
 /// counts by each writer's rule).
 fn writer_tag(r: &SessionRecord) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(r.format.name().as_bytes())
+    xxhash_rust::xxh3::xxh3_64(r.format.name.as_bytes())
 }

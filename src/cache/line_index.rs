@@ -4,8 +4,8 @@
 //! match, each at its place, instead of the whole file.
 //!
 //! It is kept only for writers whose lines each make one event on their own
-//! ([`crate::format::Adapter::lines_independent`], not
-//! [`crate::format::Adapter::multi_part`]: Amplifier): there, reading a
+//! ([`crate::format::Profile::lines_independent`], not
+//! [`crate::format::Profile::multi_part`]: Amplifier): there, reading a
 //! line alone makes the event a whole read makes of it. One file,
 //! `lines-<hash>.bin` (kind `LINE`), in the store layout
 //! ([`super::store`]): one entry per capture file, its payload the
@@ -208,9 +208,8 @@ impl LineIndex {
     /// The key of `cap` in the index when it can be indexed: one plain file
     /// of a writer whose lines are events on their own.
     pub fn key(&self, cap: &Capture) -> Option<PathBuf> {
-        let adapter = cap.format.adapter();
         let single = matches!(cap.files.as_slice(), [f] if *f == cap.path);
-        (single && adapter.lines_independent() && !adapter.multi_part())
+        (single && cap.format.profile.lines_independent && !cap.format.profile.multi_part)
             .then(|| crate::files::absolute_in(&self.cwd, &cap.path))
     }
 
@@ -293,7 +292,7 @@ impl LineIndex {
 
 /// What an entry's lines depend on besides the file's bytes: its writer.
 fn writer_tag(cap: &Capture) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(cap.format.name().as_bytes())
+    xxhash_rust::xxh3::xxh3_64(cap.format.name.as_bytes())
 }
 
 #[cfg(test)]

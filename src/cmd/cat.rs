@@ -54,26 +54,6 @@ OUTPUT:
   a record whose envelope and protected fields alone exceed it is printed at
   that floor. Output is always valid JSON.
 
-CLAUDE CODE HOOK CAPTURES:
-  A medicine-wheel _sessiondata session directory (or a root of them, or one
-  _claude_<X>.jsonl file) is read as events: each hook line becomes
-  {\"event\":CANONICAL,\"hook\":NAME,\"workspace\":SLUG,\"timestamp\":TS|null,
-  \"data\":<the line unchanged>,\"ci\":{session,path=the hook file,line}}.
-  CANONICAL: SessionStart session:start, SessionEnd session:end, UserPromptSubmit
-  prompt:submit, Stop prompt:complete, PreToolUse tool:pre, PostToolUse tool:post,
-  PostToolUseFailure tool:error, SubagentStart/Stop delegate:agent_spawned/
-  _completed, PreCompact context:compaction, PermissionRequest approval:required,
-  Notification user:notification; any other hook hook:<Name>. SLUG is the Amplifier
-  slug of the line's cwd (/home/u/app -> -home-u-app). TS is the line's own
-  timestamp (only synthetic events have one), else null. Order: the event files in
-  lifecycle order (session_starts, user_inputs, PreToolUse, PermissionRequest,
-  PostToolUse, PostToolUseFailure, Notification, PreCompact, SubagentStart,
-  SubagentStop, Stop, CorrectiveFeedback, AcceptedRedirection, SessionEnd, then any
-  other _claude_<X>.jsonl by name), each in file order -- unless every event of
-  the session has a timestamp: then time order (stable), across files.
-  Never read: _claude_AssistantResponse.jsonl (copies of Stop lines), last_claude_*,
-  _transcript_final.jsonl, _codex_*. --raw prints the hook line as on disk.
-
 DAMAGED INPUT:
   A bad line (torn, blank, not an object, invalid UTF-8) is reported on stderr as
   `path:line: reason`, skipped and counted; one summary line ends the run. An
@@ -101,7 +81,7 @@ const FOLLOW_NOTE: &str = "\
 #[command(
     name = "ci-cat",
     version,
-    after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-cat", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(&crate::format::with_sections(EXAMPLES, |h| h.cat.as_ref(), "DAMAGED INPUT"), "ci-cat", FOLLOW_NOTE),
     after_help = "Run with --help for examples."
 )]
 pub struct Args {

@@ -103,12 +103,6 @@ SESSION RECORDS:
   `ci-find | ci-cat | ci-filter --workspace W` print the same events. Event
   records (piped, or read from PATH arguments) are always filtered as events.
 
-CLAUDE CODE HOOK CAPTURES:
-  Hook lines are filtered as their normalised events (ci-cat --help): --event
-  takes the canonical name (tool:pre, prompt:complete, hook:CorrectiveFeedback),
-  --workspace the slug of cwd, data.* paths read the hook line (data.tool_name,
-  data.tool_input.file_path), `hook` the original hook name.
-
 LINE INDEX:
   ci-filter keeps, per Amplifier capture file, the event name and place of
   each line in $XDG_CACHE_HOME/ci-tools (default ~/.cache/ci-tools; directory
@@ -153,7 +147,7 @@ Each passing event is printed as its line is written. Session records that
 #[command(
     name = "ci-filter",
     version,
-    after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-filter", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(&crate::format::with_sections(EXAMPLES, |h| h.filter.as_ref(), "LINE INDEX"), "ci-filter", FOLLOW_NOTE),
     after_help = "Run with --help for examples.",
     mut_arg("since", |a| a.help("Only records at or after this time (RFC 3339, date, age like 30m, 2h, 7d or -7d, or today, yesterday, this-week, last-week, this-month, last-month)")),
     mut_arg("until", |a| a.help("Only records before this time (exclusive: a date or a word means its start)")),

@@ -36,52 +36,9 @@ EXAMPLES:
   ci-find --format table --columns session,agent,status,started_at
 
 ROOTS:
-  --root (repeatable) wins; else $AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed,
-  ~ expanded, ignored with a warning when relative) or ~/.amplifier/projects, plus
-  $SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error),
-  plus each directory of $CLAUDE_CONFIG_DIR (comma-separated), else ~/.config/claude
-  and ~/.claude when they hold a projects folder (Claude Code transcripts), plus
-  $CODEX_HOME, else ~/.codex when it holds sessions/ or archived_sessions/ (Codex).
-  A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl.
-  The format is detected per root: a root is a Claude hooks root (medicine-wheel
-  _sessiondata) when a direct subdirectory (not `data`, not starting with `_` or `.`)
-  holds a _claude_*.jsonl file; each such subdirectory is a session. A _sessiondata
-  folder inside an Amplifier root is not searched: name it with a second --root.
-
-CLAUDE CODE TRANSCRIPTS:
-  A root with a projects folder (or a folder named projects, or one project
-  folder) holds projects/<folder>/<session-id>.jsonl; each is a session, format
-  claude-transcript: project/workspace = the folder, working_dir = the first cwd,
-  started_at/last_event_at = earliest/latest timestamp of its first and last
-  lines, model = the first assistant model, files = its subagent transcripts
-  (<session-id>/subagents/agent-*.jsonl, read as part of the session).
-  --project also takes a working directory (Claude Code's folder rule: every
-  character but letters, digits and - becomes -).
-
-CODEX ROLLOUTS:
-  sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/ (a session in both:
-  the sessions/ copy); format codex: session = session_meta id (else the file
-  name's UUID), working_dir = its cwd, project/workspace = the cwd's slug, model =
-  the first turn_context model, tags = originator:, cli:, source:.
-
-CLAUDE CODE HOOK LOGS:
-  A folder holding the hooks template's arrays (pre_tool_use.json, post_tool_use.json,
-  stop.json, …), or a project folder whose logs/ does, is a root (no default root);
-  format claude-hook-logs, one record per session_id found in its arrays: path = the
-  folder, files = the arrays holding it, bytes = its elements' bytes, events = its hook
-  payloads; workspace, status, model and tags as for hook sessions. Naive local times
-  are not used (started_at/last_event_at null). chat.json is not read.
-
-CLAUDE HOOK SESSIONS:
-  format claude-hooks; path = the session directory; workspace/project = slug of the
-  first line's cwd; started_at/last_event_at = min/max timestamp of the events that
-  have one (only synthetic events do: null otherwise); status `ended` when a
-  SessionEnd line exists, else `active`; model = the first SessionStart's model;
-  files = event files in reading order; transcript = _transcript_final.jsonl exists;
-  events = valid hook lines in the event files (never the AssistantResponse copy,
-  last_claude_*, the transcript copy or _codex_*); tags = source:<SessionStart
-  source>, permission:<permission_mode>, agent:<SubagentStart agent_type>.
-  Session ids containing /, \\, NUL, or equal to . or .. are refused.
+  --root (repeatable) wins; else the default roots of every format, in this order:
+ROOT LIST
+  The format is detected per root: each format's section below says how.
 
 OUTPUT:
   One session record per line (JSON): session, project, workspace, parent, agent,
@@ -156,7 +113,11 @@ pub const TABLE_COLUMNS: [&str; 5] = ["session", "workspace", "status", "started
 #[command(
     name = "ci-find",
     version,
-    after_long_help = EXAMPLES,
+    after_long_help = crate::format::with_sections(
+        &EXAMPLES.replacen("ROOT LIST\n", &crate::format::roots_list(), 1),
+        |h| h.find.as_ref(),
+        "OUTPUT"
+    ),
     after_help = "Run with --help for examples.",
     mut_arg("since", |a| a.help("Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, an age like 30m, 2h, 7d or -7d, or today, yesterday, this-week, last-week, this-month, last-month). Activity is metadata started_at..last_event_at (else ended_at); a session with no time in its metadata never matches. The records carry the window (\"window\"), so a tool reading their events reads those in it")),
     mut_arg("until", |a| a.help("Only sessions started before this time (exclusive: a date or a word means its start)")),
@@ -337,12 +298,12 @@ impl Filters {
         true
     }
 
-    /// `--model`: any model the session names ([`crate::format::Adapter::models`]).
+    /// `--model`: any model the session names ([`crate::format::Layout::models`]).
     fn model_ok(&self, r: &mut SessionRecord) -> bool {
         if self.models.is_empty() {
             return true;
         }
-        let named = match r.format.adapter().models(r) {
+        let named = match r.format.layout.models(r) {
             Some(read) => {
                 r.model = read.first().cloned();
                 read
@@ -361,7 +322,7 @@ impl Filters {
         }
         let n = match &self.counts {
             Some(c) => c.count(r),
-            None => r.format.adapter().event_count(r),
+            None => r.format.layout.event_count(r),
         };
         self.min_events.is_none_or(|m| n >= m) && self.max_events.is_none_or(|m| n <= m)
     }
@@ -542,7 +503,7 @@ fn follow(
 
 /// The status that means "live" for a record's writer.
 fn live_status(r: &SessionRecord) -> &'static str {
-    r.format.adapter().live_status()
+    r.format.profile.live_status
 }
 
 /// A `--project` value: a project folder name, and, when the value is a
@@ -580,10 +541,10 @@ impl Project {
 
     /// Whether a record is of this project: its folder name, or (for a
     /// path) the folder its writer names that working directory after
-    /// ([`crate::format::Adapter::project_folder`]).
+    /// ([`crate::format::Layout::project_folder`]).
     fn holds(&self, r: &SessionRecord) -> bool {
         let Some(project) = r.project.as_deref() else { return false };
-        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.adapter().project_folder(d))
+        project == self.name || self.dir.as_deref().is_some_and(|d| project == r.format.layout.project_folder(d))
     }
 }
 

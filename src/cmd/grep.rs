@@ -9,6 +9,7 @@ use crate::cli::{Common, EventSelect, Provenance, SessionArg, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
+use crate::format::Format;
 use crate::json::{decode_str, Path};
 use crate::output::{json_str, text, Output};
 use crate::predicate::{Glob, Selection, Verdict};
@@ -17,7 +18,7 @@ use crate::search::snippet::Snippet;
 use crate::search::tape;
 use crate::search::walk::{self, Scope};
 use crate::search::Matcher;
-use crate::session::{Capture, SessionRecord, Writer};
+use crate::session::{Capture, SessionRecord};
 use crate::source::{self, Flow, Input, Part, RunOpts, Visitor};
 use crate::window::{Keep, Window};
 
@@ -93,13 +94,6 @@ SPEED AND DAMAGED INPUT:
   string. A line that cannot hold a match is not parsed, so its damage is
   not reported; --strict parses every line (and fails on any bad one).
 
-CLAUDE CODE HOOK CAPTURES:
-  Hook sessions are searched as their normalised events (ci-cat --help): the hook
-  line is `data`, so prompts are data.prompt, assistant messages
-  data.last_assistant_message, tool inputs data.tool_input.*, tool outputs
-  data.tool_response.* and failures data.error; match records are the same, with
-  ci.path the hook file. The AssistantResponse copy and transcript are not searched.
-
 EXIT STATUS:
   One rule in every ci-* tool (README: Paths, session ids, exit status).
   0 a match was printed; 1 none (a root with no session is noted `looked in R,
@@ -139,7 +133,7 @@ pub enum ColorChoice {
 #[command(
     name = "ci-grep",
     version,
-    after_long_help = crate::source::follow::long_help(EXAMPLES, "ci-grep", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(&crate::format::with_sections(EXAMPLES, |h| h.grep.as_ref(), "EXIT STATUS"), "ci-grep", FOLLOW_NOTE),
     after_help = "Run with --help for examples."
 )]
 pub struct Args {
@@ -524,7 +518,7 @@ fn session_record(cap: &Capture) -> SessionRecord {
     }
 }
 
-fn minimal_record(session: &str, path: &str, format: Writer, workspace: Option<String>) -> SessionRecord {
+fn minimal_record(session: &str, path: &str, format: &'static Format, workspace: Option<String>) -> SessionRecord {
     SessionRecord {
         workspace,
         bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
@@ -554,7 +548,7 @@ fn piped_session_record(
     // session's own path), else the file's first.
     match records.iter().find(|r| r.session == session).or(records.first()) {
         Some(rec) => rec.clone(),
-        None => minimal_record(session, path, Writer::Amplifier, None),
+        None => minimal_record(session, path, crate::format::PLAIN, None),
     }
 }
 

@@ -18,13 +18,13 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section, Usage};
 use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::error::Result;
 use crate::files::{dir_above, name_above, read_dir_sorted};
 use crate::json::{Raw, Record};
-use crate::session::{Capture, SessionRecord, Writer};
+use crate::session::{Capture, SessionRecord};
 
 mod sessions;
 pub use sessions::{agent_of, record_of_events};
@@ -35,6 +35,41 @@ pub const ROOT_ENV: &str = "AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH";
 
 /// The Amplifier writer.
 pub struct Amplifier;
+
+/// The amplifier format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "amplifier",
+    product: "Amplifier",
+    root_env: Some(ROOT_ENV),
+    places: &["~/.amplifier/projects"],
+    help: Help {
+        roots: Some(
+            "$AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH (trimmed, ~ expanded, ignored with a
+    warning when relative), else ~/.amplifier/projects (Amplifier)",
+        ),
+        find: Some(Section {
+            title: "AMPLIFIER CAPTURES",
+            body: "  A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl,
+  format amplifier. A _sessiondata folder inside an Amplifier root is not searched:
+  name it with a second --root.",
+        }),
+        ..Help::NONE
+    },
+    vocabulary,
+    layout: &Amplifier,
+    dialect: &Amplifier,
+    profile: Profile {
+        // Every line is a whole event on its own, in one JSONL file.
+        lines_independent: true,
+        input_includes_cache_read: true,
+        ..Profile::new("running", "an Amplifier event")
+    },
+};
+
+/// The event names it gives for the lines it knows.
+fn vocabulary() -> Vec<&'static str> {
+    EVENTS.iter().chain(&DELEGATE_EVENTS).copied().collect()
+}
 
 /// The event names of Amplifier's kernel (amplifier-core's canonical event
 /// list) and of its delegate tool; a module may emit others.
@@ -85,16 +120,7 @@ const EVENTS: [&str; 41] = [
 /// Events of the delegate tool (child sessions).
 const DELEGATE_EVENTS: [&str; 2] = ["delegate:agent_spawned", "delegate:agent_completed"];
 
-impl Adapter for Amplifier {
-    fn writer(&self) -> Writer {
-        Writer::Amplifier
-    }
-
-    /// Every line is a whole event on its own, in one JSONL file.
-    fn lines_independent(&self) -> bool {
-        true
-    }
-
+impl Layout for Amplifier {
     /// The env var (whitespace trimmed, `~` expanded, a relative value
     /// ignored with a warning; a set one that is missing is an error like
     /// any root), else `~/.amplifier/projects` when it exists (a Claude-only
@@ -189,16 +215,13 @@ impl Adapter for Amplifier {
         Some(response_models(Path::new(&rec.path)))
     }
 
-    /// `running` (it flips to `completed` after the first turn).
-    fn live_status(&self) -> &'static str {
-        "running"
-    }
-
     /// The one `events.jsonl`.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
         vec![PathBuf::from(&rec.path)]
     }
+}
 
+impl Dialect for Amplifier {
     /// Amplifier lines are event records, not lines of another writer.
     fn claims(&self, _rec: &Record<'_>) -> bool {
         false
@@ -211,20 +234,12 @@ impl Adapter for Amplifier {
         }
     }
 
-    fn foreign_line(&self) -> &'static str {
-        "an Amplifier event"
-    }
-
     fn name_raw<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         rec.get("event")
     }
 
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Cow<'a, str> {
         rec.get_str("event").unwrap_or(Cow::Borrowed(""))
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        EVENTS.iter().chain(&DELEGATE_EVENTS).copied().collect()
     }
 
     fn data<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Option<Raw<'a>> {
@@ -272,10 +287,6 @@ impl Adapter for Amplifier {
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
         let Some(usage) = data.get("usage") else { return [None; 5] };
         Usage::ALL.map(|u| figure(usage, u))
-    }
-
-    fn input_includes_cache_read(&self) -> bool {
-        true
     }
 
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {

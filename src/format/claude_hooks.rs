@@ -19,12 +19,12 @@ use std::path::Path;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{str_at, Adapter, CallKey, LineKind, ReadState};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
 use crate::json::{Raw, Record};
-use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 mod scan;
@@ -58,14 +58,107 @@ pub const LIFECYCLE: [&str; 14] = [
 /// The Claude Code hooks writer (medicine-wheel `_sessiondata`).
 pub struct ClaudeHooks;
 
+/// The claude-hooks format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "claude-hooks",
+    product: "Claude Code",
+    root_env: Some(ROOT_ENV),
+    places: &[],
+    help: Help {
+        roots: Some("$SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error)"),
+        find: Some(Section {
+            title: "CLAUDE HOOK SESSIONS",
+            body: "  A root is a Claude hooks root (medicine-wheel _sessiondata) when a direct
+  subdirectory (not `data`, not starting with `_` or `.`) holds a _claude_*.jsonl
+  file; each such subdirectory is a session.
+  format claude-hooks; path = the session directory; workspace/project = slug of the
+  first line's cwd; started_at/last_event_at = min/max timestamp of the events that
+  have one (only synthetic events do: null otherwise); status `ended` when a
+  SessionEnd line exists, else `active`; model = the first SessionStart's model;
+  files = event files in reading order; transcript = _transcript_final.jsonl exists;
+  events = valid hook lines in the event files (never the AssistantResponse copy,
+  last_claude_*, the transcript copy or _codex_*); tags = source:<SessionStart
+  source>, permission:<permission_mode>, agent:<SubagentStart agent_type>.
+  Session ids containing /, \\, NUL, or equal to . or .. are refused.",
+        }),
+        cat: Some(Section {
+            title: "CLAUDE CODE HOOK CAPTURES",
+            body: "  A medicine-wheel _sessiondata session directory (or a root of them, or one
+  _claude_<X>.jsonl file) is read as events: each hook line becomes
+  {\"event\":CANONICAL,\"hook\":NAME,\"workspace\":SLUG,\"timestamp\":TS|null,
+  \"data\":<the line unchanged>,\"ci\":{session,path=the hook file,line}}.
+  CANONICAL: SessionStart session:start, SessionEnd session:end, UserPromptSubmit
+  prompt:submit, Stop prompt:complete, PreToolUse tool:pre, PostToolUse tool:post,
+  PostToolUseFailure tool:error, SubagentStart/Stop delegate:agent_spawned/
+  _completed, PreCompact context:compaction, PermissionRequest approval:required,
+  Notification user:notification; any other hook hook:<Name>. SLUG is the Amplifier
+  slug of the line's cwd (/home/u/app -> -home-u-app). TS is the line's own
+  timestamp (only synthetic events have one), else null. Order: the event files in
+  lifecycle order (session_starts, user_inputs, PreToolUse, PermissionRequest,
+  PostToolUse, PostToolUseFailure, Notification, PreCompact, SubagentStart,
+  SubagentStop, Stop, CorrectiveFeedback, AcceptedRedirection, SessionEnd, then any
+  other _claude_<X>.jsonl by name), each in file order -- unless every event of
+  the session has a timestamp: then time order (stable), across files.
+  Never read: _claude_AssistantResponse.jsonl (copies of Stop lines), last_claude_*,
+  _transcript_final.jsonl, _codex_*. --raw prints the hook line as on disk.",
+        }),
+        filter: Some(Section {
+            title: "CLAUDE CODE HOOK CAPTURES",
+            body: "  Hook lines are filtered as their normalised events (ci-cat --help): --event
+  takes the canonical name (tool:pre, prompt:complete, hook:CorrectiveFeedback),
+  --workspace the slug of cwd, data.* paths read the hook line (data.tool_name,
+  data.tool_input.file_path), `hook` the original hook name.",
+        }),
+        grep: Some(Section {
+            title: "CLAUDE CODE HOOK CAPTURES",
+            body: "  Hook sessions are searched as their normalised events (ci-cat --help): the hook
+  line is `data`, so prompts are data.prompt, assistant messages
+  data.last_assistant_message, tool inputs data.tool_input.*, tool outputs
+  data.tool_response.* and failures data.error; match records are the same, with
+  ci.path the hook file. The AssistantResponse copy and transcript are not searched.",
+        }),
+    },
+    vocabulary: event_names,
+    layout: &ClaudeHooks,
+    dialect: &DIALECT,
+    profile: PROFILE,
+};
+
+/// The constants of Claude hook payloads (hook logs share them but time order).
+pub const PROFILE: Profile = Profile {
+    // Native hook input has no timestamp (only synthetic events do): a
+    // session is read in time order only when every line has one.
+    time_ordered: true,
+    // Hook input carries no token usage (the transcript copy does).
+    carries_usage: false,
+    // `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":LINE}`.
+    derived: true,
+    original_key: Some("hook"),
+    // `active` (until a SessionEnd: `ended`).
+    ..Profile::new("active", "a Claude Code hook line where an Amplifier event was expected")
+};
+
+/// What a Claude Code hook payload means, wherever it is kept: hook
+/// captures and hook logs ([`super::hook_logs`]) share it. They differ only
+/// in which of a payload's keys stamp its time.
+pub struct Hooks {
+    /// The payload's timestamp as written.
+    pub time: for<'a> fn(&Record<'a>) -> Option<Raw<'a>>,
+}
+
+/// The hooks dialect of hook captures: only synthetic events carry a
+/// `timestamp`.
+pub static DIALECT: Hooks = Hooks { time: timestamp };
+
+/// A hook line's `timestamp`.
+fn timestamp<'a>(rec: &Record<'a>) -> Option<Raw<'a>> {
+    rec.get("timestamp")
+}
+
 /// Why a line of a hooks capture is not an event.
 const NOT_A_HOOK_LINE: &str = "not a Claude Code hook line (needs \"hook_event_name\")";
 
-impl Adapter for ClaudeHooks {
-    fn writer(&self) -> Writer {
-        Writer::ClaudeHooks
-    }
-
+impl Layout for ClaudeHooks {
     /// `$SESSION_DATA_DIR` when set and non-empty (no default place).
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
         match std::env::var(ROOT_ENV) {
@@ -137,11 +230,6 @@ impl Adapter for ClaudeHooks {
         rec.events.unwrap_or(0)
     }
 
-    /// `active` (until a SessionEnd line: `ended`).
-    fn live_status(&self) -> &'static str {
-        "active"
-    }
-
     /// The record's `files` that are event files ([`is_event_file`]), in
     /// reading order, else those in the directory.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
@@ -155,22 +243,13 @@ impl Adapter for ClaudeHooks {
     }
 
     /// `_transcript_final.jsonl`, read as a Claude Code transcript.
-    fn companion(&self, rec: &SessionRecord) -> Option<(PathBuf, Writer)> {
+    fn companion(&self, rec: &SessionRecord) -> Option<(PathBuf, &'static Format)> {
         let copy = Path::new(&rec.path).join(TRANSCRIPT);
-        crate::files::usable_file(&copy).is_ok().then_some((copy, Writer::ClaudeTranscript))
+        crate::files::usable_file(&copy).is_ok().then_some((copy, &super::claude_transcript::FORMAT))
     }
+}
 
-    /// Hook input carries no token usage (the transcript copy does).
-    fn carries_usage(&self) -> bool {
-        false
-    }
-
-    /// Native hook input has no timestamp (only synthetic events do): a
-    /// session is read in time order only when every line has one.
-    fn time_ordered(&self) -> bool {
-        true
-    }
-
+impl Dialect for Hooks {
     fn claims(&self, rec: &Record<'_>) -> bool {
         rec.get("hook_event_name").is_some()
     }
@@ -178,24 +257,11 @@ impl Adapter for ClaudeHooks {
     /// A hook line that leaves room to be an event's `data` (`format::fits_as_data`).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         super::fits_as_data(rec)?;
-        if LineKind::of(rec) == LineKind::Writer(Writer::ClaudeHooks) {
+        if LineKind::of(rec) == LineKind::Format(&FORMAT) {
             Ok(())
         } else {
             Err(NOT_A_HOOK_LINE)
         }
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        "a Claude Code hook line where an Amplifier event was expected"
-    }
-
-    /// `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":LINE}`.
-    fn derived(&self) -> bool {
-        true
-    }
-
-    fn original_key(&self) -> Option<&'static str> {
-        Some("hook")
     }
 
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
@@ -208,10 +274,6 @@ impl Adapter for ClaudeHooks {
             Some(h) => canonical_raw(&h),
             None => rec.get("event"),
         }
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        event_names()
     }
 
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, _state: &'a ReadState) -> Cow<'a, str> {
@@ -231,9 +293,9 @@ impl Adapter for ClaudeHooks {
         rec.get_str("cwd").map(|c| Cow::Owned(slug_of(&c)))
     }
 
-    /// Only synthetic events carry one.
+    /// [`Hooks::time`].
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
-        rec.get("timestamp")
+        (self.time)(rec)
     }
 
     fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
@@ -322,7 +384,7 @@ fn unquoted(lit: &'static [u8]) -> &'static str {
 /// The hooks of [`LIFECYCLE`] without an Amplifier counterpart, as events.
 pub const OTHER_HOOK_EVENTS: [&str; 2] = ["hook:CorrectiveFeedback", "hook:AcceptedRedirection"];
 
-/// The names of [`Adapter::event_names`] for hook captures and hook logs:
+/// The names of [`Format::vocabulary`] for hook captures and hook logs:
 /// the canonical ones and [`OTHER_HOOK_EVENTS`] (any other hook gives
 /// `hook:<Name>`).
 pub fn event_names() -> Vec<&'static str> {
@@ -514,7 +576,7 @@ pub fn session_at(dir: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Ses
         transcript: Some(copy_len.is_some()),
         events: Some(s.events),
         tags: Some(tags),
-        ..SessionRecord::new(session, Writer::ClaudeHooks, dir.to_string_lossy().into_owned())
+        ..SessionRecord::new(session, &FORMAT, dir.to_string_lossy().into_owned())
     })
 }
 

@@ -48,19 +48,19 @@
 //!   Claude Code versions) is the writer's `cost_usd`.
 //!   Claude's `input_tokens` excludes cache reads (Amplifier's includes them).
 //!   A message is identified by `message.id` and `requestId`
-//!   ([`Adapter::message_key`]): token counts keep one copy per message.
+//!   ([`Dialect::message_key`]): token counts keep one copy per message.
 
 use bstr::ByteSlice;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::{str_at, Adapter, CallKey, LineKind, ReadState, Usage};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section, Usage};
 use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, read_dir_sorted};
 use crate::json::{Kind, Raw, Record};
-use crate::session::{unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{unsafe_name, Capture, SessionRecord};
 
 mod message;
 mod sessions;
@@ -76,6 +76,71 @@ pub const ROOT_ENV: &str = "CLAUDE_CONFIG_DIR";
 
 /// The Claude Code transcripts writer.
 pub struct ClaudeTranscript;
+
+/// The claude-transcript format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "claude-transcript",
+    product: "Claude Code",
+    root_env: Some(ROOT_ENV),
+    places: &["~/.claude/projects", "~/.config/claude/projects"],
+    help: Help {
+        roots: Some(
+            "each directory of $CLAUDE_CONFIG_DIR (comma-separated), else ~/.config/claude
+    and ~/.claude when they hold a projects folder (Claude Code transcripts)",
+        ),
+        find: Some(Section {
+            title: "CLAUDE CODE TRANSCRIPTS",
+            body: "  A root with a projects folder (or a folder named projects, or one project
+  folder) holds projects/<folder>/<session-id>.jsonl; each is a session, format
+  claude-transcript: project/workspace = the folder, working_dir = the first cwd,
+  started_at/last_event_at = earliest/latest timestamp of its first and last
+  lines, model = the first assistant model, files = its subagent transcripts
+  (<session-id>/subagents/agent-*.jsonl, read as part of the session).
+  --project also takes a working directory (Claude Code's folder rule: every
+  character but letters, digits and - becomes -).",
+        }),
+        ..Help::NONE
+    },
+    vocabulary,
+    layout: &ClaudeTranscript,
+    dialect: &ClaudeTranscript,
+    profile: Profile {
+        derived: true,
+        original_key: Some("transcript"),
+        multi_part: true,
+        // A resumed session's file starts with the earlier session's lines.
+        copies_history: true,
+        // A turn's response time runs from the prompt to the first assistant reply.
+        reply_ends_turn: true,
+        // `"usage"`: a response's usage object (a response line without one
+        // carries no token figure).
+        usage_bytes: Some(b"\"usage\""),
+        ..Profile::new("active", "a Claude Code transcript line, not an event")
+    },
+};
+
+/// The event names it gives for the lines it knows.
+fn vocabulary() -> Vec<&'static str> {
+    let own = [
+        "tool:pre",
+        "tool:post",
+        "tool:error",
+        "llm:content",
+        "llm:response",
+        "prompt:submit",
+        "subagent:prompt",
+        "context:compaction",
+        "transcript:block",
+        "transcript:synthetic",
+        "transcript:compact_summary",
+        "transcript:meta",
+        "transcript:user",
+        "transcript:unknown",
+        "system",
+        "progress",
+    ];
+    own.into_iter().chain(KNOWN).collect()
+}
 
 /// Part index of an assistant line that continues a message already seen.
 const CONTENT: u32 = 1;
@@ -122,11 +187,7 @@ pub fn project_folder(cwd: &str) -> String {
     cwd.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' }).collect()
 }
 
-impl Adapter for ClaudeTranscript {
-    fn writer(&self) -> Writer {
-        Writer::ClaudeTranscript
-    }
-
+impl Layout for ClaudeTranscript {
     /// `$CLAUDE_CONFIG_DIR` (comma-separated, each trimmed and `~`-expanded;
     /// a missing one is an error like any root), else `~/.config/claude` and
     /// `~/.claude` when they hold a `projects` folder.
@@ -240,11 +301,6 @@ impl Adapter for ClaudeTranscript {
         project_folder(dir)
     }
 
-    /// Transcripts have no status.
-    fn live_status(&self) -> &'static str {
-        "active"
-    }
-
     /// Non-blank lines of the session's files.
     fn event_count(&self, rec: &SessionRecord) -> u64 {
         self.files(rec).iter().map(|f| crate::files::count_lines(f)).sum()
@@ -263,6 +319,13 @@ impl Adapter for ClaudeTranscript {
         files
     }
 
+    /// The subagent transcripts beside the session (`files`).
+    fn subagents(&self, rec: &SessionRecord) -> u64 {
+        rec.files.as_ref().map_or(0, |f| f.len() as u64)
+    }
+}
+
+impl Dialect for ClaudeTranscript {
     /// A string `type` with `uuid`, `sessionId` or `message`; or, without a
     /// `type` (as older writers and ccusage's fixtures have it), a `message`
     /// object with a `sessionId`.
@@ -279,24 +342,12 @@ impl Adapter for ClaudeTranscript {
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         super::fits_as_data(rec)?;
         match LineKind::of(rec) {
-            LineKind::Writer(Writer::ClaudeTranscript) => Ok(()),
+            LineKind::Format(f) if f == &FORMAT => Ok(()),
             LineKind::Unknown | LineKind::Session if rec.get("type").is_some_and(|t| t.kind() == Kind::String) => {
                 Ok(())
             }
             _ => Err(NOT_A_TRANSCRIPT_LINE),
         }
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        "a Claude Code transcript line, not an event"
-    }
-
-    fn derived(&self) -> bool {
-        true
-    }
-
-    fn multi_part(&self) -> bool {
-        true
     }
 
     /// Each assistant line (and each subagent response a `progress` line
@@ -375,38 +426,12 @@ impl Adapter for ClaudeTranscript {
         }
     }
 
-    fn original_key(&self) -> Option<&'static str> {
-        Some("transcript")
-    }
-
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         rec.get("type")
     }
 
     fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        let own = [
-            "tool:pre",
-            "tool:post",
-            "tool:error",
-            "llm:content",
-            "llm:response",
-            "prompt:submit",
-            "subagent:prompt",
-            "context:compaction",
-            "transcript:block",
-            "transcript:synthetic",
-            "transcript:compact_summary",
-            "transcript:meta",
-            "transcript:user",
-            "transcript:unknown",
-            "system",
-            "progress",
-        ];
-        own.into_iter().chain(KNOWN).collect()
     }
 
     fn name<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Cow<'a, str> {
@@ -569,27 +594,6 @@ impl Adapter for ClaudeTranscript {
 
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         str_at(data, "sessionId")
-    }
-
-    /// `"usage"`: a response's usage object (a response line without one
-    /// carries no token figure).
-    fn usage_bytes(&self) -> Option<&'static [u8]> {
-        Some(b"\"usage\"")
-    }
-
-    /// The subagent transcripts beside the session (`files`).
-    fn subagents(&self, rec: &SessionRecord) -> u64 {
-        rec.files.as_ref().map_or(0, |f| f.len() as u64)
-    }
-
-    /// A resumed session's file starts with the earlier session's lines.
-    fn copies_history(&self) -> bool {
-        true
-    }
-
-    /// A turn's response time runs from the prompt to the first assistant reply.
-    fn reply_ends_turn(&self) -> bool {
-        true
     }
 }
 

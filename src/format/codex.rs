@@ -57,12 +57,12 @@ use std::path::{Path, PathBuf};
 
 use bstr::ByteSlice;
 
-use super::{str_at, Adapter, CallKey, LineKind, ReadState};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::files::expand_tilde;
 use crate::json::{Index, Kind, Raw, Record};
-use crate::session::{Capture, SessionRecord, Writer};
+use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 mod sessions;
@@ -73,6 +73,43 @@ pub const ROOT_ENV: &str = "CODEX_HOME";
 
 /// The Codex CLI rollouts writer.
 pub struct Codex;
+
+/// The codex format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "codex",
+    product: "Codex",
+    root_env: Some(ROOT_ENV),
+    places: &["~/.codex/sessions"],
+    help: Help {
+        roots: Some("$CODEX_HOME, else ~/.codex when it holds sessions/ or archived_sessions/ (Codex)"),
+        find: Some(Section {
+            title: "CODEX ROLLOUTS",
+            body: "  sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/ (a session in both:
+  the sessions/ copy); format codex: session = session_meta id (else the file
+  name's UUID), working_dir = its cwd, project/workspace = the cwd's slug, model =
+  the first turn_context model, tags = originator:, cli:, source:.",
+        }),
+        ..Help::NONE
+    },
+    vocabulary,
+    layout: &Codex,
+    dialect: &Codex,
+    profile: Profile {
+        derived: true,
+        original_key: Some("codex"),
+        // `"token_count"`: every response is a token count (the other lines are
+        // still observed for the model and the running total).
+        usage_bytes: Some(b"\"token_count\""),
+        ..Profile::new("active", "a Codex rollout line, not an event")
+    },
+};
+
+/// The event names it gives for the lines it knows.
+fn vocabulary() -> Vec<&'static str> {
+    let mapped = ["session:start", "context:compaction", "prompt:submit", "prompt:complete", "llm:response"];
+    let tools = ["tool:pre", "tool:post", "tool:error", "codex:unknown"];
+    mapped.into_iter().chain(tools).chain(KNOWN).collect()
+}
 
 /// Why a line of a rollout is not one of its events.
 const NOT_A_ROLLOUT_LINE: &str = "not a Codex rollout line (needs a string \"type\" and an object \"payload\")";
@@ -96,11 +133,7 @@ const KNOWN: [&str; 12] = [
     "codex:patch_apply_end",
 ];
 
-impl Adapter for Codex {
-    fn writer(&self) -> Writer {
-        Writer::Codex
-    }
-
+impl Layout for Codex {
     /// `$CODEX_HOME` (`~`-expanded; a missing one is an error like any
     /// root), else `~/.codex` when it holds `sessions/` or `archived_sessions/`.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
@@ -162,11 +195,6 @@ impl Adapter for Codex {
         PathBuf::from(&rec.path)
     }
 
-    /// Rollouts have no status.
-    fn live_status(&self) -> &'static str {
-        "active"
-    }
-
     fn event_count(&self, rec: &SessionRecord) -> u64 {
         crate::files::count_lines(Path::new(&rec.path))
     }
@@ -174,7 +202,9 @@ impl Adapter for Codex {
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
         vec![PathBuf::from(&rec.path)]
     }
+}
 
+impl Dialect for Codex {
     /// A string `type` Codex writes and an object `payload`.
     fn claims(&self, rec: &Record<'_>) -> bool {
         rec.get("payload").is_some_and(|p| p.kind() == Kind::Object)
@@ -187,7 +217,7 @@ impl Adapter for Codex {
     /// record's `data` is an object (the next tool in a pipe would refuse it).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
         match LineKind::of(rec) {
-            LineKind::Writer(Writer::Codex) => Ok(()),
+            LineKind::Format(f) if f == &FORMAT => Ok(()),
             LineKind::Unknown
                 if rec.get("type").is_some_and(|t| t.kind() == Kind::String)
                     && rec.get("payload").is_some_and(|p| p.kind() == Kind::Object) =>
@@ -196,18 +226,6 @@ impl Adapter for Codex {
             }
             _ => Err(NOT_A_ROLLOUT_LINE),
         }
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        "a Codex rollout line, not an event"
-    }
-
-    fn derived(&self) -> bool {
-        true
-    }
-
-    fn original_key(&self) -> Option<&'static str> {
-        Some("codex")
     }
 
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
@@ -262,12 +280,6 @@ impl Adapter for Codex {
 
     fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        let mapped = ["session:start", "context:compaction", "prompt:submit", "prompt:complete", "llm:response"];
-        let tools = ["tool:pre", "tool:post", "tool:error", "codex:unknown"];
-        mapped.into_iter().chain(tools).chain(KNOWN).collect()
     }
 
     fn name<'a>(&self, rec: &Record<'a>, _part: u32, state: &'a ReadState) -> Cow<'a, str> {
@@ -380,12 +392,6 @@ impl Adapter for Codex {
 
     fn file_path<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
         None
-    }
-
-    /// `"token_count"`: every response is a token count (the other lines are
-    /// still observed for the model and the running total).
-    fn usage_bytes(&self) -> Option<&'static [u8]> {
-        Some(b"\"token_count\"")
     }
 
     fn session_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {

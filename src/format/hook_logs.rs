@@ -47,21 +47,20 @@
 //!   `hookEventName`) are not read: each file holding some gets one warning
 //!   (`N droid hook payloads (camelCase keys): not read`); they are not damage.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::claude_hooks::{ClaudeHooks, Scan};
-use super::{Adapter, CallKey, ReadState};
+use super::claude_hooks::{Hooks, Scan};
 use super::{Cx, Detail, Memo};
+use super::{Format, Help, Layout, Profile, Section};
 use crate::diag::Diag;
 use crate::elements::{ArrayError, ElementReader, ReadError};
 use crate::json::{Index, Raw, Record};
 use crate::lines::{Line, LineSource, Site};
-use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord, Writer};
+use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 mod sessions;
@@ -92,6 +91,36 @@ const LOGS: &str = "logs";
 
 /// The Claude Code hook-log writer (`logs/*.json` arrays).
 pub struct ClaudeHookLogs;
+
+/// The claude-hook-logs format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "claude-hook-logs",
+    product: "Claude Code",
+    root_env: None,
+    places: &[],
+    help: Help {
+        find: Some(Section {
+            title: "CLAUDE CODE HOOK LOGS",
+            body: "  A folder holding the hooks template's arrays (pre_tool_use.json, post_tool_use.json,
+  stop.json, …), or a project folder whose logs/ does, is a root (no default root);
+  format claude-hook-logs, one record per session_id found in its arrays: path = the
+  folder, files = the arrays holding it, bytes = its elements' bytes, events = its hook
+  payloads; workspace, status, model and tags as for hook sessions. Naive local times
+  are not used (started_at/last_event_at null). chat.json is not read.",
+        }),
+        ..Help::NONE
+    },
+    vocabulary: super::claude_hooks::event_names,
+    layout: &ClaudeHookLogs,
+    dialect: &DIALECT,
+    // Claude hooks' (the same payloads), but in file order: the arrays'
+    // naive local times are no instants (module docs).
+    profile: Profile { time_ordered: false, ..super::claude_hooks::PROFILE },
+};
+
+/// Claude Code hooks' dialect (the same payloads), with the hook-log
+/// arrays' time ([`time_raw`]).
+static DIALECT: Hooks = Hooks { time: time_raw };
 
 /// Whether a file name is one of the hook-log arrays.
 pub fn is_hook_log_name(name: &str) -> bool {
@@ -335,11 +364,7 @@ impl LineSource for SessionLines {
     }
 }
 
-impl Adapter for ClaudeHookLogs {
-    fn writer(&self) -> Writer {
-        Writer::ClaudeHookLogs
-    }
-
+impl Layout for ClaudeHookLogs {
     /// None: hook-log folders sit in projects, found only where pointed at.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
         vec![]
@@ -363,7 +388,7 @@ impl Adapter for ClaudeHookLogs {
         None
     }
 
-    /// See [`Adapter::file_captures`].
+    /// See [`Layout::file_captures`].
     fn file_capture(&self, _file: &Path, _cx: &Cx<'_>, _diag: &Diag) -> Option<Capture> {
         None
     }
@@ -397,7 +422,7 @@ impl Adapter for ClaudeHookLogs {
         records_of(dir, &usable_hook_files(dir, |_| None), cx.memo, None, Some(session)).pop()
     }
 
-    /// Sessions not seen yet, by [`Adapter::session_dir`]; an array that is
+    /// Sessions not seen yet, by [`Layout::session_dir`]; an array that is
     /// no regular file is reported once (its path joins `seen`).
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let Some(dir) = folder_of(root) else { return vec![] };
@@ -414,11 +439,6 @@ impl Adapter for ClaudeHookLogs {
     /// The record's `events` (hook payloads, counted at discovery).
     fn event_count(&self, rec: &SessionRecord) -> u64 {
         rec.events.unwrap_or(0)
-    }
-
-    /// `active` (until a SessionEnd: `ended`).
-    fn live_status(&self) -> &'static str {
-        "active"
     }
 
     /// The record's `files` that are hook-log arrays, in reading order, else
@@ -469,100 +489,6 @@ impl Adapter for ClaudeHookLogs {
             (true, _) => return Some(Box::new(NoLines)),
         };
         Some(Box::new(SessionLines { reader, runs, next: 0, left: 0, number: 0 }))
-    }
-
-    /// Hook input carries no token usage.
-    fn carries_usage(&self) -> bool {
-        false
-    }
-
-    /// Lines are classified as medicine-wheel hook lines are (the same payloads).
-    fn claims(&self, _rec: &Record<'_>) -> bool {
-        false
-    }
-
-    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
-        ClaudeHooks.accept(rec)
-    }
-
-    fn foreign_line(&self) -> &'static str {
-        ClaudeHooks.foreign_line()
-    }
-
-    /// `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":ELEMENT}`.
-    fn derived(&self) -> bool {
-        true
-    }
-
-    fn original_key(&self) -> Option<&'static str> {
-        ClaudeHooks.original_key()
-    }
-
-    fn original<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
-        ClaudeHooks.original(rec, part)
-    }
-
-    fn name_raw<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
-        ClaudeHooks.name_raw(rec, part)
-    }
-
-    fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str> {
-        ClaudeHooks.name(rec, part, state)
-    }
-
-    fn event_names(&self) -> Vec<&'static str> {
-        ClaudeHooks.event_names()
-    }
-
-    /// The element, compacted.
-    fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>> {
-        ClaudeHooks.data(rec, part, state)
-    }
-
-    fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>> {
-        ClaudeHooks.workspace(rec)
-    }
-
-    /// `timestamp`, else `logged_at`, only when it has a `Z` or an offset
-    /// (a naive local time is not an instant: module docs).
-    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
-        time_raw(rec)
-    }
-
-    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
-        ClaudeHooks.tool_name(data)
-    }
-
-    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
-        ClaudeHooks.call_key(data)
-    }
-
-    fn failed(&self, data: Raw<'_>) -> bool {
-        ClaudeHooks.failed(data)
-    }
-
-    fn duration_ms<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
-        ClaudeHooks.duration_ms(data)
-    }
-
-    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
-        ClaudeHooks.model(data)
-    }
-
-    fn status<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
-        ClaudeHooks.status(data)
-    }
-
-    fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
-        ClaudeHooks.tokens(data)
-    }
-
-    fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
-        ClaudeHooks.file_path(data)
-    }
-
-    fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
-        ClaudeHooks.session_id(data)
     }
 }
 

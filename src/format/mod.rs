@@ -1,4 +1,4 @@
-//! The writers the toolkit reads, one module each, behind one interface.
+//! The formats the toolkit reads, one module each, listed in one registry ([`FORMATS`]).
 //!
 //! A writer is an agent framework's way of putting sessions on disk. Each
 //! module says only what differs between writers:
@@ -18,23 +18,47 @@
 //!   child links.
 //!
 //! Everything else (`aggregate`, `predicate`, `search`, `cmd`) reads events
-//! through [`crate::record::Event`], whose methods ask the event's writer.
+//! through [`crate::record::Event`], whose methods ask the event's format.
 //!
-//! # Adding a writer
-//! 1. A module here implementing [`Adapter`] (discovery, reading, events,
-//!    semantics), with its own unit tests.
-//! 2. Its [`Writer`] variant in [`crate::session`] (the name session records
-//!    carry) and its line in the registry ([`Writer::adapter`], [`WRITERS`]).
+//! # Naming
+//! The one word is **format**: a [`Format`] is everything the toolkit knows
+//! of one way of putting sessions on disk (this module, the `format` key of
+//! session records, [`Capture::format`], [`LineKind::Format`]). The agent
+//! program that writes it is "the writer" in prose only. A format's
+//! behaviour has two parts, named for what they say: its [`Layout`] (where
+//! sessions and files are) and its [`Dialect`] (what a line means); its
+//! constants are data, its [`Profile`].
+//!
+//! # The registry
+//! [`FORMATS`] lists every format, in the order roots and sessions are
+//! listed. A format is named by its handle `&'static Format` (compared by
+//! address, printed and read back as its name); nothing outside this
+//! module names a particular one. Help texts, man pages, shell completions
+//! and the tests' pinned environment read the registry.
+//!
+//! # Adding a format
+//! 1. `src/format/<name>.rs`: its `pub static FORMAT: Format` (name, root
+//!    env var and default places, [`Help`] sections, event vocabulary,
+//!    layout, dialect, [`Profile`]) and a unit struct implementing
+//!    [`Layout`] (discovery, reading: 8 required methods) and [`Dialect`]
+//!    (events, semantics: 14 required methods), with its own unit tests
+//!    (`<name>/tests.rs`). A format that keeps another's lines elsewhere
+//!    points at that format's dialect and profile (as [`hook_logs`] does at
+//!    Claude hooks' [`claude_hooks::Hooks`] and [`claude_hooks::PROFILE`]).
+//! 2. Two lines here: `pub mod <name>;` and `&<name>::FORMAT` in [`FORMATS`].
 //! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
-//!    `fixtures/README.md`) and a generator in `tests/` for what fixtures
-//!    cannot show.
-//!    A writer whose files are not one event per line (JSON arrays) gives
-//!    its lines through [`Adapter::lines_of`] ([`hook_logs`] and
+//!    `fixtures/README.md`), and a line in `tests/stdin.rs`'s fixture roots
+//!    when the format has a root env var; a generator in `tests/` for what
+//!    fixtures cannot show.
+//!    A format whose files are not one event per line (JSON arrays) gives
+//!    its lines through [`Layout::lines_of`] ([`hook_logs`] and
 //!    [`crate::elements`]).
 //! 4. Integration tests of each tool on them (`ci-find`, `ci-cat`,
 //!    `ci-filter`, `ci-agg --sessions/--tools/--tokens`, `ci-grep`), and the
 //!    hostile-input cases of `tests/writers_hostile.rs`; a fuzz target for a
 //!    line normaliser goes through `fuzz/fuzz_targets/common/normalise.rs`.
+//! 5. The README's section on it, and the man pages regenerated (its help
+//!    sections change them: see `tests/man.rs`).
 
 pub mod amplifier;
 pub mod claude_hooks;
@@ -42,6 +66,7 @@ pub mod claude_transcript;
 pub mod codex;
 mod context;
 pub mod hook_logs;
+mod registry;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -50,38 +75,29 @@ use std::path::{Path, PathBuf};
 use crate::diag::Diag;
 use crate::error::Result;
 use crate::json::{Kind, Raw, Record};
-use crate::session::{Capture, SessionRecord, Writer};
+use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 pub use context::{Cx, Detail, Memo, PeekCache};
+pub use registry::{event_names, no_default_root, roots_list, with_sections, Format, Help, Profile, Section};
 
-/// Every writer, in the order roots and sessions are listed.
-pub const WRITERS: [Writer; 5] =
-    [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript, Writer::Codex, Writer::ClaudeHookLogs];
+/// Every format, in the order roots and sessions are listed (the registry).
+#[rustfmt::skip] // one line per format: adding one is adding a line
+pub static FORMATS: &[&Format] = &[
+    &amplifier::FORMAT,
+    &claude_hooks::FORMAT,
+    &claude_transcript::FORMAT,
+    &codex::FORMAT,
+    &hook_logs::FORMAT,
+];
 
-impl Writer {
-    /// The writer's module (the registry).
-    pub fn adapter(self) -> &'static dyn Adapter {
-        match self {
-            Writer::Amplifier => &amplifier::Amplifier,
-            Writer::ClaudeHooks => &claude_hooks::ClaudeHooks,
-            Writer::ClaudeTranscript => &claude_transcript::ClaudeTranscript,
-            Writer::Codex => &codex::Codex,
-            Writer::ClaudeHookLogs => &hook_logs::ClaudeHookLogs,
-        }
-    }
-}
-
-/// The event names of every writer ([`Adapter::event_names`]), sorted, once each.
-pub fn event_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = WRITERS.iter().flat_map(|w| w.adapter().event_names()).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-}
+/// The format of event records as every tool prints them, which is the
+/// shape of Amplifier's lines: what a record of no other format
+/// ([`of_record`]), or a file outside every format's layout, is read as.
+pub static PLAIN: &Format = &amplifier::FORMAT;
 
 /// Token and cost fields, in the toolkit's one set of names. Each writer maps
-/// its own usage keys onto these ([`Adapter::tokens`]).
+/// its own usage keys onto these ([`Dialect::tokens`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Usage {
     /// `input_tokens`.
@@ -130,8 +146,8 @@ pub enum LineKind {
     /// A string `event` and an object `data`: an Amplifier line, and the
     /// shape of every event record the toolkit prints.
     Event,
-    /// A line of another writer the toolkit reads (e.g. a hook payload).
-    Writer(Writer),
+    /// A line of another format the toolkit reads (e.g. a hook payload).
+    Format(&'static Format),
     /// `session` and `path`, no `event`: a `ci-find` record.
     Session,
     /// A string `event`, `match` and `snippet`, no `data`: a `ci-grep` match
@@ -157,8 +173,8 @@ impl LineKind {
         if event_is_str && !has("data") && has("match") && has("snippet") {
             return LineKind::Match;
         }
-        if let Some(w) = WRITERS.into_iter().find(|w| w.adapter().claims(rec)) {
-            return LineKind::Writer(w);
+        if let Some(f) = FORMATS.iter().find(|f| f.dialect.claims(rec)) {
+            return LineKind::Format(f);
         }
         if !has("event") && has("session") && rec.get("path").is_some_and(|p| p.as_str().is_some()) {
             LineKind::Session
@@ -171,7 +187,7 @@ impl LineKind {
     pub fn not_an_event(self) -> &'static str {
         match self {
             LineKind::Event => "an event record",
-            LineKind::Writer(w) => w.adapter().foreign_line(),
+            LineKind::Format(f) => f.profile.foreign_line,
             LineKind::Session => "a session record where an event was expected",
             LineKind::Match => "a ci-grep match record where an event was expected",
             LineKind::OtherLog => "another logger's line (amplifier.log format), not an event",
@@ -184,16 +200,13 @@ impl LineKind {
 /// (already normalised by a ci-* tool): the one whose envelope key for the
 /// original event name it carries (`hook` for Claude hooks), else Amplifier,
 /// whose lines have the event-record shape.
-pub fn of_record(rec: &Record<'_>) -> Writer {
-    WRITERS
-        .into_iter()
-        .find(|w| w.adapter().original_key().is_some_and(|k| rec.get(k).is_some()))
-        .unwrap_or(Writer::Amplifier)
+pub fn of_record(rec: &Record<'_>) -> &'static Format {
+    FORMATS.iter().find(|f| f.profile.original_key.is_some_and(|k| rec.get(k).is_some())).copied().unwrap_or(PLAIN)
 }
 
 /// A capture described by a session record, with its files in reading order.
 pub fn capture(rec: SessionRecord) -> Capture {
-    let files = rec.format.adapter().files(&rec);
+    let files = rec.format.layout.files(&rec);
     Capture {
         session: rec.session.clone(),
         path: PathBuf::from(&rec.path),
@@ -205,21 +218,16 @@ pub fn capture(rec: SessionRecord) -> Capture {
     }
 }
 
-/// One writer: what differs between writers, and nothing else. See the
+/// Where a format's sessions and files are: discovery and reading. See the
 /// module docs; [`amplifier::Amplifier`] is the reference.
-pub trait Adapter: Sync {
-    // --- discovery ---
-
-    /// The writer's id.
-    fn writer(&self) -> Writer;
-
+pub trait Layout: Sync {
     /// The roots searched when none is given (from the writer's environment
     /// variable, else its default place; none when it has no default).
     fn default_roots(&self, diag: &Diag) -> Vec<PathBuf>;
 
     /// Every session of this writer under `root`, in path order. An error
     /// only when the root itself cannot be listed (and this writer is the
-    /// one that reports it: the first in [`WRITERS`]).
+    /// one that reports it: the first in [`FORMATS`]).
     /// `detail` says which fields reading the captures can do without.
     fn discover(&self, root: &Path, detail: Detail, cx: &Cx<'_>, diag: &Diag) -> Result<Vec<SessionRecord>>;
 
@@ -233,7 +241,7 @@ pub trait Adapter: Sync {
 
     /// When `file` (named as an argument) sits in this writer's layout: its
     /// captures (a writer whose files mix sessions has several per file).
-    /// The default: [`Adapter::file_capture`].
+    /// The default: [`Layout::file_capture`].
     fn file_captures(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
         self.file_capture(file, cx, diag).map(|c| vec![c])
     }
@@ -259,7 +267,7 @@ pub trait Adapter: Sync {
         None
     }
 
-    /// The directory a session lives in (what [`Adapter::fresh`] keys by).
+    /// The directory a session lives in (what [`Layout::fresh`] keys by).
     fn session_dir(&self, rec: &SessionRecord) -> PathBuf;
 
     /// The events a session holds, for `--min-events`/`--max-events` (may
@@ -279,32 +287,15 @@ pub trait Adapter: Sync {
         crate::session::slug_of(dir)
     }
 
-    /// The `status` that means the session is live.
-    fn live_status(&self) -> &'static str;
-
-    // --- reading ---
-
     /// The files of a session, in reading order.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf>;
-
-    /// Whether a session's events are visited in time order when every one
-    /// of them has a timestamp (else file order, file by file).
-    fn time_ordered(&self) -> bool {
-        false
-    }
 
     /// A file of another writer that holds what this session's own files
     /// lack (a hooks session's transcript copy: its time, model and token
     /// usage). Analytics read it beside the session's events ([`crate::source::Visitor::companion_event`]);
     /// the event stream does not.
-    fn companion(&self, _rec: &SessionRecord) -> Option<(PathBuf, Writer)> {
+    fn companion(&self, _rec: &SessionRecord) -> Option<(PathBuf, &'static Format)> {
         None
-    }
-
-    /// Whether the writer's own events carry token usage (else a session's
-    /// tokens are unknown, null, unless a companion file gives them).
-    fn carries_usage(&self) -> bool {
-        true
     }
 
     /// The lines of `file` (shown as `display`) for capture `cap`, when the
@@ -323,8 +314,17 @@ pub trait Adapter: Sync {
         None
     }
 
-    // --- events ---
+    /// Subagent sessions a session record knows of (beside delegation events).
+    fn subagents(&self, _rec: &SessionRecord) -> u64 {
+        0
+    }
+}
 
+/// What a line of a format means: which lines are its events, their
+/// envelope, and the semantics analytics, predicates and search read. Two
+/// formats that keep the same lines in different places share one
+/// ([`claude_hooks::Hooks`]).
+pub trait Dialect: Sync {
     /// Whether a line that is not an event record is one of this writer's
     /// (formats.md §3).
     fn claims(&self, rec: &Record<'_>) -> bool;
@@ -332,37 +332,16 @@ pub trait Adapter: Sync {
     /// Whether a line of one of this writer's captures is an event, else why not.
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str>;
 
-    /// Why a line of this writer is not an event where another writer's was expected.
-    fn foreign_line(&self) -> &'static str;
-
-    /// Whether the event record is derived from the line (name, workspace,
-    /// `data` built from the writer's own keys) rather than the line itself.
-    fn derived(&self) -> bool {
-        false
-    }
-
-    /// For derived records: the key that keeps the writer's own event name
-    /// (`hook` for Claude hooks).
-    fn original_key(&self) -> Option<&'static str> {
-        None
-    }
-
     /// The events a line yields, as part indices into `out` (for a writer
-    /// whose lines can yield several, [`Adapter::multi_part`]): what each index
-    /// means is the writer's, stateless ([`Adapter::name`] of a part); which
+    /// whose lines can yield several, [`Profile::multi_part`]): what each index
+    /// means is the writer's, stateless ([`Dialect::name`] of a part); which
     /// of them a line yields may depend on what the capture held before
     /// (`state`: e.g. whether a message was already written).
     fn parts(&self, _rec: &Record<'_>, _state: &mut ReadState, out: &mut Vec<u32>) {
         out.push(0);
     }
 
-    /// Whether the writer's lines can yield several events (provenance then
-    /// carries the part index of each).
-    fn multi_part(&self) -> bool {
-        false
-    }
-
-    /// The writer's own event name of a line's part (the value of [`Adapter::original_key`]).
+    /// The writer's own event name of a line's part (the value of [`Profile::original_key`]).
     fn original<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
     }
@@ -373,10 +352,6 @@ pub trait Adapter: Sync {
     /// The event name of a line's part.
     fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str>;
 
-    /// The event names this writer gives for the lines it knows (what shell
-    /// completions offer for `--event`; a writer may give others).
-    fn event_names(&self) -> Vec<&'static str>;
-
     /// The `data` of a line's part.
     fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>>;
 
@@ -385,7 +360,7 @@ pub trait Adapter: Sync {
     /// the last turn context, the running token total). The default keeps nothing.
     fn observe(&self, _rec: &Record<'_>, _state: &mut ReadState) {}
 
-    /// Whether a raw line may change what [`Adapter::observe`] keeps: such a
+    /// Whether a raw line may change what [`Dialect::observe`] keeps: such a
     /// line is parsed (and observed) even when a tool's pre-check would skip
     /// it. The default: no line does.
     fn observes(&self, _raw: &[u8]) -> bool {
@@ -397,18 +372,6 @@ pub trait Adapter: Sync {
     /// when a tool's pre-check would skip it, unless the tool reads no tool
     /// names ([`crate::source::Visitor::reads_tools`]). The default: no line does.
     fn starts_calls(&self, _raw: &[u8]) -> bool {
-        false
-    }
-
-    /// Whether each line's events depend on that line alone: nothing is
-    /// observed ([`Adapter::observe`]), [`Adapter::parts`] ignores the state,
-    /// and a session is plain JSONL files read line by line in file order
-    /// (not [`Adapter::lines_of`], not [`Adapter::time_ordered`], no
-    /// [`Adapter::companion`]). A large capture file of such a writer may be
-    /// read in parts by several threads ([`crate::source`]), and one that grew
-    /// can be read from its old end on, with what was read before kept (the
-    /// capture cache, [`crate::aggregate::cached`]). The default: no.
-    fn lines_independent(&self) -> bool {
         false
     }
 
@@ -426,31 +389,27 @@ pub trait Adapter: Sync {
         false
     }
 
-    // --- the hot semantics read off an indexed line (defaults: through `data`) ---
-
-    /// [`Adapter::tokens`] of a line's part read from a capture, whose `data`
+    /// [`Dialect::tokens`] of a line's part read from a capture, whose `data`
     /// is `data` (a writer whose `data` is the whole line reads its top-level
     /// keys through the index instead).
     fn line_tokens<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
         data.map_or([None; 5], |d| self.tokens(d))
     }
 
-    /// [`Adapter::model`] of a line's part read from a capture.
+    /// [`Dialect::model`] of a line's part read from a capture.
     fn line_model<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         self.model(data?)
     }
 
-    /// [`Adapter::cache_write_1h`] of a line's part read from a capture.
+    /// [`Dialect::cache_write_1h`] of a line's part read from a capture.
     fn line_cache_write_1h<'a>(&self, _rec: &Record<'a>, _part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
         self.cache_write_1h(data?)
     }
 
-    /// [`Adapter::message_key`] of a line's part read from a capture.
+    /// [`Dialect::message_key`] of a line's part read from a capture.
     fn line_message_key(&self, _rec: &Record<'_>, _part: u32, data: Option<Raw<'_>>, out: &mut String) -> bool {
         data.is_some_and(|d| self.message_key(d, out))
     }
-
-    // --- semantics, read from an event's `data` (the line's, or a piped record's) ---
 
     /// The tool a tool event is about.
     fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>>;
@@ -487,13 +446,6 @@ pub trait Adapter: Sync {
         None
     }
 
-    /// Whether the writer's `input_tokens` includes the cache reads
-    /// (Amplifier's gross count); pricing then bills `input − cache_read` at
-    /// the input rate. The toolkit prints the figure as written.
-    fn input_includes_cache_read(&self) -> bool {
-        false
-    }
-
     /// What identifies a response written several times (Claude Code writes
     /// one line per content block, each repeating the usage): token counts
     /// keep one copy per key, the largest of each figure. Written into `out`
@@ -501,33 +453,6 @@ pub trait Adapter: Sync {
     /// response counts.
     fn message_key(&self, _data: Raw<'_>, _out: &mut String) -> bool {
         false
-    }
-
-    /// Whether the writer copies earlier history (responses, tool calls)
-    /// into another session's files (Claude Code's resumed sessions): a run
-    /// then counts each once, in the session of its first line.
-    fn copies_history(&self) -> bool {
-        false
-    }
-
-    /// Whether a turn's response time ends at its first `llm:response` (else
-    /// at its `orchestrator:complete`, or its last `prompt:complete`), and
-    /// its messages are prompts + responses (else prompts + completions).
-    fn reply_ends_turn(&self) -> bool {
-        false
-    }
-
-    /// Subagent sessions a session record knows of (beside delegation events).
-    fn subagents(&self, _rec: &SessionRecord) -> u64 {
-        0
-    }
-
-    /// Bytes every line that carries token usage holds (unless it spells
-    /// its keys with `\u` escapes): lines without them can be passed over by
-    /// a tokens count ([`crate::source::Visitor::needs_events`]). `None`: no
-    /// such shortcut.
-    fn usage_bytes(&self) -> Option<&'static [u8]> {
-        None
     }
 
     /// The file a tool event reads or edits.
@@ -558,7 +483,7 @@ pub trait Adapter: Sync {
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
 }
 
-/// What a writer remembers while one capture is read ([`Adapter::parts`]).
+/// What a writer remembers while one capture is read ([`Dialect::parts`]).
 #[derive(Debug, Default)]
 pub struct ReadState {
     /// 64-bit hashes of the keys seen (a collision among a capture's
@@ -729,18 +654,28 @@ mod tests {
 
     #[test]
     fn a_writer_whose_lines_are_independent_keeps_no_state_across_them() {
-        for w in WRITERS {
-            let a = w.adapter();
-            if a.lines_independent() {
-                assert!(!a.time_ordered() && !a.multi_part(), "{w:?}");
-                assert!(!a.observes(b"{}") && !a.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
+        for w in FORMATS {
+            let (p, d) = (w.profile, w.dialect);
+            if p.lines_independent {
+                assert!(!p.time_ordered && !p.multi_part, "{w:?}");
+                assert!(!d.observes(b"{}") && !d.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
             }
         }
-        assert!(Writer::Amplifier.adapter().lines_independent());
-        assert!(!Writer::Codex.adapter().lines_independent());
-        assert!(!Writer::ClaudeTranscript.adapter().lines_independent());
-        assert!(!Writer::ClaudeHooks.adapter().lines_independent());
-        assert!(!Writer::ClaudeHookLogs.adapter().lines_independent());
+        assert!(amplifier::FORMAT.profile.lines_independent);
+        assert!(!codex::FORMAT.profile.lines_independent);
+        assert!(!claude_transcript::FORMAT.profile.lines_independent);
+        assert!(!claude_hooks::FORMAT.profile.lines_independent);
+        assert!(!hook_logs::FORMAT.profile.lines_independent);
+    }
+
+    #[test]
+    fn a_home_without_roots_is_told_every_default_place_and_root_variable() {
+        assert_eq!(
+            no_default_root(),
+            "found no capture root: none of ~/.amplifier/projects, ~/.claude/projects, \
+             ~/.config/claude/projects, ~/.codex/sessions exists (name a PATH or --root, or set \
+             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, CLAUDE_CONFIG_DIR, CODEX_HOME or SESSION_DATA_DIR)"
+        );
     }
 
     #[test]

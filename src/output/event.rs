@@ -22,9 +22,9 @@
 use std::borrow::Cow;
 use std::io::Write;
 
+use crate::format::Format;
 use crate::json::{Path, Raw};
 use crate::record::{Event, ENVELOPE, PROVENANCE_KEY, TOOL_KEY};
-use crate::session::Writer;
 use crate::truncate;
 
 /// The name a capture line's own `ci` key is printed under (it is never
@@ -69,7 +69,7 @@ pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, li
 pub fn write_cut(
     out: &mut Vec<u8>,
     origin: Option<(crate::lines::Site, u64)>,
-    writer: Option<Writer>,
+    writer: Option<&'static Format>,
     fields: Option<&[Path]>,
 ) {
     out.extend_from_slice(b"\"cut\":");
@@ -84,7 +84,7 @@ pub fn write_cut(
     }
     if let Some(writer) = writer {
         out.extend_from_slice(b",\"writer\":");
-        json_str(out, writer.name());
+        json_str(out, writer.name);
     }
     if let Some(fields) = fields {
         out.extend_from_slice(b",\"fields\":[");
@@ -106,19 +106,24 @@ pub fn write_cut(
 /// event record that came whole from a pipe).
 pub fn write_event_site(out: &mut Vec<u8>, ev: &Event<'_>) {
     match ev.provenance() {
-        Some(ci) => with_cut(out, ci, ev.cut_origin(), Some(ev.writer())),
+        Some(ci) => with_cut(out, ci, ev.cut_origin(), Some(ev.format())),
         None => {
             write_provenance(out, ev.session().as_deref(), ev.source, ev.line, ev.part);
             out.pop();
             out.push(b',');
-            write_cut(out, ev.cut_origin(), Some(ev.writer()), None);
+            write_cut(out, ev.cut_origin(), Some(ev.format()), None);
             out.push(b'}');
         }
     }
 }
 
 /// Writes a provenance object `ci` as it was, with the cut marker added.
-fn with_cut(out: &mut Vec<u8>, ci: Raw<'_>, origin: Option<(crate::lines::Site, u64)>, writer: Option<Writer>) {
+fn with_cut(
+    out: &mut Vec<u8>,
+    ci: Raw<'_>,
+    origin: Option<(crate::lines::Site, u64)>,
+    writer: Option<&'static Format>,
+) {
     let body = ci.bytes().trim_ascii_end();
     match body.strip_suffix(b"}") {
         Some(open) if ci.kind() == crate::json::Kind::Object => {
@@ -233,7 +238,7 @@ impl EventPrinter {
     /// (it may leave out what tells it) and its paths.
     fn write_marker(&self, ev: &Event<'_>, out: &mut Vec<u8>) {
         let fields = self.fields.as_deref();
-        write_cut(out, ev.cut_origin(), fields.map(|_| ev.writer()), fields);
+        write_cut(out, ev.cut_origin(), fields.map(|_| ev.format()), fields);
     }
 
     /// A record derived from a writer's line (a Claude Code hook line),

@@ -2,14 +2,15 @@ use super::*;
 
 #[test]
 fn fields_are_the_record_keys() {
-    let rec = serde_json::to_value(SessionRecord::new("id".into(), Writer::Amplifier, "/p".into())).unwrap();
+    let rec =
+        serde_json::to_value(SessionRecord::new("id".into(), &crate::format::amplifier::FORMAT, "/p".into())).unwrap();
     let keys: Vec<&str> = rec.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, FIELDS);
 }
 
 #[test]
 fn write_json_is_serde_json() {
-    let mut full = SessionRecord::new("s\"1\u{1}é".into(), Writer::ClaudeHooks, "/p/a b\\c".into());
+    let mut full = SessionRecord::new("s\"1\u{1}é".into(), &crate::format::claude_hooks::FORMAT, "/p/a b\\c".into());
     full.project = Some("-p".into());
     full.recipe_step = Some(serde_json::json!({"b": [1.5, null], "a": "x"}));
     full.bytes = 123;
@@ -17,7 +18,7 @@ fn write_json_is_serde_json() {
     full.transcript = Some(false);
     full.events = Some(7);
     full.tags = Some(vec![]);
-    let bare = SessionRecord::new("id".into(), Writer::Amplifier, "/p".into());
+    let bare = SessionRecord::new("id".into(), &crate::format::amplifier::FORMAT, "/p".into());
     for r in [full, bare] {
         let mut ours = vec![];
         r.write_json(&mut ours);
@@ -29,7 +30,7 @@ fn write_json_is_serde_json() {
 fn newest_first_with_ties_by_id_then_path() {
     let rec = |id: &str, path: &str, start: Option<&str>| SessionRecord {
         started_at: start.map(str::to_owned),
-        ..SessionRecord::new(id.into(), Writer::Amplifier, path.into())
+        ..SessionRecord::new(id.into(), &crate::format::amplifier::FORMAT, path.into())
     };
     let mut v = vec![
         rec("b", "/2", None),

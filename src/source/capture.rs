@@ -47,18 +47,18 @@ pub(super) fn visit_line<V: Visitor>(
     source: &str,
     diag: &crate::diag::Diag,
 ) -> Flow {
-    let adapter = cap.format.adapter();
-    adapter.observe(&rec, &mut lines.state);
+    let dialect = cap.format.dialect;
+    dialect.observe(&rec, &mut lines.state);
     let window = match cap.record.as_ref().and_then(|r| r.window) {
         Some(w) => lines.window.and(w),
         None => lines.window,
     };
-    if !adapter.multi_part() {
+    if !cap.format.profile.multi_part {
         let ev = Event::read(rec, cap, line, source, None, &lines.state, site);
         return if in_window(&window, &ev, diag) { v.event(&ev, out) } else { Flow::Continue };
     }
     lines.parts.clear();
-    adapter.parts(&rec, &mut lines.state, &mut lines.parts);
+    dialect.parts(&rec, &mut lines.state, &mut lines.parts);
     for &part in &lines.parts {
         let ev = Event::read(rec, cap, line, source, Some(part), &lines.state, site);
         if in_window(&window, &ev, diag) && v.event(&ev, out) == Flow::Stop {
@@ -127,8 +127,8 @@ impl Worker<'_> {
                 (f.as_path(), display)
             })
             .collect();
-        if cap.format.adapter().time_ordered() && !self.follow {
-            if let Some(timed) = self.time_ordered(cap.format.adapter(), &files) {
+        if cap.format.profile.time_ordered && !self.follow {
+            if let Some(timed) = self.time_ordered(cap.format.dialect, &files) {
                 return self.visit_timed(v, cap, &files, timed);
             }
         }
@@ -136,7 +136,7 @@ impl Worker<'_> {
             // A writer whose files are JSON arrays reads them element by
             // element (never followed: such files are rewritten whole).
             if let Some(mut elements) =
-                cap.format.adapter().lines_of(cap, path, display, &crate::discover::cx(), self.diag)
+                cap.format.layout.lines_of(cap, path, display, &crate::discover::cx(), self.diag)
             {
                 match self.capture_lines(v, cap, display, &mut *elements, false) {
                     Read::Done => continue,
@@ -239,7 +239,7 @@ impl Worker<'_> {
         if !v.companions() || self.follow {
             return;
         }
-        let Some((path, writer)) = cap.record.as_ref().and_then(|r| cap.format.adapter().companion(r)) else {
+        let Some((path, writer)) = cap.record.as_ref().and_then(|r| cap.format.layout.companion(r)) else {
             return;
         };
         let display = path.to_string_lossy().into_owned();
@@ -287,7 +287,7 @@ impl Worker<'_> {
         follow: bool,
     ) -> Read {
         let lazy = v.lazy();
-        let adapter = cap.format.adapter();
+        let dialect = cap.format.dialect;
         loop {
             if crate::signal::stop_requested() || self.diag.is_stopped() {
                 // A signal when following: finish here, the loop flushes.
@@ -316,7 +316,7 @@ impl Worker<'_> {
             let pre = !skip && (!line.terminated || v.precheck(line.bytes));
             // A line the tool skips is still observed when it may change what
             // the writer keeps of earlier lines (its later events depend on it).
-            let observed = adapter.observes(line.bytes) || v.reads_tools() && adapter.starts_calls(line.bytes);
+            let observed = dialect.observes(line.bytes) || v.reads_tools() && dialect.starts_calls(line.bytes);
             if !(pre || line.terminated && observed) {
                 continue;
             }
@@ -326,18 +326,18 @@ impl Worker<'_> {
             let parsed = if lazy || !pre { self.idx.skim(line.bytes) } else { self.idx.parse(line.bytes) };
             if !pre {
                 if let Ok(rec) = parsed {
-                    if adapter.accept(&rec).is_ok() {
-                        adapter.observe(&rec, &mut self.parts.state);
+                    if dialect.accept(&rec).is_ok() {
+                        dialect.observe(&rec, &mut self.parts.state);
                     }
                 }
                 continue;
             }
             match parsed {
-                Ok(rec) => match adapter.accept(&rec) {
+                Ok(rec) => match dialect.accept(&rec) {
                     Ok(()) => {
                         self.lines_ok += 1;
                         if !wanted {
-                            adapter.observe(&rec, &mut self.parts.state);
+                            dialect.observe(&rec, &mut self.parts.state);
                         } else if visit_line(
                             v,
                             &mut self.out,

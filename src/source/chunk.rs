@@ -4,7 +4,7 @@
 //!
 //! When: more than one thread, not following, a visitor that can take a
 //! capture in parts ([`Visitor::splits`]), a capture that is one file of a
-//! writer whose lines are independent ([`crate::format::Adapter::lines_independent`]:
+//! writer whose lines are independent ([`crate::format::Profile::lines_independent`]:
 //! Amplifier), at least [`SPLIT_MIN`] (32 MiB) long ([`chunking`]).
 //!
 //! How: the file's length is cut into equal nominal ranges; a part holds the
@@ -146,7 +146,7 @@ pub(super) fn split(cap: &Capture, chunking: Chunking) -> Option<Arc<Split>> {
     let [file] = cap.files.as_slice() else {
         return None;
     };
-    if !cap.format.adapter().lines_independent() {
+    if !cap.format.profile.lines_independent {
         return None;
     }
     let len = std::fs::metadata(file).ok().filter(|m| m.is_file() && m.len() >= chunking.least)?.len();

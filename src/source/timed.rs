@@ -8,7 +8,7 @@ use bstr::ByteSlice;
 use super::capture::visit_line;
 use super::worker::{Worker, CHUNK};
 use super::{Flow, Visitor};
-use crate::format::Adapter;
+use crate::format::Dialect;
 use crate::lines::Site;
 use crate::session::Capture;
 
@@ -27,7 +27,7 @@ impl Worker<'_> {
     /// event files whole, which is fine for hook sessions (kilobytes to a few
     /// megabytes); it returns `None` — use file order — as soon as a line
     /// has no usable timestamp, or when a file cannot be read.
-    pub(super) fn time_ordered(&mut self, adapter: &dyn Adapter, files: &[(&Path, String)]) -> Option<TimedSession> {
+    pub(super) fn time_ordered(&mut self, dialect: &dyn Dialect, files: &[(&Path, String)]) -> Option<TimedSession> {
         let mut session = TimedSession { texts: Vec::with_capacity(files.len()), order: Vec::new() };
         for (fi, (path, _)) in files.iter().enumerate() {
             let mut text = Vec::new();
@@ -44,7 +44,7 @@ impl Worker<'_> {
                 // Damaged lines (unparseable, or valid JSON that is not a hook
                 // line) are reported when visited; they do not decide the order.
                 let Ok(rec) = self.idx.parse(bytes) else { continue };
-                if adapter.accept(&rec).is_err() {
+                if dialect.accept(&rec).is_err() {
                     continue;
                 }
                 let ts = rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?;
@@ -64,7 +64,7 @@ impl Worker<'_> {
         files: &[(&Path, String)],
         mut timed: TimedSession,
     ) -> bool {
-        let adapter = cap.format.adapter();
+        let dialect = cap.format.dialect;
         for (fi, text) in timed.texts.iter().enumerate() {
             if text.is_empty() {
                 continue;
@@ -76,7 +76,7 @@ impl Worker<'_> {
                 let terminated = all_terminated || li + 1 < segments.len();
                 match self.idx.parse(bytes) {
                     Ok(rec) => {
-                        if let Err(reason) = adapter.accept(&rec) {
+                        if let Err(reason) = dialect.accept(&rec) {
                             self.diag.bad_line(&files[fi].1, li as u64 + 1, &reason);
                         }
                     }

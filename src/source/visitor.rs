@@ -207,7 +207,7 @@ pub trait Visitor: Send {
     /// Whether the visitor may read the tool of a call's end that does not
     /// name it ([`Event::paired_tool`]): lines it skips unread
     /// ([`Visitor::precheck`], [`Visitor::line`]) are then still read for
-    /// the calls they start ([`crate::format::Adapter::starts_calls`]).
+    /// the calls they start ([`crate::format::Dialect::starts_calls`]).
     /// The default: yes.
     fn reads_tools(&self) -> bool {
         true
@@ -233,7 +233,7 @@ pub trait Visitor: Send {
     fn following(&mut self) {}
 
     /// Whether the visitor reads a session's companion file (a hooks
-    /// session's transcript copy, [`crate::format::Adapter::companion`]) after
+    /// session's transcript copy, [`crate::format::Layout::companion`]) after
     /// its events, through [`Visitor::companion_event`].
     fn companions(&self) -> bool {
         false

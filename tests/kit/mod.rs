@@ -13,5 +13,5 @@ pub use tree::Tree;
 /// Every registered format's name: the one list the conformance suite
 /// (`tests/conformance.rs`) iterates.
 pub fn formats() -> Vec<&'static str> {
-    ci_tools::format::WRITERS.iter().map(|w| w.name()).collect()
+    ci_tools::format::FORMATS.iter().map(|f| f.name).collect()
 }

@@ -12,7 +12,8 @@ use ci_tools::json::{Index, Raw};
 use ci_tools::lines::LineReader;
 use ci_tools::output::{EventPrinter, DEFAULT_MAX_BYTES};
 use ci_tools::record::{Event, LineKind};
-use ci_tools::session::{Capture, Writer};
+use ci_tools::format::Format;
+use ci_tools::session::Capture;
 
 /// A JSON value built from a vocabulary (`Word` and object keys index it).
 #[derive(arbitrary::Arbitrary, Debug)]
@@ -97,7 +98,7 @@ fn value(out: &mut Vec<u8>, v: &Shaped, words: &[&str]) {
 
 /// Reads `bytes` as a capture of `writer` and checks every event (the
 /// properties are in the targets' docs); returns the printed records.
-pub fn check(writer: Writer, bytes: &[u8]) -> Vec<u8> {
+pub fn check(writer: &'static Format, bytes: &[u8]) -> Vec<u8> {
     let cap = Capture {
         session: "s".into(),
         path: "f".into(),
@@ -107,7 +108,7 @@ pub fn check(writer: Writer, bytes: &[u8]) -> Vec<u8> {
         record: None,
         files: vec![],
     };
-    let fmt = writer.adapter();
+    let fmt = writer.dialect;
     let mut reader = LineReader::new(bytes);
     let mut idx = Index::new();
     let mut piped_idx = Index::new();
@@ -121,12 +122,12 @@ pub fn check(writer: Writer, bytes: &[u8]) -> Vec<u8> {
         }
         fmt.observe(&rec, &mut state);
         parts.clear();
-        if fmt.multi_part() {
+        if writer.profile.multi_part {
             fmt.parts(&rec, &mut state, &mut parts);
             assert!(parts.windows(2).all(|w| w[0] < w[1]), "parts in order, once each: {parts:?}");
         }
         let each: Vec<Option<u32>> =
-            if fmt.multi_part() { parts.iter().map(|&p| Some(p)).collect() } else { vec![None] };
+            if writer.profile.multi_part { parts.iter().map(|&p| Some(p)).collect() } else { vec![None] };
         for part in each {
             let ev = Event::read(rec, &cap, line.number, "f", part, &state, line.site);
             let mut out = Vec::new();
@@ -146,7 +147,7 @@ pub fn check(writer: Writer, bytes: &[u8]) -> Vec<u8> {
             let back = piped_idx.parse(full).unwrap_or_else(|e| panic!("printed record does not parse: {e}"));
             assert_eq!(LineKind::of(&back), LineKind::Event, "printed record is an event record: {v}");
             let piped = Event::piped(back, 1, "-");
-            assert_eq!(piped.writer(), writer, "the record names its writer");
+            assert_eq!(piped.format(), writer, "the record names its writer");
             same(&ev, &piped, &v);
             // A small budget still prints one line of JSON with the same envelope.
             let mut small = Vec::new();
@@ -210,7 +211,7 @@ fn same(ev: &Event<'_>, piped: &Event<'_>, v: &serde_json::Value) {
 /// The whole target: the capture made from `data` ([`capture_bytes`],
 /// printed to stderr when `CI_FUZZ_DUMP` is set, to see what an artifact
 /// holds), checked, then read once more from a fresh state: the same records.
-pub fn run(writer: Writer, data: &[u8], words: &[&str]) {
+pub fn run(writer: &'static Format, data: &[u8], words: &[&str]) {
     let bytes = capture_bytes(data, words);
     if std::env::var_os("CI_FUZZ_DUMP").is_some() {
         eprintln!("{}", String::from_utf8_lossy(&bytes));

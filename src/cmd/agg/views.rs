@@ -118,8 +118,8 @@ impl Views {
 /// The Claude Code transcript roots (`CLAUDE_CONFIG_DIR`, else
 /// `~/.config/claude` and `~/.claude` when they hold `projects`).
 pub fn claude_roots(diag: &Diag) -> Vec<PathBuf> {
-    use crate::session::Writer;
-    let roots = Writer::ClaudeTranscript.adapter().default_roots(diag);
+    // Blocks are Claude's billing windows: the one view tied to a format.
+    let roots = crate::format::claude_transcript::FORMAT.layout.default_roots(diag);
     if roots.is_empty() {
         diag.note(&format_args!(
             "found no Claude Code root: neither {} nor {} holds projects (name a PATH, or set CLAUDE_CONFIG_DIR)",

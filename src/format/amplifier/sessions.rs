@@ -12,7 +12,7 @@ use super::ROOT_ENV;
 use crate::diag::Diag;
 use crate::error::{Error, Result};
 use crate::files::{expand_tilde, name_above, read_dir_sorted, NOT_UTF8};
-use crate::session::{SessionRecord, Writer};
+use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
 
 /// Largest `metadata.json` read (real ones are one short line).
@@ -116,7 +116,7 @@ pub(super) fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecor
         project: project.clone(),
         bytes: meta.len(),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
-        ..SessionRecord::new(session, Writer::Amplifier, events_str.to_owned())
+        ..SessionRecord::new(session, &super::FORMAT, events_str.to_owned())
     };
     let mut meta_path = events;
     meta_path.set_file_name("metadata.json");
@@ -311,7 +311,7 @@ mod tests {
         let path = dir.path().join("metadata.json");
         let text = r#"{"status":"a","st\u0061tus":"b","parent_id":"","recipe_step":[1.50,{"k":null}],"agent_name":7}"#;
         std::fs::write(&path, text).unwrap();
-        let mut rec = SessionRecord::new("s".into(), Writer::Amplifier, "p".into());
+        let mut rec = SessionRecord::new("s".into(), &super::super::FORMAT, "p".into());
         assert_eq!(with_metadata(&path, |m| apply_metadata(&mut rec, m)), Ok(true));
         assert_eq!((rec.status.as_deref(), rec.parent.as_deref(), rec.agent.as_deref()), (Some("b"), None, None));
         // Numbers as written (`1.50`, not `1.5`).

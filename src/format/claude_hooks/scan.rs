@@ -10,7 +10,6 @@ use std::path::Path;
 use crate::format::LineKind;
 use crate::json::{Index, Record};
 use crate::lines::LineReader;
-use crate::session::Writer;
 use crate::time::{self, Timestamp};
 
 /// What a pass over a session's hook payloads collects (the fields of its
@@ -48,7 +47,7 @@ impl Scan {
 
     /// Counts one record when it is a hook payload, and keeps its fields.
     pub(crate) fn payload(&mut self, rec: &Record<'_>) {
-        if LineKind::of(rec) != LineKind::Writer(Writer::ClaudeHooks) {
+        if LineKind::of(rec) != LineKind::Format(&super::FORMAT) {
             return;
         }
         self.events += 1;

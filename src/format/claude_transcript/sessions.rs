@@ -14,7 +14,7 @@ use super::{Cx, Detail, LineKind};
 use crate::diag::Diag;
 use crate::files::{read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind};
-use crate::session::{unsafe_id_message, unsafe_name, SessionRecord, Writer};
+use crate::session::{unsafe_id_message, unsafe_name, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// The `projects` folder of a root, when it has one.
@@ -39,7 +39,7 @@ pub(super) fn is_transcript_name(path: &Path) -> bool {
 pub(super) fn first_line_is_transcript(file: &Path) -> bool {
     let mut found = false;
     super::super::head_records(file, 20, 1 << 20, |rec| match rec.map(LineKind::of) {
-        Some(LineKind::Writer(Writer::ClaudeTranscript)) => {
+        Some(LineKind::Format(f)) if f == &super::FORMAT => {
             found = true;
             false
         }
@@ -87,7 +87,7 @@ pub(super) fn session_of(
         workspace: project,
         bytes: meta.len(),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
-        ..SessionRecord::new(session.clone(), Writer::ClaudeTranscript, path.to_owned())
+        ..SessionRecord::new(session.clone(), &super::FORMAT, path.to_owned())
     };
     if detail == Detail::Full {
         let read = || peek(file, meta.len());

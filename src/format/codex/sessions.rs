@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::{forked_from, line_time, Detail, LineKind};
 use crate::diag::Diag;
 use crate::files::{read_dir_sorted, NOT_UTF8};
-use crate::session::{slug_of, unsafe_name, SessionRecord, Writer};
+use crate::session::{slug_of, unsafe_name, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// `rollout-*.jsonl`, told by its bytes: a name that is not UTF-8 is still a
@@ -120,7 +120,7 @@ pub(super) fn last_time(file: &Path, len: u64) -> Option<Timestamp> {
 pub(super) fn first_line_is_rollout(file: &Path) -> bool {
     let mut found = false;
     super::super::head_records(file, 1, 8 << 20, |rec| {
-        found = rec.is_some_and(|r| LineKind::of(r) == LineKind::Writer(Writer::Codex));
+        found = rec.is_some_and(|r| LineKind::of(r) == LineKind::Format(&super::FORMAT));
         false
     });
     found
@@ -157,6 +157,6 @@ pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Op
         model: h.model,
         parent: h.parent,
         tags: Some(h.tags),
-        ..SessionRecord::new(session, Writer::Codex, path.to_owned())
+        ..SessionRecord::new(session, &super::FORMAT, path.to_owned())
     })
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::{index_of, Memo, Part};
 use crate::diag::Diag;
 use crate::files::NOT_UTF8;
-use crate::session::{slug_of, SessionRecord, Writer};
+use crate::session::{slug_of, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// What a session's parts in several files add up to.
@@ -90,7 +90,7 @@ pub(super) fn records_of(
                 files: Some(m.files),
                 events: Some(m.events),
                 tags: Some(m.tags.into_iter().collect()),
-                ..SessionRecord::new(session, Writer::ClaudeHookLogs, dir_str.to_owned())
+                ..SessionRecord::new(session, &super::FORMAT, dir_str.to_owned())
             }
         })
         .collect()
