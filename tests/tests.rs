@@ -30,6 +30,7 @@ mod human;
 mod interface;
 mod json_props;
 mod line_index;
+mod line_limit;
 mod man;
 mod obvious;
 mod paths;

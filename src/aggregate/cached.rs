@@ -86,6 +86,10 @@ pub fn file_name(q: &Query, prices: &[u8]) -> String {
     h.update(&SCHEMA.to_le_bytes());
     h.update(&serde_json::to_vec(&q.spec).unwrap_or_default());
     h.update(&xxhash_rust::xxh3::xxh3_64(prices).to_le_bytes());
+    // Another line limit reads other lines (the default's names stay).
+    if crate::lines::max_line() != crate::lines::DEFAULT_MAX_LINE {
+        h.update(&crate::lines::max_line().to_le_bytes());
+    }
     format!("agg-{:016x}.bin", h.digest())
 }
 
