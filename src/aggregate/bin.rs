@@ -337,6 +337,7 @@ impl StatePieces for Reader<'_> {
         let float = (0..self.count()?).map(|_| self.u64().map(f64::from_bits)).collect::<Option<Vec<_>>>()?;
         let sum = Sum::from_parts((has_exact == 1).then_some(exact), float);
         let (min, max) = (self.num()?, self.num()?);
+        super::stat::check_bounds(min, max).ok()?;
         let quant = match self.u8()? {
             0 => None,
             _ => Some(Quantiles::tape_of((0..self.count()?).map(|_| self.num()?).collect::<Option<Vec<_>>>()?)),

@@ -265,12 +265,12 @@ impl Cache {
             return Begin::Read(Box::new(reading));
         };
         match fresh {
-            Fresh::Current => match decode(q, entry.payload) {
+            Fresh::Current => match self.decode(q, &reading.key, entry.payload) {
                 Some(answer) => Begin::Answered(Box::new(answer), entry.untimed, entry.touch(&reading.key, self.now)),
                 None => Begin::Read(Box::new(reading)),
             },
             Fresh::Grew { from } if self.resumable && adapter.lines_independent() && others.is_empty() => {
-                if let Some(kept) = decode(q, entry.payload) {
+                if let Some(kept) = self.decode(q, &reading.key, entry.payload) {
                     reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
                     reading.base = Some(kept.into_answer(q));
                     reading.base_last_line = entry.identity.last_line.map(|(at, _)| at);
@@ -280,6 +280,17 @@ impl Cache {
             }
             Fresh::Grew { .. } | Fresh::Rebuild(_) => Begin::Read(Box::new(reading)),
         }
+    }
+
+    /// The state kept for the capture `key`; one its reader refuses (a min
+    /// above its max, …: what `--merge` refuses too) is a damaged entry,
+    /// reported when the run saves, and the capture is read again.
+    fn decode(&self, q: &Query, key: &Path, payload: &[u8]) -> Option<Kept> {
+        let kept = decode(q, payload);
+        if kept.is_none() {
+            self.store.refuse(key);
+        }
+        kept
     }
 
     /// The change to the store after `reading` ended with `answer` (the
@@ -381,3 +392,6 @@ fn decode(q: &Query, payload: &[u8]) -> Option<Kept> {
 pub fn swap_in(answer: &mut Answer, q: &Query, base: Option<Answer>) -> Answer {
     mem::replace(answer, base.unwrap_or_else(|| Answer::for_capture(q)))
 }
+
+#[cfg(test)]
+mod tests;

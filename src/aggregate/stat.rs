@@ -228,6 +228,18 @@ impl Sum {
     }
 }
 
+/// Checks a kept state's `min` and `max` (a `--partial` line read by
+/// `--merge`, a capture cache entry read back: the same check for both):
+/// a min above its max is no state a run makes.
+pub fn check_bounds(min: Option<Num>, max: Option<Num>) -> Result<(), String> {
+    match (min, max) {
+        (Some(lo), Some(hi)) if lo.total_cmp(hi).is_gt() => {
+            Err(format!("bad metric state: min {} is above max {}", json_num(lo), json_num(hi)))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A number's wire form: exact values as decimal strings (so no digit is lost),
 /// others as JSON numbers.
 pub fn num_wire(n: Num) -> Value {
@@ -658,11 +670,7 @@ impl Stat {
         let w: Wire = serde_json::from_value(v.clone()).map_err(|e| format!("bad metric state: {e}"))?;
         let min = w.min.as_ref().map(num_from_wire).transpose()?;
         let max = w.max.as_ref().map(num_from_wire).transpose()?;
-        if let (Some(lo), Some(hi)) = (min, max) {
-            if lo.total_cmp(hi).is_gt() {
-                return Err(format!("bad metric state: min {} is above max {}", json_num(lo), json_num(hi)));
-            }
-        }
+        check_bounds(min, max)?;
         Ok(Stat {
             n: w.n,
             sum: w.sum.as_ref().map(Sum::from_wire).transpose()?.unwrap_or_default(),
