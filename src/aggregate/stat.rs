@@ -217,8 +217,7 @@ impl Sum {
                     Num::Float(_) => return Err("a sum's decimal part is not a decimal".into()),
                 },
             };
-            let floats =
-                parts.iter().skip(1).map(|p| num_from_wire(p).map(Num::to_f64)).collect::<Result<Vec<_>, _>>()?;
+            let floats = parts.iter().skip(1).map(partial_from_wire).collect::<Result<Vec<_>, _>>()?;
             return Ok(Sum::from_parts(exact, floats));
         }
         Ok(match num_from_wire(v)? {
@@ -241,15 +240,32 @@ pub fn check_bounds(min: Option<Num>, max: Option<Num>) -> Result<(), String> {
 }
 
 /// A number's wire form: exact values as decimal strings (so no digit is lost),
-/// others as JSON numbers.
+/// others as JSON numbers. A float JSON has no number for — a float sum's
+/// partial past ±1.8·10³⁰⁸ is infinite, one of both signs NaN — is
+/// `"inf"`, `"-inf"` or `"nan"` ([`Sum::from_wire`] reads them back).
 pub fn num_wire(n: Num) -> Value {
     match n {
         Num::Exact(d) => Value::String(d.to_string()),
-        Num::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        Num::Float(f) => match serde_json::Number::from_f64(f) {
+            Some(n) => Value::Number(n),
+            None if f.is_nan() => Value::String("nan".into()),
+            None => Value::String(if f > 0.0 { "inf" } else { "-inf" }.into()),
+        },
     }
 }
 
-/// Reads a number's wire form.
+/// Reads a float sum's partial: a number's wire form, or an infinite or
+/// NaN one ([`num_wire`]); only a sum holds those (values read are finite).
+fn partial_from_wire(v: &Value) -> Result<f64, String> {
+    match v.as_str() {
+        Some("inf") => Ok(f64::INFINITY),
+        Some("-inf") => Ok(f64::NEG_INFINITY),
+        Some("nan") => Ok(f64::NAN),
+        _ => num_from_wire(v).map(Num::to_f64),
+    }
+}
+
+/// Reads a number's wire form (finite).
 pub fn num_from_wire(v: &Value) -> Result<Num, String> {
     match v {
         Value::String(s) => Decimal::parse(s).map(Num::Exact).ok_or_else(|| format!("bad decimal {s:?}")),
