@@ -75,8 +75,9 @@ use super::Answer;
 /// version changing: older files then belong to another question's name.
 /// 4: a response's best copy is named by its absolute path (issue 38, D4),
 /// float sums keep their exact partials (D3), Claude Code progress lines
-/// yield their subagents' responses (issue 31, item 5).
-const SCHEMA: u32 = 4;
+/// yield their subagents' responses (issue 31, item 5). 5: a Codex fork's
+/// copy of its parent's history is `copy:…` events, none counted (issue 38).
+const SCHEMA: u32 = 5;
 
 /// The name of `q`'s cache file: a hash of everything that defines its
 /// answer (the query's wire form, the price table's bytes, the version).

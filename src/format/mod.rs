@@ -70,6 +70,13 @@ impl Writer {
     }
 }
 
+/// What the name of an event starts with when its line is a copy of another
+/// session's history (a Codex fork's copy of its parent's,
+/// `copy:prompt:submit`): a line of the file, shown, but none of the
+/// session's own activity, so no answer counts it (its name is no name a
+/// count reads, and `--sessions` takes no time from it).
+pub const COPY_PREFIX: &str = "copy:";
+
 /// The event names of every writer ([`Adapter::event_names`]), sorted, once each.
 pub fn event_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = WRITERS.iter().flat_map(|w| w.adapter().event_names()).collect();
@@ -580,7 +587,8 @@ pub struct ReadState {
     /// ([`ReadState::tool_of`]).
     tools: foldhash::HashMap<Box<str>, Box<[u8]>>,
     /// Whether the current line repeats a response an earlier line of the
-    /// capture wrote (Claude transcripts: its later lines are `llm:content`).
+    /// capture wrote (Claude transcripts: its later lines are `llm:content`),
+    /// or is a copy of another session's history (Codex forks, [`COPY_PREFIX`]).
     pub repeat: bool,
 }
 
