@@ -43,6 +43,10 @@ pub struct Element<'a> {
     pub offset: u64,
     /// Its length on disk, in bytes (from its first byte to its last).
     pub len: u64,
+    /// True for an element whose compact form is longer than
+    /// [`crate::lines::max_line`]: it was skipped without being kept, and
+    /// `bytes` is empty (a bad line, [`crate::lines::TooLong`]).
+    pub too_long: bool,
 }
 
 /// What is wrong with the array itself (not with one element's JSON).
@@ -173,6 +177,11 @@ pub struct ElementReader<R> {
     want: u64,
     /// The element being read, compacted.
     out: Vec<u8>,
+    /// The longest element kept ([`crate::lines::max_line`]).
+    max: usize,
+    /// Whether the element being read is longer than `max`: its bytes are
+    /// dropped as they are read.
+    over: bool,
     /// Elements returned so far (the number of the last one).
     count: u64,
     /// The element being read: first line and offset, nesting depth, and
@@ -201,6 +210,8 @@ impl<R: Read> ElementReader<R> {
             bom: 0,
             want: 0,
             out: Vec::new(),
+            max: crate::lines::max_line(),
+            over: false,
             count: 0,
             el_line: 0,
             el_offset: 0,
@@ -210,6 +221,12 @@ impl<R: Read> ElementReader<R> {
             in_str: false,
             escape: false,
         }
+    }
+
+    /// Sets the longest element kept (at least 1; [`crate::lines::max_line`]
+    /// by default). Tests and fuzzing use small limits.
+    pub fn set_max_line(&mut self, max: usize) {
+        self.max = max.max(1);
     }
 
     /// Offset in the input of the next unread byte.
@@ -262,6 +279,7 @@ impl<R: Read> ElementReader<R> {
             line: self.el_line,
             offset: self.el_offset,
             len: self.el_len,
+            too_long: self.over,
         }))
     }
 
@@ -285,7 +303,14 @@ impl<R: Read> ElementReader<R> {
             match self.state {
                 State::End => return Ok(false),
                 State::In => {
-                    if self.element() {
+                    let ended = self.element();
+                    // An element over the limit is dropped as it comes in:
+                    // it never holds more than the limit and one read.
+                    if self.out.len() > self.max || self.over {
+                        self.over = true;
+                        self.out.clear();
+                    }
+                    if ended {
                         self.state = State::Next;
                         self.count += 1;
                         self.el_len = self.offset() - self.el_offset;
@@ -350,6 +375,7 @@ impl<R: Read> ElementReader<R> {
     fn start_element(&mut self, b: u8) {
         self.state = State::In;
         self.out.clear();
+        self.over = false;
         self.el_line = self.line;
         self.el_offset = self.offset();
         self.depth = 0;

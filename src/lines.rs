@@ -18,6 +18,48 @@ const GROW_STEP: usize = 4 << 20;
 /// The most bytes asked of one read.
 const READ_CHUNK: usize = 256 * 1024;
 
+/// The environment variable that sets the longest record read ([`max_line`]).
+pub const MAX_LINE_ENV: &str = "CI_MAX_LINE_BYTES";
+
+/// The default longest record: 256 MiB. The longest lines of real logs
+/// (a transcript line with a few base64 images, a tool's whole output) are
+/// tens of megabytes; a line past this is damage, and refusing it bounds what
+/// one record costs (each reading thread buffers at most one).
+pub const DEFAULT_MAX_LINE: usize = 256 << 20;
+
+/// The longest record (line, array element, re-read line) any reader
+/// buffers: `CI_MAX_LINE_BYTES` (a size such as `1024`, `64K`, `256M`), else
+/// [`DEFAULT_MAX_LINE`]. A longer record is a bad line ([`TooLong`]),
+/// skipped without being buffered. A value that is not a size of at least 1
+/// is warned about once and the default used.
+pub fn max_line() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| {
+        let Ok(v) = std::env::var(MAX_LINE_ENV) else { return DEFAULT_MAX_LINE };
+        match crate::cli::values::size(&v).map(usize::try_from) {
+            Ok(Ok(n)) if n > 0 => n,
+            _ => {
+                let prog = std::env::args().next().unwrap_or_default();
+                let prog = std::path::Path::new(&prog).file_name().map(|p| p.to_string_lossy().into_owned());
+                crate::diag::eprint(format_args!(
+                    "{}: warning: {MAX_LINE_ENV}={v:?} is not a size of at least 1 byte; using {DEFAULT_MAX_LINE}",
+                    prog.unwrap_or_default()
+                ));
+                DEFAULT_MAX_LINE
+            }
+        }
+    })
+}
+
+/// Why a record over [`max_line`] is a bad line, as reported.
+pub struct TooLong;
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "longer than the limit of {} bytes ({MAX_LINE_ENV}); skipped unread", max_line())
+    }
+}
+
 /// Whether a line that failed to parse, without a newline after it, is a
 /// torn write to hold back until its newline arrives: not when it is blank,
 /// and not when its lines end in a bare CR (`{…}\r{…}\r`, a classic Mac
@@ -57,6 +99,9 @@ pub struct Line<'a> {
     /// False for a last line that had no `\n` (still being written, or a file
     /// whose writer left out the final newline).
     pub terminated: bool,
+    /// True for a line longer than [`max_line`]: it was skipped without
+    /// being buffered, and `bytes` is empty (a bad line, [`TooLong`]).
+    pub too_long: bool,
 }
 
 /// Where a line is in its file: the byte offset of its first byte and its
@@ -104,6 +149,11 @@ pub struct LineReader<R> {
     /// Whether the bytes up to the next newline are the rest of a line taken
     /// before ([`LineReader::restart_at`]): skipped, not returned.
     mid_line: bool,
+    /// The longest line buffered ([`max_line`]).
+    max: usize,
+    /// Where the line being skipped for its length starts, when one is
+    /// ([`Line::too_long`]): its bytes are dropped as they are read.
+    over: Option<u64>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -125,7 +175,25 @@ impl<R: Read> LineReader<R> {
         if buf.is_empty() {
             buf = vec![0; INITIAL];
         }
-        LineReader { rdr, buf, pos: 0, end: 0, scanned: 0, eof: false, number: 0, base: 0, mid_line: false }
+        LineReader {
+            rdr,
+            buf,
+            pos: 0,
+            end: 0,
+            scanned: 0,
+            eof: false,
+            number: 0,
+            base: 0,
+            mid_line: false,
+            max: max_line(),
+            over: None,
+        }
+    }
+
+    /// Sets the longest line buffered (at least 1; [`max_line`] by default).
+    /// Tests and fuzzing use small limits.
+    pub fn set_max_line(&mut self, max: usize) {
+        self.max = max.max(1);
     }
 
     /// The buffer, for another reader ([`LineReader::with_buffer`]); the
@@ -151,13 +219,16 @@ impl<R: Read> LineReader<R> {
         self.number = at.number;
         self.base = at.offset;
         self.mid_line = at.mid_line;
+        self.over = None;
     }
 
     /// Where reading stands: the first byte not yet returned in a line (the
     /// start of a held unfinished line, if any), to go on from there later
-    /// with [`LineReader::restart_at`].
+    /// with [`LineReader::restart_at`]. Inside a line skipped for its
+    /// length, the rest of it is skipped silently from there.
     pub fn resume_point(&self) -> Resume {
-        Resume { offset: self.base + self.pos as u64, number: self.number, mid_line: self.mid_line }
+        let mid_line = self.mid_line || self.over.is_some();
+        Resume { offset: self.base + self.pos as u64, number: self.number, mid_line }
     }
 
     /// Reads until at least `len` bytes are buffered from the read position
@@ -220,6 +291,8 @@ impl<R: Read> LineReader<R> {
 
     /// The next line; at the end of input an unterminated tail is returned
     /// (`terminated: false`), or with `hold_tail` kept for the next call.
+    /// A line longer than the limit is dropped as it is read and returned
+    /// empty, [`Line::too_long`], once its end is known.
     fn next(&mut self, hold_tail: bool) -> io::Result<Option<Line<'_>>> {
         loop {
             if let Some(k) = memchr::memchr(b'\n', &self.buf[self.scanned..self.end]) {
@@ -231,10 +304,23 @@ impl<R: Read> LineReader<R> {
                 if std::mem::take(&mut self.mid_line) {
                     continue;
                 }
+                if let Some(at) = self.over.take() {
+                    return Ok(Some(self.too_long(at, self.base + nl as u64, true)));
+                }
+                if nl - start > self.max {
+                    return Ok(Some(self.too_long(self.base + start as u64, self.base + nl as u64, true)));
+                }
                 let site = self.site(start, nl);
-                return Ok(Some(Line { bytes: &self.buf[start..nl], number: self.number, site, terminated: true }));
+                return Ok(Some(Line {
+                    bytes: &self.buf[start..nl],
+                    number: self.number,
+                    site,
+                    terminated: true,
+                    too_long: false,
+                }));
             }
             self.scanned = self.end;
+            self.drop_overlong();
             if self.eof {
                 if hold_tail {
                     // Retry on the next call: the writer may append more.
@@ -243,21 +329,49 @@ impl<R: Read> LineReader<R> {
                 }
                 if self.pos == self.end || std::mem::take(&mut self.mid_line) {
                     self.pos = self.end;
+                    if let Some(at) = self.over.take() {
+                        self.number += 1;
+                        return Ok(Some(self.too_long(at, self.base + self.end as u64, false)));
+                    }
                     return Ok(None);
                 }
                 let start = self.first_line_start(self.pos, self.end);
                 self.pos = self.end;
                 self.number += 1;
+                if self.end - start > self.max {
+                    return Ok(Some(self.too_long(self.base + start as u64, self.base + self.end as u64, false)));
+                }
                 let site = self.site(start, self.end);
                 return Ok(Some(Line {
                     bytes: &self.buf[start..self.end],
                     number: self.number,
                     site,
                     terminated: false,
+                    too_long: false,
                 }));
             }
             self.fill()?;
         }
+    }
+
+    /// Drops the buffered part of an unfinished line that is skipped: the
+    /// rest of a line taken before, or one longer than the limit (which
+    /// becomes one here, [`LineReader::over`]). So no line costs more than
+    /// the limit in memory.
+    fn drop_overlong(&mut self) {
+        let start = self.first_line_start(self.pos, self.end);
+        if self.over.is_none() && !self.mid_line && self.end - start > self.max {
+            self.over = Some(self.base + start as u64);
+        }
+        if self.over.is_some() || self.mid_line {
+            self.pos = self.end;
+        }
+    }
+
+    /// The line skipped for its length, from offset `at` to `end`.
+    fn too_long(&self, at: u64, end: u64, terminated: bool) -> Line<'static> {
+        let site = Site { offset: at, len: end - at, element: false };
+        Line { bytes: &[], number: self.number, site, terminated, too_long: true }
     }
 
     /// The site of the buffered line `start..end`.

@@ -313,12 +313,16 @@ impl Reread {
             let mut rdr = ElementReader::new(Upto { file, at: 0, end });
             rdr.seek_element(m.site.offset, m.line, 1, m.site.len).map_err(|e| fail(&e))?;
             match rdr.next_element() {
+                Ok(Some(el)) if el.too_long => return Err(fail(&crate::lines::TooLong)),
                 Ok(Some(el)) => self.line.extend_from_slice(el.bytes),
                 Ok(None) => return Err(fail(&"no element starts there")),
                 Err(crate::elements::ReadError::Io(e)) => return Err(fail(&e)),
                 Err(crate::elements::ReadError::Array(_)) => return Err(fail(&"no whole element starts there")),
             }
         } else {
+            if m.site.len > crate::lines::max_line() as u64 {
+                return Err(fail(&crate::lines::TooLong));
+            }
             let mut hasher = xxhash_rust::xxh3::Xxh3::new();
             if !scan(file, m.site, Some(&mut hasher)).map_err(|e| fail(&e))? || hasher.digest() != m.hash {
                 return Ok(false);

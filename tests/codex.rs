@@ -323,6 +323,74 @@ fn fork_counts_only_its_own_responses_cold_warm_and_uncached() {
     assert_eq!(piped.stdout, answers[0]);
 }
 
+/// Issue 38: a fork's `--sessions` record counts none of what it copied from
+/// its parent (prompts, turns, tools, the parent's start), as `--tokens`
+/// counts none of its tokens: cold, warm, uncached and through a pipe. The
+/// copied lines are printed, named `copy:` and the name they would have.
+#[test]
+fn fork_sessions_record_counts_only_its_own_lines() {
+    let tree = crate::kit::Tree::new();
+    let fork = std::fs::read_to_string(format!(
+        "{FORK}/sessions/2026/06/02/rollout-2026-06-02T09-00-00-019e8000-0000-7000-8000-00000000000b.jsonl"
+    ))
+    .unwrap();
+    // The copy also holds a parent's tool call and its failed output.
+    let call = r#"{"timestamp":"2026-06-02T09:00:00.012Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}"#;
+    let out = r#"{"timestamp":"2026-06-02T09:00:00.012Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Exit code: 1"}}"#;
+    let mut lines: Vec<&str> = fork.lines().collect();
+    lines.splice(4..4, [call, out]);
+    let text = lines.join("\n") + "\n";
+    tree.rollout("sessions", "rollout-2026-06-02T09-00-00-019e8000-0000-7000-8000-00000000000b.jsonl", &text);
+    let dir = tree.path().to_str().unwrap().to_owned();
+
+    let cat = ci("ci-cat").arg(&dir).run();
+    assert_eq!((cat.code, cat.stderr.as_str()), (0, ""));
+    let names: Vec<String> = cat.json().iter().map(|r| r["event"].as_str().unwrap().to_owned()).collect();
+    let copies = [
+        "copy:session:start",
+        "copy:codex:turn_context",
+        "copy:prompt:submit",
+        "copy:tool:pre",
+        "copy:tool:error",
+        "copy:codex:token_count",
+        "copy:prompt:submit",
+        "copy:codex:token_count",
+    ];
+    let own = ["codex:turn_context", "prompt:submit", "llm:response"];
+    let want: Vec<&str> = ["session:start"].into_iter().chain(copies).chain(own).collect();
+    assert_eq!(names, want);
+
+    let mut answers = vec![];
+    for cache in [None, None, Some("--no-cache")] {
+        let run = ci("ci-agg").arg("--sessions").args(cache).arg(&dir).run();
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+        let rec = &run.json()[0];
+        let pick = |k: &str| rec[k].clone();
+        assert_eq!(
+            ["started", "last_event", "duration_ms", "turns", "messages", "tool_calls", "tool_errors"].map(pick),
+            [
+                Value::from("2026-06-02T09:00:00Z"),
+                Value::from("2026-06-02T09:05:06Z"),
+                Value::from(306000),
+                Value::from(1),
+                Value::from(1),
+                serde_json::json!({}),
+                Value::from(0),
+            ],
+            "{cache:?}: {rec}"
+        );
+        assert_eq!(rec["tokens"], serde_json::json!({"input": 500, "output": 100, "cache_read": 0, "cache_write": 0}));
+        assert_eq!(rec["events"]["copy:prompt:submit"], 2, "{rec}");
+        answers.push(run.stdout);
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0], answers[2]);
+    let piped = ci("ci-agg").arg("--sessions").stdin(cat.stdout).run();
+    assert_eq!(piped.stdout, answers[0]);
+    let tools = ci("ci-agg").args(["--tools", &dir]).run();
+    assert_eq!((tools.stdout.as_str(), tools.code), ("", 1), "{tools:?}");
+}
+
 #[test]
 fn fork_record_names_its_parent_and_its_own_start() {
     let run = ci("ci-find").args(["--root", FORK]).run();

@@ -164,7 +164,6 @@ fn history_copies_not_counted_in_tokens() {
 }
 
 #[test]
-#[ignore = "issue 38: Codex fork --sessions, fixed on branch h-a"]
 fn history_copies_not_counted_in_sessions() {
     let row = row("fixtures/codex-fork", &["--sessions"], FORK);
     assert_eq!((&row["turns"], &row["messages"]), (&serde_json::json!(1), &serde_json::json!(1)));

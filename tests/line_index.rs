@@ -114,7 +114,7 @@ fn the_index_is_listed_kept_only_when_silent_and_can_be_off() {
     }
     let info = ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info").run().json();
     assert_eq!(info.len(), 2, "{info:?}");
-    assert_eq!(info[1]["question"], serde_json::json!({"tool": "ci-filter", "index": "event names", "schema": 1}));
+    assert_eq!(info[1]["question"], serde_json::json!({"tool": "ci-filter", "index": "event names", "schema": 2}));
     assert_eq!(info[1]["entries"], 1, "the capture with a bad line is not kept");
     assert!(info[1]["file"].as_str().unwrap().starts_with("lines-"));
 }

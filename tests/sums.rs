@@ -64,3 +64,17 @@ fn many_small_floats_sum_alike_every_way() {
     let paths = captures(&tree, &slices);
     every_way_prints(&paths, r#""approximate":["sum"]"#);
 }
+
+/// A float sum past ±1.8·10³⁰⁸ is infinite: `null` every way, through
+/// `--partial | --merge` too (issue 38: the wire wrote its partial as `null`,
+/// which `--merge` refused).
+#[test]
+fn an_infinite_sum_is_null_every_way() {
+    let tree = Tree::new();
+    let want = r#""data.v":{"sum":null,"approximate":["sum"]}"#;
+    every_way_prints(&captures(&tree, &[&["1e308"], &["1e308"]]), want);
+    let tree = Tree::new();
+    every_way_prints(&captures(&tree, &[&["1e308", "1e308"], &["1"]]), want);
+    let tree = Tree::new();
+    every_way_prints(&captures(&tree, &[&["-1e308", "-1e308"], &["1e308", "1e308"]]), want);
+}

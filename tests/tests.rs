@@ -32,6 +32,7 @@ mod interface;
 mod json_props;
 mod layers;
 mod line_index;
+mod line_limit;
 mod man;
 mod obvious;
 mod paths;

@@ -321,7 +321,8 @@ impl StatePieces for Reader<'_> {
         Some(match self.u8()? {
             0 => None,
             1 => Some(Num::Exact(Decimal::from_bits(self.i128()?))),
-            2 => Some(Num::Float(f64::from_bits(self.u64()?))),
+            // A value read is finite (a sum's partials are kept apart).
+            2 => Some(Num::Float(Some(f64::from_bits(self.u64()?)).filter(|f| f.is_finite())?)),
             3 => {
                 let z = self.varint()?;
                 Some(Num::Exact(Decimal::from_int((z >> 1) as i64 ^ -((z & 1) as i64))))
@@ -337,6 +338,7 @@ impl StatePieces for Reader<'_> {
         let float = (0..self.count()?).map(|_| self.u64().map(f64::from_bits)).collect::<Option<Vec<_>>>()?;
         let sum = Sum::from_parts((has_exact == 1).then_some(exact), float);
         let (min, max) = (self.num()?, self.num()?);
+        super::stat::check_bounds(min, max).ok()?;
         let quant = match self.u8()? {
             0 => None,
             _ => Some(Quantiles::tape_of((0..self.count()?).map(|_| self.num()?).collect::<Option<Vec<_>>>()?)),

@@ -75,8 +75,9 @@ use super::Answer;
 /// version changing: older files then belong to another question's name.
 /// 4: a response's best copy is named by its absolute path (issue 38, D4),
 /// float sums keep their exact partials (D3), Claude Code progress lines
-/// yield their subagents' responses (issue 31, item 5).
-const SCHEMA: u32 = 4;
+/// yield their subagents' responses (issue 31, item 5). 5: a Codex fork's
+/// copy of its parent's history is `copy:…` events, none counted (issue 38).
+const SCHEMA: u32 = 5;
 
 /// The name of `q`'s cache file: a hash of everything that defines its
 /// answer (the query's wire form, the price table's bytes, the version).
@@ -86,6 +87,10 @@ pub fn file_name(q: &Query, prices: &[u8]) -> String {
     h.update(&SCHEMA.to_le_bytes());
     h.update(&serde_json::to_vec(&q.spec).unwrap_or_default());
     h.update(&xxhash_rust::xxh3::xxh3_64(prices).to_le_bytes());
+    // Another line limit reads other lines (the default's names stay).
+    if crate::lines::max_line() != crate::lines::DEFAULT_MAX_LINE {
+        h.update(&crate::lines::max_line().to_le_bytes());
+    }
     format!("agg-{:016x}.bin", h.digest())
 }
 
@@ -261,12 +266,12 @@ impl Cache {
             return Begin::Read(Box::new(reading));
         };
         match fresh {
-            Fresh::Current => match decode(q, entry.payload) {
+            Fresh::Current => match self.decode(q, &reading.key, entry.payload) {
                 Some(answer) => Begin::Answered(Box::new(answer), entry.untimed, entry.touch(&reading.key, self.now)),
                 None => Begin::Read(Box::new(reading)),
             },
             Fresh::Grew { from } if self.resumable && cap.format.profile.lines_independent && others.is_empty() => {
-                if let Some(kept) = decode(q, entry.payload) {
+                if let Some(kept) = self.decode(q, &reading.key, entry.payload) {
                     reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
                     reading.base = Some(kept.into_answer(q));
                     reading.base_last_line = entry.identity.last_line.map(|(at, _)| at);
@@ -276,6 +281,17 @@ impl Cache {
             }
             Fresh::Grew { .. } | Fresh::Rebuild(_) => Begin::Read(Box::new(reading)),
         }
+    }
+
+    /// The state kept for the capture `key`; one its reader refuses (a min
+    /// above its max, …: what `--merge` refuses too) is a damaged entry,
+    /// reported when the run saves, and the capture is read again.
+    fn decode(&self, q: &Query, key: &Path, payload: &[u8]) -> Option<Kept> {
+        let kept = decode(q, payload);
+        if kept.is_none() {
+            self.store.refuse(key);
+        }
+        kept
     }
 
     /// The change to the store after `reading` ended with `answer` (the
@@ -377,3 +393,6 @@ fn decode(q: &Query, payload: &[u8]) -> Option<Kept> {
 pub fn swap_in(answer: &mut Answer, q: &Query, base: Option<Answer>) -> Answer {
     mem::replace(answer, base.unwrap_or_else(|| Answer::for_capture(q)))
 }
+
+#[cfg(test)]
+mod tests;

@@ -14,7 +14,7 @@
 //! | `agent` | metadata `agent_name`, else the fork line's `data.metadata.agent_name` |
 //! | `status` | metadata `status` (`running` flips to `completed` after the first turn) |
 //! | `outcome` | `data.status` of the last `orchestrator:complete` (success/error/cancelled/incomplete) |
-//! | `started`, `last_event` | earliest and latest event timestamp (parsed, not line order), RFC 3339 UTC |
+//! | `started`, `last_event` | earliest and latest event timestamp (parsed, not line order; copies of another session's history, `copy:…`, left out), RFC 3339 UTC |
 //! | `duration_ms` | `last_event − started` |
 //! | `events` | events by type |
 //! | `tool_calls`, `tool_errors` | distinct `tool_call_id`s by tool; failed calls (see [`super::calls`]) |
@@ -105,7 +105,8 @@ impl SessionState {
         let sum = &mut self.summary;
         *sum.events.entry(name.to_string()).or_insert(0) += 1;
         let ts = ev.timestamp();
-        if let Some(t) = ts {
+        // A copy of another session's history is not this one's activity.
+        if let Some(t) = ts.filter(|_| !name.starts_with(crate::format::COPY_PREFIX)) {
             sum.started = Some(sum.started.map_or(t, |s: Timestamp| s.min(t)));
             sum.last_event = Some(sum.last_event.map_or(t, |s: Timestamp| s.max(t)));
         }

@@ -217,8 +217,7 @@ impl Sum {
                     Num::Float(_) => return Err("a sum's decimal part is not a decimal".into()),
                 },
             };
-            let floats =
-                parts.iter().skip(1).map(|p| num_from_wire(p).map(Num::to_f64)).collect::<Result<Vec<_>, _>>()?;
+            let floats = parts.iter().skip(1).map(partial_from_wire).collect::<Result<Vec<_>, _>>()?;
             return Ok(Sum::from_parts(exact, floats));
         }
         Ok(match num_from_wire(v)? {
@@ -228,16 +227,45 @@ impl Sum {
     }
 }
 
-/// A number's wire form: exact values as decimal strings (so no digit is lost),
-/// others as JSON numbers.
-pub fn num_wire(n: Num) -> Value {
-    match n {
-        Num::Exact(d) => Value::String(d.to_string()),
-        Num::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+/// Checks a kept state's `min` and `max` (a `--partial` line read by
+/// `--merge`, a capture cache entry read back: the same check for both):
+/// a min above its max is no state a run makes.
+pub fn check_bounds(min: Option<Num>, max: Option<Num>) -> Result<(), String> {
+    match (min, max) {
+        (Some(lo), Some(hi)) if lo.total_cmp(hi).is_gt() => {
+            Err(format!("bad metric state: min {} is above max {}", json_num(lo), json_num(hi)))
+        }
+        _ => Ok(()),
     }
 }
 
-/// Reads a number's wire form.
+/// A number's wire form: exact values as decimal strings (so no digit is lost),
+/// others as JSON numbers. A float JSON has no number for — a float sum's
+/// partial past ±1.8·10³⁰⁸ is infinite, one of both signs NaN — is
+/// `"inf"`, `"-inf"` or `"nan"` ([`Sum::from_wire`] reads them back).
+pub fn num_wire(n: Num) -> Value {
+    match n {
+        Num::Exact(d) => Value::String(d.to_string()),
+        Num::Float(f) => match serde_json::Number::from_f64(f) {
+            Some(n) => Value::Number(n),
+            None if f.is_nan() => Value::String("nan".into()),
+            None => Value::String(if f > 0.0 { "inf" } else { "-inf" }.into()),
+        },
+    }
+}
+
+/// Reads a float sum's partial: a number's wire form, or an infinite or
+/// NaN one ([`num_wire`]); only a sum holds those (values read are finite).
+fn partial_from_wire(v: &Value) -> Result<f64, String> {
+    match v.as_str() {
+        Some("inf") => Ok(f64::INFINITY),
+        Some("-inf") => Ok(f64::NEG_INFINITY),
+        Some("nan") => Ok(f64::NAN),
+        _ => num_from_wire(v).map(Num::to_f64),
+    }
+}
+
+/// Reads a number's wire form (finite).
 pub fn num_from_wire(v: &Value) -> Result<Num, String> {
     match v {
         Value::String(s) => Decimal::parse(s).map(Num::Exact).ok_or_else(|| format!("bad decimal {s:?}")),
@@ -658,11 +686,7 @@ impl Stat {
         let w: Wire = serde_json::from_value(v.clone()).map_err(|e| format!("bad metric state: {e}"))?;
         let min = w.min.as_ref().map(num_from_wire).transpose()?;
         let max = w.max.as_ref().map(num_from_wire).transpose()?;
-        if let (Some(lo), Some(hi)) = (min, max) {
-            if lo.total_cmp(hi).is_gt() {
-                return Err(format!("bad metric state: min {} is above max {}", json_num(lo), json_num(hi)));
-            }
-        }
+        check_bounds(min, max)?;
         Ok(Stat {
             n: w.n,
             sum: w.sum.as_ref().map(Sum::from_wire).transpose()?.unwrap_or_default(),

@@ -283,7 +283,7 @@ fn is_link(e: &io::Error) -> bool {
 /// FIFO would block or never end, a device such as `/dev/zero` never ends).
 fn open_bytes(path: &std::path::Path) -> io::Result<Option<Bytes>> {
     use std::io::Read;
-    let mut file = crate::files::open_own(path)?;
+    let file = crate::files::open_own(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Ok(None);
@@ -298,8 +298,10 @@ fn open_bytes(path: &std::path::Path) -> io::Result<Option<Bytes>> {
             return Ok(Some(Bytes::Map(map)));
         }
     }
+    // No more than the file held when checked (it cannot grow a cache file
+    // in memory by appending while it is read).
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
+    file.take(meta.len()).read_to_end(&mut bytes)?;
     Ok(Some(Bytes::Read(bytes)))
 }
 

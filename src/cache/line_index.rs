@@ -35,7 +35,8 @@ use crate::lines::{Resume, Site};
 use crate::session::Capture;
 
 /// The index's label (and, hashed with the version, its file's name).
-const LABEL: &str = r#"{"tool":"ci-filter","index":"event names","schema":1}"#;
+/// Schema 2: a Codex fork's copied lines are named `copy:…` (issue 38).
+const LABEL: &str = r#"{"tool":"ci-filter","index":"event names","schema":2}"#;
 
 /// How the index file's name starts (the rest is a hash).
 const PREFIX: &str = "lines-";

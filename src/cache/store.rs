@@ -357,6 +357,18 @@ impl Store {
         self.parts.iter().find_map(|p| p.get(&key, hash))
     }
 
+    /// Notes that the entry of `path`, whole by its checksum, holds what
+    /// its reader refuses (a state no run makes: forged, or written by a
+    /// faulty build): reported as a damaged entry ([`Store::damage`]), and
+    /// the capture is read again.
+    pub fn refuse(&self, path: &Path) {
+        let key = path_bytes(path);
+        let hash = xxh3_64(&key);
+        if let Some(p) = self.parts.iter().find(|p| p.get(&key, hash).is_some()) {
+            let _ = p.damaged.compare_exchange(DAMAGE_NONE, DAMAGE_CORRUPT, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+
     /// An entry this run found damaged, as the error to report (once, when
     /// the run saves: the file is then written again without it).
     pub fn damage(&self) -> Option<ReadError> {

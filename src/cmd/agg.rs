@@ -875,6 +875,10 @@ fn merge_inputs(paths: &[PathBuf], diag: &Diag) -> Result<Option<(Query, Answer)
                     break;
                 }
             };
+            if line.too_long {
+                diag.error(&format_args!("{name}:{}: {}", line.number, crate::lines::TooLong));
+                continue;
+            }
             if line.bytes.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }

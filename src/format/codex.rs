@@ -25,7 +25,9 @@
 //!   `tool:pre`, their outputs → `tool:post` (`tool:error` when the output
 //!   reports a non-zero exit code); `compacted` → `context:compaction`; the
 //!   rest `codex:<payload type>` (`codex:message`, `codex:reasoning`,
-//!   `codex:agent_message`, …) or `codex:<line type>`.
+//!   `codex:agent_message`, …) or `codex:<line type>`. A line of a fork's
+//!   copy of its parent's history (see Tokens) is `copy:` and that name
+//!   ([`super::COPY_PREFIX`]): shown, counted by no answer.
 //! - **Tokens**: `token_count.info.total_token_usage` is the session's
 //!   running total and is never summed. A `token_count` whose total equals
 //!   the previous one's (Codex re-emits it on rate-limit refreshes) counts
@@ -235,6 +237,7 @@ impl Dialect for Codex {
     /// The model of a turn context and the running token total.
     fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
         state.line_data.clear();
+        state.repeat = copied(rec, state);
         match rec.get_str("type").as_deref() {
             // A call's tool, which its output (a later line) does not name.
             Some("response_item") => {
@@ -282,30 +285,14 @@ impl Dialect for Codex {
         None
     }
 
-    fn name<'a>(&self, rec: &Record<'a>, _part: u32, state: &'a ReadState) -> Cow<'a, str> {
-        let kind = rec.get_str("type");
-        let payload_type = rec.get_in("payload", "type").and_then(|t| t.as_str());
-        let name = match (kind.as_deref(), payload_type.as_deref()) {
-            (Some("session_meta"), _) => "session:start",
-            (Some("compacted"), _) => "context:compaction",
-            (Some("event_msg"), Some("user_message")) => "prompt:submit",
-            (Some("event_msg"), Some("task_complete")) => "prompt:complete",
-            (Some("event_msg"), Some("token_count")) if !state.line_data.is_empty() => "llm:response",
-            (
-                Some("response_item"),
-                Some("function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call"),
-            ) => "tool:pre",
-            (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
-                match rec.get("payload") {
-                    Some(p) if self.failed(p) => "tool:error",
-                    _ => "tool:post",
-                }
-            }
-            (Some("event_msg" | "response_item"), Some(t)) => return super::qualified(&KNOWN, "codex:", t),
-            (Some(t), _) => return super::qualified(&KNOWN, "codex:", t),
-            (None, _) => "codex:unknown",
-        };
-        Cow::Borrowed(name)
+    /// A fork's copy of its parent's history is `copy:` and the name the
+    /// line has (module docs).
+    fn name<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Cow<'a, str> {
+        let name = self.own_name(rec, part, state);
+        if state.repeat {
+            return Cow::Owned(format!("{}{name}", super::COPY_PREFIX));
+        }
+        name
     }
 
     /// The payload; a counted `token_count`'s made data (module docs).
@@ -397,6 +384,42 @@ impl Dialect for Codex {
     fn session_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
         None
     }
+}
+
+impl Codex {
+    /// The name of a line's event, a copy or not (module docs).
+    fn own_name<'a>(&self, rec: &Record<'a>, _part: u32, state: &'a ReadState) -> Cow<'a, str> {
+        let kind = rec.get_str("type");
+        let payload_type = rec.get_in("payload", "type").and_then(|t| t.as_str());
+        let name = match (kind.as_deref(), payload_type.as_deref()) {
+            (Some("session_meta"), _) => "session:start",
+            (Some("compacted"), _) => "context:compaction",
+            (Some("event_msg"), Some("user_message")) => "prompt:submit",
+            (Some("event_msg"), Some("task_complete")) => "prompt:complete",
+            (Some("event_msg"), Some("token_count")) if !state.line_data.is_empty() => "llm:response",
+            (
+                Some("response_item"),
+                Some("function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call"),
+            ) => "tool:pre",
+            (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
+                match rec.get("payload") {
+                    Some(p) if self.failed(p) => "tool:error",
+                    _ => "tool:post",
+                }
+            }
+            (Some("event_msg" | "response_item"), Some(t)) => return super::qualified(&KNOWN, "codex:", t),
+            (Some(t), _) => return super::qualified(&KNOWN, "codex:", t),
+            (None, _) => "codex:unknown",
+        };
+        Cow::Borrowed(name)
+    }
+}
+
+/// Whether `rec` is a line of a fork's copy of its parent's history: after
+/// the fork's first session meta, stamped no later than its second (module
+/// docs). Told before the line is observed (the first meta is no copy).
+fn copied(rec: &Record<'_>, state: &ReadState) -> bool {
+    state.meta_read && state.copied_until.is_some_and(|until| line_time(rec).is_some_and(|t| t.as_second() <= until))
 }
 
 /// A usage object's five counters (`input_tokens`, `cached_input_tokens`,

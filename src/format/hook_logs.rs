@@ -222,7 +222,10 @@ impl FileIndex {
             };
             // An element too deep for its record is bad here, as one that
             // does not parse (it is no session's element).
-            let parsed = idx.parse(el.bytes).map_err(|e| e.to_string());
+            let parsed = match el.too_long {
+                true => Err(crate::lines::TooLong.to_string()),
+                false => idx.parse(el.bytes).map_err(|e| e.to_string()),
+            };
             let rec = match parsed.and_then(|r| super::fits_as_data(&r).map(|()| r).map_err(str::to_owned)) {
                 Ok(rec) => rec,
                 Err(reason) => {
@@ -344,6 +347,7 @@ impl LineSource for SessionLines {
                     number: el.line,
                     site: Site { offset: el.offset, len: el.len, element: true },
                     terminated: true,
+                    too_long: el.too_long,
                 }))
             }
             Err(ReadError::Io(e)) => Err(e),

@@ -96,6 +96,13 @@ pub static FORMATS: &[&Format] = &[
 /// ([`of_record`]), or a file outside every format's layout, is read as.
 pub static PLAIN: &Format = &amplifier::FORMAT;
 
+/// What the name of an event starts with when its line is a copy of another
+/// session's history (a Codex fork's copy of its parent's,
+/// `copy:prompt:submit`): a line of the file, shown, but none of the
+/// session's own activity, so no answer counts it (its name is no name a
+/// count reads, and `--sessions` takes no time from it).
+pub const COPY_PREFIX: &str = "copy:";
+
 /// Token and cost fields, in the toolkit's one set of names. Each writer maps
 /// its own usage keys onto these ([`Dialect::tokens`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -508,7 +515,8 @@ pub struct ReadState {
     /// ([`ReadState::tool_of`]).
     tools: foldhash::HashMap<Box<str>, Box<[u8]>>,
     /// Whether the current line repeats a response an earlier line of the
-    /// capture wrote (Claude transcripts: its later lines are `llm:content`).
+    /// capture wrote (Claude transcripts: its later lines are `llm:content`),
+    /// or is a copy of another session's history (Codex forks, [`COPY_PREFIX`]).
     pub repeat: bool,
 }
 

@@ -159,3 +159,45 @@ fn a_preloaded_input_ends_where_it_is_told_and_numbers_on_from_a_given_line() {
     assert_eq!((l.bytes, l.number, l.site.offset, l.terminated), (&b"cd"[..], 42, 3, true));
     assert!(lines.next_line().expect("read").is_none(), "nothing after the end");
 }
+
+/// A line longer than the limit comes back empty and `too_long`, with its
+/// number and whole site, however it is split into reads and whatever the
+/// buffer's size; the buffer never holds much more than the limit.
+#[test]
+fn a_line_over_the_limit_is_skipped_unbuffered() {
+    let input = b"abc\n0123456789\nde\n0123456789";
+    for step in [1, 3, 7, 64] {
+        for capacity in [1, 4, 16, 256] {
+            let mut r = LineReader::with_capacity(Trickle(input, step), capacity);
+            r.set_max_line(5);
+            let mut out = vec![];
+            while let Some(l) = r.next_line().unwrap() {
+                out.push((l.bytes.to_vec(), l.number, l.site.offset, l.site.len, l.terminated, l.too_long));
+                assert!(r.buf.len() <= 5 + capacity.max(READ_CHUNK.min(GROW_STEP)), "step {step}");
+            }
+            let want: Vec<(Vec<u8>, u64, u64, u64, bool, bool)> = vec![
+                (b"abc".to_vec(), 1, 0, 3, true, false),
+                (vec![], 2, 4, 10, true, true),
+                (b"de".to_vec(), 3, 15, 2, true, false),
+                (vec![], 4, 18, 10, false, true),
+            ];
+            assert_eq!(out, want, "step {step}, capacity {capacity}");
+        }
+    }
+}
+
+/// Following a file, a line over the limit whose newline has not come yet
+/// is held (dropped as it comes), then reported once it ends.
+#[test]
+fn a_held_line_over_the_limit_is_reported_when_it_ends() {
+    let mut r = LineReader::with_capacity(io::Cursor::new(b"0123456789".to_vec()), 4);
+    r.set_max_line(5);
+    assert!(r.next_complete_line().unwrap().is_none());
+    assert_eq!(r.pending(), 0, "nothing of it is kept");
+    let at = r.get_ref().position();
+    r.get_mut().get_mut().extend_from_slice(b"0123\nab\n");
+    r.get_mut().set_position(at);
+    let l = r.next_complete_line().unwrap().unwrap();
+    assert_eq!((l.number, l.site.offset, l.site.len, l.too_long), (1, 0, 14, true));
+    assert_eq!(r.next_complete_line().unwrap().unwrap().bytes, b"ab");
+}

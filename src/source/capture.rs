@@ -313,6 +313,13 @@ impl Worker<'_> {
                 Flow::Skip => true,
                 Flow::Stop => return Read::Stopped,
             };
+            if line.too_long {
+                if !skip {
+                    self.lines_bad += 1;
+                    self.diag.bad_line(&display, line.number, &crate::lines::TooLong);
+                }
+                continue;
+            }
             let pre = !skip && (!line.terminated || v.precheck(line.bytes));
             // A line the tool skips is still observed when it may change what
             // the writer keeps of earlier lines (its later events depend on it).

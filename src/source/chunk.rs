@@ -288,15 +288,22 @@ impl Drop for PartUnit {
 
 /// The offset of the first line that starts at or after `at`: 0, or just
 /// after the first newline at or after `at - 1`; the end of the file when no
-/// line starts there (the middle of a last or of one huge line).
-pub(super) fn line_start(file: &File, at: u64) -> io::Result<u64> {
+/// line starts there (the middle of a last or of one huge line). The search
+/// stops at `until` (returned then): a part whose range holds no line start
+/// reads nothing, and does not scan on through the rest of a huge line (each
+/// part of a multi-gigabyte line would read all of it after its start).
+pub(super) fn line_start(file: &File, at: u64, until: u64) -> io::Result<u64> {
     if at == 0 {
         return Ok(0);
     }
     let mut buf = [0u8; 8192];
     let mut pos = at - 1;
     loop {
-        let n = match file.read_at(&mut buf, pos) {
+        let want = usize::try_from(until.saturating_sub(pos)).unwrap_or(usize::MAX).min(buf.len());
+        if want == 0 {
+            return Ok(until);
+        }
+        let n = match file.read_at(&mut buf[..want], pos) {
             Ok(0) => return Ok(pos),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -339,6 +346,11 @@ pub(super) fn load<R: io::Read>(lines: &mut LineReader<R>, start: u64, end: u64)
             let end = start + len as u64;
             lines.end_at(end);
             return Ok((count, end));
+        }
+        if upto > last_byte.saturating_add(crate::lines::max_line()) {
+            // The part's last line is longer than a line may be: not loaded
+            // whole; the part reads on to the end, skipping it unbuffered.
+            return Err(io::Error::other(crate::lines::TooLong.to_string()));
         }
         counted = upto;
     }
@@ -454,7 +466,9 @@ impl Worker<'_> {
         let mut file = self.open_capture_file(&split.file)?;
         let start = match from {
             Some(at) => at,
-            None => line_start(&file, split.bounds[k])?,
+            // The last part searches on: the file may have grown since it was split.
+            None if k + 1 == split.parts() => line_start(&file, split.bounds[k], u64::MAX)?,
+            None => line_start(&file, split.bounds[k], split.bounds[k + 1])?,
         };
         file.seek(SeekFrom::Start(start))?;
         let mut lines = LineReader::with_buffer(file, std::mem::take(&mut self.buffer));

@@ -37,6 +37,10 @@ impl LineSource for Picked<'_> {
         let Some(&(number, site)) = self.lines.next() else {
             return Ok(None);
         };
+        if site.len > crate::lines::max_line() as u64 {
+            self.number = number;
+            return Ok(Some(Line { bytes: &[], number, site, terminated: true, too_long: true }));
+        }
         // An error names this line (`path:N:`, from the line before it).
         self.number = number.saturating_sub(1);
         let len = usize::try_from(site.len).map_err(|_| io::Error::other("line too long"))?;
@@ -47,7 +51,7 @@ impl LineSource for Picked<'_> {
             _ => e,
         })?;
         self.number = number;
-        Ok(Some(Line { bytes: &self.buf, number, site, terminated: true }))
+        Ok(Some(Line { bytes: &self.buf, number, site, terminated: true, too_long: false }))
     }
 
     fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>> {

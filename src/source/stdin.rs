@@ -96,6 +96,15 @@ pub(super) fn produce_stdin(
                 break;
             }
         };
+        if line.too_long {
+            // Not batched (its bytes were not kept): the lines before it are
+            // sent first, so that each batch stays numbered from its first.
+            if !batch.is_empty() && !send(dealer, Unit::Piped { buf: std::mem::take(&mut batch), first, open_tail }) {
+                return false;
+            }
+            diag.bad_line(&"-", line.number, &crate::lines::TooLong);
+            continue;
+        }
         // Event records are validated by the workers; only lines that cannot be
         // events are parsed here to find session records, each dealt as a unit
         // of its own. This is routing only: a session record that a string

@@ -32,7 +32,17 @@ impl Worker<'_> {
         for (fi, (path, _)) in files.iter().enumerate() {
             let mut text = Vec::new();
             // Not a regular file (or unreadable): file order, which reports it.
-            std::io::Read::read_to_end(&mut crate::files::open_regular(path).ok()?, &mut text).ok()?;
+            // Nor one longer than a line may be ([`crate::lines::max_line`]):
+            // read whole, it could cost more than that.
+            let file = crate::files::open_regular(path).ok()?;
+            let limit = crate::lines::max_line() as u64;
+            if file.metadata().ok()?.len() > limit {
+                return None;
+            }
+            std::io::Read::read_to_end(&mut std::io::Read::take(file, limit + 1), &mut text).ok()?;
+            if text.len() as u64 > limit {
+                return None;
+            }
             let mut start = 0;
             for (li, end) in memchr::memchr_iter(b'\n', &text).chain(std::iter::once(text.len())).enumerate() {
                 let bytes = &text[start..end];

@@ -181,3 +181,23 @@ fn a_tools_state_reads_back_with_every_latency_in_order() {
     )
     .is_none());
 }
+
+/// Issue 38: a state whose min is above its max (forged: a run never makes
+/// one) is refused by the binary reader as `--merge` refuses its
+/// `--partial` line: one check for both.
+#[test]
+fn a_state_with_min_above_max_is_refused_as_merge_refuses_it() {
+    let q = query(&["event"], &[("data.v", &["min", "max"])]);
+    let mut m = merger(&q);
+    m.line(br#"{"kind":"group","key":["x"],"count":2,"stats":[{"n":2,"sum":4,"min":1,"max":3}]}"#).unwrap();
+    let Some((_, Answer::Groups(mut g))) = m.finish() else { panic!("no state") };
+    assert!(decode(&encode(&g).unwrap(), &q).is_some());
+    for group in g.map.values_mut() {
+        let s = &mut group.stats[0];
+        (s.min, s.max) = (s.max, s.min);
+    }
+    assert!(decode(&encode(&g).unwrap(), &q).is_none());
+    let forged = &lines(&q, g)[1];
+    let err = merger(&q).line(forged.as_bytes()).unwrap_err();
+    assert_eq!(err, "bad metric state: min 3 is above max 1");
+}

@@ -128,8 +128,8 @@ fn a_forks_copied_token_counts_set_the_total_and_count_nothing() {
     };
     let fork = "2026-06-02T09:00:00.000Z";
     // Copies restamped within the fork's second, or left at their first
-    // times (days before): the running total only; the fork's own count is
-    // its growth from there.
+    // times (days before): the running total only, named as copies; the
+    // fork's own count is its growth from there.
     let lines = [
         meta(fork, "p"),
         tc("2026-06-02T09:00:00.900Z", 100),
@@ -143,8 +143,8 @@ fn a_forks_copied_token_counts_set_the_total_and_count_nothing() {
         got,
         [
             want("session:start", serde_json::Value::Null),
-            want("codex:token_count", serde_json::Value::Null),
-            want("codex:token_count", serde_json::Value::Null),
+            want("copy:codex:token_count", serde_json::Value::Null),
+            want("copy:codex:token_count", serde_json::Value::Null),
             want("llm:response", 50.into()),
             // Once the copy ended, an earlier stamp is the fork's own.
             want("llm:response", 50.into()),

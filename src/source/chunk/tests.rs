@@ -43,7 +43,7 @@ fn parted(bytes: &[u8], chunk: u64) -> (Vec<(u64, u64, u64)>, Vec<Read1>) {
     let n = bounds.len() - 1;
     let (mut parts, mut all, mut before) = (vec![], vec![], 0);
     for k in 0..n {
-        let start = line_start(&file, bounds[k]).expect("line start");
+        let start = line_start(&file, bounds[k], u64::MAX).expect("line start");
         let mut lines = LineReader::with_capacity(Cursor::new(&bytes[start as usize..]), 16);
         lines.restart_at(Resume { offset: start, number: 0, mid_line: false });
         let (count, end) = if k + 1 < n { load(&mut lines, start, bounds[k + 1]).expect("load") } else { (0, len) };
@@ -93,9 +93,12 @@ fn a_file_shorter_than_two_parts_is_not_split() {
 #[test]
 fn a_part_starts_after_the_first_newline_at_or_after_its_nominal_start_minus_one() {
     let file = file_of(b"ab\ncd\n\nef");
-    let starts: Vec<u64> = (0..=10).map(|at| line_start(&file, at).expect("line start")).collect();
+    let starts: Vec<u64> = (0..=10).map(|at| line_start(&file, at, u64::MAX).expect("line start")).collect();
     // At 3 the byte before is a newline: a line starts right there.
     assert_eq!(starts, [0, 3, 3, 3, 6, 6, 6, 7, 9, 9, 9]);
+    // A search stops where the part ends: inside one long line, no start.
+    let until: Vec<u64> = (1..=5).map(|at| line_start(&file, at, 5).expect("line start")).collect();
+    assert_eq!(until, [3, 3, 3, 5, 5]);
     assert_eq!(part_len(b"ab\ncd\n", 0), Some(3));
     assert_eq!(part_len(b"ab\ncd\n", 2), Some(3));
     assert_eq!(part_len(b"ab\ncd\n", 3), Some(6));
