@@ -199,7 +199,6 @@ fn history_copies_of_a_claude_resume_sorting_after_not_counted_in_tokens() {
 }
 
 #[test]
-#[ignore = "issue 38: the copies of a response tie and the first path wins, so a resumed Claude session whose file sorts first takes its original's tokens; not fixed"]
 fn history_copies_of_a_claude_resume_sorting_first_not_counted_in_tokens() {
     resume_tokens_are_their_own(RESUMES[0]);
 }

@@ -76,7 +76,10 @@ use super::Answer;
 /// 4: a response's best copy is named by its absolute path (issue 38, D4),
 /// float sums keep their exact partials (D3), Claude Code progress lines
 /// yield their subagents' responses (issue 31, item 5).
-const SCHEMA: u32 = 4;
+/// 5: a held response keeps the best copy of each session holding one, with
+/// its session and time (issue 38: a session's totals never include what it
+/// copied from another).
+const SCHEMA: u32 = 5;
 
 /// The name of `q`'s cache file: a hash of everything that defines its
 /// answer (the query's wire form, the price table's bytes, the version).
