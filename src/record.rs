@@ -447,6 +447,12 @@ impl<'a> Event<'a> {
         self.adapter.copies_history()
     }
 
+    /// What identifies the event's line or block among copied history
+    /// ([`Adapter::copy_key`]).
+    pub fn copy_key(&self) -> Option<Cow<'a, str>> {
+        self.data().and_then(|d| self.adapter.copy_key(d))
+    }
+
     /// Whether a turn's response time ends at its first reply
     /// ([`Adapter::reply_ends_turn`]).
     pub fn reply_ends_turn(&self) -> bool {

@@ -204,7 +204,6 @@ fn history_copies_of_a_claude_resume_sorting_first_not_counted_in_tokens() {
 }
 
 #[test]
-#[ignore = "issue 38: --sessions of a resumed Claude session counts the copied prompts, responses and tool calls and starts at the copied history; not fixed"]
 fn history_copies_of_a_claude_resume_not_counted_in_sessions() {
     use serde_json::json;
     for (_, resume) in RESUMES {

@@ -79,7 +79,7 @@ pub fn decode_tools(b: &[u8], q: &Query) -> Option<Tools> {
 }
 
 /// The binary form of a `--sessions` state, unsettled: each session's
-/// summary (its `--partial` JSON), then the calls and responses it holds for
+/// summary (its `--partial` JSON), then the calls, responses and copied events it holds for
 /// settling against other sessions' copies ([`super::session::settle`]),
 /// which the line form settles away.
 pub fn encode_sessions(sessions: &std::collections::BTreeMap<SessionKey, Summary>) -> Option<Vec<u8>> {
@@ -93,6 +93,7 @@ pub fn encode_sessions(sessions: &std::collections::BTreeMap<SessionKey, Summary
             call.write_bin(&mut w);
         }
         s.responses.write_bin(&mut w);
+        s.copied.write_bin(&mut w);
     }
     Some(w)
 }
@@ -111,6 +112,7 @@ pub fn decode_sessions(b: &[u8]) -> Option<Vec<Summary>> {
             s.calls_held.insert(id, super::calls::Call::read_bin(&mut r)?);
         }
         s.responses = Responses::read_bin(&mut r, 0)?;
+        s.copied = super::copied::Copied::read_bin(&mut r)?;
         out.push(s);
     }
     (r.left() == 0).then_some(out)

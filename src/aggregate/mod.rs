@@ -26,6 +26,7 @@
 pub mod bin;
 pub mod cached;
 pub mod calls;
+pub mod copied;
 pub mod cost;
 pub mod decimal;
 pub mod field;

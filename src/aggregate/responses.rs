@@ -344,6 +344,12 @@ impl Responses {
         }
     }
 
+    /// The latest time of the copies held (a session's end, for
+    /// [`super::session::settle`]).
+    pub fn latest(&self) -> Option<Timestamp> {
+        self.held.iter().flat_map(Held::copies).filter_map(|c| c.at).max()
+    }
+
     /// Whether nothing is held.
     pub fn is_empty(&self) -> bool {
         self.held.is_empty()

@@ -584,6 +584,12 @@ impl Adapter for ClaudeTranscript {
         true
     }
 
+    /// A line's `uuid` (kept in the copies); a content block's tool id
+    /// (`tool_use` `id`, `tool_result` `tool_use_id`).
+    fn copy_key<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(data, "uuid").or_else(|| str_at(data, "id")).or_else(|| str_at(data, "tool_use_id"))
+    }
+
     /// A turn's response time runs from the prompt to the first assistant reply.
     fn reply_ends_turn(&self) -> bool {
         true

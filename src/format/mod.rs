@@ -507,6 +507,14 @@ pub trait Adapter: Sync {
         false
     }
 
+    /// What identifies an event's line (or content block) when the writer
+    /// copies it into another session ([`Adapter::copies_history`]): the
+    /// same in the original and in every copy, so a run counts each event
+    /// once; `None`: the event is its session's own.
+    fn copy_key<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
     /// Whether a turn's response time ends at its first `llm:response` (else
     /// at its `orchestrator:complete`, or its last `prompt:complete`), and
     /// its messages are prompts + responses (else prompts + completions).
