@@ -214,6 +214,37 @@ fn history_copies_of_a_claude_resume_not_counted_in_sessions() {
     }
 }
 
+/// The resumes' answers do not depend on threads, the cache or shards: `-j4`
+/// filling a cache and `-j1` reading it give the `--no-cache -j1` answer, and
+/// so does `--tokens --partial` over one file per shard, merged (each
+/// original and its resume in different shards, both orders).
+#[test]
+fn history_copies_of_a_claude_resume_settled_across_threads_cache_and_shards() {
+    let r = "fixtures/claude-resume";
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let tokens: &[&str] = &["--tokens", "--by", "session"];
+    for args in [tokens, &["--sessions"], &["--tools", "--by", "session"]] {
+        let direct = agg(r, h, &[args, &["--no-cache", "-j1"]].concat());
+        assert_eq!((direct.1.as_str(), direct.2), ("", 0), "{args:?}");
+        assert_eq!(agg(r, h, &[args, &["-j4"]].concat()), direct, "-j4, cache filled {args:?}");
+        assert_eq!(agg(r, h, &[args, &["-j1"]].concat()), direct, "cache read {args:?}");
+    }
+    let direct = agg(r, h, &[tokens, &["--no-cache"]].concat()).0;
+    let files = ok(ci("ci-find").args(["--root", r, "--paths"]).run(), r);
+    for order in [false, true] {
+        let mut files: Vec<&str> = files.lines().collect();
+        assert_eq!(files.len(), 4);
+        if order {
+            files.reverse();
+        }
+        let parts: String =
+            files.iter().map(|f| ok(ci("ci-agg").args(tokens).args(["--partial", "--no-cache", f]).run(), f)).collect();
+        let merged = ok(ci("ci-agg").arg("--merge").stdin(parts).run(), "--merge");
+        assert_eq!(merged, direct, "--partial per file, reversed: {order}");
+    }
+}
+
 /// The phrase planted in a format's tree and where it stands
 /// (`fixtures/conformance/<format>/phrase.json`): it occurs in one event only.
 struct Planted {
