@@ -195,8 +195,14 @@ pub struct ElementReader<R> {
     escape: bool,
 }
 
+/// The longest element an [`ElementReader`] keeps unless told
+/// ([`ElementReader::set_max_line`]; the tools give it
+/// `crate::lines::max_line`, which defaults to this).
+pub const DEFAULT_MAX: usize = 256 << 20;
+
 impl<R: Read> ElementReader<R> {
-    /// Reads the array in `rdr` from its start.
+    /// Reads the array in `rdr` from its start, keeping elements of up to
+    /// [`DEFAULT_MAX`] bytes ([`ElementReader::set_max_line`]).
     pub fn new(rdr: R) -> ElementReader<R> {
         ElementReader {
             rdr,
@@ -210,7 +216,7 @@ impl<R: Read> ElementReader<R> {
             bom: 0,
             want: 0,
             out: Vec::new(),
-            max: crate::lines::max_line(),
+            max: DEFAULT_MAX,
             over: false,
             count: 0,
             el_line: 0,
@@ -223,8 +229,9 @@ impl<R: Read> ElementReader<R> {
         }
     }
 
-    /// Sets the longest element kept (at least 1; [`crate::lines::max_line`]
-    /// by default). Tests and fuzzing use small limits.
+    /// Sets the longest element kept (at least 1; [`DEFAULT_MAX`] unless
+    /// set: the tools set `crate::lines::max_line`). Tests and fuzzing use
+    /// small limits.
     pub fn set_max_line(&mut self, max: usize) {
         self.max = max.max(1);
     }

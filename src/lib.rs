@@ -23,22 +23,24 @@
 //!    [`elements`], [`window`], [`signal`], [`progress`], [`text`] (text
 //!    for people: the escaper, typo hints), [`units`] (sizes), [`codec`]
 //!    (the binary pieces of cache files), [`decimal`];
-//! 1. [`lines`] (the line reader, and how a read ended), [`diag`],
-//!    [`session`] (the session record), [`truncate`], [`pricing`];
-//! 2. [`files`], [`error`];
-//! 3. [`mod@format`], the writers, handed the run's state in a
+//! 1. [`diag`], [`session`] (the session record), [`truncate`], [`pricing`];
+//! 2. [`lines`] (the line reader, how a read ended, the longest record);
+//! 3. [`files`], [`error`];
+//! 4. [`mod@format`], the writers, handed the run's state in a
 //!    [`format::Cx`] (kept peeks, a memo) instead of reaching for it, and
-//!    [`session_id`], the rule naming a session;
-//! 4. [`record`], the event view over the writers, and [`cache`], which
+//!    [`session_id`], the rule naming a session (one edge up is not yet
+//!    removed: a [`session::SessionRecord`] names its [`format::Format`];
+//!    `tests/layers.rs` lists it);
+//! 5. [`record`], the event view over the writers, and [`cache`], which
 //!    keeps what the writers peek at (behind [`format::PeekCache`]);
-//! 5. [`discover`] (which makes the writers' [`format::Cx`]), [`pick`],
+//! 6. [`discover`] (which makes the writers' [`format::Cx`]), [`pick`],
 //!    [`search`];
-//! 6. [`watch`], [`output`], [`predicate`];
-//! 7. [`reread`] (cut records made whole, printed through [`output`]);
-//! 8. [`source`], the engine;
-//! 9. [`aggregate`], [`cli`] (whose `main` is handed the tools' command
-//!    lines, [`cmd::commands`]);
-//! 10. [`cmd`], the tools.
+//! 7. [`watch`], [`output`], [`predicate`];
+//! 8. [`reread`] (cut records made whole, printed through [`output`]);
+//! 9. [`source`], the engine;
+//! 10. [`aggregate`], [`cli`] (whose `main` is handed the tools' command
+//!     lines, [`cmd::commands`]);
+//! 11. [`cmd`], the tools.
 //!
 //! ```
 //! use ci_tools::json::{Index, Path};

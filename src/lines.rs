@@ -25,7 +25,7 @@ pub const MAX_LINE_ENV: &str = "CI_MAX_LINE_BYTES";
 /// (a transcript line with a few base64 images, a tool's whole output) are
 /// tens of megabytes; a line past this is damage, and refusing it bounds what
 /// one record costs (each reading thread buffers at most one).
-pub const DEFAULT_MAX_LINE: usize = 256 << 20;
+pub const DEFAULT_MAX_LINE: usize = crate::elements::DEFAULT_MAX;
 
 /// The longest record (line, array element, re-read line) any reader
 /// buffers: `CI_MAX_LINE_BYTES` (a size such as `1024`, `64K`, `256M`), else
@@ -36,7 +36,7 @@ pub fn max_line() -> usize {
     static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *MAX.get_or_init(|| {
         let Ok(v) = std::env::var(MAX_LINE_ENV) else { return DEFAULT_MAX_LINE };
-        match crate::cli::values::size(&v).map(usize::try_from) {
+        match crate::units::size(&v).map(usize::try_from) {
             Ok(Ok(n)) if n > 0 => n,
             _ => {
                 let prog = std::env::args().next().unwrap_or_default();

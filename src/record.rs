@@ -457,6 +457,12 @@ impl<'a> Event<'a> {
         self.format.profile.copies_history
     }
 
+    /// What identifies the event's line or block among copied history
+    /// ([`Dialect::copy_key`](crate::format::Dialect::copy_key)).
+    pub fn copy_key(&self) -> Option<Cow<'a, str>> {
+        self.data().and_then(|d| self.format.dialect.copy_key(d))
+    }
+
     /// Whether a turn's response time ends at its first reply
     /// ([`Profile::reply_ends_turn`](crate::format::Profile::reply_ends_turn)).
     pub fn reply_ends_turn(&self) -> bool {

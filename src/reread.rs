@@ -311,6 +311,7 @@ impl Reread {
                 return Ok(false);
             }
             let mut rdr = ElementReader::new(Upto { file, at: 0, end });
+            rdr.set_max_line(crate::lines::max_line());
             rdr.seek_element(m.site.offset, m.line, 1, m.site.len).map_err(|e| fail(&e))?;
             match rdr.next_element() {
                 Ok(Some(el)) if el.too_long => return Err(fail(&crate::lines::TooLong)),

@@ -198,13 +198,11 @@ fn history_copies_of_a_claude_resume_sorting_after_not_counted_in_tokens() {
 }
 
 #[test]
-#[ignore = "issue 38: the copies of a response tie and the first path wins, so a resumed Claude session whose file sorts first takes its original's tokens; not fixed"]
 fn history_copies_of_a_claude_resume_sorting_first_not_counted_in_tokens() {
     resume_tokens_are_their_own(RESUMES[0]);
 }
 
 #[test]
-#[ignore = "issue 38: --sessions of a resumed Claude session counts the copied prompts, responses and tool calls and starts at the copied history; not fixed"]
 fn history_copies_of_a_claude_resume_not_counted_in_sessions() {
     use serde_json::json;
     for (_, resume) in RESUMES {
@@ -212,6 +210,37 @@ fn history_copies_of_a_claude_resume_not_counted_in_sessions() {
         let counts = (&row["started"], &row["turns"], &row["messages"], &row["tool_calls"]);
         assert_eq!(counts, (&json!("2026-05-02T09:00:00Z"), &json!(1), &json!(3), &json!({"Read": 1})), "{resume}");
         assert_eq!(row["tokens"], json!({"input": 1100, "output": 140, "cache_read": 0, "cache_write": 0}), "{resume}");
+    }
+}
+
+/// The resumes' answers do not depend on threads, the cache or shards: `-j4`
+/// filling a cache and `-j1` reading it give the `--no-cache -j1` answer, and
+/// so does `--tokens --partial` over one file per shard, merged (each
+/// original and its resume in different shards, both orders).
+#[test]
+fn history_copies_of_a_claude_resume_settled_across_threads_cache_and_shards() {
+    let r = "fixtures/claude-resume";
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let tokens: &[&str] = &["--tokens", "--by", "session"];
+    for args in [tokens, &["--sessions"], &["--tools", "--by", "session"]] {
+        let direct = agg(r, h, &[args, &["--no-cache", "-j1"]].concat());
+        assert_eq!((direct.1.as_str(), direct.2), ("", 0), "{args:?}");
+        assert_eq!(agg(r, h, &[args, &["-j4"]].concat()), direct, "-j4, cache filled {args:?}");
+        assert_eq!(agg(r, h, &[args, &["-j1"]].concat()), direct, "cache read {args:?}");
+    }
+    let direct = agg(r, h, &[tokens, &["--no-cache"]].concat()).0;
+    let files = ok(ci("ci-find").args(["--root", r, "--paths"]).run(), r);
+    for order in [false, true] {
+        let mut files: Vec<&str> = files.lines().collect();
+        assert_eq!(files.len(), 4);
+        if order {
+            files.reverse();
+        }
+        let parts: String =
+            files.iter().map(|f| ok(ci("ci-agg").args(tokens).args(["--partial", "--no-cache", f]).run(), f)).collect();
+        let merged = ok(ci("ci-agg").arg("--merge").stdin(parts).run(), "--merge");
+        assert_eq!(merged, direct, "--partial per file, reversed: {order}");
     }
 }
 

@@ -14,8 +14,10 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     // Leaves: values and text that need nothing of the crate.
     &["json", "time", "elements", "window", "signal", "progress", "text", "units", "codec", "decimal"],
-    // The line reader, reports, the session record, the byte budget, prices.
-    &["lines", "diag", "session", "truncate", "pricing"],
+    // Reports, the session record, the byte budget, prices.
+    &["diag", "session", "truncate", "pricing"],
+    // The line reader (it reports a bad limit through diag).
+    &["lines"],
     &["files", "error"],
     // The writers (given the run's state in a context, never reaching it),
     // and the rule naming a session on the command line.

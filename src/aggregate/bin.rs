@@ -32,6 +32,7 @@ use super::query::Query;
 use super::responses::Responses;
 use super::session::{SessionKey, Summary};
 use super::stat::{Quantiles, Stat, Sum};
+use crate::time::Timestamp;
 
 /// The first byte of a binary `--by`/`--tokens` state (a line-form state
 /// starts with `{`).
@@ -78,7 +79,7 @@ pub fn decode_tools(b: &[u8], q: &Query) -> Option<Tools> {
 }
 
 /// The binary form of a `--sessions` state, unsettled: each session's
-/// summary (its `--partial` JSON), then the calls and responses it holds for
+/// summary (its `--partial` JSON), then the calls, responses and copied events it holds for
 /// settling against other sessions' copies ([`super::session::settle`]),
 /// which the line form settles away.
 pub fn encode_sessions(sessions: &std::collections::BTreeMap<SessionKey, Summary>) -> Option<Vec<u8>> {
@@ -92,6 +93,7 @@ pub fn encode_sessions(sessions: &std::collections::BTreeMap<SessionKey, Summary
             call.write_bin(&mut w);
         }
         s.responses.write_bin(&mut w);
+        s.copied.write_bin(&mut w);
     }
     Some(w)
 }
@@ -110,6 +112,7 @@ pub fn decode_sessions(b: &[u8]) -> Option<Vec<Summary>> {
             s.calls_held.insert(id, super::calls::Call::read_bin(&mut r)?);
         }
         s.responses = Responses::read_bin(&mut r, 0)?;
+        s.copied = super::copied::Copied::read_bin(&mut r)?;
         out.push(s);
     }
     (r.left() == 0).then_some(out)
@@ -208,6 +211,12 @@ pub(super) fn key_val(w: &mut Vec<u8>, k: &KeyVal) {
 
 const SOURCE_BITS: [Sources; 3] = [Sources::WRITER, Sources::COMPUTED, Sources::UNPRICED];
 
+/// An optional time: `u8` present, then its `i128` nanoseconds (0 when none).
+pub(super) fn opt_ts(w: &mut Vec<u8>, t: Option<Timestamp>) {
+    w.push(u8::from(t.is_some()));
+    w.extend_from_slice(&t.map_or(0, Timestamp::as_nanosecond).to_le_bytes());
+}
+
 pub(super) fn tally(w: &mut Vec<u8>, t: &Tally) {
     let bits =
         SOURCE_BITS.iter().enumerate().filter(|(_, s)| t.sources.contains(**s)).fold(0u8, |b, (i, _)| b | 1 << i);
@@ -283,9 +292,21 @@ pub(super) trait StatePieces {
     fn tally(&mut self) -> Option<Tally>;
     fn num(&mut self) -> Option<Option<Num>>;
     fn stat(&mut self) -> Option<Stat>;
+    /// An optional time ([`opt_ts`]).
+    fn opt_ts(&mut self) -> Option<Option<Timestamp>>;
 }
 
 impl StatePieces for Reader<'_> {
+    fn opt_ts(&mut self) -> Option<Option<Timestamp>> {
+        let has = self.u8()?;
+        let n = self.i128()?;
+        match has {
+            0 => Some(None),
+            1 => Timestamp::from_nanosecond(n).ok().map(Some),
+            _ => None,
+        }
+    }
+
     fn key_val(&mut self) -> Option<KeyVal> {
         Some(match self.u8()? {
             0 => KeyVal::Null,

@@ -77,7 +77,10 @@ use super::Answer;
 /// float sums keep their exact partials (D3), Claude Code progress lines
 /// yield their subagents' responses (issue 31, item 5). 5: a Codex fork's
 /// copy of its parent's history is `copy:…` events, none counted (issue 38).
-const SCHEMA: u32 = 5;
+/// 6: a held response keeps the best copy of each session holding one, with
+/// its session and time (issue 38: a session's totals never include what it
+/// copied from another).
+const SCHEMA: u32 = 6;
 
 /// The name of `q`'s cache file: a hash of everything that defines its
 /// answer (the query's wire form, the price table's bytes, the version).

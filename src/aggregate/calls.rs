@@ -119,14 +119,10 @@ impl Call {
     /// The binary form of the call ([`super::bin`]: a `--sessions` state kept
     /// in the capture cache with the calls it holds for settling).
     pub fn write_bin(&self, w: &mut Vec<u8>) {
-        use super::bin::{key_val, num, put_len, text};
+        use super::bin::{key_val, num, opt_ts as ts, put_len, text};
         let opt_text = |w: &mut Vec<u8>, t: Option<&str>| {
             w.push(u8::from(t.is_some()));
             text(w, t.unwrap_or_default());
-        };
-        let ts = |w: &mut Vec<u8>, t: Option<Timestamp>| {
-            w.push(u8::from(t.is_some()));
-            w.extend_from_slice(&t.map_or(0, Timestamp::as_nanosecond).to_le_bytes());
         };
         opt_text(w, self.tool.as_deref());
         w.push(u8::from(self.keys.is_some()));
@@ -163,19 +159,11 @@ impl Call {
             let t = r.text()?;
             Some(has.then_some(t))
         }
-        fn ts(r: &mut crate::codec::Reader<'_>) -> Option<Option<Timestamp>> {
-            let has = flag(r)?;
-            let n = r.i128()?;
-            match has {
-                true => Timestamp::from_nanosecond(n).ok().map(Some),
-                false => Some(None),
-            }
-        }
         let tool = opt_text(r)?;
         let has_keys = flag(r)?;
         let keys = (0..r.count()?).map(|_| r.key_val()).collect::<Option<Vec<_>>>()?;
         let (keys_from_pre, pre, ended, failed) = (flag(r)?, flag(r)?, flag(r)?, flag(r)?);
-        let (pre_ts, end_ts) = (ts(r)?, ts(r)?);
+        let (pre_ts, end_ts) = (r.opt_ts()?, r.opt_ts()?);
         let duration_ms = r.num()?;
         let first_path = opt_text(r)?;
         let first_line = r.u64()?;

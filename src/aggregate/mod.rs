@@ -27,6 +27,7 @@ pub mod bin;
 pub mod blocks;
 pub mod cached;
 pub mod calls;
+pub mod copied;
 pub mod cost;
 pub mod field;
 pub mod fsum;

@@ -42,6 +42,7 @@ use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
 
 use super::calls::{self, millis, Call, Calls, Outcome};
+use super::copied::Copied;
 use super::cost::{Costing, Tally};
 use super::field::{Numeric, Val};
 use super::groups::Row;
@@ -53,7 +54,8 @@ use crate::format::Usage;
 /// A turn boundary, by position in the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Mark {
-    Submit,
+    /// A prompt, with its identity when it may be a copy ([`Copied`]).
+    Submit(Option<u64>),
     PromptComplete,
     OrchestratorComplete,
     /// A response, for writers whose turn ends at its first reply.
@@ -110,6 +112,7 @@ impl SessionState {
             sum.started = Some(sum.started.map_or(t, |s: Timestamp| s.min(t)));
             sum.last_event = Some(sum.last_event.map_or(t, |s: Timestamp| s.max(t)));
         }
+        let copy = if ev.copies_history() { sum.copied.event(&name, ev.copy_key().as_deref(), ts) } else { None };
         if self.first_workspace.is_none() {
             self.first_workspace = ev.line_workspace().map(|w| w.into_owned());
         }
@@ -132,7 +135,7 @@ impl SessionState {
                 let session = sum.session.clone();
                 self.calls.add(ev, n, &session, || None);
             }
-            "prompt:submit" => self.marks.push((line, Mark::Submit, ts)),
+            "prompt:submit" => self.marks.push((line, Mark::Submit(copy), ts)),
             // A response written more than once (one line per content block,
             // copied history): held by its identity, counted once ([`settle`]).
             "llm:response" | "llm:content" if ev.copies_history() => {
@@ -258,15 +261,15 @@ impl SessionState {
         } else {
             self.marks.sort_by_key(|m| (m.0, m.1));
         }
-        let mut open: Option<Option<Timestamp>> = None;
+        let mut open: Option<(Option<Timestamp>, Option<u64>)> = None;
         let mut reply: Option<Timestamp> = None;
         for (_, mark, ts) in self.marks {
             match mark {
-                Mark::Submit => {
+                Mark::Submit(copy) => {
                     if let Some(start) = open.take() {
                         close(start, reply, &mut s);
                     }
-                    open = Some(ts);
+                    open = Some((ts, copy));
                     reply = None;
                 }
                 Mark::PromptComplete => {
@@ -331,8 +334,13 @@ fn file_touched(ev: &Event<'_>, sum: &mut Summary) {
 }
 
 /// Counts one turn's response time when both ends have a timestamp.
-fn close(start: Option<Timestamp>, end: Option<Timestamp>, s: &mut Summary) {
+/// A turn whose prompt may be a copy is held until [`settle`] ([`Copied`]).
+fn close((start, copy): (Option<Timestamp>, Option<u64>), end: Option<Timestamp>, s: &mut Summary) {
     if let (Some(a), Some(b)) = (start, end) {
+        if let Some(k) = copy {
+            s.copied.turn(k, a, b);
+            return;
+        }
         s.response_ms.add(millis(a, b));
         s.responses_timed += 1;
     }
@@ -425,18 +433,30 @@ pub struct Summary {
     /// counts each once in `tokens` (never on the wire: settled first).
     #[serde(skip)]
     pub responses: Responses,
+    /// Events that may be copies of another session's, held until
+    /// [`settle`] takes out the copies (never on the wire: settled first).
+    #[serde(skip)]
+    pub copied: Copied,
 }
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// Counts every held response once: across the sessions of a run, a
-/// response copied into several (a resumed session's history) belongs to the
-/// one holding its best copy (the largest token total, then the first by
-/// path and line, as ccusage gives it to the first file); its figures are the
-/// largest among all copies.
+/// Counts every held response and call once: across the sessions of a run,
+/// one copied into several (a resumed session's history) belongs to the
+/// session that ends first (the latest time of its held responses, as
+/// [`super::responses`] decides for `--tokens`), then to the one holding its
+/// best copy (the largest token total, then the first by path and line, as
+/// ccusage gives it to the first file); a response's figures are the largest
+/// among all copies.
 pub fn settle(summaries: &mut [Summary]) {
+    let ends: Vec<Option<Timestamp>> = summaries.iter().map(|s| s.responses.latest()).collect();
+    // Whether session `i` ends before session `j` (unknown ends last).
+    let first = |i: usize, j: usize| match (ends[i], ends[j]) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        (a, b) => b.is_none().cmp(&a.is_none()),
+    };
     // Calls: the session holding the call's first line (by path, then line).
     let mut calls: HashMap<String, (usize, Call)> = HashMap::new();
     for (i, s) in summaries.iter_mut().enumerate() {
@@ -447,7 +467,8 @@ pub fn settle(summaries: &mut [Summary]) {
                         (Some(a), Some(b)) => a < b,
                         (a, b) => a.is_some() && b.is_none(),
                     };
-                    if earlier {
+                    let by_end = first(i, *at);
+                    if by_end.is_lt() || (by_end.is_eq() && earlier) {
                         *at = i;
                     }
                     mine.merge(call);
@@ -466,12 +487,14 @@ pub fn settle(summaries: &mut [Summary]) {
             s.tool_errors += 1;
         }
     }
+    super::copied::settle(summaries, &first);
     let mut owner: HashMap<String, (usize, Held)> = HashMap::new();
     for (i, s) in summaries.iter_mut().enumerate() {
         for (key, held) in std::mem::take(&mut s.responses).into_map() {
             match owner.get_mut(&key) {
                 Some((at, mine)) => {
-                    if mine.prefers(&held) {
+                    let by_end = first(i, *at);
+                    if by_end.is_lt() || (by_end.is_eq() && mine.prefers(&held)) {
                         *at = i;
                     }
                     mine.merge(held);
@@ -559,6 +582,7 @@ impl Summary {
         self.tokens_unknown &= o.tokens_unknown;
         self.reply_ends_turn |= o.reply_ends_turn;
         self.responses.merge(o.responses);
+        self.copied.merge(o.copied);
         for (id, c) in o.calls_held {
             match self.calls_held.get_mut(&id) {
                 Some(mine) => mine.merge(c),

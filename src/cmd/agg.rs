@@ -160,9 +160,11 @@ PRESETS:
       Claude Code transcripts: calls are distinct tool_use ids, messages are
       prompts + responses (distinct messages), avg_response_ms runs from a
       prompt to the first reply, subagents counts the session's subagent
-      transcripts; a response written on several lines, or copied into a
-      resumed session, counts once (in the session of its first file), as do
-      its tool calls.
+      transcripts; a response written on several lines counts once. A
+      resumed session's copied history (its events, turns, messages, tool
+      calls, tokens, response times and start) counts only in the session it
+      was copied from: of the sessions holding a copy, the one that ends
+      first.
   --tools     per tool: calls (distinct tool_call_id), ok, errors (tool:error or
       result.success false), unfinished (no post/error), success_rate
       (ok/(ok+errors)), p50_ms, p95_ms, max_ms (duration_ms when written, else
@@ -172,7 +174,9 @@ PRESETS:
       cost_usd, cost_source, unpriced_models (see COST). Claude Code transcripts:
       one response per message.id + requestId across the whole run (and
       across --partial shards): each figure the largest among its copies,
-      day/model of the copy with the largest total (as ccusage); input_tokens
+      day/model/session of the session ending first among those holding a
+      copy (a resumed session's history is its original's), then of the copy
+      with the largest total (as ccusage); input_tokens
       there excludes cache reads (Amplifier's includes them). --per-period:
       one record per value of the --by keys (each day once), its models
       listed, figures summed (ccusage daily); without it, one per model too. Memory: one

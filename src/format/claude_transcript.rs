@@ -595,6 +595,12 @@ impl Dialect for ClaudeTranscript {
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         str_at(data, "sessionId")
     }
+
+    /// A line's `uuid` (kept in the copies); a content block's tool id
+    /// (`tool_use` `id`, `tool_result` `tool_use_id`).
+    fn copy_key<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(data, "uuid").or_else(|| str_at(data, "id")).or_else(|| str_at(data, "tool_use_id"))
+    }
 }
 
 #[cfg(test)]

@@ -204,6 +204,7 @@ impl FileIndex {
             }
         };
         let mut reader = ElementReader::new(file);
+        reader.set_max_line(crate::lines::max_line());
         let mut idx = Index::new();
         // The session of the previous element, to extend its run.
         let mut prev: Option<String> = None;
@@ -485,7 +486,11 @@ impl Layout for ClaudeHookLogs {
             return Some(Box::new(NoLines));
         }
         let reader = match (runs.is_empty(), crate::files::open_regular(file)) {
-            (false, Ok(f)) => ElementReader::new(f),
+            (false, Ok(f)) => {
+                let mut r = ElementReader::new(f);
+                r.set_max_line(crate::lines::max_line());
+                r
+            }
             (false, Err(e)) => {
                 diag.error(&format_args!("{display}: {e}"));
                 return Some(Box::new(NoLines));

@@ -462,6 +462,14 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// What identifies an event's line (or content block) when the writer
+    /// copies it into another session ([`Profile::copies_history`]): the
+    /// same in the original and in every copy, so a run counts each event
+    /// once; `None`: the event is its session's own.
+    fn copy_key<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
+        None
+    }
+
     /// The file a tool event reads or edits.
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
 

@@ -1,6 +1,6 @@
 //! ci-agg's report views over `--tokens` records: `--blocks` (Claude's
 //! 5-hour billing windows, [`crate::aggregate::blocks`]), `--statusline`
-//! ([`super::statusline`]) and `--week-start` (weeks of `--by week` from a
+//! (`statusline`) and `--week-start` (weeks of `--by week` from a
 //! chosen day, labelled by their first date).
 
 use std::path::PathBuf;
