@@ -27,6 +27,8 @@ pub enum Writer {
     Codex,
     /// Claude Code hook logs as committed in projects (`logs/*.json` arrays).
     ClaudeHookLogs,
+    /// Qwen Code chat records (`~/.qwen/projects/*/chats`).
+    QwenCode,
 }
 
 impl Writer {
@@ -38,6 +40,7 @@ impl Writer {
             Writer::ClaudeTranscript => "claude-transcript",
             Writer::Codex => "codex",
             Writer::ClaudeHookLogs => "claude-hook-logs",
+            Writer::QwenCode => "qwen-code",
         }
     }
 }

@@ -35,6 +35,7 @@ mod obvious;
 mod paths;
 mod pipeline;
 mod pipes;
+mod qwen;
 mod regression;
 mod relative;
 mod reliability;

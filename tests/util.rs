@@ -59,6 +59,8 @@ pub fn pinned(mut cmd: std::process::Command) -> std::process::Command {
         .env_remove("SESSION_DATA_DIR")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
+        .env_remove("QWEN_RUNTIME_DIR")
+        .env_remove("QWEN_HOME")
         .env_remove("CI_MAX_BYTES")
         .env_remove("CI_PRICING")
         .env_remove("NO_COLOR")

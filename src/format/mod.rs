@@ -41,6 +41,7 @@ pub mod claude_hooks;
 pub mod claude_transcript;
 pub mod codex;
 pub mod hook_logs;
+pub mod qwen;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -53,9 +54,17 @@ use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord, Writer};
 use crate::time::{self, Timestamp};
 
-/// Every writer, in the order roots and sessions are listed.
-pub const WRITERS: [Writer; 5] =
-    [Writer::Amplifier, Writer::ClaudeHooks, Writer::ClaudeTranscript, Writer::Codex, Writer::ClaudeHookLogs];
+/// Every writer, in the order roots and sessions are listed (Qwen Code
+/// before Claude Code transcripts: a Qwen record also has the keys a
+/// transcript line is told by, [`LineKind::of`]).
+pub const WRITERS: [Writer; 6] = [
+    Writer::Amplifier,
+    Writer::ClaudeHooks,
+    Writer::QwenCode,
+    Writer::ClaudeTranscript,
+    Writer::Codex,
+    Writer::ClaudeHookLogs,
+];
 
 impl Writer {
     /// The writer's module (the registry).
@@ -66,6 +75,7 @@ impl Writer {
             Writer::ClaudeTranscript => &claude_transcript::ClaudeTranscript,
             Writer::Codex => &codex::Codex,
             Writer::ClaudeHookLogs => &hook_logs::ClaudeHookLogs,
+            Writer::QwenCode => &qwen::QwenCode,
         }
     }
 }
