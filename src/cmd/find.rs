@@ -154,7 +154,7 @@ pub const TABLE_COLUMNS: [&str; 5] = ["session", "workspace", "status", "started
 #[command(
     name = "ci-find",
     version,
-    after_long_help = EXAMPLES,
+    after_long_help = format!("{EXAMPLES}{}", crate::format::qwen::FIND_HELP),
     after_help = "Run with --help for examples.",
     mut_arg("since", |a| a.help("Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, an age like 30m, 2h, 7d or -7d, or today, yesterday, this-week, last-week, this-month, last-month). Activity is metadata started_at..last_event_at (else ended_at); a session with no time in its metadata never matches. The records carry the window (\"window\"), so a tool reading their events reads those in it")),
     mut_arg("until", |a| a.help("Only sessions started before this time (exclusive: a date or a word means its start)")),
