@@ -222,7 +222,8 @@ fn filters_and_time_windows_read_qwen_events() {
     assert_eq!(tools, [json!(["run_shell_command", 1, 1]), json!(["write_file", 1, 0])]);
 }
 
-/// `ci-find | ci-filter --event '*' | ci-agg X` answers as `ci-agg X`.
+/// `ci-find | ci-filter --event '*' | ci-agg X` answers as `ci-agg X`, with
+/// or without the capture cache, on one thread or several.
 #[test]
 fn pipelines_give_the_answers_of_the_files() {
     for tree in [QWEN, FORK] {
@@ -235,6 +236,11 @@ fn pipelines_give_the_answers_of_the_files() {
             let direct = ci("ci-agg").args(args).arg(tree).run();
             let piped = ci("ci-agg").args(args).stdin(events.stdout.clone()).run();
             assert_eq!((piped.stdout.as_str(), piped.code), (direct.stdout.as_str(), direct.code), "{tree} {args:?}");
+            // The capture cache (the second run reads it) and threads change nothing.
+            for more in [&["--no-cache", "-j1"][..], &["-j4"]] {
+                let run = ci("ci-agg").args(args).args(more).arg(tree).run();
+                assert_eq!(run.stdout, direct.stdout, "{tree} {args:?} {more:?}");
+            }
         }
     }
 }
