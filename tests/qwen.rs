@@ -364,3 +364,120 @@ fn odd_usage_counts_nothing_and_never_underflows() {
     assert_eq!(counts(&run.json()[0]), (0, 10, 1), "{run:?}");
     assert_eq!(run.json()[0]["responses"], 2);
 }
+
+// ---------------------------------------------------------------------------
+// A session being written
+
+/// The lines `cmd` prints, collected as they come.
+fn live(mut cmd: std::process::Command) -> (std::process::Child, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::BufRead;
+    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (out, kept) = (child.stdout.take().unwrap(), lines.clone());
+    std::thread::spawn(move || {
+        for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            kept.lock().unwrap().push(l);
+        }
+    });
+    (child, lines)
+}
+
+/// Waits (at most 10 s) until `n` lines were printed; then lets two polls
+/// of the follower pass, and returns what was printed.
+fn printed(lines: &std::sync::Mutex<Vec<String>>, n: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while lines.lock().unwrap().len() < n && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    lines.lock().unwrap().clone()
+}
+
+/// Ends a follower with SIGTERM: its exit code.
+fn stop(mut child: std::process::Child) -> Option<i32> {
+    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    crate::util::exits_within(&mut child, "a follower after SIGTERM")
+}
+
+/// Under `--follow`, a response written in two pieces (a torn last line)
+/// is printed once, whole, when its line ends, with its usage; a session
+/// file that appears is a new session.
+#[test]
+fn a_session_being_written_is_followed_record_by_record() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = chat(dir.path(), "s.jsonl", &format!("{}\n", response("a", 10, 4)));
+    let (cat, lines) = live({
+        let mut c = crate::util::ci_command("ci-cat");
+        c.args(["-f", "--fields", "event,data.usage.input_tokens"]).arg(&path);
+        c
+    });
+    assert_eq!(printed(&lines, 1).len(), 1);
+    let line = response("b", 30, 10);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(&line.as_bytes()[..50]).unwrap();
+    assert_eq!(printed(&lines, 2).len(), 1, "a torn line is held back");
+    f.write_all(format!("{}\n", &line[50..]).as_bytes()).unwrap();
+    let got = printed(&lines, 2);
+    assert_eq!(stop(cat), Some(0));
+    let got: Vec<Value> = got.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let usage: Vec<Value> = got.iter().map(|e| json!([e["event"], e["data"]["usage"]["input_tokens"]])).collect();
+    assert_eq!(usage, [json!(["llm:response", 6]), json!(["llm:response", 20])]);
+
+    let root = dir.path().to_str().unwrap();
+    let (find, found) = live({
+        let mut c = crate::util::ci_command("ci-find");
+        c.args(["--follow", "--root", root]);
+        c
+    });
+    assert_eq!(printed(&found, 1).len(), 1);
+    chat(dir.path(), "t.jsonl", &format!("{}\n", response("c", 5, 0)));
+    let got = printed(&found, 2);
+    assert_eq!(stop(find), Some(0));
+    let ids: Vec<Value> = got.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()["session"].clone()).collect();
+    assert_eq!(ids, [json!("s"), json!("t")]);
+}
+
+// ---------------------------------------------------------------------------
+// Generated trees
+
+/// 120 generated sessions (forks copying earlier sessions, sub-sessions,
+/// sidechains, thoughts in and out of the candidates, failed calls): every
+/// session's tokens and responses, every tool's calls and errors and every
+/// parent are what the generator wrote, whatever the threads.
+#[test]
+fn generated_trees_count_each_response_and_call_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = crate::qwengen::generate(dir.path(), 7, 120);
+    assert!(expected.parents.len() > 30, "forks and sub-sessions: {}", expected.parents.len());
+    let root = dir.path().to_str().unwrap();
+    for threads in ["-j1", "-j3"] {
+        let run = ci("ci-agg").args(["--tokens", "--by", "session", threads, root]).run();
+        let ours: BTreeMap<String, (u64, crate::codexgen::Tokens)> = run
+            .json()
+            .iter()
+            .map(|r| {
+                let (input, cache_read, output) = counts(r);
+                let t = crate::codexgen::Tokens { input, cache_read, output };
+                (r["session"].as_str().unwrap().to_owned(), (r["responses"].as_u64().unwrap(), t))
+            })
+            .collect();
+        assert_eq!(ours, expected.by_session, "{threads}");
+        let run = ci("ci-agg").args(["--tools", threads, root]).run();
+        let tools: BTreeMap<String, (u64, u64)> = run
+            .json()
+            .iter()
+            .map(|r| {
+                (r["tool"].as_str().unwrap().to_owned(), (r["calls"].as_u64().unwrap(), r["errors"].as_u64().unwrap()))
+            })
+            .collect();
+        assert_eq!(tools, expected.tools, "{threads}");
+    }
+    let run = ci("ci-find").args(["--root", root]).run();
+    let parents: BTreeMap<String, String> = run
+        .json()
+        .iter()
+        .filter_map(|r| Some((r["session"].as_str()?.to_owned(), r["parent"].as_str()?.to_owned())))
+        .collect();
+    assert_eq!(parents, expected.parents);
+}

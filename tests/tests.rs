@@ -36,6 +36,7 @@ mod paths;
 mod pipeline;
 mod pipes;
 mod qwen;
+mod qwengen;
 mod regression;
 mod relative;
 mod reliability;

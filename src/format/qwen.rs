@@ -578,7 +578,8 @@ fn head(file: &Path) -> Head {
         h.version = h.version.take().or_else(|| s("version"));
         match rec.get_str("type").as_deref() {
             Some("assistant") if h.model.is_none() => h.model = s("model"),
-            Some("system") if rec.get_str("subtype").as_deref() == Some("parent_session") => {
+            // A fork's copy of its parent's own parent link is not the fork's.
+            Some("system") if rec.get_str("subtype").as_deref() == Some("parent_session") && !copied(rec) => {
                 let p = rec.get_in("systemPayload", "parentSessionId").and_then(|v| v.as_str());
                 h.sub_parent = h.sub_parent.take().or(p.map(Cow::into_owned));
             }
