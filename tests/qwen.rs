@@ -481,3 +481,29 @@ fn generated_trees_count_each_response_and_call_once() {
         .collect();
     assert_eq!(parents, expected.parents);
 }
+
+/// The re-read of a cut record whose data its writer makes is the writer's
+/// rule, not Qwen's: a Codex token count cut (its made data holds the
+/// `info` object) is made again from the lines before it.
+#[test]
+fn a_cut_codex_response_is_made_whole_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("sessions/2026/05/01");
+    std::fs::create_dir_all(&folder).unwrap();
+    let path = folder.join("rollout-2026-05-01T10-00-00-0196a1b2-0000-7000-8000-000000000001.jsonl");
+    let usage =
+        |n: u64| json!({"input_tokens": n, "cached_input_tokens": 0, "output_tokens": 1, "total_tokens": n + 1});
+    let lines = [
+        json!({"timestamp": "2026-05-01T10:00:00Z", "type": "session_meta", "payload": {"id": "c1", "cwd": "/w"}}),
+        json!({"timestamp": "2026-05-01T10:00:01Z", "type": "turn_context", "payload": {"model": "gpt-5"}}),
+        json!({"timestamp": "2026-05-01T10:00:02Z", "type": "event_msg", "payload": {"type": "token_count",
+            "info": {"total_token_usage": usage(10), "last_token_usage": usage(10), "note": "n".repeat(3000)}}}),
+    ];
+    std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let whole = ci("ci-cat").arg("--full").arg(&path).run();
+    let cut = ci("ci-cat").args(["--max-bytes", "1k"]).arg(&path).run();
+    assert_eq!(cut.json()[2]["event"], "llm:response");
+    assert!(cut.json()[2]["ci"]["cut"].is_object(), "{cut:?}");
+    let again = ci("ci-cat").arg("--full").stdin(cut.stdout).run();
+    assert_eq!((again.stdout.as_str(), again.stderr.as_str()), (whole.stdout.as_str(), ""));
+}
