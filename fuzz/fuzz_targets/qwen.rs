@@ -42,7 +42,6 @@ const WORDS: &[&str] = &[
     "qwen3-coder-plus",
     "message",
     "role",
-    "model",
     "parts",
     "text",
     "thought",
