@@ -54,6 +54,8 @@ pub struct Reread {
     /// The paths of a fetched projection, and its writer.
     fields: Option<Vec<Path>>,
     writer: Option<&'static Format>,
+    /// The path and byte offset of the fetched record's line.
+    at: (String, u64),
     /// The index of the line's record for a projection.
     whole_idx: Index,
     whole: Vec<u8>,
@@ -137,6 +139,7 @@ impl Reread {
         self.part = m.part;
         self.fields = m.fields;
         self.writer = m.writer;
+        self.at = (m.path.into_owned(), m.site.offset);
         Ok(Some((m.site, m.hash)))
     }
 
@@ -148,7 +151,7 @@ impl Reread {
     /// Makes the cut record `rec`, whose line [`Reread::fetch`] read, whole
     /// ([`Reread::full`]); `Err` with the reason when it cannot be.
     pub fn build(&mut self, rec: &Record<'_>) -> Result<(), String> {
-        let Self { idx, line, state, full, part, fields, writer, whole_idx, whole, .. } = self;
+        let Self { idx, line, state, full, part, fields, writer, whole_idx, whole, replay, at, .. } = self;
         let here = || {
             let ci = rec.get(PROVENANCE_KEY);
             let path = ci.and_then(|c| c.get("path")).and_then(|p| p.as_str()).unwrap_or_default();
@@ -164,15 +167,14 @@ impl Reread {
             state.clear();
             if fmt.observes(line) {
                 fmt.observe(&orig, state);
-                if !state.line_data.is_empty() {
-                    // A Codex token count: its usage is made from the lines
-                    // before it (in practice such records are small, never cut).
-                    return Err(format!(
-                        "{}: this event's data is made from the lines before it, so it cannot be read again alone",
-                        here()
-                    ));
-                }
             }
+            // An event whose data its writer makes (a Codex token count's
+            // usage from the lines before it, a Qwen response's from its
+            // line): those lines are read again too.
+            let state = match state.line_data.is_empty() {
+                true => &*state,
+                false => Replay::to(replay, &at.0, at.1, fmt).map_err(|e| format!("{}: {e}", here()))?,
+            };
             let data = fmt.data(&orig, part.unwrap_or(0), state);
             if let Some(fields) = fields {
                 // The normalised record the projection picked from.

@@ -23,12 +23,13 @@ const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("claude-hooks", "fixtures/sessiondata"),
     ("claude-transcript", "fixtures/claude-transcripts"),
     ("codex", "fixtures/codex"),
+    ("qwen-code", "fixtures/qwen-code/.qwen"),
 ];
 
 /// Each registered format's root env var and its fixture root (a format
 /// with a root env var and no fixture root here fails the test).
 fn env_roots() -> Vec<(&'static str, &'static str)> {
-    let with_env = ci_tools::format::FORMATS.iter().filter_map(|f| Some((f.name, f.root_env?)));
+    let with_env = ci_tools::format::FORMATS.iter().flat_map(|f| f.root_env.iter().map(|v| (f.name, *v)));
     let fixture = |name| FIXTURE_ROOTS.iter().find(|(n, _)| *n == name).map(|(_, dir)| *dir);
     with_env.map(|(name, var)| (var, fixture(name).unwrap_or_else(|| panic!("no fixture root for {name}")))).collect()
 }
@@ -51,7 +52,7 @@ fn dev_null_stdin_reads_the_default_roots() {
             assert_eq!(by_env.stdout, by_path.stdout, "{tool} {var}: {}", by_env.stderr);
             // Only the Amplifier root replaces the default Amplifier root
             // (~/.amplifier/projects, missing under the test HOME: exit 2).
-            if Some(var) == ci_tools::format::amplifier::FORMAT.root_env {
+            if ci_tools::format::amplifier::FORMAT.root_env.contains(&var) {
                 assert_eq!(by_env.code, by_path.code, "{tool} {var}: {}", by_env.stderr);
             }
         }

@@ -38,6 +38,8 @@ mod obvious;
 mod paths;
 mod pipeline;
 mod pipes;
+mod qwen;
+mod qwengen;
 mod regression;
 mod relative;
 mod reliability;

@@ -54,7 +54,7 @@ pub fn ci_command(bin: &str) -> std::process::Command {
 /// repository root: for a program that runs the binaries itself (`sh -c`
 /// with them on `PATH`).
 pub fn pinned(mut cmd: std::process::Command) -> std::process::Command {
-    for var in ci_tools::format::FORMATS.iter().filter_map(|f| f.root_env) {
+    for var in ci_tools::format::FORMATS.iter().flat_map(|f| f.root_env.iter().copied()) {
         cmd.env_remove(var);
     }
     cmd.current_dir(root())

@@ -40,7 +40,7 @@ pub struct Amplifier;
 pub static FORMAT: Format = Format {
     name: "amplifier",
     product: "Amplifier",
-    root_env: Some(ROOT_ENV),
+    root_env: &[ROOT_ENV],
     places: &["~/.amplifier/projects"],
     help: Help {
         roots: Some(

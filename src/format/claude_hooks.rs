@@ -62,7 +62,7 @@ pub struct ClaudeHooks;
 pub static FORMAT: Format = Format {
     name: "claude-hooks",
     product: "Claude Code",
-    root_env: Some(ROOT_ENV),
+    root_env: &[ROOT_ENV],
     places: &[],
     help: Help {
         roots: Some("$SESSION_DATA_DIR when set (Claude Code hook captures; a missing one is an error)"),
@@ -117,6 +117,7 @@ pub static FORMAT: Format = Format {
   data.tool_response.* and failures data.error; match records are the same, with
   ci.path the hook file. The AssistantResponse copy and transcript are not searched.",
         }),
+        agg: None,
     },
     vocabulary: event_names,
     layout: &ClaudeHooks,

@@ -81,7 +81,7 @@ pub struct ClaudeTranscript;
 pub static FORMAT: Format = Format {
     name: "claude-transcript",
     product: "Claude Code",
-    root_env: Some(ROOT_ENV),
+    root_env: &[ROOT_ENV],
     places: &["~/.claude/projects", "~/.config/claude/projects"],
     help: Help {
         roots: Some(

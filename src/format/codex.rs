@@ -80,7 +80,7 @@ pub struct Codex;
 pub static FORMAT: Format = Format {
     name: "codex",
     product: "Codex",
-    root_env: Some(ROOT_ENV),
+    root_env: &[ROOT_ENV],
     places: &["~/.codex/sessions"],
     help: Help {
         roots: Some("$CODEX_HOME, else ~/.codex when it holds sessions/ or archived_sessions/ (Codex)"),

@@ -96,7 +96,7 @@ pub struct ClaudeHookLogs;
 pub static FORMAT: Format = Format {
     name: "claude-hook-logs",
     product: "Claude Code",
-    root_env: None,
+    root_env: &[],
     places: &[],
     help: Help {
         find: Some(Section {

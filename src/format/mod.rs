@@ -66,6 +66,7 @@ pub mod claude_transcript;
 pub mod codex;
 mod context;
 pub mod hook_logs;
+pub mod qwen;
 mod registry;
 
 use std::borrow::Cow;
@@ -86,6 +87,7 @@ pub use registry::{event_names, no_default_root, roots_list, with_sections, Form
 pub static FORMATS: &[&Format] = &[
     &amplifier::FORMAT,
     &claude_hooks::FORMAT,
+    &qwen::FORMAT,
     &claude_transcript::FORMAT,
     &codex::FORMAT,
     &hook_logs::FORMAT,

@@ -17,7 +17,7 @@ pub struct Format {
     pub product: &'static str,
     /// The environment variable that names its default root, if any (the
     /// tests pin every one).
-    pub root_env: Option<&'static str>,
+    pub root_env: &'static [&'static str],
     /// The places its default roots are looked for when its env var is not
     /// set (what a home with no capture root is told).
     pub places: &'static [&'static str],
@@ -124,11 +124,13 @@ pub struct Help {
     pub filter: Option<Section>,
     /// Of `ci-grep`: how its events are searched.
     pub grep: Option<Section>,
+    /// Of `ci-agg`: how its events are counted.
+    pub agg: Option<Section>,
 }
 
 impl Help {
     /// No section in any tool's help.
-    pub const NONE: Help = Help { roots: None, find: None, cat: None, filter: None, grep: None };
+    pub const NONE: Help = Help { roots: None, find: None, cat: None, filter: None, grep: None, agg: None };
 }
 
 /// One section of a `--help` text.
@@ -146,7 +148,7 @@ pub struct Section {
 pub fn no_default_root() -> String {
     let places: Vec<&str> = FORMATS.iter().flat_map(|f| f.places.iter().copied()).collect();
     let (placed, unplaced): (Vec<&Format>, Vec<&Format>) = FORMATS.iter().partition(|f| !f.places.is_empty());
-    let vars: Vec<&str> = placed.into_iter().chain(unplaced).filter_map(|f| f.root_env).collect();
+    let vars: Vec<&str> = placed.into_iter().chain(unplaced).flat_map(|f| f.root_env.iter().copied()).collect();
     let vars = match vars.split_last() {
         Some((last, [])) => last.to_string(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
