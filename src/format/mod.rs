@@ -690,9 +690,10 @@ mod tests {
     fn a_home_without_roots_is_told_every_default_place_and_root_variable() {
         assert_eq!(
             no_default_root(),
-            "found no capture root: none of ~/.amplifier/projects, ~/.claude/projects, \
+            "found no capture root: none of ~/.amplifier/projects, ~/.qwen/projects, ~/.claude/projects, \
              ~/.config/claude/projects, ~/.codex/sessions exists (name a PATH or --root, or set \
-             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, CLAUDE_CONFIG_DIR, CODEX_HOME or SESSION_DATA_DIR)"
+             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, \
+             CODEX_HOME or SESSION_DATA_DIR)"
         );
     }
 

@@ -53,7 +53,7 @@ use std::path::{Path, PathBuf};
 
 use super::{str_at, CallKey, Cx, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
-use crate::discover::Detail;
+use super::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{key_eq, Kind, Raw, Record};
 use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
