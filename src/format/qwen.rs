@@ -51,9 +51,9 @@ use std::collections::HashSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::Detail;
 use super::{str_at, CallKey, Cx, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
-use super::Detail;
 use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
 use crate::json::{key_eq, Kind, Raw, Record};
 use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
