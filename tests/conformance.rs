@@ -171,6 +171,28 @@ fn history_copies_not_counted_in_sessions() {
     assert_eq!(row["tokens"], serde_json::json!({"input": 500, "output": 100, "cache_read": 0, "cache_write": 0}));
 }
 
+/// `fixtures/qwen-fork`: the fork `…002` copies its parent's four records
+/// (`forkedFrom`), then adds one prompt and one response (prompt 2,000,
+/// cached 1,500, candidates 10) from 2026-06-02T10:00:00Z.
+const QWEN_FORK: (&str, &str) = ("fixtures/qwen-fork/.qwen", "aaaaaaaa-0000-4000-8000-000000000002");
+
+#[test]
+fn history_copies_of_a_qwen_fork_not_counted() {
+    let (tree, fork) = QWEN_FORK;
+    let tokens = row(tree, &["--tokens", "--by", "session"], fork);
+    assert_eq!(
+        (own_tokens(&tokens), tokens["cache_read_tokens"].as_u64()),
+        ((Some(1), Some(500), Some(10)), Some(1500))
+    );
+    let row = row(tree, &["--sessions"], fork);
+    assert_eq!((&row["turns"], &row["messages"]), (&serde_json::json!(1), &serde_json::json!(2)));
+    assert_eq!(
+        (&row["started"], &row["tool_calls"]),
+        (&serde_json::json!("2026-06-02T10:00:00Z"), &serde_json::json!({}))
+    );
+    assert_eq!(row["tokens"], serde_json::json!({"input": 500, "output": 10, "cache_read": 1500, "cache_write": 0}));
+}
+
 /// `fixtures/claude-resume`: two Claude Code sessions, each resumed once
 /// (fixtures/README.md). An original's own part: 1 prompt, 2 responses
 /// (input 1,000 + 1,100, output 200 + 30), a Bash call; its resume copies
