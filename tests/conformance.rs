@@ -213,9 +213,35 @@ fn history_copies_of_a_claude_resume_not_counted_in_sessions() {
     }
 }
 
+/// `--tools --by session`: each call counts in the session that made it, not
+/// in the resume holding its copy (each original's Bash, each resume's Read).
+#[test]
+fn history_copies_of_a_claude_resume_not_counted_in_tools() {
+    let rows = ci("ci-agg").args(["--tools", "--by", "session"]).arg("fixtures/claude-resume").run().json();
+    let mut calls: Vec<(String, String, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["session"].as_str().unwrap().to_owned(),
+                r["tool"].as_str().unwrap().to_owned(),
+                r["calls"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    calls.sort();
+    let mut want: Vec<(String, String, u64)> = RESUMES
+        .iter()
+        .flat_map(|(original, resume)| {
+            [(original.to_string(), "Bash".into(), 1), (resume.to_string(), "Read".into(), 1)]
+        })
+        .collect();
+    want.sort();
+    assert_eq!(calls, want);
+}
+
 /// The resumes' answers do not depend on threads, the cache or shards: `-j4`
 /// filling a cache and `-j1` reading it give the `--no-cache -j1` answer, and
-/// so does `--tokens --partial` over one file per shard, merged (each
+/// so does `--partial` (`--tokens`, `--tools`) over one file per shard, merged (each
 /// original and its resume in different shards, both orders).
 #[test]
 fn history_copies_of_a_claude_resume_settled_across_threads_cache_and_shards() {
@@ -229,18 +255,22 @@ fn history_copies_of_a_claude_resume_settled_across_threads_cache_and_shards() {
         assert_eq!(agg(r, h, &[args, &["-j4"]].concat()), direct, "-j4, cache filled {args:?}");
         assert_eq!(agg(r, h, &[args, &["-j1"]].concat()), direct, "cache read {args:?}");
     }
-    let direct = agg(r, h, &[tokens, &["--no-cache"]].concat()).0;
     let files = ok(ci("ci-find").args(["--root", r, "--paths"]).run(), r);
-    for order in [false, true] {
-        let mut files: Vec<&str> = files.lines().collect();
-        assert_eq!(files.len(), 4);
-        if order {
-            files.reverse();
+    for args in [tokens, &["--tools", "--by", "session"]] {
+        let direct = agg(r, h, &[args, &["--no-cache"]].concat()).0;
+        for order in [false, true] {
+            let mut files: Vec<&str> = files.lines().collect();
+            assert_eq!(files.len(), 4);
+            if order {
+                files.reverse();
+            }
+            let parts: String = files
+                .iter()
+                .map(|f| ok(ci("ci-agg").args(args).args(["--partial", "--no-cache", f]).run(), f))
+                .collect();
+            let merged = ok(ci("ci-agg").arg("--merge").stdin(parts).run(), "--merge");
+            assert_eq!(merged, direct, "{args:?} --partial per file, reversed: {order}");
         }
-        let parts: String =
-            files.iter().map(|f| ok(ci("ci-agg").args(tokens).args(["--partial", "--no-cache", f]).run(), f)).collect();
-        let merged = ok(ci("ci-agg").arg("--merge").stdin(parts).run(), "--merge");
-        assert_eq!(merged, direct, "--partial per file, reversed: {order}");
     }
 }
 

@@ -24,6 +24,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use super::calls::{ToolGroup, Tools};
+use super::copied_calls::CopiedCalls;
 use super::cost::{Sources, Tally};
 use super::decimal::Decimal;
 use super::field::{KeyVal, Num};
@@ -56,6 +57,7 @@ pub fn encode_tools(t: &Tools) -> Option<Vec<u8>> {
         }
         stat(&mut w, &g.latency)?;
     }
+    t.held.write_bin(&mut w);
     Some(w)
 }
 
@@ -75,6 +77,7 @@ pub fn decode_tools(b: &[u8], q: &Query) -> Option<Tools> {
         latency.quant.as_ref()?;
         t.map.insert(key, ToolGroup { calls, ok, errors, unfinished, latency });
     }
+    t.held = CopiedCalls::read_bin(&mut r)?;
     (r.left() == 0).then_some(t)
 }
 

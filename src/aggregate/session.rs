@@ -43,6 +43,7 @@ use crate::time::{self, Timestamp};
 
 use super::calls::{self, millis, Call, Calls, Outcome};
 use super::copied::Copied;
+use super::copied_calls::{ends_first, owners};
 use super::cost::{Costing, Tally};
 use super::field::{Numeric, Val};
 use super::groups::Row;
@@ -453,33 +454,13 @@ fn is_zero(n: &u64) -> bool {
 pub fn settle(summaries: &mut [Summary]) {
     let ends: Vec<Option<Timestamp>> = summaries.iter().map(|s| s.responses.latest()).collect();
     // Whether session `i` ends before session `j` (unknown ends last).
-    let first = |i: usize, j: usize| match (ends[i], ends[j]) {
-        (Some(a), Some(b)) => a.cmp(&b),
-        (a, b) => b.is_none().cmp(&a.is_none()),
-    };
-    // Calls: the session holding the call's first line (by path, then line).
-    let mut calls: HashMap<String, (usize, Call)> = HashMap::new();
+    let first = |i: usize, j: usize| ends_first(ends[i], ends[j]);
+    // Calls: the session ending first, then holding the call's first line.
+    let mut held = vec![];
     for (i, s) in summaries.iter_mut().enumerate() {
-        for (id, call) in std::mem::take(&mut s.calls_held) {
-            match calls.get_mut(&id) {
-                Some((at, mine)) => {
-                    let earlier = match (&call.first, &mine.first) {
-                        (Some(a), Some(b)) => a < b,
-                        (a, b) => a.is_some() && b.is_none(),
-                    };
-                    let by_end = first(i, *at);
-                    if by_end.is_lt() || (by_end.is_eq() && earlier) {
-                        *at = i;
-                    }
-                    mine.merge(call);
-                }
-                None => {
-                    calls.insert(id, (i, call));
-                }
-            }
-        }
+        held.extend(std::mem::take(&mut s.calls_held).into_iter().map(|(id, call)| (id, i, call)));
     }
-    for (i, call) in calls.into_values() {
+    for (i, call) in owners(held, &first) {
         let s = &mut summaries[i];
         let tool = call.tool.clone().unwrap_or_else(|| "null".into());
         *s.tool_calls.entry(tool).or_insert(0) += 1;
