@@ -239,6 +239,33 @@ fn history_copies_of_a_claude_resume_not_counted_in_tools() {
     assert_eq!(calls, want);
 }
 
+/// `--sessions`' files read: a copied call's file is the owner's only. The
+/// tree is `fixtures/claude-resume` with each original's Bash call a Read of
+/// `b.md` (copied into its resume), the resumes reading `a.md` themselves.
+#[test]
+fn history_copies_of_a_claude_resume_files_not_listed_in_sessions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("projects/-home-dev-notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let from = crate::util::root().join("fixtures/claude-resume/projects/-home-dev-notes");
+    for f in std::fs::read_dir(&from).unwrap() {
+        let f = f.unwrap().path();
+        let text = std::fs::read_to_string(&f).unwrap();
+        let bash = r#""name":"Bash","input":{"command":"ls notes"}"#;
+        assert_eq!(text.matches(bash).count(), 1, "{}", f.display());
+        let read = text.replace(bash, r#""name":"Read","input":{"file_path":"/home/dev/notes/b.md"}"#);
+        std::fs::write(dir.join(f.file_name().unwrap()), read).unwrap();
+    }
+    let root = tmp.path().to_str().unwrap();
+    for (original, resume) in RESUMES {
+        for (id, file) in [(original, "b.md"), (resume, "a.md")] {
+            let row = row(root, &["--sessions", "--no-cache"], id);
+            assert_eq!(row["files_read"], serde_json::json!([format!("/home/dev/notes/{file}")]), "{id}");
+            assert_eq!(row["tool_calls"], serde_json::json!({"Read": 1}), "{id}");
+        }
+    }
+}
+
 /// The resumes' answers do not depend on threads, the cache or shards: `-j4`
 /// filling a cache and `-j1` reading it give the `--no-cache -j1` answer, and
 /// so does `--partial` (`--tokens`, `--tools`) over one file per shard, merged (each

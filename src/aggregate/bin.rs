@@ -95,6 +95,12 @@ pub fn encode_sessions(sessions: &std::collections::BTreeMap<SessionKey, Summary
             text(&mut w, id);
             call.write_bin(&mut w);
         }
+        len(&mut w, s.files_held.len());
+        for (id, edited, path) in &s.files_held {
+            text(&mut w, id);
+            w.push(u8::from(*edited));
+            text(&mut w, path);
+        }
         s.responses.write_bin(&mut w);
         s.copied.write_bin(&mut w);
     }
@@ -113,6 +119,15 @@ pub fn decode_sessions(b: &[u8]) -> Option<Vec<Summary>> {
         for _ in 0..r.count()? {
             let id = r.text()?;
             s.calls_held.insert(id, super::calls::Call::read_bin(&mut r)?);
+        }
+        for _ in 0..r.count()? {
+            let id = r.text()?;
+            let edited = match r.u8()? {
+                0 => false,
+                1 => true,
+                _ => return None,
+            };
+            s.files_held.insert((id, edited, r.text()?));
         }
         s.responses = Responses::read_bin(&mut r, 0)?;
         s.copied = super::copied::Copied::read_bin(&mut r)?;

@@ -79,7 +79,7 @@ impl CopiedCalls {
             });
             copies.push((id, i, call));
         }
-        owners(copies, &|i, j| ends_first(sessions[i], sessions[j])).into_iter().map(|(_, c)| c)
+        owners(copies, &|i, j| ends_first(sessions[i], sessions[j])).into_iter().map(|(_, _, c)| c)
     }
 
     /// The binary form (the capture cache): each call (id, session, call),
@@ -154,15 +154,18 @@ pub fn ends_first(a: Option<Timestamp>, b: Option<Timestamp>) -> Ordering {
 /// session index, call); a call belongs to the session that ends first
 /// (`first(i, j)`: how session `i`'s end compares with `j`'s), then to the
 /// one holding its first line (by path, then line). The owner's copy (its
-/// group keys) with what the others saw of it, by session index.
-pub fn owners(copies: Vec<(String, usize, Call)>, first: &dyn Fn(usize, usize) -> Ordering) -> Vec<(usize, Call)> {
+/// group keys) with what the others saw of it: (id, session index, call).
+pub fn owners(
+    copies: Vec<(String, usize, Call)>,
+    first: &dyn Fn(usize, usize) -> Ordering,
+) -> Vec<(String, usize, Call)> {
     let mut by_id: BTreeMap<String, Vec<(usize, Call)>> = BTreeMap::new();
     for (id, i, call) in copies {
         by_id.entry(id).or_default().push((i, call));
     }
     by_id
-        .into_values()
-        .map(|mut held| {
+        .into_iter()
+        .map(|(id, mut held)| {
             let mut own = 0;
             for (k, (i, call)) in held.iter().enumerate().skip(1) {
                 let (o, mine) = &held[own];
@@ -179,7 +182,7 @@ pub fn owners(copies: Vec<(String, usize, Call)>, first: &dyn Fn(usize, usize) -
             for (_, c) in held {
                 call.merge(c);
             }
-            (i, call)
+            (id, i, call)
         })
         .collect()
 }
