@@ -235,9 +235,62 @@ fn history_copies_of_a_claude_resume_not_counted_in_sessions() {
     }
 }
 
+/// `--tools --by session`: each call counts in the session that made it, not
+/// in the resume holding its copy (each original's Bash, each resume's Read).
+#[test]
+fn history_copies_of_a_claude_resume_not_counted_in_tools() {
+    let rows = ci("ci-agg").args(["--tools", "--by", "session"]).arg("fixtures/claude-resume").run().json();
+    let mut calls: Vec<(String, String, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["session"].as_str().unwrap().to_owned(),
+                r["tool"].as_str().unwrap().to_owned(),
+                r["calls"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    calls.sort();
+    let mut want: Vec<(String, String, u64)> = RESUMES
+        .iter()
+        .flat_map(|(original, resume)| {
+            [(original.to_string(), "Bash".into(), 1), (resume.to_string(), "Read".into(), 1)]
+        })
+        .collect();
+    want.sort();
+    assert_eq!(calls, want);
+}
+
+/// `--sessions`' files read: a copied call's file is the owner's only. The
+/// tree is `fixtures/claude-resume` with each original's Bash call a Read of
+/// `b.md` (copied into its resume), the resumes reading `a.md` themselves.
+#[test]
+fn history_copies_of_a_claude_resume_files_not_listed_in_sessions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("projects/-home-dev-notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let from = crate::util::root().join("fixtures/claude-resume/projects/-home-dev-notes");
+    for f in std::fs::read_dir(&from).unwrap() {
+        let f = f.unwrap().path();
+        let text = std::fs::read_to_string(&f).unwrap();
+        let bash = r#""name":"Bash","input":{"command":"ls notes"}"#;
+        assert_eq!(text.matches(bash).count(), 1, "{}", f.display());
+        let read = text.replace(bash, r#""name":"Read","input":{"file_path":"/home/dev/notes/b.md"}"#);
+        std::fs::write(dir.join(f.file_name().unwrap()), read).unwrap();
+    }
+    let root = tmp.path().to_str().unwrap();
+    for (original, resume) in RESUMES {
+        for (id, file) in [(original, "b.md"), (resume, "a.md")] {
+            let row = row(root, &["--sessions", "--no-cache"], id);
+            assert_eq!(row["files_read"], serde_json::json!([format!("/home/dev/notes/{file}")]), "{id}");
+            assert_eq!(row["tool_calls"], serde_json::json!({"Read": 1}), "{id}");
+        }
+    }
+}
+
 /// The resumes' answers do not depend on threads, the cache or shards: `-j4`
 /// filling a cache and `-j1` reading it give the `--no-cache -j1` answer, and
-/// so does `--tokens --partial` over one file per shard, merged (each
+/// so does `--partial` (`--tokens`, `--tools`) over one file per shard, merged (each
 /// original and its resume in different shards, both orders).
 #[test]
 fn history_copies_of_a_claude_resume_settled_across_threads_cache_and_shards() {
@@ -251,18 +304,22 @@ fn history_copies_of_a_claude_resume_settled_across_threads_cache_and_shards() {
         assert_eq!(agg(r, h, &[args, &["-j4"]].concat()), direct, "-j4, cache filled {args:?}");
         assert_eq!(agg(r, h, &[args, &["-j1"]].concat()), direct, "cache read {args:?}");
     }
-    let direct = agg(r, h, &[tokens, &["--no-cache"]].concat()).0;
     let files = ok(ci("ci-find").args(["--root", r, "--paths"]).run(), r);
-    for order in [false, true] {
-        let mut files: Vec<&str> = files.lines().collect();
-        assert_eq!(files.len(), 4);
-        if order {
-            files.reverse();
+    for args in [tokens, &["--tools", "--by", "session"]] {
+        let direct = agg(r, h, &[args, &["--no-cache"]].concat()).0;
+        for order in [false, true] {
+            let mut files: Vec<&str> = files.lines().collect();
+            assert_eq!(files.len(), 4);
+            if order {
+                files.reverse();
+            }
+            let parts: String = files
+                .iter()
+                .map(|f| ok(ci("ci-agg").args(args).args(["--partial", "--no-cache", f]).run(), f))
+                .collect();
+            let merged = ok(ci("ci-agg").arg("--merge").stdin(parts).run(), "--merge");
+            assert_eq!(merged, direct, "{args:?} --partial per file, reversed: {order}");
         }
-        let parts: String =
-            files.iter().map(|f| ok(ci("ci-agg").args(tokens).args(["--partial", "--no-cache", f]).run(), f)).collect();
-        let merged = ok(ci("ci-agg").arg("--merge").stdin(parts).run(), "--merge");
-        assert_eq!(merged, direct, "--partial per file, reversed: {order}");
     }
 }
 

@@ -24,6 +24,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use super::calls::{ToolGroup, Tools};
+use super::copied_calls::CopiedCalls;
 use super::cost::{Sources, Tally};
 use super::decimal::Decimal;
 use super::field::{KeyVal, Num};
@@ -56,6 +57,7 @@ pub fn encode_tools(t: &Tools) -> Option<Vec<u8>> {
         }
         stat(&mut w, &g.latency)?;
     }
+    t.held.write_bin(&mut w);
     Some(w)
 }
 
@@ -75,6 +77,7 @@ pub fn decode_tools(b: &[u8], q: &Query) -> Option<Tools> {
         latency.quant.as_ref()?;
         t.map.insert(key, ToolGroup { calls, ok, errors, unfinished, latency });
     }
+    t.held = CopiedCalls::read_bin(&mut r)?;
     (r.left() == 0).then_some(t)
 }
 
@@ -91,6 +94,12 @@ pub fn encode_sessions(sessions: &std::collections::BTreeMap<SessionKey, Summary
         for (id, call) in &s.calls_held {
             text(&mut w, id);
             call.write_bin(&mut w);
+        }
+        len(&mut w, s.files_held.len());
+        for (id, edited, path) in &s.files_held {
+            text(&mut w, id);
+            w.push(u8::from(*edited));
+            text(&mut w, path);
         }
         s.responses.write_bin(&mut w);
         s.copied.write_bin(&mut w);
@@ -110,6 +119,15 @@ pub fn decode_sessions(b: &[u8]) -> Option<Vec<Summary>> {
         for _ in 0..r.count()? {
             let id = r.text()?;
             s.calls_held.insert(id, super::calls::Call::read_bin(&mut r)?);
+        }
+        for _ in 0..r.count()? {
+            let id = r.text()?;
+            let edited = match r.u8()? {
+                0 => false,
+                1 => true,
+                _ => return None,
+            };
+            s.files_held.insert((id, edited, r.text()?));
         }
         s.responses = Responses::read_bin(&mut r, 0)?;
         s.copied = super::copied::Copied::read_bin(&mut r)?;

@@ -79,8 +79,9 @@ use super::Answer;
 /// copy of its parent's history is `copy:…` events, none counted (issue 38).
 /// 6: a held response keeps the best copy of each session holding one, with
 /// its session and time (issue 38: a session's totals never include what it
-/// copied from another).
-const SCHEMA: u32 = 6;
+/// copied from another). 7: a `--tools` state holds the calls of a writer
+/// that copies history, and its sessions' ends, until the run ends.
+const SCHEMA: u32 = 7;
 
 /// The name of `q`'s cache file: a hash of everything that defines its
 /// answer (the query's wire form, the price table's bytes, the version).

@@ -23,12 +23,14 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::format::CallKey;
 use crate::record::Event;
 use crate::time::{self, Timestamp};
 
+use super::copied_calls::CopiedCalls;
 use super::decimal::Decimal;
 use super::field::{Context, KeyVal, Num, Numeric, Val};
 use super::groups::{key_record, Row};
@@ -182,6 +184,62 @@ impl Call {
     }
 }
 
+/// A call on the `--partial` wire ([`super::copied_calls`]): its fields,
+/// times as RFC 3339 text, keys and the duration in their wire forms.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WireCall {
+    tool: Option<String>,
+    key: Option<Vec<Value>>,
+    key_from_pre: bool,
+    pre: Option<Option<String>>,
+    end: Option<Option<String>>,
+    failed: bool,
+    duration_ms: Option<Value>,
+    first: Option<(String, u64)>,
+}
+
+impl Call {
+    /// The wire form ([`WireCall`]).
+    pub fn to_wire(&self) -> WireCall {
+        let at = |seen: bool, t: Option<Timestamp>| seen.then(|| t.map(time::format_timestamp));
+        WireCall {
+            tool: self.tool.clone(),
+            key: self.keys.as_ref().map(|k| k.iter().map(KeyVal::to_json).collect()),
+            key_from_pre: self.keys_from_pre,
+            pre: at(self.pre, self.pre_ts),
+            end: at(self.ended, self.end_ts),
+            failed: self.failed,
+            duration_ms: self.duration_ms.map(super::stat::num_wire),
+            first: self.first.clone(),
+        }
+    }
+
+    /// Reads [`Call::to_wire`] back, for a query of `keys` keys.
+    pub fn from_wire(w: WireCall, keys: usize) -> Result<Call, String> {
+        let at = |t: &Option<Option<String>>| -> Result<Option<Timestamp>, String> {
+            match t.as_ref().and_then(Option::as_ref) {
+                Some(s) => time::parse_timestamp(s).map(Some).ok_or_else(|| format!("bad timestamp {s:?}")),
+                None => Ok(None),
+            }
+        };
+        if w.key.as_ref().is_some_and(|k| k.len() != keys.saturating_sub(1)) {
+            return Err(format!("a call's key has the wrong length for {keys} keys"));
+        }
+        Ok(Call {
+            tool: w.tool,
+            keys: w.key.map(|k| k.iter().map(KeyVal::from_json).collect()),
+            keys_from_pre: w.key_from_pre,
+            pre: w.pre.is_some(),
+            pre_ts: at(&w.pre)?,
+            ended: w.end.is_some(),
+            end_ts: at(&w.end)?,
+            failed: w.failed,
+            duration_ms: w.duration_ms.as_ref().map(super::stat::num_from_wire).transpose()?,
+            first: w.first,
+        })
+    }
+}
+
 /// Whole milliseconds from `a` to `b` (sub-millisecond remainders truncated
 /// toward zero, as [`time::millis_between`]).
 pub fn millis(a: Timestamp, b: Timestamp) -> Num {
@@ -290,6 +348,19 @@ impl Calls {
         out
     }
 
+    /// Takes out the calls by id of a writer that copies history (those
+    /// that know their first line): (session, id, call).
+    pub fn drain_copyable(&mut self) -> Vec<(String, String, Call)> {
+        let mut ids: Vec<(String, String)> = self
+            .map
+            .iter()
+            .filter(|((_, id), c)| c.first.is_some() && !id.starts_with('\u{0}'))
+            .map(|(k, _)| k.clone())
+            .collect();
+        ids.sort_unstable();
+        ids.into_iter().filter_map(|k| self.map.remove(&k).map(|c| (k.0, k.1, c))).collect()
+    }
+
     /// Whether no call is held.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty() && self.ordered.is_empty()
@@ -396,9 +467,21 @@ pub struct Tools {
     /// Whether latencies are kept as tapes: one capture's state, read for
     /// the capture cache ([`super::stat::Quantiles`]).
     pub tape: bool,
+    /// Calls that may be copies of another session's, counted when the
+    /// run ends ([`Tools::rows`]).
+    pub held: CopiedCalls,
 }
 
 impl Tools {
+    /// Counts a capture's (or the piped records') calls: those a session
+    /// may have copied are held until the run ends.
+    pub fn add_from(&mut self, q: &Query, calls: &mut Calls) {
+        for (session, id, call) in calls.drain_copyable() {
+            self.held.hold(session, id, call);
+        }
+        self.add_calls(q, calls.drain());
+    }
+
     /// Counts finished pairing state.
     pub fn add_calls(&mut self, q: &Query, calls: impl Iterator<Item = Call>) {
         for call in calls {
@@ -438,12 +521,17 @@ impl Tools {
         for (k, g) in o.map {
             self.merge_group(k, g);
         }
+        self.held.merge(o.held);
     }
 
     /// Output rows: keys, `calls`, `ok`, `errors`, `unfinished`,
     /// `success_rate` (ok / (ok + errors), 4 decimals; null without finished
     /// calls), `p50_ms`, `p95_ms`, `max_ms` (null without latencies).
-    pub fn rows(self, q: &Query) -> Vec<Row> {
+    /// Held calls count once, in the session owning them
+    /// ([`CopiedCalls::settle`]).
+    pub fn rows(mut self, q: &Query) -> Vec<Row> {
+        let held = std::mem::take(&mut self.held);
+        self.add_calls(q, held.settle());
         self.map
             .into_iter()
             .map(|(key, g)| {

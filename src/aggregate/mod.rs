@@ -28,6 +28,7 @@ pub mod blocks;
 pub mod cached;
 pub mod calls;
 pub mod copied;
+pub mod copied_calls;
 pub mod cost;
 pub mod field;
 pub mod fsum;

@@ -10,6 +10,8 @@
 //! {"kind":"tools","key":["bash"],"calls":5,"ok":4,"errors":1,"unfinished":0,"latency":{…}}
 //! {"kind":"session","session":"a7c3…","project":"-home-user-my-api",…}
 //! {"kind":"response","message":"msg_01…\u0000req_01…","key":["2025-09-03","claude-sonnet-4"],"usage":[4,512,0,1200,null],"best":[1716.0,"…/s.jsonl",12]}
+//! {"kind":"call","id":"toolu_01…","session":"b000…","call":{"tool":"Bash","key":["b000…"],"key_from_pre":true,"pre":"2026-05-01T10:00:03Z","end":"2026-05-01T10:00:04Z","failed":false,"duration_ms":null,"first":["…/s.jsonl",3]}}
+//! {"kind":"end","session":"b000…","at":"2026-05-02T09:00:09Z"}
 //! {"kind":"skipped","bad_lines":4,"unfinished_lines":1}
 //! ```
 //!
@@ -39,6 +41,7 @@ use crate::error::{Error, Result};
 use crate::output::Output;
 
 use super::calls::ToolGroup;
+use super::copied_calls::WireHeld;
 use super::cost::Tally;
 use super::field::KeyVal;
 use super::groups::Group;
@@ -109,6 +112,17 @@ pub enum Line {
         unfinished: u64,
         /// Latency state.
         latency: Value,
+    },
+    /// A `--tools` call of a writer that copies history, held by its id
+    /// so that shards holding copies count it once ([`super::copied_calls`]).
+    Call(Box<WireHeld>),
+    /// A `--tools` session's end (the latest time of its responses), which
+    /// decides who owns a held call.
+    End {
+        /// The session.
+        session: String,
+        /// Its end (RFC 3339).
+        at: String,
     },
     /// A `--sessions` session.
     Session(Box<Summary>),
@@ -202,6 +216,9 @@ pub fn encode(q: &Query, answer: Answer, skipped: (u64, u64)) -> Vec<Line> {
                     });
                 }
             }
+            let (held, ends) = tools.held.to_wire();
+            lines.extend(held.into_iter().map(|h| Line::Call(Box::new(h))));
+            lines.extend(ends.into_iter().map(|(session, at)| Line::End { session, at }));
         }
         Answer::Sessions(sessions) => {
             // Responses held by identity are settled within the shard.
@@ -342,6 +359,8 @@ impl Merger {
                 tools.merge_group(key, ToolGroup { calls, ok, errors, unfinished, latency });
                 Ok(())
             }
+            (Line::Call(h), Answer::Tools(tools)) => tools.held.add_wire(*h, q.keys.len()),
+            (Line::End { session, at }, Answer::Tools(tools)) => tools.held.add_end(&session, &at),
             (Line::Session(s), a @ Answer::Sessions(_)) => {
                 a.add_session(*s);
                 Ok(())

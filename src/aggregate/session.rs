@@ -25,14 +25,14 @@
 //! | `cost_usd` | sum of `data.usage.cost_usd` over `llm:response` (decimal strings summed exactly); null when none had one |
 //! | `models` | distinct `data.model` of `llm:response` and `session:start` (Claude hooks: SessionStart `model`) |
 //! | `compactions` | `context:compaction` events |
-//! | `files_read`, `files_edited` | sorted distinct `data.tool_input.file_path` of tool events (pre, post or error) by tool: read = Read, NotebookRead, Glob, Grep, LS, read_file, glob, grep; edited = Edit, MultiEdit, Write, NotebookEdit, edit_file, write_file |
+//! | `files_read`, `files_edited` | sorted distinct `data.tool_input.file_path` of tool events (pre, post or error) by tool: read = Read, NotebookRead, Glob, Grep, LS, read_file, glob, grep; edited = Edit, MultiEdit, Write, NotebookEdit, edit_file, write_file; a call copied from another session (a resume's history) lists its file in the session owning the call ([`settle`]) |
 //! | `subagents` | `delegate:agent_spawned` events (Claude hooks: SubagentStart) |
 //! | `children` | `data.sub_session_id` of `delegate:agent_spawned`/`_completed`, plus every session of the same run whose `parent` is this one |
 //!
 //! Time fields are null when the events carry no usable timestamp.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -43,13 +43,14 @@ use crate::time::{self, Timestamp};
 
 use super::calls::{self, millis, Call, Calls, Outcome};
 use super::copied::Copied;
+use super::copied_calls::{ends_first, owners};
 use super::cost::{Costing, Tally};
 use super::field::{Numeric, Val};
 use super::groups::Row;
 use super::json_num;
 use super::responses::{Held, Responses};
 use super::stat::Sum;
-use crate::format::Usage;
+use crate::format::{CallKey, Usage};
 
 /// A turn boundary, by position in the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -131,7 +132,19 @@ impl SessionState {
             }
             n if calls::is_tool_event(n) => {
                 self.copies_history |= ev.copies_history();
-                file_touched(ev, sum);
+                match (ev.copies_history(), ev.call_key()) {
+                    // Its calls may be copies: their files count where they do.
+                    (true, CallKey::Id(id)) => {
+                        if let Some((edited, path)) = file_touched(ev) {
+                            sum.files_held.insert((id.into_owned(), edited, path));
+                        }
+                    }
+                    _ => {
+                        if let Some((edited, path)) = file_touched(ev) {
+                            if edited { &mut sum.files_edited } else { &mut sum.files_read }.insert(path);
+                        }
+                    }
+                }
                 let session = sum.session.clone();
                 self.calls.add(ev, n, &session, || None);
             }
@@ -316,21 +329,17 @@ fn add_tokens(ev: &Event<'_>, costing: &mut Costing, sum: &mut Summary) {
     }
 }
 
-/// Notes the file a tool event reads or edits.
-fn file_touched(ev: &Event<'_>, sum: &mut Summary) {
-    let Some(tool) = ev.tool_name().and_then(|t| t.as_str()) else { return };
-    let set = if READ_TOOLS.contains(&tool.as_ref()) {
-        &mut sum.files_read
+/// The file a tool event reads or edits (`true`: edits).
+fn file_touched(ev: &Event<'_>) -> Option<(bool, String)> {
+    let tool = ev.tool_name().and_then(|t| t.as_str())?;
+    let edited = if READ_TOOLS.contains(&tool.as_ref()) {
+        false
     } else if EDIT_TOOLS.contains(&tool.as_ref()) {
-        &mut sum.files_edited
+        true
     } else {
-        return;
+        return None;
     };
-    if let Some(f) = ev.file_path() {
-        if !set.contains(f.as_ref()) {
-            set.insert(f.into_owned());
-        }
-    }
+    Some((edited, ev.file_path()?.into_owned()))
 }
 
 /// Counts one turn's response time when both ends have a timestamp.
@@ -429,6 +438,10 @@ pub struct Summary {
     /// until [`settle`] counts each in one session (never on the wire).
     #[serde(skip)]
     pub calls_held: BTreeMap<String, Call>,
+    /// Files of held calls by call id (`true`: edited), the owner's when
+    /// [`settle`] has counted each call in one session (never on the wire).
+    #[serde(skip)]
+    pub files_held: BTreeSet<(String, bool, String)>,
     /// Responses written more than once, held by identity until [`settle`]
     /// counts each once in `tokens` (never on the wire: settled first).
     #[serde(skip)]
@@ -453,38 +466,28 @@ fn is_zero(n: &u64) -> bool {
 pub fn settle(summaries: &mut [Summary]) {
     let ends: Vec<Option<Timestamp>> = summaries.iter().map(|s| s.responses.latest()).collect();
     // Whether session `i` ends before session `j` (unknown ends last).
-    let first = |i: usize, j: usize| match (ends[i], ends[j]) {
-        (Some(a), Some(b)) => a.cmp(&b),
-        (a, b) => b.is_none().cmp(&a.is_none()),
-    };
-    // Calls: the session holding the call's first line (by path, then line).
-    let mut calls: HashMap<String, (usize, Call)> = HashMap::new();
+    let first = |i: usize, j: usize| ends_first(ends[i], ends[j]);
+    // Calls: the session ending first, then holding the call's first line.
+    let mut held = vec![];
     for (i, s) in summaries.iter_mut().enumerate() {
-        for (id, call) in std::mem::take(&mut s.calls_held) {
-            match calls.get_mut(&id) {
-                Some((at, mine)) => {
-                    let earlier = match (&call.first, &mine.first) {
-                        (Some(a), Some(b)) => a < b,
-                        (a, b) => a.is_some() && b.is_none(),
-                    };
-                    let by_end = first(i, *at);
-                    if by_end.is_lt() || (by_end.is_eq() && earlier) {
-                        *at = i;
-                    }
-                    mine.merge(call);
-                }
-                None => {
-                    calls.insert(id, (i, call));
-                }
-            }
-        }
+        held.extend(std::mem::take(&mut s.calls_held).into_iter().map(|(id, call)| (id, i, call)));
     }
-    for (i, call) in calls.into_values() {
+    let mut owned: HashSet<(usize, String)> = HashSet::new();
+    for (id, i, call) in owners(held, &first) {
+        owned.insert((i, id));
         let s = &mut summaries[i];
         let tool = call.tool.clone().unwrap_or_else(|| "null".into());
         *s.tool_calls.entry(tool).or_insert(0) += 1;
         if call.outcome() == Outcome::Error {
             s.tool_errors += 1;
+        }
+    }
+    // Files of held calls: the owner's.
+    for (i, s) in summaries.iter_mut().enumerate() {
+        for (id, edited, path) in std::mem::take(&mut s.files_held) {
+            if owned.contains(&(i, id)) {
+                if edited { &mut s.files_edited } else { &mut s.files_read }.insert(path);
+            }
         }
     }
     super::copied::settle(summaries, &first);
@@ -583,6 +586,7 @@ impl Summary {
         self.reply_ends_turn |= o.reply_ends_turn;
         self.responses.merge(o.responses);
         self.copied.merge(o.copied);
+        self.files_held.extend(o.files_held);
         for (id, c) in o.calls_held {
             match self.calls_held.get_mut(&id) {
                 Some(mine) => mine.merge(c),

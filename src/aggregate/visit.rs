@@ -298,6 +298,16 @@ impl Visitor for Aggregator<'_> {
             }
             Preset::Tools => {
                 let name = ev.name();
+                // A session's end decides which of the sessions holding a
+                // copied call owns it ([`super::copied_calls`]).
+                if ev.copies_history()
+                    && matches!(name.as_ref(), "llm:response" | "llm:content")
+                    && ev.message_key_into(&mut self.key)
+                {
+                    if let (Answer::Tools(t), Some(at)) = (&mut self.answer, ev.timestamp()) {
+                        t.held.response(&ev.session().unwrap_or_default(), at);
+                    }
+                }
                 if calls::is_tool_event(&name) {
                     let session = ev.session().unwrap_or_default();
                     let target = if ev.capture.is_some() { &mut self.calls } else { &mut self.piped_calls };
@@ -393,7 +403,7 @@ impl<'q> Aggregator<'q> {
     fn end_capture(&mut self, cap: &Capture) {
         self.cx.capture_agent = None;
         if let Answer::Tools(t) = &mut self.answer {
-            t.add_calls(self.q, self.calls.drain());
+            t.add_from(self.q, &mut self.calls);
         }
         if let Some(s) = self.current.take() {
             if self.companions_only {
@@ -439,7 +449,7 @@ pub fn combine(q: &Query, visitors: Vec<Aggregator<'_>>) -> Answer {
     if !piped_calls.is_empty() {
         let mut tools = Answer::Tools(Tools::default());
         if let Answer::Tools(t) = &mut tools {
-            t.add_calls(q, piped_calls.drain());
+            t.add_from(q, &mut piped_calls);
         }
         answer.merge(tools);
     }
