@@ -11,7 +11,6 @@
 //! model, tokens, …); a second read from a fresh state prints the same bytes.
 #![no_main]
 
-use ci_tools::session::Writer;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common/normalise.rs"]
@@ -81,4 +80,4 @@ const WORDS: &[&str] = &[
     "\\u0000",
 ];
 
-fuzz_target!(|data: &[u8]| normalise::run(Writer::QwenCode, data, WORDS));
+fuzz_target!(|data: &[u8]| normalise::run(&ci_tools::format::qwen::FORMAT, data, WORDS));
