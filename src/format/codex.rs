@@ -183,13 +183,7 @@ impl Layout for Codex {
     }
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        let mut found = vec![];
-        for file in root_files(root) {
-            if seen.insert(file.clone()) {
-                found.extend(session_of(&file, Detail::Full, Some(diag)));
-            }
-        }
-        found
+        super::fresh_files(root_files(root), seen, |f| session_of(f, Detail::Full, Some(diag)))
     }
 
     /// The rollout file identifies a session.

@@ -213,6 +213,39 @@ pub fn of_record(rec: &Record<'_>) -> &'static Format {
     FORMATS.iter().find(|f| f.profile.original_key.is_some_and(|k| rec.get(k).is_some())).copied().unwrap_or(PLAIN)
 }
 
+/// A file that is one session, named by its stem: its metadata, its path
+/// as text and the session id. A file that cannot be used, a path that is
+/// not UTF-8 or a stem that names no session is reported (when `diag` is
+/// given) and gives `None`.
+pub fn file_session<'p>(file: &'p Path, diag: Option<&Diag>) -> Option<(std::fs::Metadata, &'p str, String)> {
+    let meta = crate::files::usable_or_reported(file, diag)?;
+    let Some(path) = file.to_str() else {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {}, skipped", file.display(), crate::files::NOT_UTF8));
+        }
+        return None;
+    };
+    let session = file.file_stem()?.to_string_lossy().into_owned();
+    // `..jsonl`: the stem `.` names no session.
+    if crate::session::unsafe_name(&session) {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {}, skipped", file.display(), crate::session::unsafe_id_message(&session)));
+        }
+        return None;
+    }
+    Some((meta, path, session))
+}
+
+/// [`Layout::fresh`] of a format whose files are each a session: the
+/// sessions of the `files` not `seen` yet.
+pub fn fresh_files(
+    files: Vec<PathBuf>,
+    seen: &mut HashSet<PathBuf>,
+    session_of: impl Fn(&Path) -> Option<SessionRecord>,
+) -> Vec<SessionRecord> {
+    files.into_iter().filter(|f| seen.insert(f.clone())).filter_map(|f| session_of(&f)).collect()
+}
+
 /// A capture described by a session record, with its files in reading order.
 pub fn capture(rec: SessionRecord) -> Capture {
     let files = rec.format.layout.files(&rec);

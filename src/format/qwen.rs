@@ -54,9 +54,9 @@ use std::path::{Path, PathBuf};
 use super::Detail;
 use super::{str_at, CallKey, Cx, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
-use crate::files::{expand_tilde, read_dir_sorted, NOT_UTF8};
+use crate::files::{expand_tilde, read_dir_sorted};
 use crate::json::{key_eq, Kind, Raw, Record};
-use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
+use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 /// Env var naming Qwen Code's runtime directory (where `projects/` is).
@@ -249,13 +249,7 @@ impl Layout for QwenCode {
     }
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        let mut found = vec![];
-        for file in root_files(root) {
-            if seen.insert(file.clone()) {
-                found.extend(session_of(&file, Detail::Full, Some(diag)));
-            }
-        }
-        found
+        super::fresh_files(root_files(root), seen, |f| session_of(f, Detail::Full, Some(diag)))
     }
 
     /// `…/projects/<folder>/chats/<id>.jsonl`.
@@ -585,20 +579,7 @@ fn head(file: &Path) -> Head {
 /// The session record of a chat file (module docs); [`Detail::Reading`]
 /// leaves out its last timestamp (read off its end).
 fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
-    let meta = crate::files::usable_or_reported(file, diag)?;
-    let Some(path) = file.to_str() else {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {NOT_UTF8}, skipped", file.display()));
-        }
-        return None;
-    };
-    let session = file.file_stem()?.to_string_lossy().into_owned();
-    if unsafe_name(&session) {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {}, skipped", file.display(), unsafe_id_message(&session)));
-        }
-        return None;
-    }
+    let (meta, path, session) = super::file_session(file, diag)?;
     let h = head(file);
     let started = h.own.or(h.copied);
     let last = match detail {

@@ -14,7 +14,7 @@ use super::{Cx, Detail, LineKind};
 use crate::diag::Diag;
 use crate::files::{read_dir_sorted, NOT_UTF8};
 use crate::json::{Index, Kind};
-use crate::session::{unsafe_id_message, unsafe_name, SessionRecord};
+use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
 
 /// The `projects` folder of a root, when it has one.
@@ -66,21 +66,7 @@ pub(super) fn session_of(
     diag: Option<&Diag>,
     subagents: bool,
 ) -> Option<SessionRecord> {
-    let meta = crate::files::usable_or_reported(file, diag)?;
-    let Some(path) = file.to_str() else {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {NOT_UTF8}, skipped", file.display()));
-        }
-        return None;
-    };
-    let session = file.file_stem()?.to_string_lossy().into_owned();
-    // `..jsonl`: the stem `.` names no session.
-    if unsafe_name(&session) {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {}, skipped", file.display(), unsafe_id_message(&session)));
-        }
-        return None;
-    }
+    let (meta, path, session) = super::super::file_session(file, diag)?;
     let project = crate::files::name_above(file, 1);
     let mut rec = SessionRecord {
         project: project.clone(),
