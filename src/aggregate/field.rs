@@ -10,7 +10,7 @@
 //! | `model` | `data.model` |
 //! | `agent` | the session's agent: metadata `agent_name`, else the child's `session:fork` line (`data.metadata.agent_name`); for piped event records, looked up through the provenance path |
 //! | `status` | `data.status` (e.g. `orchestrator:complete`: success/error/cancelled/incomplete) |
-//! | `writer` | the product that wrote the session ([`product`] of its record's `format`: `Claude Code`, `Codex`, `Amplifier`); for piped event records, looked up through the provenance path |
+//! | `writer` | the product that wrote the session ([`Format::product`](crate::format::Format::product) of its record's format: `Claude Code`, `Codex`, `Amplifier`); for piped event records, looked up through the provenance path |
 //! | `hour` `day` (also `date`) `week` `month` | the bucket of `timestamp` in the `--tz` zone (`2026-03-01T08`, `2026-03-01`, `2026-W09` (ISO week), `2026-03`) |
 //! | `input_tokens` `output_tokens` `cache_read_tokens` `cache_write_tokens` | `data.usage.<name>`, else the older key (`input`, `output`, `cache_read`, `cache_write`) |
 //! | `cost_usd` | the response's cost: `data.usage.cost_usd` (a decimal string or a number) when written, else computed from its tokens and the price table ([`super::cost`]) |
@@ -49,7 +49,7 @@ pub enum Field {
     Agent,
     /// `data.status`.
     Status,
-    /// The product that wrote the session ([`product`]).
+    /// The product that wrote the session ([`Format::product`](crate::format::Format::product)).
     Writer,
     /// A time bucket of `timestamp`.
     Time(Bucket),
@@ -159,7 +159,7 @@ impl Field {
             Field::Usage(u) => from(ev.usage(*u)),
             Field::Path(p) => from(ev.path(p)),
             Field::Agent => cx.agent(ev).map_or(Val::Missing, |a| Val::Str(Cow::Owned(a))),
-            Field::Writer => cx.writer(ev).map_or(Val::Missing, |w| Val::Str(Cow::Borrowed(product(w)))),
+            Field::Writer => cx.format(ev).map_or(Val::Missing, |f| Val::Str(Cow::Borrowed(f.product))),
             Field::Time(b) => match ev.timestamp() {
                 Some(ts) => Val::Str(Cow::Owned(time::bucket(ts, *b, &cx.tz))),
                 None => Val::Missing,
@@ -363,9 +363,8 @@ impl PartialOrd for KeyVal {
     }
 }
 
-/// What a piped event record's session record gives: its agent and its
-/// writer's `format`.
-type PipedSession = (Option<String>, &'static str);
+/// What a piped event record's session record gives: its agent and its format.
+type PipedSession = (Option<String>, &'static crate::format::Format);
 
 /// Per-thread context for reading fields: the time zone, and where the agent
 /// of the current session comes from.
@@ -400,10 +399,10 @@ impl Context {
         self.piped_session(ev)?.0.clone()
     }
 
-    /// The `format` of `ev`'s session record (`claude-transcript`).
-    pub fn writer(&mut self, ev: &Event<'_>) -> Option<&'static str> {
+    /// The format of `ev`'s session record.
+    pub fn format(&mut self, ev: &Event<'_>) -> Option<&'static crate::format::Format> {
         match ev.capture {
-            Some(c) => Some(c.format.name),
+            Some(c) => Some(c.format),
             None => self.piped_session(ev).map(|s| s.1),
         }
     }
@@ -414,17 +413,10 @@ impl Context {
         let path = ev.provenance()?.get("path")?.as_str()?;
         let key = (path.into_owned(), ev.session().unwrap_or_default().into_owned());
         let found = self.piped.entry(key).or_insert_with_key(|(path, session)| {
-            crate::discover::record_of_file(FsPath::new(path), session).map(|r| (r.agent, r.format.name))
+            crate::discover::record_of_file(FsPath::new(path), session).map(|r| (r.agent, r.format))
         });
         found.as_ref()
     }
-}
-
-/// The product a session `format` names, as people call it
-/// ([`crate::format::Format::product`]: `Claude Code` for every Claude Code
-/// format); a name no format has, as written.
-pub fn product(format: &str) -> &str {
-    crate::format::Format::named(format).map_or(format, |f| f.product)
 }
 
 #[cfg(test)]
