@@ -115,6 +115,8 @@ pub static FORMAT: Format = Format {
         // `"usage"`: a response's usage object (a response line without one
         // carries no token figure).
         usage_bytes: Some(b"\"usage\""),
+        // Claude's plans bill in 5-hour windows (`--blocks`, `--statusline`).
+        billing_blocks: true,
         ..Profile::new("active", "a Claude Code transcript line, not an event")
     },
 };

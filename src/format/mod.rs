@@ -80,7 +80,9 @@ use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 pub use context::{Cx, Detail, Memo, PeekCache};
-pub use registry::{event_names, no_default_root, roots_list, with_sections, Format, Help, Profile, Section};
+pub use registry::{
+    billing_roots, event_names, no_default_root, roots_list, with_sections, Format, Help, Profile, Section,
+};
 
 /// Every format, in the order roots and sessions are listed (the registry).
 #[rustfmt::skip] // one line per format: adding one is adding a line

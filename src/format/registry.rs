@@ -181,6 +181,27 @@ pub fn with_sections(text: &str, of: fn(&Help) -> Option<&Section>, before: &str
     out + &text[at..]
 }
 
+/// The default roots of the formats billed in 5-hour windows
+/// ([`Profile::billing_blocks`]): what `ci-agg --blocks` and `--statusline`
+/// read with no PATH. When there is none, `diag` is told where they were
+/// looked for.
+pub fn billing_roots(diag: &crate::diag::Diag) -> Vec<std::path::PathBuf> {
+    let billed: Vec<&Format> = FORMATS.iter().copied().filter(|f| f.profile.billing_blocks).collect();
+    let roots: Vec<std::path::PathBuf> = billed.iter().flat_map(|f| f.layout.default_roots(diag)).collect();
+    if roots.is_empty() {
+        let names: Vec<&str> = billed.iter().map(|f| f.product).collect();
+        let places: Vec<&str> = billed.iter().flat_map(|f| f.places.iter().copied()).collect();
+        let vars: Vec<&str> = billed.iter().flat_map(|f| f.root_env.iter().copied()).collect();
+        diag.note(&format_args!(
+            "found no {} root: none of {} exists (name a PATH, or set {})",
+            names.join(" or "),
+            places.join(", "),
+            vars.join(" or ")
+        ));
+    }
+    roots
+}
+
 /// The event names of every format ([`Format::vocabulary`]), sorted, once each.
 pub fn event_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = FORMATS.iter().flat_map(|f| (f.vocabulary)()).collect();
@@ -238,6 +259,10 @@ pub struct Profile {
     /// a tokens count ([`crate::source::Visitor::needs_events`]). `None`: no
     /// such shortcut.
     pub usage_bytes: Option<&'static [u8]>,
+    /// Whether the writer's usage is billed in 5-hour windows (Claude
+    /// Code's plans): `ci-agg --blocks` and `--statusline` with no PATH
+    /// read the default roots of such formats ([`billing_roots`]).
+    pub billing_blocks: bool,
 }
 
 impl Profile {
@@ -256,6 +281,7 @@ impl Profile {
             copies_history: false,
             reply_ends_turn: false,
             usage_bytes: None,
+            billing_blocks: false,
         }
     }
 }

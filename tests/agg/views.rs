@@ -264,7 +264,10 @@ fn statusline_of_a_session() {
         (run.code, run.stdout.as_str()),
         (0, "claude-sonnet-4-5-20250929 | session $0.34 | today $0.00 | no active block\n")
     );
-    assert!(run.stderr.contains("found no Claude Code root"), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "ci-agg: found no Claude Code root: none of ~/.claude/projects, ~/.config/claude/projects exists (name a PATH, or set CLAUDE_CONFIG_DIR)\n"
+    );
 }
 
 #[test]

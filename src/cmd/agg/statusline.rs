@@ -15,7 +15,7 @@ use std::io::Read;
 
 use serde_json::Value;
 
-use super::views::{claude_roots, note_untimed, INSTANT};
+use super::views::{note_untimed, INSTANT};
 use super::{aggregate, open_cache, Args};
 use crate::aggregate::blocks::Entry;
 use crate::aggregate::blocks::{self, format_minutes};
@@ -78,7 +78,7 @@ impl Hook {
 pub fn run(mut args: Args, diag: &Diag) -> Result<Outcome> {
     let hook = Hook::read(diag);
     if args.paths.is_empty() {
-        args.paths = claude_roots(diag);
+        args.paths = crate::format::billing_roots(diag);
     }
     if let Some(t) = &hook.transcript {
         let t = crate::files::expand_tilde(t);

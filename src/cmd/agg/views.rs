@@ -9,7 +9,6 @@ use crate::aggregate::blocks::{self, TokenLimit};
 use crate::aggregate::query::Query;
 use crate::aggregate::Answer;
 use crate::diag::Diag;
-use crate::files::expand_tilde;
 use crate::output::table::{Columns, Record};
 use crate::source::Input;
 use crate::time::{self, Weekday};
@@ -105,29 +104,14 @@ impl Views {
         self.blocks
     }
 
-    /// The inputs of a view that reads Claude Code's transcripts with no
-    /// PATH: the Claude Code transcript roots (`None`: the usual inputs).
+    /// The inputs of a blocks view with no PATH: the default roots of the
+    /// formats billed in 5-hour windows (`None`: the usual inputs).
     pub fn inputs(&self, paths: &[PathBuf], diag: &Diag) -> Option<Vec<Input>> {
         if !self.blocks || !paths.is_empty() || crate::source::stdin_has_data() {
             return None;
         }
-        Some(claude_roots(diag).into_iter().map(Input::Path).collect())
+        Some(crate::format::billing_roots(diag).into_iter().map(Input::Path).collect())
     }
-}
-
-/// The Claude Code transcript roots (`CLAUDE_CONFIG_DIR`, else
-/// `~/.config/claude` and `~/.claude` when they hold `projects`).
-pub fn claude_roots(diag: &Diag) -> Vec<PathBuf> {
-    // Blocks are Claude's billing windows: the one view tied to a format.
-    let roots = crate::format::claude_transcript::FORMAT.layout.default_roots(diag);
-    if roots.is_empty() {
-        diag.note(&format_args!(
-            "found no Claude Code root: neither {} nor {} holds projects (name a PATH, or set CLAUDE_CONFIG_DIR)",
-            expand_tilde("~/.config/claude").display(),
-            expand_tilde("~/.claude").display()
-        ));
-    }
-    roots
 }
 
 /// The note of responses that fall in no block.
