@@ -12,6 +12,7 @@ mod chunks;
 mod codex;
 mod codexgen;
 mod conformance;
+mod copilot;
 mod cost;
 mod elements_props;
 mod exact;
