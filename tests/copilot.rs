@@ -9,6 +9,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::util::{ci, root, Run};
+use crate::writers_hostile::run_within;
 
 /// The tree (a Copilot home).
 const HOME: &str = "fixtures/copilot-cli/.copilot";
@@ -319,4 +320,34 @@ fn bad_and_torn_lines_are_reported_and_the_rest_counts() {
         )
     );
     assert_eq!(run.code, 0, "{run:?}");
+}
+
+/// A FIFO, a device and a dangling link where logs go are reported
+/// (`path: reason, skipped`, exit 2) and never opened; a line nested to the
+/// parser's limit (its record, which holds the line, would nest deeper) is
+/// a bad line with its site; the good session is read.
+#[test]
+fn unusable_files_and_lines_nested_to_the_limit_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}1{}", "[".repeat(125), "]".repeat(125));
+    let nested = format!(r#"{{"type":"user.message","id":"d","parentId":null,"data":{{"content":{deep}}}}}"#);
+    let good = log(dir.path(), &format!("{}\n{nested}\n", shutdown(10, 0, json!(1))));
+    let state = dir.path().join("session-state");
+    std::fs::create_dir_all(state.join("f")).unwrap();
+    crate::kit::tree::mkfifo(&state.join("f/events.jsonl"));
+    std::os::unix::fs::symlink("/dev/zero", state.join("z.jsonl")).unwrap();
+    std::os::unix::fs::symlink(state.join("nothing"), state.join("gone.jsonl")).unwrap();
+    let run = run_within("ci-agg", &[dir.path().as_os_str()]);
+    let want = [
+        format!("ci-agg: {}: dangling symbolic link, skipped", state.join("gone.jsonl").display()),
+        format!("ci-agg: {}: not a regular file, skipped", state.join("f/events.jsonl").display()),
+        format!("ci-agg: {}: not a regular file, skipped", state.join("z.jsonl").display()),
+    ];
+    for w in &want {
+        assert!(run.stderr.contains(w.as_str()), "missing {w:?} in {}", run.stderr);
+    }
+    let site = format!("{}:2: JSON nested 127 levels deep, the limit", good.display());
+    assert!(run.stderr.contains(&site), "{}", run.stderr);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.json().iter().map(|e| e["count"].as_u64().unwrap()).sum::<u64>(), 2, "{run:?}");
 }

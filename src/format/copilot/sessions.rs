@@ -21,7 +21,12 @@ pub(super) const STATE: &str = "session-state";
 /// and each `<id>.jsonl` of older builds, in path order.
 fn state_files(dir: &Path) -> Vec<PathBuf> {
     let entries = read_dir_sorted(dir).unwrap_or_default();
-    let log = |p: PathBuf| if p.is_dir() { Some(p.join(EVENTS)).filter(|f| f.is_file()) } else { Some(p) };
+    // A log that is there but unusable (a FIFO, a dangling link) is kept,
+    // to be reported when its session is made.
+    let log = |p: PathBuf| match p.is_dir() {
+        true => Some(p.join(EVENTS)).filter(|f| f.symlink_metadata().is_ok()),
+        false => Some(p),
+    };
     entries.into_iter().filter_map(log).filter(|f| f.extension().is_some_and(|e| e == "jsonl")).collect()
 }
 
