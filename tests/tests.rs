@@ -13,6 +13,7 @@ mod codex;
 mod codexgen;
 mod conformance;
 mod copilot;
+mod copilotgen;
 mod cost;
 mod elements_props;
 mod exact;
