@@ -351,3 +351,23 @@ fn unusable_files_and_lines_nested_to_the_limit_are_reported() {
     assert_eq!(run.code, 2, "{run:?}");
     assert_eq!(run.json().iter().map(|e| e["count"].as_u64().unwrap()).sum::<u64>(), 2, "{run:?}");
 }
+
+/// An `events.jsonl` outside `session-state/` (Amplifier's file name too)
+/// is Copilot's only when its first line is a Copilot event.
+#[test]
+fn an_events_jsonl_elsewhere_is_read_by_its_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let amplifier = dir.path().join("a/events.jsonl");
+    std::fs::create_dir_all(amplifier.parent().unwrap()).unwrap();
+    std::fs::write(&amplifier, "{\"event\":\"session:start\",\"timestamp\":\"2026-06-01T00:00:00Z\",\"data\":{}}\n")
+        .unwrap();
+    let run = ci("ci-cat").arg(&amplifier).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    assert_eq!(run.json()[0]["copilot"], Value::Null, "{run:?}");
+    let copilot = dir.path().join("c/events.jsonl");
+    std::fs::create_dir_all(copilot.parent().unwrap()).unwrap();
+    std::fs::write(&copilot, format!("{}\n", shutdown(10, 0, json!(1)))).unwrap();
+    let run = ci("ci-cat").arg(&copilot).run();
+    let names: Vec<Value> = run.json().iter().map(|e| e["event"].clone()).collect();
+    assert_eq!(names, [json!("session:end"), json!("llm:response")], "{run:?}");
+}

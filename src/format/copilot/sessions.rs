@@ -44,14 +44,15 @@ pub(super) fn root_files(root: &Path) -> Vec<PathBuf> {
     }
 }
 
-/// Whether a file is a Copilot event log: an `events.jsonl`, or a `.jsonl`
-/// in a `session-state` folder, or one whose first line is a Copilot event.
+/// Whether a file is a Copilot event log: `session-state/<id>/events.jsonl`
+/// or `session-state/<id>.jsonl`, or a `.jsonl` whose first line is a
+/// Copilot event (an `events.jsonl` elsewhere is another writer's name too).
 pub(super) fn is_event_log(file: &Path) -> bool {
     if file.extension().is_none_or(|e| e != "jsonl") {
         return false;
     }
     let named = |up: usize, n: &str| crate::files::name_above(file, up).is_some_and(|x| x == n);
-    if named(0, EVENTS) || named(1, STATE) {
+    if named(0, EVENTS) && named(2, STATE) || named(1, STATE) {
         return true;
     }
     let mut found = false;
