@@ -29,18 +29,23 @@ pub struct Expected {
     pub tools: BTreeMap<String, (u64, u64)>,
 }
 
+/// A deterministic source of numbers below a bound (xorshift), seeded by `seed`.
+pub fn below_from(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    }
+}
+
 /// Writes `sessions` sessions under `root` (seeded by `seed`) and returns
 /// what they hold.
 pub fn generate(root: &Path, seed: u64, sessions: usize) -> Expected {
     let chats = root.join("projects/-home-u-app/chats");
     std::fs::create_dir_all(&chats).unwrap();
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut below = move |n: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % n
-    };
+    let mut below = below_from(seed);
     let mut expected = Expected::default();
     let mut written: Vec<(String, Vec<Value>)> = vec![];
     for s in 0..sessions {

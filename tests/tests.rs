@@ -12,6 +12,8 @@ mod chunks;
 mod codex;
 mod codexgen;
 mod conformance;
+mod copilot;
+mod copilotgen;
 mod cost;
 mod elements_props;
 mod exact;

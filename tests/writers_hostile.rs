@@ -78,7 +78,7 @@ fn summary(tool: &str, n: usize) -> String {
 
 /// Runs `tool ARGS` with stdin closed, within the deadline of
 /// [`exits_within`] (a FIFO opened by mistake would block it).
-fn run_within(tool: &str, args: &[&OsStr]) -> Run {
+pub(crate) fn run_within(tool: &str, args: &[&OsStr]) -> Run {
     let mut child = ci_command(tool)
         .args(args)
         .stdin(std::process::Stdio::null())

@@ -65,6 +65,7 @@ pub mod claude_hooks;
 pub mod claude_transcript;
 pub mod codex;
 mod context;
+pub mod copilot;
 pub mod hook_logs;
 pub mod qwen;
 mod registry;
@@ -93,6 +94,7 @@ pub static FORMATS: &[&Format] = &[
     &claude_transcript::FORMAT,
     &codex::FORMAT,
     &hook_logs::FORMAT,
+    &copilot::FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -546,6 +548,9 @@ pub struct ReadState {
     pub model: Option<String>,
     /// The capture's running token total (Codex `total_token_usage`).
     pub totals: Option<[u64; 5]>,
+    /// A writer's running counters by name, as its last cumulative roll-up
+    /// gave them (Copilot: each model's `session.shutdown` counters).
+    pub running: Vec<(Box<str>, [u64; 5])>,
     /// Data the writer made for the current line's event, as JSON text
     /// (Codex: a response's model and usage); empty when none.
     pub line_data: Vec<u8>,
@@ -596,6 +601,7 @@ impl ReadState {
         self.seen.clear();
         self.model = None;
         self.totals = None;
+        self.running.clear();
         self.line_data.clear();
         self.meta_read = false;
         self.copied_until = None;
@@ -726,9 +732,9 @@ mod tests {
         assert_eq!(
             no_default_root(),
             "found no capture root: none of ~/.amplifier/projects, ~/.qwen/projects, ~/.claude/projects, \
-             ~/.config/claude/projects, ~/.codex/sessions exists (name a PATH or --root, or set \
-             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, \
-             CODEX_HOME or SESSION_DATA_DIR)"
+             ~/.config/claude/projects, ~/.codex/sessions, ~/.copilot/session-state exists (name a PATH or \
+             --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, \
+             CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME or SESSION_DATA_DIR)"
         );
     }
 

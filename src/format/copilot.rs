@@ -1,0 +1,359 @@
+//! GitHub Copilot CLI session event logs (formats-next.md §4):
+//! `<copilot home>/session-state/<session-id>/events.jsonl`.
+//!
+//! - **Roots**: `$COPILOT_HOME` when set and non-empty, else `~/.copilot`
+//!   when it holds `session-state/`. A root is such a home, its
+//!   `session-state` folder, or one session's folder.
+//! - **Sessions**: each `session-state/<id>/events.jsonl` (the folder names
+//!   the session), and each flat `session-state/<id>.jsonl` of older builds.
+//!   `working_dir` = `session.start`'s `context.cwd`, else the `cwd:` of the
+//!   folder's `workspace.yaml`; `project` = `workspace` = its slug (the
+//!   hooks rule, [`crate::session::slug_of`]); `model` = the first
+//!   `session.model_change`'s `newModel` or `assistant.message`'s `model`;
+//!   `tags` = `cli:` the `copilotVersion`; `started_at` the first line's time.
+//! - **Events**: one per line, the record keeping the line's `type` as
+//!   `copilot`, `data` the whole line. `session.start` → `session:start`,
+//!   `user.message` → `prompt:submit`, `assistant.message` → `llm:content`
+//!   (its `outputTokens` are not counted: the shutdown roll-ups hold them),
+//!   `assistant.turn_end` → `prompt:complete`, `tool.execution_start` →
+//!   `tool:pre`, `tool.execution_complete` → `tool:post` (`tool:error` when
+//!   its `success` is false), `session.compaction_complete` →
+//!   `context:compaction`, `session.shutdown` → `session:end`; the rest
+//!   `copilot:<type>` (`copilot:session.model_change`, `copilot:abort`, …).
+//! - **Tokens**: only `session.shutdown` lines carry usage, per model in
+//!   `modelMetrics.<model>.usage`, and its counters are **cumulative**
+//!   across the legs of a resumed session: each shutdown counts, model by
+//!   model, what grew since the previous shutdown of the log, as one
+//!   `llm:response` part per model that grew (part 1 + k for the k-th,
+//!   dated at the shutdown). A compaction **resets** the counters: a
+//!   shutdown where any counter of the previous one went down (a model
+//!   gone: zeros) starts a new base, and counts whole. Copilot's
+//!   `inputTokens` includes the cache reads and writes, so in the toolkit's
+//!   names `input_tokens` = input − cacheRead − cacheWrite,
+//!   `cache_read_tokens`, `cache_write_tokens`, `output_tokens` =
+//!   `outputTokens`, and `reasoningTokens` kept apart as `reasoning_tokens`.
+//!   `totalNanoAiu` (cumulative too, reset alike) is the writer's recorded
+//!   cost: its growth, at one US cent per AI unit, is the `cost_usd` of the
+//!   leg's first response (`cost_source` `writer`; the roll-up does not
+//!   split it by model). The response's `data` is made:
+//!   `{"model":…,"usage":{…},"counters_reset":…,"roll_up":{…}}`, so piped
+//!   records give the same answers as the log. A leg that ended in a crash
+//!   wrote no shutdown: its tokens are in the next shutdown, or nowhere.
+//! - **Calls** are paired by `toolCallId`; a call's end names no tool: its
+//!   tool is its start's `toolName` ([`ReadState::tool_of`]).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::{str_at, CallKey, Cx, Detail, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
+use crate::diag::Diag;
+use crate::files::expand_tilde;
+use crate::json::{Kind, Raw, Record};
+use crate::session::{Capture, SessionRecord};
+use crate::time::{self, Timestamp};
+
+mod sessions;
+mod usage;
+use sessions::{is_event_log, root_files, session_of};
+
+/// Env var naming the Copilot home directory.
+pub const ROOT_ENV: &str = "COPILOT_HOME";
+
+/// The GitHub Copilot CLI event log writer.
+pub struct Copilot;
+
+/// The copilot-cli format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "copilot-cli",
+    product: "Copilot CLI",
+    root_env: &[ROOT_ENV],
+    places: &["~/.copilot/session-state"],
+    help: Help {
+        roots: Some("$COPILOT_HOME, else ~/.copilot when it holds session-state/ (Copilot CLI)"),
+        find: Some(Section {
+            title: "COPILOT CLI",
+            body: "  A root, its session-state folder or a session folder holds
+  session-state/<id>/events.jsonl (older builds: session-state/<id>.jsonl); each
+  is a session, format copilot-cli: working_dir = session.start's context.cwd
+  (else workspace.yaml's cwd), project/workspace = its slug, model = the first
+  model_change or assistant model, tags = cli:.",
+        }),
+        agg: Some(Section {
+            title: "COPILOT CLI TOKENS",
+            body: "  Only session.shutdown lines carry usage, cumulative across resumed legs: each
+  counts what grew since the previous shutdown, one llm:response per model. A
+  counter that went down (a compaction resets them) starts a new base: that
+  shutdown counts whole (ccusage 20.0.24 counts 0). input_tokens = inputTokens -
+  cacheReadTokens - cacheWriteTokens. The growth of totalNanoAiu (1 AI unit = 1
+  US cent) is the writer's cost of the leg (cost_source writer; --cost computed
+  prices the tokens instead). session-store.db and OTel exports are not read.",
+        }),
+        ..Help::NONE
+    },
+    vocabulary,
+    layout: &Copilot,
+    dialect: &Copilot,
+    profile: Profile {
+        derived: true,
+        multi_part: true,
+        original_key: Some("copilot"),
+        // `"modelMetrics"`: every shutdown roll-up holds it.
+        usage_bytes: Some(b"\"modelMetrics\""),
+        ..Profile::new("active", "a Copilot CLI event, not an event record")
+    },
+};
+
+/// The event names it gives for the lines it knows.
+fn vocabulary() -> Vec<&'static str> {
+    let mapped = ["session:start", "session:end", "prompt:submit", "prompt:complete", "llm:content"];
+    let more = ["llm:response", "context:compaction", "tool:pre", "tool:post", "tool:error", "copilot:unknown"];
+    mapped.into_iter().chain(more).chain(KNOWN).collect()
+}
+
+/// Part index of a shutdown's first response.
+const RESPONSES: u32 = 1;
+
+/// Why a line of an event log is not one of its events.
+const NOT_AN_EVENT_LINE: &str = "not a Copilot CLI event (needs a string \"type\")";
+
+/// The `copilot:` names of the event types Copilot writes most.
+const KNOWN: [&str; 15] = [
+    "copilot:session.model_change",
+    "copilot:session.mode_changed",
+    "copilot:session.task_complete",
+    "copilot:session.compaction_start",
+    "copilot:session.info",
+    "copilot:session.error",
+    "copilot:system.message",
+    "copilot:assistant.turn_start",
+    "copilot:assistant.reasoning",
+    "copilot:subagent.selected",
+    "copilot:subagent.started",
+    "copilot:subagent.completed",
+    "copilot:skill.invoked",
+    "copilot:hook.start",
+    "copilot:abort",
+];
+
+/// A line's `data` object.
+fn payload<'a>(line: Raw<'a>) -> Option<Raw<'a>> {
+    line.get("data").filter(|d| d.kind() == Kind::Object)
+}
+
+/// A line's `timestamp`.
+fn line_time(rec: &Record<'_>) -> Option<Timestamp> {
+    rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp)
+}
+
+impl Layout for Copilot {
+    /// `$COPILOT_HOME` (trimmed, `~`-expanded; a missing one is an error
+    /// like any root), else `~/.copilot` when it holds `session-state/`.
+    fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
+        if let Ok(v) = std::env::var(ROOT_ENV) {
+            if !v.trim().is_empty() {
+                return vec![expand_tilde(v.trim())];
+            }
+        }
+        let home = expand_tilde("~/.copilot");
+        if home.join(sessions::STATE).is_dir() {
+            vec![home]
+        } else {
+            vec![]
+        }
+    }
+
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        _cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
+        let files = root_files(root);
+        Ok(crate::files::in_parallel(&files, |f| session_of(f, detail, Some(diag)), diag))
+    }
+
+    /// A session folder given as an argument is read as a root.
+    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
+        None
+    }
+
+    /// An `events.jsonl`, a `.jsonl` in `session-state/`, or one whose first
+    /// line is a Copilot event.
+    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
+        if !is_event_log(file) {
+            return None;
+        }
+        Some(super::capture(session_of(file, Detail::Full, Some(diag))?))
+    }
+
+    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
+        is_event_log(file).then(|| session_of(file, Detail::Full, None)).flatten()
+    }
+
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
+        super::fresh_files(root_files(root), seen, |f| session_of(f, Detail::Full, Some(diag)))
+    }
+
+    /// The event log identifies a session.
+    fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
+        PathBuf::from(&rec.path)
+    }
+
+    fn event_count(&self, rec: &SessionRecord) -> u64 {
+        crate::files::count_lines(Path::new(&rec.path))
+    }
+
+    fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
+        vec![PathBuf::from(&rec.path)]
+    }
+}
+
+impl Dialect for Copilot {
+    /// Copilot's envelope: a string `type`, an object `data`, an `id` and a
+    /// `parentId`.
+    fn claims(&self, rec: &Record<'_>) -> bool {
+        rec.get("type").is_some_and(|t| t.kind() == Kind::String)
+            && rec.get("data").is_some_and(|d| d.kind() == Kind::Object)
+            && rec.get("id").is_some()
+            && rec.get("parentId").is_some()
+    }
+
+    /// A line with a string `type` (an event type of a later version too)
+    /// that leaves room to be an event's `data`.
+    fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
+        super::fits_as_data(rec)?;
+        let has_type = rec.get("type").is_some_and(|t| t.kind() == Kind::String);
+        match LineKind::of(rec) {
+            LineKind::Format(f) if f == &FORMAT => Ok(()),
+            LineKind::Unknown | LineKind::Session if has_type => Ok(()),
+            _ => Err(NOT_AN_EVENT_LINE),
+        }
+    }
+
+    fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        rec.get("type")
+    }
+
+    /// A call's tool, and a shutdown's responses (module docs).
+    fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
+        state.line_data.clear();
+        match rec.get_str("type").as_deref() {
+            Some("tool.execution_start") => {
+                let data = rec.get("data");
+                let id = data.and_then(|d| str_at(d, "toolCallId"));
+                if let (Some(id), Some(tool)) = (id, data.and_then(|d| d.get("toolName"))) {
+                    state.call_started(&id, tool);
+                }
+            }
+            Some("session.shutdown") => usage::shutdown(rec, state),
+            _ => {}
+        }
+    }
+
+    /// Only shutdown lines change the counts (or a `\u` escape, which could spell one).
+    fn observes(&self, raw: &[u8]) -> bool {
+        memchr::memmem::find(raw, b"session.shutdown").is_some() || memchr::memmem::find(raw, b"\\u").is_some()
+    }
+
+    /// A tool's start (or a `\u` escape, which could spell one).
+    fn starts_calls(&self, raw: &[u8]) -> bool {
+        memchr::memmem::find(raw, b"tool.execution_start").is_some() || memchr::memmem::find(raw, b"\\u").is_some()
+    }
+
+    fn parts(&self, _rec: &Record<'_>, state: &mut ReadState, out: &mut Vec<u32>) {
+        out.push(0);
+        let responses = Raw(&state.line_data).items().count() as u32;
+        out.extend(RESPONSES..RESPONSES + responses);
+    }
+
+    fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
+        None
+    }
+
+    fn name<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Cow<'a, str> {
+        if part >= RESPONSES {
+            return Cow::Borrowed("llm:response");
+        }
+        let name = match rec.get_str("type").as_deref() {
+            Some("session.start") => "session:start",
+            Some("session.shutdown") => "session:end",
+            Some("user.message") => "prompt:submit",
+            Some("assistant.message") => "llm:content",
+            Some("assistant.turn_end") => "prompt:complete",
+            Some("tool.execution_start") => "tool:pre",
+            Some("tool.execution_complete") if self.failed(Raw(rec.line())) => "tool:error",
+            Some("tool.execution_complete") => "tool:post",
+            Some("session.compaction_complete") => "context:compaction",
+            Some(t) => return super::qualified(&KNOWN, "copilot:", t),
+            None => "copilot:unknown",
+        };
+        Cow::Borrowed(name)
+    }
+
+    /// A shutdown's k-th response's made data; else the line.
+    fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>> {
+        if part >= RESPONSES {
+            return Raw(&state.line_data).items().nth((part - RESPONSES) as usize);
+        }
+        Some(Raw(rec.line().trim_ascii()))
+    }
+
+    /// The slug of `session.start`'s `context.cwd`.
+    fn workspace<'a>(&self, rec: &Record<'a>) -> Option<Cow<'a, str>> {
+        let cwd = rec.get("data").and_then(|d| d.get("context")).and_then(|c| str_at(c, "cwd"))?;
+        Some(Cow::Owned(crate::session::slug_of(&cwd)))
+    }
+
+    fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>> {
+        rec.get("timestamp")
+    }
+
+    /// A tool start's `data.toolName`.
+    fn tool_name<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        payload(data)?.get("toolName")
+    }
+
+    /// A tool event's `data.toolCallId`.
+    fn call_key<'a>(&self, data: Raw<'a>) -> CallKey<'a> {
+        let tool = str_at(data, "type").is_some_and(|t| t.starts_with("tool.execution_"));
+        match payload(data).filter(|_| tool).and_then(|d| str_at(d, "toolCallId")) {
+            Some(id) => CallKey::Id(id),
+            None => CallKey::Alone,
+        }
+    }
+
+    /// A call's end whose `success` is false.
+    fn failed(&self, data: Raw<'_>) -> bool {
+        str_at(data, "type").as_deref() == Some("tool.execution_complete")
+            && payload(data).and_then(|d| d.get("success")).and_then(|s| s.as_bool()) == Some(false)
+    }
+
+    /// A response's `model`; a line's `data.model`, else `data.newModel`.
+    fn model<'a>(&self, data: Raw<'a>) -> Option<Raw<'a>> {
+        let named = |v: Raw<'a>, k: &str| v.get(k).filter(|m| m.kind() == Kind::String);
+        match payload(data) {
+            Some(d) => named(d, "model").or_else(|| named(d, "newModel")),
+            None => named(data, "model"),
+        }
+    }
+
+    /// A response's made `usage`, in the toolkit's names.
+    fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
+        super::amplifier::Amplifier.tokens(data)
+    }
+
+    /// A tool start's `arguments.path` (else `file_path`).
+    fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        let args = payload(data)?.get("arguments")?;
+        str_at(args, "path").or_else(|| str_at(args, "file_path"))
+    }
+
+    fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
+        str_at(payload(data)?, "sessionId")
+    }
+}
+
+#[cfg(test)]
+mod tests;
