@@ -30,6 +30,7 @@ mod huge;
 mod human;
 mod interface;
 mod json_props;
+mod kimi;
 mod layers;
 mod line_index;
 mod line_limit;

@@ -66,6 +66,7 @@ pub mod claude_transcript;
 pub mod codex;
 mod context;
 pub mod hook_logs;
+pub mod kimi;
 pub mod qwen;
 mod registry;
 
@@ -91,6 +92,7 @@ pub static FORMATS: &[&Format] = &[
     &claude_transcript::FORMAT,
     &codex::FORMAT,
     &hook_logs::FORMAT,
+    &kimi::FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -423,6 +425,12 @@ pub trait Dialect: Sync {
     /// The line's timestamp as written.
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>>;
 
+    /// The text of a [`Dialect::timestamp`] (RFC 3339): the JSON string by
+    /// default; a writer that stamps lines with numbers (Unix seconds) makes it.
+    fn timestamp_text<'a>(&self, raw: Raw<'a>) -> Option<Cow<'a, str>> {
+        raw.as_str()
+    }
+
     /// Whether events of this name come from lines the writer never stamps
     /// with a time (Claude Code's `summary`, `file-history-snapshot`,
     /// `last-prompt`): such an event without a usable timestamp is no
@@ -638,6 +646,17 @@ pub(crate) fn tail_times(
     first: u64,
     max: u64,
 ) -> (Option<Timestamp>, Option<Timestamp>) {
+    tail_times_by(f, len, first, max, |r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
+}
+
+/// [`tail_times`] with the time of a line read by `time_of`.
+pub(crate) fn tail_times_by(
+    f: &mut std::fs::File,
+    len: u64,
+    first: u64,
+    max: u64,
+    time_of: impl Fn(&Record<'_>) -> Option<Timestamp>,
+) -> (Option<Timestamp>, Option<Timestamp>) {
     use bstr::ByteSlice;
     use std::io::{Read, Seek, SeekFrom};
     let mut idx = crate::json::Index::new();
@@ -653,7 +672,7 @@ pub(crate) fn tail_times(
         let start = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
         let (mut lo, mut hi) = (None, None);
         for line in buf[start..].split_str("\n") {
-            let t = idx.skim(line).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp));
+            let t = idx.skim(line).ok().and_then(|r| time_of(&r));
             lo = time::earliest(lo, t);
             hi = hi.max(t);
         }
@@ -724,9 +743,9 @@ mod tests {
         assert_eq!(
             no_default_root(),
             "found no capture root: none of ~/.amplifier/projects, ~/.qwen/projects, ~/.claude/projects, \
-             ~/.config/claude/projects, ~/.codex/sessions exists (name a PATH or --root, or set \
-             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, \
-             CODEX_HOME or SESSION_DATA_DIR)"
+             ~/.config/claude/projects, ~/.codex/sessions, ~/.kimi/sessions, ~/.kimi-code/sessions exists \
+             (name a PATH or --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, \
+             QWEN_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, KIMI_SHARE_DIR, KIMI_CODE_HOME or SESSION_DATA_DIR)"
         );
     }
 
