@@ -31,6 +31,7 @@ mod human;
 mod interface;
 mod json_props;
 mod kimi;
+mod kimigen;
 mod layers;
 mod line_index;
 mod line_limit;
