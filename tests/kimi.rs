@@ -166,6 +166,13 @@ fn lines_are_events_in_the_toolkit_vocabulary() {
     let run = ci("ci-filter").args(["--errors", KIMI]).run();
     let e = run.json();
     assert_eq!((e.len(), &e[0]["data"]["message"]["payload"]["tool_call_id"]), (1, &json!("tool_01")));
+    // The result names no tool: it is its call's, read from the file or a pipe.
+    let pick =
+        |run: crate::util::Run| -> Vec<Value> { run.json().iter().map(|e| json!([e["event"], e["tool"]])).collect() };
+    let calls = [json!(["tool:pre", null]), json!(["tool:error", "Shell"])];
+    assert_eq!(pick(ci("ci-filter").args(["--tool", "Shell", KIMI]).run()), calls);
+    let events = ci("ci-cat").arg(KIMI).run().stdout;
+    assert_eq!(pick(ci("ci-filter").args(["--tool", "Shell"]).stdin(events).run()), calls);
 }
 
 /// A /fork copies its parent's wire lines verbatim, then goes on: each

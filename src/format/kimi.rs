@@ -234,6 +234,21 @@ impl Dialect for Kimi {
         message(rec).and_then(|m| m.get("type")).or_else(|| rec.get("type"))
     }
 
+    /// A `ToolCall`'s tool, which its `ToolResult` (a later line) does not name.
+    fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
+        let line = Raw(rec.line());
+        if let (Some(tool), CallKey::Id(id)) = (self.tool_name(line), self.call_key(line)) {
+            state.call_started(&id, tool);
+        }
+    }
+
+    /// A `ToolCall` line starts a call whose `ToolResult` names no tool (or
+    /// a `\u` escape, which could spell it).
+    fn starts_calls(&self, raw: &[u8]) -> bool {
+        let has = |s: &[u8]| memchr::memmem::find(raw, s).is_some();
+        has(b"\"ToolCall\"") || has(b"\\u")
+    }
+
     fn name_raw<'a>(&self, _rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
         None
     }
