@@ -330,7 +330,11 @@ impl<'a> Event<'a> {
 
     /// The `timestamp` as written (a string).
     pub fn timestamp_str(&self) -> Option<Cow<'a, str>> {
-        self.timestamp_raw().and_then(|t| t.as_str())
+        let raw = self.timestamp_raw()?;
+        if self.derived {
+            return self.format.dialect.timestamp_text(raw);
+        }
+        raw.as_str()
     }
 
     /// Makes sure the whole line is valid JSON: a no-op for a validated line,

@@ -7,20 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::kit::Tree;
+use crate::kit::{Rng, Tree};
 use crate::util::{exits_within, through_sh};
-
-/// A tiny deterministic PRNG (xorshift), so the test needs no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 /// Starts `ci-cat -f ARGS` with stdout and stderr collected by threads.
 fn follow(args: &[&str]) -> (Child, Arc<Mutex<Vec<String>>>, std::thread::JoinHandle<String>) {

@@ -25,6 +25,7 @@ const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("codex", "fixtures/codex"),
     ("qwen-code", "fixtures/qwen-code/.qwen"),
     ("copilot-cli", "fixtures/copilot-cli/.copilot"),
+    ("kimi", "fixtures/kimi/.kimi"),
 ];
 
 /// Each registered format's root env var and its fixture root (a format

@@ -32,6 +32,8 @@ mod huge;
 mod human;
 mod interface;
 mod json_props;
+mod kimi;
+mod kimigen;
 mod layers;
 mod line_index;
 mod line_limit;

@@ -67,6 +67,7 @@ pub mod codex;
 mod context;
 pub mod copilot;
 pub mod hook_logs;
+pub mod kimi;
 pub mod qwen;
 mod registry;
 
@@ -95,6 +96,7 @@ pub static FORMATS: &[&Format] = &[
     &codex::FORMAT,
     &hook_logs::FORMAT,
     &copilot::FORMAT,
+    &kimi::FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -427,6 +429,12 @@ pub trait Dialect: Sync {
     /// The line's timestamp as written.
     fn timestamp<'a>(&self, rec: &Record<'a>) -> Option<Raw<'a>>;
 
+    /// The text of a [`Dialect::timestamp`] (RFC 3339): the JSON string by
+    /// default; a writer that stamps lines with numbers (Unix seconds) makes it.
+    fn timestamp_text<'a>(&self, raw: Raw<'a>) -> Option<Cow<'a, str>> {
+        raw.as_str()
+    }
+
     /// Whether events of this name come from lines the writer never stamps
     /// with a time (Claude Code's `summary`, `file-history-snapshot`,
     /// `last-prompt`): such an event without a usable timestamp is no
@@ -646,6 +654,17 @@ pub(crate) fn tail_times(
     first: u64,
     max: u64,
 ) -> (Option<Timestamp>, Option<Timestamp>) {
+    tail_times_by(f, len, first, max, |r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
+}
+
+/// [`tail_times`] with the time of a line read by `time_of`.
+pub(crate) fn tail_times_by(
+    f: &mut std::fs::File,
+    len: u64,
+    first: u64,
+    max: u64,
+    time_of: impl Fn(&Record<'_>) -> Option<Timestamp>,
+) -> (Option<Timestamp>, Option<Timestamp>) {
     use bstr::ByteSlice;
     use std::io::{Read, Seek, SeekFrom};
     let mut idx = crate::json::Index::new();
@@ -661,7 +680,7 @@ pub(crate) fn tail_times(
         let start = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
         let (mut lo, mut hi) = (None, None);
         for line in buf[start..].split_str("\n") {
-            let t = idx.skim(line).ok().and_then(|r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp));
+            let t = idx.skim(line).ok().and_then(|r| time_of(&r));
             lo = time::earliest(lo, t);
             hi = hi.max(t);
         }

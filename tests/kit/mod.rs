@@ -15,3 +15,17 @@ pub use tree::Tree;
 pub fn formats() -> Vec<&'static str> {
     ci_tools::format::FORMATS.iter().map(|f| f.name).collect()
 }
+
+/// A tiny deterministic PRNG (xorshift), so a generator needs no dependency.
+/// Its seed must not be 0.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
