@@ -5,6 +5,7 @@ mod kit;
 mod util;
 
 mod agg;
+mod bounded;
 mod cache;
 mod cache_files;
 mod cat;

@@ -1,0 +1,60 @@
+//! Bounded outputs for agents: ci-find --limit and --fields, ci-grep
+//! --max-total, the capped arrays of ci-agg --sessions.
+
+use crate::util::*;
+
+const METADATA_WARNINGS: &str = "\
+ci-find: warning: fixtures/demo/-home-user-webapp/sessions/8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f/context-intelligence/metadata.json: missing
+ci-find: warning: fixtures/demo/-home-user-webapp/sessions/9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d/context-intelligence/metadata.json: invalid JSON: EOF while parsing a string at line 1 column 24
+";
+
+#[test]
+fn find_limit_prints_the_first_sessions_of_the_order_and_says_so() {
+    let run = ci("ci-find").args(["--root", DEMO, "--limit", "2", "--fields", "status,session,workspace"]).run();
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        "{\"session\":\"abcdef12-0000-4000-8000-000000000002\",\"workspace\":\"pipeline\",\"status\":\"completed\"}\n\
+         {\"session\":\"abcdef12-0000-4000-8000-000000000001\",\"workspace\":\"pipeline\",\"status\":\"completed\"}\n"
+    );
+    assert_eq!(run.stderr, format!("{METADATA_WARNINGS}ci-find: 2 of 10 sessions shown (--limit 2)\n"));
+    // After --sort and -r; a limit above the count says nothing.
+    let run = ci("ci-find").args(["--root", DEMO, "--sort", "id", "-r", "--limit", "1", "--paths"]).run();
+    assert_eq!(
+        run.stdout,
+        "fixtures/demo/-home-user-my-api/sessions/e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b/context-intelligence/events.jsonl\n"
+    );
+    let run = ci("ci-find").args(["--root", DEMO, "--limit", "10", "--paths"]).run();
+    assert_eq!((run.code, run.lines().len(), run.stderr.as_str()), (0, 10, METADATA_WARNINGS));
+    // --limit 0 prints nothing: exit 1, as for no match.
+    let run = ci("ci-find").args(["--root", DEMO, "--limit", "0"]).run();
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+}
+
+#[test]
+fn find_fields_keep_the_records_pipeable_when_they_keep_session_format_and_path() {
+    let listing =
+        ci("ci-find").args(["--root", DEMO, "--session", "a7c3e9d1", "--fields", "path,format,session"]).run();
+    assert_eq!(
+        listing.stdout,
+        "{\"session\":\"a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10\",\"format\":\"amplifier\",\
+         \"path\":\"fixtures/demo/-home-user-my-api/sessions/a7c3e9d1-4b2f-4e8a-9d61-0c5b7e2f3a10/context-intelligence/events.jsonl\"}\n"
+    );
+    let whole = ci("ci-agg").args(["--by", "event"]).stdin(find_demo(&["--session", "a7c3e9d1"])).run();
+    let picked = ci("ci-agg").args(["--by", "event"]).stdin(listing.stdout).run();
+    assert_eq!((picked.code, picked.stdout), (0, whole.stdout));
+}
+
+#[test]
+fn find_fields_refuse_an_unknown_key_before_reading_anything() {
+    let run = ci("ci-find").args(["--root", DEMO, "--fields", "session,sesion"]).run();
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stderr, "ci-find: --fields: no key \"sesion\" in session records; did you mean \"session\"?\n");
+    let run = ci("ci-find").args(["--root", DEMO, "--fields", "session", "--format", "table"]).run();
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with("error: the argument '--fields <KEY[,KEY…]>' cannot be used with '--format <FORMAT>'"),
+        "{}",
+        run.stderr
+    );
+}
