@@ -58,3 +58,55 @@ fn find_fields_refuse_an_unknown_key_before_reading_anything() {
         run.stderr
     );
 }
+
+const GREP_STDERR: &str = "\
+ci-grep: warning: fixtures/demo/-home-user-webapp/sessions/8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f/context-intelligence/metadata.json: missing
+ci-grep: warning: fixtures/demo/-home-user-webapp/sessions/9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d/context-intelligence/metadata.json: invalid JSON: EOF while parsing a string at line 1 column 24
+";
+
+#[test]
+fn grep_max_total_prints_the_first_matches_of_the_whole_run_and_says_so() {
+    let every = ci("ci-grep").args(["-F", "e", "--field", "data", DEMO, "-j", "1"]).run();
+    assert_eq!(every.code, 0);
+    let all = every.lines();
+    assert!(all.len() > 20, "the demo root holds more matches than the bound: {}", all.len());
+    // Several threads print what one prints: the first N in output order.
+    for threads in ["1", "4"] {
+        let run = ci("ci-grep").args(["-F", "e", "--field", "data", DEMO, "--max-total", "7", "-j", threads]).run();
+        assert_eq!(run.code, 0, "{run:?}");
+        assert_eq!(run.lines(), all[..7], "-j {threads}");
+        assert!(run.stderr.contains("\nci-grep: stopped after 7 matches (--max-total 7)\n"), "{}", run.stderr);
+    }
+    // A bound the run does not reach says nothing.
+    let two = ci("ci-grep").args(["error", DEMO, "--max-total", "2"]).run();
+    let unbounded = ci("ci-grep").args(["error", DEMO]).run();
+    assert_eq!((two.code, two.lines().len()), (0, 2));
+    assert_eq!((&two.stdout, &two.stderr), (&unbounded.stdout, &unbounded.stderr));
+    assert!(!two.stderr.contains("--max-total"));
+}
+
+#[test]
+fn grep_max_total_counts_sessions_with_c_and_l() {
+    let run = ci("ci-grep").args(["-l", "-F", "e", DEMO, "--max-total", "1", "--format", "text"]).run();
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        "fixtures/demo/-srv-build-data pipeline/sessions/abcdef12-0000-4000-8000-000000000002/context-intelligence/events.jsonl\n"
+    );
+    assert_eq!(run.stderr, format!("{GREP_STDERR}ci-grep: stopped after 1 session (--max-total 1)\n"));
+    let run = ci("ci-grep").args(["-c", "-F", "e", DEMO, "--max-total", "2", "--format", "text"]).run();
+    assert_eq!(run.stdout, "abcdef12-0000-4000-8000-000000000002:13\nabcdef12-0000-4000-8000-000000000001:9\n");
+    // 0 prints nothing: exit 1, as -m 0.
+    let run = ci("ci-grep").args(["-F", "e", DEMO, "--max-total", "0"]).run();
+    assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (1, "", ""));
+}
+
+#[test]
+fn grep_max_total_bounds_matches_of_piped_event_records() {
+    let events = ci("ci-cat").args([DEMO]).run().stdout;
+    let every = ci("ci-grep").args(["-F", "tool"]).stdin(events.clone()).run();
+    let run = ci("ci-grep").args(["-F", "tool", "--max-total", "3"]).stdin(events).run();
+    assert_eq!(run.code, 0);
+    assert_eq!(run.lines(), every.lines()[..3]);
+    assert!(run.stderr.ends_with("ci-grep: stopped after 3 matches (--max-total 3)\n"), "{}", run.stderr);
+}
