@@ -110,3 +110,43 @@ fn grep_max_total_bounds_matches_of_piped_event_records() {
     assert_eq!(run.lines(), every.lines()[..3]);
     assert!(run.stderr.ends_with("ci-grep: stopped after 3 matches (--max-total 3)\n"), "{}", run.stderr);
 }
+
+/// A session that read 23 files (r00.rs … r22.rs) and edited 2.
+fn busy_session(tree: &crate::kit::Tree) {
+    let tool = |n: usize, name: &str, file: &str| {
+        format!(
+            r#"{{"event":"tool:pre","timestamp":"2026-03-02T09:00:{:02}Z","data":{{"session_id":"busy","tool_call_id":"c{n}","tool_name":"{name}","tool_input":{{"file_path":"{file}"}}}}}}"#,
+            n % 60
+        )
+    };
+    let mut lines: Vec<String> = (0..23).map(|n| tool(n, "Read", &format!("r{n:02}.rs"))).collect();
+    lines.extend((23..25).map(|n| tool(n, "Edit", &format!("e{n}.rs"))));
+    tree.amplifier("-p", "busy").metadata(r#"{"session_id":"busy","workspace":"w"}"#).lines(lines).write();
+}
+
+#[test]
+fn sessions_lists_are_capped_with_a_count_of_the_rest_unless_full() {
+    let tree = crate::kit::Tree::new();
+    busy_session(&tree);
+    let root = tree.path().to_str().unwrap();
+    let run = ci("ci-agg").args(["--sessions", root]).run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let rec = &run.json()[0];
+    let first: Vec<String> = (0..20).map(|n| format!("r{n:02}.rs")).collect();
+    assert_eq!(rec["files_read"], serde_json::json!(first));
+    assert_eq!(rec["files_read_more"], 3);
+    assert_eq!(rec["files_edited"], serde_json::json!(["e23.rs", "e24.rs"]));
+    assert!(rec.get("files_edited_more").is_none(), "a list within the cap has no count: {rec}");
+    // The count follows its list.
+    assert!(run.stdout.contains(r#""r19.rs"],"files_read_more":3,"files_edited":["#), "{}", run.stdout);
+    let full = ci("ci-agg").args(["--sessions", "--full", root]).run();
+    let rec = &full.json()[0];
+    assert_eq!(rec["files_read"].as_array().map(Vec::len), Some(23));
+    assert!(rec.get("files_read_more").is_none());
+    // A merge of partial states caps the same lists.
+    let partial = ci("ci-agg").args(["--sessions", "--partial", root]).run();
+    let merged = ci("ci-agg").args(["--merge"]).stdin(partial.stdout.clone()).run();
+    assert_eq!(merged.stdout, run.stdout);
+    let merged = ci("ci-agg").args(["--merge", "--full"]).stdin(partial.stdout).run();
+    assert_eq!(merged.stdout, full.stdout);
+}

@@ -134,6 +134,11 @@ pub struct Args {
     /// One record per session: events, tool calls, turns, response time, tokens, cost, children.
     #[arg(long, conflicts_with_all = ["tools", "tokens"])]
     pub sessions: bool,
+    /// With --sessions: list every file of files_read and files_edited
+    /// (each is cut to its first 20 by default, files_read_more and
+    /// files_edited_more counting the rest).
+    #[arg(long)]
+    pub full: bool,
     /// Per tool: calls, errors, success rate, latency (pre/post paired by tool_call_id).
     #[arg(long, conflicts_with = "tokens")]
     pub tools: bool,
@@ -369,6 +374,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let mut records: Vec<Record> = viewed.unwrap_or_else(|| rows.into_iter().map(|r| r.record).collect());
     if adds_writer {
         view::drop_single_writer(&mut records);
+    }
+    if q.preset == Preset::Sessions && !args.full {
+        view::cap_lists(&mut records, &view::CAPPED_LISTS, view::LIST_CAP);
     }
     warn_unpriced(&records, &q, diag);
     if let SortOrder::Column(column) = &args.sort {
