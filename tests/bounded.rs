@@ -150,3 +150,37 @@ fn sessions_lists_are_capped_with_a_count_of_the_rest_unless_full() {
     let merged = ci("ci-agg").args(["--merge", "--full"]).stdin(partial.stdout).run();
     assert_eq!(merged.stdout, full.stdout);
 }
+
+#[test]
+fn columns_pick_ndjson_records_keyed_as_the_csv_header() {
+    let run = ci("ci-agg").args(["--tokens", "--by", "day", "--columns", "day,model,cost_usd,input_tokens", "--total"]);
+    let run = run.arg("fixtures/demo-clean").run();
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "\
+{\"day\":\"2026-03-01\",\"model\":\"gpt-5-mini\",\"cost_usd\":0.0007,\"input_tokens\":2100}
+{\"day\":\"2026-03-02\",\"model\":\"claude-sonnet-4-5\",\"cost_usd\":0.0523,\"input_tokens\":59150}
+{\"day\":\"2026-03-02\",\"model\":\"claude-haiku-4-5\",\"cost_usd\":0.005994,\"input_tokens\":10422}
+{\"day\":\"2026-03-03\",\"model\":\"gpt-5.1\",\"cost_usd\":0.010672,\"input_tokens\":9120}
+{\"day\":\"total\",\"model\":null,\"cost_usd\":0.069666,\"input_tokens\":80792}
+"
+    );
+    // The CSV of the same columns holds the same values.
+    let csv = ci("ci-agg").args(["--tokens", "--by", "day", "--columns", "day,cost_usd", "--format", "csv", "--total"]);
+    let csv = csv.arg("fixtures/demo-clean").run();
+    assert_eq!(
+        csv.stdout,
+        "day,cost_usd\n2026-03-01,0.0007\n2026-03-02,0.0523\n2026-03-02,0.005994\n2026-03-03,0.010672\ntotal,0.069666\n"
+    );
+    // An object is every column under it, sum(NAME) one column.
+    let run = ci("ci-agg")
+        .args(["--sessions", "--top", "1", "--columns", "session,sum(events),tokens", "fixtures/demo-clean"])
+        .run();
+    assert_eq!(
+        run.stdout,
+        "{\"session\":\"abcdef12-0000-4000-8000-000000000002\",\"sum(events)\":4,\"tokens.input\":0,\"tokens.output\":0,\"tokens.cache_read\":0,\"tokens.cache_write\":0}\n"
+    );
+    let run = ci("ci-find").args(["--root", "fixtures/demo-clean", "--limit", "1", "--columns", "session,bytes"]).run();
+    assert_eq!(run.stdout, "{\"session\":\"abcdef12-0000-4000-8000-000000000002\",\"bytes\":1214}\n");
+}

@@ -391,7 +391,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let total =
         if (people || args.total) && found && !args.views.no_total() { view::total(&q, &records, all) } else { None };
     let bytes = match format {
-        None => table::ndjson(&records)?.into_iter().chain(table::ndjson(total.as_slice())?).collect(),
+        None => args.output.ndjson(&records, total.as_ref())?,
         Some(format) => args.output.render(
             &records,
             total.as_ref(),

@@ -450,6 +450,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         out.write(&buf)?;
     } else if let Some(format) = format {
         out.write(&write_table(&selected, format, &args.output, diag)?)?;
+    } else if !args.output.columns.is_empty() {
+        out.write(&args.output.ndjson(&as_records(&selected), None)?)?;
     } else {
         write_records(&selected, &args, &mut out)?;
     }
@@ -502,15 +504,19 @@ fn write_fields(r: &SessionRecord, fields: &[String], buf: &mut Vec<u8>) -> Resu
 /// Session records as a table (`--format table|markdown|tsv|csv`): its
 /// header even with no records; a table fits the terminal.
 fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular, diag: &Diag) -> Result<Vec<u8>> {
-    let records: Vec<Record> = list
-        .iter()
+    let records = as_records(list);
+    let columns = output.columns(Columns::named(&TABLE_COLUMNS))?;
+    output.render(&records, None, format, &columns, Fit::default(), diag)
+}
+
+/// Session records as the table renderer takes them.
+fn as_records(list: &[SessionRecord]) -> Vec<Record> {
+    list.iter()
         .filter_map(|r| match serde_json::to_value(r) {
             Ok(serde_json::Value::Object(m)) => Some(m),
             _ => None,
         })
-        .collect();
-    let columns = output.columns(Columns::named(&TABLE_COLUMNS))?;
-    output.render(&records, None, format, &columns, Fit::default(), diag)
+        .collect()
 }
 
 /// `--follow`: prints each session that appears under the roots, until a

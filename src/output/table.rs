@@ -487,6 +487,19 @@ fn zone_in_header(cols: &mut Vec<Col>, headers: &mut Vec<String>, schema: &Schem
     }
 }
 
+/// `records` reduced to `columns` (`--columns` with NDJSON): per record an
+/// object keyed by the columns' headers as CSV names them (`tokens.input`,
+/// `sum(events)`), its values exact, `null` where the record has none.
+pub fn pick(records: &[Record], columns: &Columns) -> Result<Vec<Record>, String> {
+    if records.is_empty() {
+        return Ok(vec![]);
+    }
+    let schema = Schema::of(records);
+    let cols = schema.select(columns)?;
+    let row = |flat: &Flat| cols.iter().map(|c| (c.header(), c.value(flat).unwrap_or(Value::Null))).collect();
+    Ok(schema.rows.iter().map(row).collect())
+}
+
 /// Records as NDJSON, one line each (`ci-agg` without `--format`).
 pub fn ndjson(records: &[Record]) -> crate::error::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(records.len() * 64);
