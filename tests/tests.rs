@@ -9,6 +9,7 @@ mod bounded;
 mod cache;
 mod cache_files;
 mod cat;
+mod chart;
 mod chunks;
 mod codex;
 mod codexgen;

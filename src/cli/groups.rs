@@ -91,6 +91,8 @@ pub enum Layout {
     Csv,
     /// A Markdown table (for issues and chat), values as in table.
     Markdown,
+    /// A horizontal bar chart of one number per record, fitting the width.
+    Chart,
 }
 
 /// `--format` and `--columns`.
@@ -120,6 +122,7 @@ impl Tabular {
             Layout::Tsv => Some(TableStyle::Tsv),
             Layout::Csv => Some(TableStyle::Csv),
             Layout::Markdown => Some(TableStyle::Markdown),
+            Layout::Chart => Some(TableStyle::Chart),
         };
         Ok(format)
     }
@@ -166,8 +169,10 @@ impl Tabular {
         diag: &Diag,
     ) -> Result<Vec<u8>> {
         let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
-        let width = if format == TableStyle::Table { human::width(terminal) } else { None };
-        let fit = Fit { width, ..fit };
+        let fitted = matches!(format, TableStyle::Table | TableStyle::Chart);
+        let width = if fitted { human::width(terminal) } else { None };
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let fit = Fit { width, color: terminal && !no_color, ..fit };
         let done = table::render_fit(records, footer, format, columns, &fit)
             .map_err(|e| Error::Usage(format!("--columns: {e}")))?;
         if let (false, Some(w)) = (done.dropped.is_empty(), width) {

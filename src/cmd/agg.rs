@@ -396,7 +396,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
             &records,
             total.as_ref(),
             format,
-            &args.output.columns(args.views.columns().unwrap_or_else(|| default_columns(&q)))?,
+            &args.output.columns(default_columns(&q, &args.views, format))?,
             Fit { template: template(&q, args.per_period, adds_writer), expendable: expendable(&q), ..Fit::default() },
             diag,
         )?,
@@ -408,9 +408,21 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
 }
 
 /// The columns a table of `q`'s records shows unless `--columns` says:
-/// [`SESSION_COLUMNS`] for `--sessions`, all but [`TOKENS_HIDDEN`] for
-/// `--tokens`, every column otherwise.
-fn default_columns(q: &Query) -> Columns {
+/// a view's own, [`SESSION_COLUMNS`] for `--sessions`, all but
+/// [`TOKENS_HIDDEN`] for `--tokens`, every column otherwise. A chart draws
+/// a block's or a session's cost; of the other records, its own choice
+/// ([`crate::output::chart`]).
+fn default_columns(q: &Query, views: &views::Views, format: TableStyle) -> Columns {
+    if format == TableStyle::Chart {
+        return match (views.blocks, q.preset) {
+            (true, _) => Columns::named(&["start", "cost_usd"]),
+            (false, Preset::Sessions) => Columns::named(&["session", "cost_usd"]),
+            _ => Columns::All,
+        };
+    }
+    if let Some(columns) = views.columns() {
+        return columns;
+    }
     match q.preset {
         Preset::Sessions => Columns::named(&SESSION_COLUMNS),
         Preset::Tokens => Columns::Except(TOKENS_HIDDEN.iter().map(|s| (*s).to_owned()).collect()),

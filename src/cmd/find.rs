@@ -50,12 +50,13 @@ OUTPUT:
   present (null when unknown). A session record has `session` and `path` and no
   `event` key; every ci-* tool expands it into the capture's events.
   On a terminal (without --paths, -0, --tree, --follow) the default is a table;
-  --format json|table|markdown|tsv|csv always wins. Tables print the records as
-  columns for people and spreadsheets (the renderer of ci-agg --format, see
+  --format json|table|markdown|tsv|csv|chart always wins. Tables print the
+  records as columns for people and spreadsheets (the renderer of ci-agg --format, see
   TABLES in ci-agg --help: widths, numbers, the header of an empty listing): by
   default session, workspace, status, started_at, bytes; --columns A,B,…
   chooses and orders any of the keys above (an unknown name is an error naming
-  the nearest). Not with --paths, -0, --tree or --follow.
+  the nearest). --format chart draws each session's bytes as a bar (see
+  CHARTS in ci-agg --help). Not with --paths, -0, --tree or --follow.
 
 BOUNDED OUTPUT (for agents and scripts):
   --limit N prints the first N sessions of the sorted listing (after every
@@ -505,7 +506,9 @@ fn write_fields(r: &SessionRecord, fields: &[String], buf: &mut Vec<u8>) -> Resu
 /// header even with no records; a table fits the terminal.
 fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular, diag: &Diag) -> Result<Vec<u8>> {
     let records = as_records(list);
-    let columns = output.columns(Columns::named(&TABLE_COLUMNS))?;
+    // A chart draws each session's size.
+    let default = if format == TableStyle::Chart { &["session", "bytes"][..] } else { &TABLE_COLUMNS[..] };
+    let columns = output.columns(Columns::named(default))?;
     output.render(&records, None, format, &columns, Fit::default(), diag)
 }
 

@@ -5,7 +5,7 @@
 //!   provenance, the byte budget and the cut marker;
 //! - [`table`]: records as an aligned table, Markdown, TSV, CSV or NDJSON
 //!   (`ci-find`, `ci-agg`); [`human`]: what a table for people shows of a
-//!   value, and the width it fits;
+//!   value, and the width it fits; [`chart`]: one number per record as bars;
 //! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
 //! - [`tree`]: `ci-find --tree`.
 //!
@@ -17,6 +17,7 @@ use std::sync::MutexGuard;
 
 use crate::error::{Error, Result};
 
+pub mod chart;
 pub mod event;
 pub mod human;
 pub mod table;
