@@ -17,6 +17,7 @@ mod conformance;
 mod cost;
 mod elements_props;
 mod exact;
+mod examples;
 mod exit_codes;
 mod faultgen;
 mod faults;

@@ -397,7 +397,12 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
             total.as_ref(),
             format,
             &args.output.columns(default_columns(&q, &args.views, format))?,
-            Fit { template: template(&q, args.per_period, adds_writer), expendable: expendable(&q), ..Fit::default() },
+            Fit {
+                // A view names its columns (the header of its empty result).
+                template: if args.views.blocks { None } else { template(&q, args.per_period, adds_writer) },
+                expendable: expendable(&q),
+                ..Fit::default()
+            },
             diag,
         )?,
     };
