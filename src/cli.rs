@@ -253,7 +253,9 @@ fn other_tool_hint(mut e: clap::Error, cmd: &mut clap::Command, commands: fn() -
         None => String::new(),
     };
     let flag = format!("--{long}{value}");
-    let tip = if long == "root" && prog != "ci-find" {
+    let tip = if let Some(own) = own_flag(prog, &long) {
+        format!("{prog} has no --{long}; {own}")
+    } else if long == "root" && prog != "ci-find" {
         format!("{prog} has no --root: it reads PATHs (a root is one) or stdin; discover sessions with ci-find {flag} | {prog}")
     } else {
         let names: Vec<&str> = owners.iter().map(|c| c.get_name()).collect();
@@ -271,6 +273,20 @@ fn other_tool_hint(mut e: clap::Error, cmd: &mut clap::Command, commands: fn() -
     // clap's usage line would show the similar flag it suggested.
     e.insert(ContextKind::Usage, ContextValue::StyledStr(cmd.render_usage()));
     e
+}
+
+/// A tool's own flag for what another tool's `--flag` of that name does
+/// elsewhere: `ci-agg --top N` picks groups, ci-find's sessions are bounded
+/// by `--limit N` (piping the listing into ci-agg would read every event to
+/// print one count).
+fn own_flag(prog: &str, long: &str) -> Option<String> {
+    match (prog, long) {
+        ("ci-find", "top" | "head") => {
+            let n = flag_value(long).unwrap_or_else(|| "N".into());
+            Some(format!("the first {n} sessions: ci-find --limit {n}"))
+        }
+        _ => None,
+    }
 }
 
 /// The value typed after an unknown `--flag` (`--flag=V` or `--flag V`).

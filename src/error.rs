@@ -24,6 +24,10 @@ pub enum Error {
     /// before written: [`crate::cli::main`] ends it with the status of
     /// [`crate::signal::status`] (130, or 0 when following).
     Stopped,
+    /// The output reached its bound ([`crate::output::Output::limit_lines`]):
+    /// what fits is written, the run stops; the tool says so and ends with
+    /// its usual status.
+    Enough,
     /// Anything else worth a message (a missing root, an ambiguous id).
     Msg(String),
 }
@@ -47,6 +51,7 @@ impl fmt::Display for Error {
             Error::Stream(e) => write!(f, "{e}"),
             Error::BrokenPipe => f.write_str("broken pipe"),
             Error::Stopped => f.write_str("stopped by a signal"),
+            Error::Enough => f.write_str("output bound reached"),
         }
     }
 }

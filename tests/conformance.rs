@@ -385,7 +385,7 @@ fn planted_phrase_found_at_its_site() {
 }
 
 /// `from` (a directory, links followed) copied to `to`.
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let path = entry.unwrap().path();

@@ -99,10 +99,10 @@ fn an_unknown_column_is_an_error_naming_the_nearest() {
         &agg(&["--by", "tool", "--format", "csv", "--columns", "zzzzzz"]),
         "ci-agg: --columns: no column \"zzzzzz\" (the columns: tool, count)\n",
     );
-    // Columns are for tables: NDJSON records are whole.
+    // NDJSON names the columns it has as tables do.
     assert_usage_error(
-        &agg(&["--by", "tool", "--columns", "tool"]),
-        "ci-agg: --columns is for --format table, markdown, tsv or csv (NDJSON records are whole)\n",
+        &agg(&["--by", "tool", "--columns", "tol"]),
+        "ci-agg: --columns: no column \"tol\"; did you mean \"tool\"?\n",
     );
 }
 

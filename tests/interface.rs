@@ -62,7 +62,7 @@ fn bash_completes_group_keys_not_file_names() {
     // Metrics read the same fields.
     assert_eq!(offered(&bash_case(&script, "--sum")), names);
     assert_eq!(offered(&bash_case(&script, "--sort")), ["auto", "count", "key"]);
-    assert_eq!(offered(&bash_case(&script, "--format")), ["json", "table", "tsv", "csv", "markdown"]);
+    assert_eq!(offered(&bash_case(&script, "--format")), ["json", "table", "tsv", "csv", "markdown", "chart"]);
     assert_eq!(offered(&bash_case(&script, "--cost")), ["auto", "computed"]);
     assert!(!bash_case(&script, "--columns").contains("compgen -f"));
     assert_eq!(offered(&bash_case(&script, "--tz")), ["UTC", "local"]);
@@ -70,7 +70,7 @@ fn bash_completes_group_keys_not_file_names() {
     let columns = offered(&bash_case(&find, "--columns"));
     assert_eq!(columns[..3], ["session", "project", "workspace"]);
     assert!(columns.contains(&"started_at".to_owned()) && columns.contains(&"tags".to_owned()), "{columns:?}");
-    assert_eq!(offered(&bash_case(&find, "--format")), ["json", "table", "tsv", "csv", "markdown"]);
+    assert_eq!(offered(&bash_case(&find, "--format")), ["json", "table", "tsv", "csv", "markdown", "chart"]);
     // Times: what was typed, never a file name.
     for flag in ["--since", "--until"] {
         let case = bash_case(&find, flag);

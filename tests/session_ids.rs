@@ -167,6 +167,9 @@ fn an_unknown_flag_names_the_tool_that_has_it() {
         ("ci-find", &["--event", "tool:pre"], "ci-find has no --event; ci-filter and ci-grep have it: ci-find | ci-filter --event tool:pre", "[OPTIONS]"),
         ("ci-agg", &["--tool", "bash"], "ci-agg has no --tool; ci-filter has it: ci-filter --tool bash … | ci-agg", "[OPTIONS] [PATH]..."),
         ("ci-cat", &["--by", "event"], "ci-cat has no --by; ci-agg has it: ci-cat … | ci-agg --by event", "[OPTIONS] [PATH]..."),
+        // ci-find's bound is its own --limit (ci-find | ci-agg --top reads every event).
+        ("ci-find", &["--top", "5"], "ci-find has no --top; the first 5 sessions: ci-find --limit 5", "[OPTIONS]"),
+        ("ci-find", &["--head"], "ci-find has no --head; the first N sessions: ci-find --limit N", "[OPTIONS]"),
     ] {
         let run = ci(tool).args(args).run();
         assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{tool} {args:?}");

@@ -30,7 +30,7 @@ fn width(line: &str) -> usize {
 /// Runs `bin ARGS` with stdout on a pseudo-terminal `cols` wide (stderr a
 /// pipe, stdin /dev/null); returns stdout (the terminal's CR LF as LF) and
 /// the exit code.
-fn on_terminal(bin: &str, args: &[&str], cols: u16) -> (String, i32) {
+pub fn on_terminal(bin: &str, args: &[&str], cols: u16) -> (String, i32) {
     let (mut master, mut slave) = (0, 0);
     let size = libc::winsize { ws_row: 50, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
     // SAFETY: openpty writes two descriptors into the integers given; the
@@ -118,18 +118,25 @@ c0ffee00-d1…  -C-Users-de…  2026-03-01 21:25       6m 06s            7     $
     assert_eq!(csv.stderr, "");
 }
 
-/// The README's default table is the one the tool prints on a terminal.
-#[test]
-fn the_readme_shows_the_default_table() {
+/// The README's text block after `marker`: the arguments of its `$ ci-agg
+/// …` line, and what it shows.
+pub fn readme_block(marker: &str) -> (Vec<String>, String) {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let marker = "The default table, on an 80-column terminal:";
     let after = &readme[readme.find(marker).expect("marker in README")..];
     let block = &after[after.find("```text\n").expect("a text block") + 8..];
     let block = &block[..block.find("```").unwrap()];
     let (command, shown) = block.split_once('\n').unwrap();
-    let args: Vec<&str> = command.strip_prefix("$ ci-agg ").expect("a ci-agg command").split(' ').collect();
+    let args = command.strip_prefix("$ ci-agg ").expect("a ci-agg command").split(' ').map(str::to_owned).collect();
+    (args, shown.to_owned())
+}
+
+/// The README's default table is the one the tool prints on a terminal.
+#[test]
+fn the_readme_shows_the_default_table() {
+    let (args, shown) = readme_block("The default table, on an 80-column terminal:");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (table, code) = on_terminal("ci-agg", &args, 80);
-    assert_eq!((table.as_str(), code), (shown, 0));
+    assert_eq!((table, code), (shown, 0));
 }
 
 // ---------------------------------------------------------------- values

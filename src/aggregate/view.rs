@@ -2,7 +2,8 @@
 //! (a `--tokens` report's models folded into one record per period),
 //! `--top` and `--last` (which rows), `--reverse`, the total record, and
 //! the columns of an empty result; the writer column a table for people
-//! shows when one report mixes writers.
+//! shows when one report mixes writers; the capped path lists of
+//! `--sessions` records.
 
 use serde_json::{Map, Value};
 
@@ -189,4 +190,29 @@ pub fn template(q: &Query, per_period: bool) -> Option<Record> {
         }
     }
     Some(rec)
+}
+
+/// The lists of a `--sessions` record that [`cap_lists`] bounds: a session
+/// can touch thousands of files.
+pub const CAPPED_LISTS: [&str; 2] = ["files_read", "files_edited"];
+
+/// The most items [`cap_lists`] keeps of a list (`ci-agg --full` keeps all).
+pub const LIST_CAP: usize = 20;
+
+/// Cuts each of `keys` in `records` to its first `cap` items, followed by a
+/// `KEY_more` member counting the items left out (only when some were), so
+/// that a record stays small and says what it does not show.
+pub fn cap_lists(records: &mut [Record], keys: &[&str], cap: usize) {
+    for r in records {
+        for key in keys {
+            let Some(Value::Array(items)) = r.get_mut(*key) else { continue };
+            if items.len() <= cap {
+                continue;
+            }
+            let more = items.len() - cap;
+            items.truncate(cap);
+            let at = r.keys().position(|k| k == key).unwrap_or(r.len());
+            r.shift_insert(at + 1, format!("{key}_more"), Value::from(more));
+        }
+    }
 }

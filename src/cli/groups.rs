@@ -91,6 +91,8 @@ pub enum Layout {
     Csv,
     /// A Markdown table (for issues and chat), values as in table.
     Markdown,
+    /// A horizontal bar chart of one number per record, fitting the width.
+    Chart,
 }
 
 /// `--format` and `--columns`.
@@ -99,32 +101,28 @@ pub struct Tabular {
     /// Output format [default: table when stdout is a terminal, else json].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Layout>,
-    /// The columns of table, markdown, tsv and csv, in this order (comma-separated): a
-    /// column (tokens.input), an object for every column under it (tokens),
-    /// or sum(NAME) for the sum of the numbers under NAME. Default: see
-    /// --help.
+    /// The columns to print, in this order (comma-separated): a column
+    /// (tokens.input), an object for every column under it (tokens), or
+    /// sum(NAME) for the sum of the numbers under NAME. With json, each
+    /// record becomes an object of these columns, keyed as CSV's header.
+    /// Default: see --help.
     #[arg(long, value_name = "COL[,COL…]", value_delimiter = ',', hide_possible_values = true, value_parser = values::known(&[]))]
     pub columns: Vec<String>,
 }
 
 impl Tabular {
-    /// The table format asked for; `None` for NDJSON. Without `--format`: a
-    /// table when `terminal` (stdout is one, and the tool prints records),
-    /// else NDJSON. `--columns` with NDJSON is refused (NDJSON records are
-    /// whole; `jq` picks fields).
+    /// The table format asked for; `None` for NDJSON ([`Tabular::ndjson`]).
+    /// Without `--format`: a table when `terminal` (stdout is one, and the
+    /// tool prints records), else NDJSON.
     pub fn table_format(&self, terminal: bool) -> Result<Option<TableStyle>> {
         let layout = self.format.unwrap_or(if terminal { Layout::Table } else { Layout::Json });
         let format = match layout {
-            Layout::Json if !self.columns.is_empty() => {
-                return Err(Error::Usage(
-                    "--columns is for --format table, markdown, tsv or csv (NDJSON records are whole)".into(),
-                ))
-            }
             Layout::Json => None,
             Layout::Table => Some(TableStyle::Table),
             Layout::Tsv => Some(TableStyle::Tsv),
             Layout::Csv => Some(TableStyle::Csv),
             Layout::Markdown => Some(TableStyle::Markdown),
+            Layout::Chart => Some(TableStyle::Chart),
         };
         Ok(format)
     }
@@ -143,6 +141,21 @@ impl Tabular {
 }
 
 impl Tabular {
+    /// `records`, then `footer`, as NDJSON: whole, or reduced to
+    /// `--columns` when it is given ([`table::pick`]).
+    pub fn ndjson(&self, records: &[Record], footer: Option<&Record>) -> Result<Vec<u8>> {
+        let footer = footer.map_or(&[][..], std::slice::from_ref);
+        if self.columns.is_empty() {
+            let mut bytes = table::ndjson(records)?;
+            bytes.extend(table::ndjson(footer)?);
+            return Ok(bytes);
+        }
+        let all: Vec<Record> = records.iter().chain(footer).cloned().collect();
+        let picked =
+            table::pick(&all, &self.columns(Columns::All)?).map_err(|e| Error::Usage(format!("--columns: {e}")))?;
+        table::ndjson(&picked)
+    }
+
     /// `records` in `format` ([`table::render_fit`]): a table fits the
     /// terminal ([`human::width`]), a note on stderr naming the columns it
     /// left out (`fit.width` is set here).
@@ -156,8 +169,10 @@ impl Tabular {
         diag: &Diag,
     ) -> Result<Vec<u8>> {
         let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
-        let width = if format == TableStyle::Table { human::width(terminal) } else { None };
-        let fit = Fit { width, ..fit };
+        let fitted = matches!(format, TableStyle::Table | TableStyle::Chart);
+        let width = if fitted { human::width(terminal) } else { None };
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let fit = Fit { width, color: terminal && !no_color, ..fit };
         let done = table::render_fit(records, footer, format, columns, &fit)
             .map_err(|e| Error::Usage(format!("--columns: {e}")))?;
         if let (false, Some(w)) = (done.dropped.is_empty(), width) {

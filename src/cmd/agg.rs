@@ -134,6 +134,11 @@ pub struct Args {
     /// One record per session: events, tool calls, turns, response time, tokens, cost, children.
     #[arg(long, conflicts_with_all = ["tools", "tokens"])]
     pub sessions: bool,
+    /// With --sessions: list every file of files_read and files_edited
+    /// (each is cut to its first 20 by default, files_read_more and
+    /// files_edited_more counting the rest).
+    #[arg(long)]
+    pub full: bool,
     /// Per tool: calls, errors, success rate, latency (pre/post paired by tool_call_id).
     #[arg(long, conflicts_with = "tokens")]
     pub tools: bool,
@@ -370,6 +375,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     if adds_writer {
         view::drop_single_writer(&mut records);
     }
+    if q.preset == Preset::Sessions && !args.full {
+        view::cap_lists(&mut records, &view::CAPPED_LISTS, view::LIST_CAP);
+    }
     warn_unpriced(&records, &q, diag);
     if let SortOrder::Column(column) = &args.sort {
         table::sort_by_column(&mut records, column).map_err(|e| Error::Usage(format!("--sort: {e}")))?;
@@ -383,13 +391,18 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let total =
         if (people || args.total) && found && !args.views.no_total() { view::total(&q, &records, all) } else { None };
     let bytes = match format {
-        None => table::ndjson(&records)?.into_iter().chain(table::ndjson(total.as_slice())?).collect(),
+        None => args.output.ndjson(&records, total.as_ref())?,
         Some(format) => args.output.render(
             &records,
             total.as_ref(),
             format,
-            &args.output.columns(args.views.columns().unwrap_or_else(|| default_columns(&q)))?,
-            Fit { template: template(&q, args.per_period, adds_writer), expendable: expendable(&q), ..Fit::default() },
+            &args.output.columns(default_columns(&q, &args.views, format))?,
+            Fit {
+                // A view names its columns (the header of its empty result).
+                template: if args.views.blocks { None } else { template(&q, args.per_period, adds_writer) },
+                expendable: expendable(&q),
+                ..Fit::default()
+            },
             diag,
         )?,
     };
@@ -400,9 +413,21 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
 }
 
 /// The columns a table of `q`'s records shows unless `--columns` says:
-/// [`SESSION_COLUMNS`] for `--sessions`, all but [`TOKENS_HIDDEN`] for
-/// `--tokens`, every column otherwise.
-fn default_columns(q: &Query) -> Columns {
+/// a view's own, [`SESSION_COLUMNS`] for `--sessions`, all but
+/// [`TOKENS_HIDDEN`] for `--tokens`, every column otherwise. A chart draws
+/// a block's or a session's cost; of the other records, its own choice
+/// ([`crate::output::chart`]).
+fn default_columns(q: &Query, views: &views::Views, format: TableStyle) -> Columns {
+    if format == TableStyle::Chart {
+        return match (views.blocks, q.preset) {
+            (true, _) => Columns::named(&["start", "cost_usd"]),
+            (false, Preset::Sessions) => Columns::named(&["session", "cost_usd"]),
+            _ => Columns::All,
+        };
+    }
+    if let Some(columns) = views.columns() {
+        return columns;
+    }
     match q.preset {
         Preset::Sessions => Columns::named(&SESSION_COLUMNS),
         Preset::Tokens => Columns::Except(TOKENS_HIDDEN.iter().map(|s| (*s).to_owned()).collect()),

@@ -26,7 +26,7 @@ EXAMPLES:
   ci-find | ci-filter --workspace my-api              sessions of a workspace (session records pass on)
   ci-find | ci-filter --event 'tool:*' --tool bash    bash tool events of every session
   ci-find --session 63cc3feb | ci-filter --errors     what failed in that session
-  ci-filter --errors --since 2h ~/.amplifier/projects errors of the last two hours, read from a root
+  ci-filter --errors --since 2h ~/.amplifier/projects   errors of the last two hours, from a root
   ci-cat events.jsonl | ci-filter --not-event 'llm:*' --not-event 'content_block:*'
   ci-filter --where 'data.usage.output_tokens > 1000' events.jsonl
   ci-filter --where 'data.tool_input.agent == \"self\"' --event tool:pre events.jsonl

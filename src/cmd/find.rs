@@ -34,6 +34,7 @@ EXAMPLES:
   ci-find --root A --root B --tag source:startup | ci-agg --by tool
   ci-find --root myproject/logs | ci-agg --tools   a project's committed hook logs
   ci-find --format table --columns session,agent,status,started_at
+  ci-find --limit 5 --fields session,workspace,started_at,path   a bounded listing
 
 ROOTS:
   --root (repeatable) wins; else the default roots of every format, in this order:
@@ -49,12 +50,21 @@ OUTPUT:
   present (null when unknown). A session record has `session` and `path` and no
   `event` key; every ci-* tool expands it into the capture's events.
   On a terminal (without --paths, -0, --tree, --follow) the default is a table;
-  --format json|table|markdown|tsv|csv always wins. Tables print the records as
-  columns for people and spreadsheets (the renderer of ci-agg --format, see
+  --format json|table|markdown|tsv|csv|chart always wins. Tables print the
+  records as columns for people and spreadsheets (the renderer of ci-agg --format, see
   TABLES in ci-agg --help: widths, numbers, the header of an empty listing): by
   default session, workspace, status, started_at, bytes; --columns A,B,…
   chooses and orders any of the keys above (an unknown name is an error naming
-  the nearest). Not with --paths, -0, --tree or --follow.
+  the nearest). --format chart draws each session's bytes as a bar (see
+  CHARTS in ci-agg --help). Not with --paths, -0, --tree or --follow.
+
+BOUNDED OUTPUT (for agents and scripts):
+  --limit N prints the first N sessions of the sorted listing (after every
+  filter, --sort and -r) and says `N of M sessions shown (--limit N)` on stderr
+  when it left some out. --fields K,… prints NDJSON records with only these
+  keys, in the record's order (the keys of OUTPUT; an unknown one is an error
+  naming the nearest); records that keep session, format and path still pipe
+  into ci-cat, ci-grep or ci-agg. (ci-agg --top N picks groups, not sessions.)
 
 HOSTILE PATHS:
   Discovery walks a fixed depth, so symbolic-link loops cannot make it hang. An
@@ -195,6 +205,16 @@ pub struct Args {
     /// Reverse the order.
     #[arg(short = 'r', long)]
     pub reverse: bool,
+    /// Print only the first N sessions of the sorted listing (stderr says
+    /// how many were left out).
+    #[arg(long, value_name = "N", conflicts_with = "follow")]
+    pub limit: Option<usize>,
+    /// Print NDJSON records with only these keys of the session record
+    /// (comma-separated), in the record's order.
+    #[arg(long, value_name = "KEY[,KEY…]", value_delimiter = ',', hide_possible_values = true,
+          value_parser = values::known(&session::FIELDS),
+          conflicts_with_all = ["paths", "null", "tree", "columns", "format"])]
+    pub fields: Vec<String>,
     /// Print only the path of each events.jsonl, one per line.
     #[arg(long, conflicts_with_all = ["format", "columns"])]
     pub paths: bool,
@@ -342,13 +362,17 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // A table for a person at a terminal; records (or paths, a tree, a live
     // listing) otherwise.
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let records = !(args.paths || args.null || args.tree || args.follow);
+    let records = !(args.paths || args.null || args.tree || args.follow || !args.fields.is_empty());
     let format = args.output.table_format(terminal && records)?;
     if args.follow && format.is_some() {
         return Err(Error::Usage(
             "--follow prints NDJSON records (or paths) as sessions appear: not with --format table, markdown, tsv or csv"
                 .into(),
         ));
+    }
+    if let Some(bad) = args.fields.iter().find(|k| !session::FIELDS.contains(&k.as_str())) {
+        let hint = crate::text::nearest(bad, &session::FIELDS).map(|n| format!("; did you mean \"{n}\"?"));
+        return Err(Error::Usage(format!("--fields: no key \"{bad}\" in session records{}", hint.unwrap_or_default())));
     }
     let ids = args.session.ids()?;
     let parent_id = args.parent.as_ref().map(|p| SessionIds::parse("--parent", std::slice::from_ref(p))).transpose()?;
@@ -416,6 +440,10 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     if args.reverse {
         selected.reverse();
     }
+    if let Some(n) = args.limit.filter(|&n| n < selected.len()) {
+        diag.note(&format_args!("{n} of {} sessions shown (--limit {n})", selected.len()));
+        selected.truncate(n);
+    }
     let mut out = Output::stdout();
     if args.tree {
         let mut buf = Vec::with_capacity(64 * 1024);
@@ -423,6 +451,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         out.write(&buf)?;
     } else if let Some(format) = format {
         out.write(&write_table(&selected, format, &args.output, diag)?)?;
+    } else if !args.output.columns.is_empty() {
+        out.write(&args.output.ndjson(&as_records(&selected), None)?)?;
     } else {
         write_records(&selected, &args, &mut out)?;
     }
@@ -443,6 +473,8 @@ fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Resul
         if args.paths || args.null {
             buf.extend_from_slice(r.path.as_bytes());
             buf.push(if args.null { 0 } else { b'\n' });
+        } else if !args.fields.is_empty() {
+            write_fields(r, &args.fields, &mut buf)?;
         } else {
             r.write_json(&mut buf);
             buf.push(b'\n');
@@ -455,18 +487,39 @@ fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Resul
     out.write(&buf)
 }
 
+/// `--fields`: the record with only `fields`, in the record's order (so
+/// `session` stays first, and a record keeping session, format and path
+/// still pipes into the other tools).
+fn write_fields(r: &SessionRecord, fields: &[String], buf: &mut Vec<u8>) -> Result<()> {
+    let internal = |e: serde_json::Error| Error::Msg(format!("internal error: {e}"));
+    let serde_json::Value::Object(all) = serde_json::to_value(r).map_err(internal)? else {
+        return Err(Error::Msg("internal error: a session record is no object".into()));
+    };
+    let picked: serde_json::Map<String, serde_json::Value> =
+        all.into_iter().filter(|(k, _)| fields.contains(k)).collect();
+    serde_json::to_writer(&mut *buf, &picked).map_err(internal)?;
+    buf.push(b'\n');
+    Ok(())
+}
+
 /// Session records as a table (`--format table|markdown|tsv|csv`): its
 /// header even with no records; a table fits the terminal.
 fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular, diag: &Diag) -> Result<Vec<u8>> {
-    let records: Vec<Record> = list
-        .iter()
+    let records = as_records(list);
+    // A chart draws each session's size.
+    let default = if format == TableStyle::Chart { &["session", "bytes"][..] } else { &TABLE_COLUMNS[..] };
+    let columns = output.columns(Columns::named(default))?;
+    output.render(&records, None, format, &columns, Fit::default(), diag)
+}
+
+/// Session records as the table renderer takes them.
+fn as_records(list: &[SessionRecord]) -> Vec<Record> {
+    list.iter()
         .filter_map(|r| match serde_json::to_value(r) {
             Ok(serde_json::Value::Object(m)) => Some(m),
             _ => None,
         })
-        .collect();
-    let columns = output.columns(Columns::named(&TABLE_COLUMNS))?;
-    output.render(&records, None, format, &columns, Fit::default(), diag)
+        .collect()
 }
 
 /// `--follow`: prints each session that appears under the roots, until a

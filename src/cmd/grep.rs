@@ -29,6 +29,7 @@ EXAMPLES:
   ci-grep -F '\"event\":\"tool:pre\"' events.jsonl      text that exists only decoded
   ci-grep --field data.result.output -w panic       only tool outputs
   ci-grep --event 'tool:*' -m 3 timeout             at most 3 matches per session
+  ci-grep --max-total 20 -C 30 error                at most 20 matches in all
   ci-grep -c error                                  matches per session
   ci-grep -l 日本語 | ci-cat --head 2               sessions with a match, piped on
   ci-grep --format text -C 20 'exit status \\d+'     a readable view
@@ -85,6 +86,9 @@ OUTPUT (one JSON object per match, keys in this order):
   `session:count`, -l: the path), the match highlighted on a terminal
   (--color, NO_COLOR). For event records piped on stdin, -m, -c and -l count
   per session over the whole stream and print at its end.
+  --max-total N prints the first N matches of the output (-c, -l: N
+  sessions), in the order they would have come, then stops reading; stderr
+  says `stopped after N matches (--max-total N)` when there were more.
 
 SPEED AND DAMAGED INPUT:
   Before parsing a line, ci-grep checks its raw bytes for the literal text
@@ -177,6 +181,10 @@ pub struct Args {
     /// Stop after N matches per session.
     #[arg(short = 'm', long = "max-count", value_name = "N")]
     pub max_count: Option<u64>,
+    /// Stop after N matches in all (with -c or -l: N sessions); stderr says
+    /// so when more were found.
+    #[arg(long, value_name = "N")]
+    pub max_total: Option<u64>,
     /// Print the number of matches per session instead of the matches.
     #[arg(short = 'c', long, conflicts_with = "files_with_matches")]
     pub count: bool,
@@ -620,16 +628,35 @@ impl Args {
 pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let mut out = Output::stdout();
     let (cfg, paths) = args.config(out.is_terminal())?;
-    if cfg.max == Some(0) {
+    if cfg.max == Some(0) || args.max_total == Some(0) {
         return Ok(Outcome::Nothing);
     }
+    if let Some(n) = args.max_total {
+        out.limit_lines(n);
+    }
+    match search(&args, &cfg, &paths, diag, &mut out) {
+        Err(Error::Enough) => {
+            let n = args.max_total.unwrap_or_default();
+            let (one, many) = match cfg.mode {
+                Mode::Matches => ("match", "matches"),
+                Mode::Count | Mode::List => ("session", "sessions"),
+            };
+            diag.note(&format_args!("stopped after {n} {} (--max-total {n})", if n == 1 { one } else { many }));
+            Ok(Outcome::Printed)
+        }
+        done => done,
+    }
+}
+
+/// Searches the inputs, printing as [`run`] says.
+fn search(args: &Args, cfg: &Config, paths: &[PathBuf], diag: &Diag, out: &mut Output) -> Result<Outcome> {
     let window = args.time.interval(crate::time::now())?;
     let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, window, ..RunOpts::default() };
     let ids = args.session.ids()?;
-    let inputs: Vec<Input> = ids.narrow_inputs(source::inputs_from_args(&paths, diag), true, opts.detail, diag)?;
-    let visitors = source::run(&inputs, &opts, diag, &mut out, || {
+    let inputs: Vec<Input> = ids.narrow_inputs(source::inputs_from_args(paths, diag), true, opts.detail, diag)?;
+    let visitors = source::run(&inputs, &opts, diag, out, || {
         let grep = Grep {
-            cfg: &cfg,
+            cfg,
             count: 0,
             found: false,
             piped: Piped {
@@ -646,7 +673,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let visitors: Vec<Grep<'_>> = visitors.into_iter().map(|v| v.inner).collect();
     let found = visitors.iter().any(|v| v.found);
     let mut buf = Vec::new();
-    finish_piped(&cfg, visitors.into_iter().map(|v| v.piped).collect(), diag, &mut buf);
+    finish_piped(cfg, visitors.into_iter().map(|v| v.piped).collect(), diag, &mut buf);
     out.write(&buf)?;
     out.flush()?;
     Ok(Outcome::printed_if(found))

@@ -5,7 +5,7 @@
 //!   provenance, the byte budget and the cut marker;
 //! - [`table`]: records as an aligned table, Markdown, TSV, CSV or NDJSON
 //!   (`ci-find`, `ci-agg`); [`human`]: what a table for people shows of a
-//!   value, and the width it fits;
+//!   value, and the width it fits; [`chart`]: one number per record as bars;
 //! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
 //! - [`tree`]: `ci-find --tree`.
 //!
@@ -17,6 +17,7 @@ use std::sync::MutexGuard;
 
 use crate::error::{Error, Result};
 
+pub mod chart;
 pub mod event;
 pub mod human;
 pub mod table;
@@ -35,6 +36,8 @@ pub struct Output {
     tty: bool,
     /// Whether anything was written (the exit status: 0 printed, 1 nothing).
     wrote: bool,
+    /// Lines still allowed ([`Output::limit_lines`]); `None`: no bound.
+    lines_left: Option<u64>,
 }
 
 impl Output {
@@ -42,7 +45,7 @@ impl Output {
     pub fn stdout() -> Output {
         let out = io::stdout();
         let tty = out.is_terminal();
-        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty, wrote: false }
+        Output { w: io::BufWriter::with_capacity(256 * 1024, out), tty, wrote: false, lines_left: None }
     }
 
     /// Whether stdout is a terminal.
@@ -53,6 +56,14 @@ impl Output {
     /// Whether anything was written so far.
     pub fn wrote(&self) -> bool {
         self.wrote
+    }
+
+    /// Lets at most `n` more lines through (`ci-grep --max-total`): a write
+    /// that would pass the bound writes the lines up to it and fails with
+    /// [`Error::Enough`], which stops the run; a write that meets it exactly
+    /// succeeds (the next line, if any, is the one that does not fit).
+    pub fn limit_lines(&mut self, n: u64) {
+        self.lines_left = Some(n);
     }
 
     /// Writes bytes. Callers pass whole records (lines), so that what has
@@ -89,8 +100,20 @@ impl Locked<'_> {
     #[inline]
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
         let out = &mut *self.out;
+        let (bytes, enough) = match out.lines_left {
+            Some(left) => {
+                let (len, lines) = lines_within(bytes, left);
+                out.lines_left = Some(left - lines);
+                (&bytes[..len], len < bytes.len())
+            }
+            None => (bytes, false),
+        };
         out.wrote |= !bytes.is_empty();
         out.w.write_all(bytes).map_err(Error::stream)?;
+        if enough {
+            out.w.flush().map_err(Error::stream)?;
+            return Err(Error::Enough);
+        }
         if out.tty {
             out.w.flush().map_err(Error::stream)?;
         }
@@ -102,6 +125,22 @@ impl Locked<'_> {
     pub fn flush(&mut self) -> Result<()> {
         self.out.w.flush().map_err(Error::stream)
     }
+}
+
+/// The length of the first `n` lines of `bytes` (all of them when it has
+/// fewer), and how many lines that is.
+fn lines_within(bytes: &[u8], n: u64) -> (usize, u64) {
+    if n == 0 {
+        return (0, 0);
+    }
+    let mut lines = 0;
+    for at in memchr::memchr_iter(b'\n', bytes) {
+        lines += 1;
+        if lines == n {
+            return (at + 1, n);
+        }
+    }
+    (bytes.len(), lines)
 }
 
 impl Drop for Output {

@@ -57,13 +57,16 @@ pub enum TableStyle {
     Csv,
     /// A Markdown (GitHub) table, with the cells of [`TableStyle::Table`].
     Markdown,
+    /// A horizontal bar chart of one number per record, with the cells of
+    /// [`TableStyle::Table`] ([`super::chart`]).
+    Chart,
 }
 
 impl TableStyle {
     /// Whether people read it: values shown as [`human::cell`] makes them,
     /// the zone in the header, a total row.
     pub fn for_people(self) -> bool {
-        matches!(self, TableStyle::Table | TableStyle::Markdown)
+        matches!(self, TableStyle::Table | TableStyle::Markdown | TableStyle::Chart)
     }
 }
 
@@ -304,10 +307,21 @@ fn cell(column: &str, v: &Value, format: TableStyle) -> String {
     let people = format.for_people().then(|| human::cell(column, v)).flatten();
     let text = people.unwrap_or_else(|| plain_cell(v, format));
     match format {
-        TableStyle::Table => escape_controls(&text, false).into_owned(),
+        TableStyle::Table | TableStyle::Chart => escape_controls(&text, false).into_owned(),
         TableStyle::Markdown => escape_controls(&text, false).replace('|', "\\|"),
         TableStyle::Tsv | TableStyle::Csv => text,
     }
+}
+
+/// What a table for people shows of `v` in `column` (`$0.05`, `sonnet-4.5`,
+/// `1,234`; control characters escaped).
+pub fn people_cell(column: &str, v: &Value) -> String {
+    cell(column, v, TableStyle::Table)
+}
+
+/// Width in terminal columns (East Asian wide characters take two).
+pub fn text_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
 }
 
 /// A cell before [`human::cell`] and the escapes of [`cell`].
@@ -317,7 +331,7 @@ fn plain_cell(v: &Value, format: TableStyle) -> String {
         Value::Null => String::new(),
         Value::String(s) => match format {
             TableStyle::Tsv => escape_controls(s, true).into_owned(),
-            TableStyle::Table | TableStyle::Markdown | TableStyle::Csv => s.clone(),
+            TableStyle::Table | TableStyle::Markdown | TableStyle::Chart | TableStyle::Csv => s.clone(),
         },
         Value::Number(n) if format.for_people() => {
             n.as_f64().filter(|f| f.fract() != 0.0).map_or_else(|| n.to_string(), rounded)
@@ -380,6 +394,8 @@ pub struct Fit {
     /// Columns (headers) left out first when the width is short, in this
     /// order, before the others from the right.
     pub expendable: Vec<String>,
+    /// Whether a chart's bars are coloured (a terminal without `NO_COLOR`).
+    pub color: bool,
 }
 
 /// A rendered table, and the columns left out to fit the width.
@@ -417,6 +433,9 @@ pub fn render_fit(
     columns: &Columns,
     fit: &Fit,
 ) -> Result<Rendered, String> {
+    if format == TableStyle::Chart {
+        return super::chart::render(records, columns, fit);
+    }
     let template: Record;
     let (records, empty) = if records.is_empty() {
         template = match (&fit.template, columns) {
@@ -450,7 +469,8 @@ pub fn render_fit(
     let (out, dropped) = match format {
         TableStyle::Tsv => (separated(&headers, &grid, "\t", str::to_owned), vec![]),
         TableStyle::Csv => (separated(&headers, &grid, ",", csv_field), vec![]),
-        TableStyle::Table => {
+        // A chart is drawn by chart::render, above.
+        TableStyle::Table | TableStyle::Chart => {
             let width = fit.width.map(|w| (w, drop_order(&headers, &fit.expendable)));
             aligned(&headers, &grid, width)
         }
@@ -487,6 +507,19 @@ fn zone_in_header(cols: &mut Vec<Col>, headers: &mut Vec<String>, schema: &Schem
     }
 }
 
+/// `records` reduced to `columns` (`--columns` with NDJSON): per record an
+/// object keyed by the columns' headers as CSV names them (`tokens.input`,
+/// `sum(events)`), its values exact, `null` where the record has none.
+pub fn pick(records: &[Record], columns: &Columns) -> Result<Vec<Record>, String> {
+    if records.is_empty() {
+        return Ok(vec![]);
+    }
+    let schema = Schema::of(records);
+    let cols = schema.select(columns)?;
+    let row = |flat: &Flat| cols.iter().map(|c| (c.header(), c.value(flat).unwrap_or(Value::Null))).collect();
+    Ok(schema.rows.iter().map(row).collect())
+}
+
 /// Records as NDJSON, one line each (`ci-agg` without `--format`).
 pub fn ndjson(records: &[Record]) -> crate::error::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(records.len() * 64);
@@ -509,11 +542,6 @@ fn separated(headers: &[String], grid: &[Vec<Cell>], sep: &str, field: fn(&str) 
         line(row.iter().map(|c| c.as_ref().map_or(String::new(), |(s, _)| field(s))).collect(), &mut out);
     }
     out
-}
-
-/// Width in terminal columns (East Asian wide characters take two).
-fn text_width(s: &str) -> usize {
-    unicode_width::UnicodeWidthStr::width(s)
 }
 
 /// Each column's width (its widest cell or header) and whether it holds
@@ -546,7 +574,7 @@ fn pad(s: &str, width: usize, right: bool) -> String {
 }
 
 /// `s` cut to at most `width` columns, ending in `…` when cut.
-fn clip(s: &str, width: usize) -> Cow<'_, str> {
+pub fn clip(s: &str, width: usize) -> Cow<'_, str> {
     if text_width(s) <= width {
         return Cow::Borrowed(s);
     }

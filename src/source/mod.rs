@@ -182,13 +182,19 @@ where
         // waiting on an idle stdin, see stdin::StdinReader), and the run
         // ends quietly.
         let gone = matches!(written, Err(Error::BrokenPipe)) || diag.is_stopped();
-        if gone {
+        // The output reached its bound (Output::limit_lines): the workers
+        // and the producer stop as for a closed pipe, and the tool says so.
+        let enough = matches!(written, Err(Error::Enough));
+        if gone || enough {
             diag.stop();
         }
         drop(out_rx);
         let visitors = workers.into_iter().map(|h| h.join()).collect::<std::result::Result<Vec<V>, _>>();
         if gone {
             return Err(Error::BrokenPipe);
+        }
+        if enough {
+            return Err(Error::Enough);
         }
         if crate::signal::stop_requested() {
             // A signal: the workers stopped at a record boundary and all they
