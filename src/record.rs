@@ -328,9 +328,17 @@ impl<'a> Event<'a> {
         self.rec.get("timestamp")
     }
 
-    /// The `timestamp` as written (a string).
+    /// The `timestamp` as written (a string); a derived record's time its
+    /// writer wrote as a number is milliseconds since the Unix epoch, given
+    /// in RFC 3339 (UTC).
     pub fn timestamp_str(&self) -> Option<Cow<'a, str>> {
-        self.timestamp_raw().and_then(|t| t.as_str())
+        let raw = self.timestamp_raw()?;
+        match raw.kind() {
+            crate::json::Kind::Number if self.derived => {
+                raw.as_f64().and_then(time::from_millis).map(|t| Cow::Owned(time::format_timestamp(t)))
+            }
+            _ => raw.as_str(),
+        }
     }
 
     /// Makes sure the whole line is valid JSON: a no-op for a validated line,

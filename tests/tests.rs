@@ -9,6 +9,7 @@ mod cache;
 mod cache_files;
 mod cat;
 mod chunks;
+mod cline;
 mod codex;
 mod codexgen;
 mod conformance;
