@@ -211,3 +211,23 @@ fn a_torn_or_damaged_array_is_reported_with_its_site() {
     let names: Vec<String> = run.json().iter().map(|e| e["event"].as_str().unwrap().to_owned()).collect();
     assert_eq!(names, ["prompt:submit", "cline:say:api_req_started"]);
 }
+
+/// A FIFO for a ui_messages.json is never opened (no hang), a row nested
+/// past the limit is a bad line; the good task beside them is read.
+#[test]
+fn hostile_task_files_are_reported_and_never_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("globalStorage/saoudrizwan.claude-dev/tasks");
+    for t in ["1", "2", "3"] {
+        std::fs::create_dir_all(tasks.join(t)).unwrap();
+    }
+    crate::kit::tree::mkfifo(&tasks.join("1/ui_messages.json"));
+    let deep = format!("[{}1{}]", "{\"a\":".repeat(200), "}".repeat(200));
+    std::fs::write(tasks.join("2/ui_messages.json"), deep).unwrap();
+    let good = r#"[{"ts":1760000000000,"type":"say","say":"task","text":"hi"}]"#;
+    std::fs::write(tasks.join("3/ui_messages.json"), good).unwrap();
+    let run = ci("ci-agg").args(["--by", "session"]).arg(dir.path()).run();
+    let t = tasks.to_str().unwrap();
+    assert_eq!(run.stdout, "{\"session\":\"3\",\"count\":1}\n", "{run:?}");
+    assert_eq!(run.stderr, format!("ci-agg: {t}/1/ui_messages.json: not a regular file, skipped\n{t}/2/ui_messages.json:1: JSON nested deeper than 127 levels at byte 635\nci-agg: 1 bad line skipped (--strict makes bad lines an error)\n"));
+}

@@ -100,3 +100,42 @@ fn a_task_folder_belongs_to_the_extension_whose_folder_holds_it() {
     assert_eq!(p("/u/globalStorage/kilocode.kilo-code/tasks/1"), "kilo-code");
     assert_eq!(p("/h/.cline/data/tasks/1"), "cline");
 }
+
+/// The elements `rows` gives, reading `first` of them before `meanwhile` runs.
+fn read_around(text: &str, first: usize, meanwhile: impl FnOnce(&Path)) -> (Vec<String>, bool, u64) {
+    use crate::lines::LineSource;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(UI_MESSAGES);
+    std::fs::write(&path, text).unwrap();
+    let diag = Diag::new("test", false);
+    let mut rows = array::Elements::open(&path, "f", &diag).unwrap();
+    let mut out = vec![];
+    for _ in 0..first {
+        out.push(String::from_utf8(rows.next_line().unwrap().unwrap().bytes.to_vec()).unwrap());
+    }
+    meanwhile(&path);
+    while let Some(line) = rows.next_line().unwrap() {
+        out.push(String::from_utf8(line.bytes.to_vec()).unwrap());
+    }
+    (out, diag.failed(), diag.bad_lines())
+}
+
+/// The extension rewrites the whole array: a rewrite in place while it is
+/// read is an error (what was read may mix two versions); a file replaced
+/// by a rename is read whole as it was; an unchanged file reads clean.
+#[test]
+fn a_file_rewritten_while_it_is_read_is_reported() {
+    let old = r#"[{"ts":1,"type":"say","say":"task"},{"ts":2,"type":"say","say":"text"}]"#;
+    let new =
+        r#"[{"ts":1,"type":"say","say":"task"},{"ts":2,"type":"say","say":"text"},{"ts":3,"type":"say","say":"text"}]"#;
+    let (rows, failed, bad) = read_around(old, 1, |_| {});
+    assert_eq!((rows.len(), failed, bad), (2, false, 0));
+    let (_, failed, _) = read_around(old, 1, |p| std::fs::write(p, new).unwrap());
+    assert!(failed, "a rewrite in place is an error");
+    let (rows, failed, _) = read_around(old, 1, |p| {
+        let tmp = p.with_extension("tmp");
+        std::fs::write(&tmp, new).unwrap();
+        std::fs::rename(&tmp, p).unwrap();
+    });
+    assert_eq!((rows.len(), failed), (2, false), "the old file, read whole");
+}
