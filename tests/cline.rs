@@ -231,3 +231,25 @@ fn hostile_task_files_are_reported_and_never_hang() {
     assert_eq!(run.stdout, "{\"session\":\"3\",\"count\":1}\n", "{run:?}");
     assert_eq!(run.stderr, format!("ci-agg: {t}/1/ui_messages.json: not a regular file, skipped\n{t}/2/ui_messages.json:1: JSON nested deeper than 127 levels at byte 635\nci-agg: 1 bad line skipped (--strict makes bad lines an error)\n"));
 }
+
+/// The default roots: each VS Code build's globalStorage (here VSCodium's
+/// and Cursor's on Linux) and Cline's ~/.cline/data.
+#[test]
+fn default_roots_are_every_vs_code_builds_and_clines_own() {
+    let home = tempfile::tempdir().unwrap();
+    let row = r#"[{"ts":1760000000000,"type":"say","say":"task","text":"hi"}]"#;
+    for (dir, id) in [
+        (".config/VSCodium/User/globalStorage/kilocode.kilo-code/tasks", "k1"),
+        (".config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks", "r1"),
+        (".cline/data/tasks", "c1"),
+    ] {
+        let task = home.path().join(dir).join(id);
+        std::fs::create_dir_all(&task).unwrap();
+        std::fs::write(task.join("ui_messages.json"), row).unwrap();
+    }
+    let run = ci("ci-find").env("HOME", home.path()).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{run:?}");
+    let mut found: Vec<String> = run.json().iter().map(|r| format!("{} {}", r["format"], r["session"])).collect();
+    found.sort();
+    assert_eq!(found, [r#""cline" "c1""#, r#""kilo-code" "k1""#, r#""roo-code" "r1""#]);
+}
