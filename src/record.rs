@@ -328,7 +328,9 @@ impl<'a> Event<'a> {
         self.rec.get("timestamp")
     }
 
-    /// The `timestamp` as written (a string).
+    /// The `timestamp` as written (a string); a derived record's time its
+    /// writer wrote as a number is given in RFC 3339 (UTC) by its dialect
+    /// ([`crate::format::Dialect::timestamp_text`]).
     pub fn timestamp_str(&self) -> Option<Cow<'a, str>> {
         let raw = self.timestamp_raw()?;
         if self.derived {

@@ -26,6 +26,7 @@ const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("qwen-code", "fixtures/qwen-code/.qwen"),
     ("copilot-cli", "fixtures/copilot-cli/.copilot"),
     ("kimi", "fixtures/kimi/.kimi"),
+    ("cline", "fixtures/cline/User"),
 ];
 
 /// Each registered format's root env var and its fixture root (a format

@@ -11,6 +11,7 @@ mod cache_files;
 mod cat;
 mod chart;
 mod chunks;
+mod cline;
 mod codex;
 mod codexgen;
 mod conformance;

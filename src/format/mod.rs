@@ -63,6 +63,7 @@
 pub mod amplifier;
 pub mod claude_hooks;
 pub mod claude_transcript;
+pub mod cline;
 pub mod codex;
 mod context;
 pub mod copilot;
@@ -97,6 +98,7 @@ pub static FORMATS: &[&Format] = &[
     &hook_logs::FORMAT,
     &copilot::FORMAT,
     &kimi::FORMAT,
+    &cline::CLINE_FORMAT, &cline::ROO_FORMAT, &cline::KILO_FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -562,7 +564,8 @@ pub struct ReadState {
     /// Data the writer made for the current line's event, as JSON text
     /// (Codex: a response's model and usage); empty when none.
     pub line_data: Vec<u8>,
-    /// Whether the capture's first session meta was read (Codex).
+    /// Whether the capture's first session meta (Codex) or first row (the
+    /// Cline family) was read.
     pub meta_read: bool,
     /// While a fork's copied history is read (Codex): the fork's start, in
     /// whole seconds since the epoch; lines stamped no later are copies.
@@ -574,7 +577,8 @@ pub struct ReadState {
     tools: foldhash::HashMap<Box<str>, Box<[u8]>>,
     /// Whether the current line repeats a response an earlier line of the
     /// capture wrote (Claude transcripts: its later lines are `llm:content`),
-    /// or is a copy of another session's history (Codex forks, [`COPY_PREFIX`]).
+    /// or is a copy of another session's history (Codex forks, [`COPY_PREFIX`]),
+    /// or (the Cline family) follows the capture's first row.
     pub repeat: bool,
 }
 
@@ -721,6 +725,17 @@ pub(crate) fn qualified<'a>(known: &[&'static str], prefix: &str, name: &str) ->
     }
 }
 
+/// A token count as a writer wrote it: a whole number from 0 to 9e15, else
+/// (absent, negative, fractional, not a number) 0.
+pub(crate) fn whole_count(v: Raw<'_>) -> u64 {
+    let n = v.as_f64().unwrap_or(0.0);
+    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < 9.0e15 {
+        n as u64
+    } else {
+        0
+    }
+}
+
 /// The string at `key` of an object.
 pub(crate) fn str_at<'a>(v: Raw<'a>, key: &str) -> Option<Cow<'a, str>> {
     v.get(key)?.as_str()
@@ -751,9 +766,12 @@ mod tests {
         assert_eq!(
             no_default_root(),
             "found no capture root: none of ~/.amplifier/projects, ~/.qwen/projects, ~/.claude/projects, \
-             ~/.config/claude/projects, ~/.codex/sessions, ~/.copilot/session-state exists (name a PATH or \
-             --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, \
-             CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME or SESSION_DATA_DIR)"
+             ~/.config/claude/projects, ~/.codex/sessions, ~/.copilot/session-state, ~/.kimi/sessions, \
+             ~/.kimi-code/sessions, ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev, ~/.cline/data, \
+             ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline, \
+             ~/.config/Code/User/globalStorage/kilocode.kilo-code exists (name a PATH or --root, or set \
+             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, \
+             CODEX_HOME, COPILOT_HOME, KIMI_SHARE_DIR, KIMI_CODE_HOME, CI_VSCODE_DIR or SESSION_DATA_DIR)"
         );
     }
 

@@ -486,12 +486,7 @@ fn result_failed(data: Raw<'_>) -> bool {
 
 /// A `usageMetadata` counter (absent or not a whole number: 0).
 fn counter(usage: Raw<'_>, key: &str) -> u64 {
-    let n = usage.get(key).and_then(|v| v.as_f64()).unwrap_or(0.0);
-    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < 9.0e15 {
-        n as u64
-    } else {
-        0
-    }
+    usage.get(key).map_or(0, super::whole_count)
 }
 
 /// The toolkit's counts of a `usageMetadata` object: uncached input, cache

@@ -95,7 +95,7 @@ pub use bound::{parse_bound, BoundKind, Period, TimeSpec};
 pub use bucket::{bucket, parse_weekday, Bucket};
 pub use interval::Interval;
 pub use jiff::civil::Weekday;
-pub use stamp::{earliest, format_timestamp, millis_between, now, parse_timestamp};
+pub use stamp::{earliest, format_timestamp, from_millis, millis_between, now, parse_timestamp};
 pub use zone::{parse_tz, tz_name, tz_value};
 
 /// Helpers of the unit tests of every part.

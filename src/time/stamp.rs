@@ -38,6 +38,13 @@ fn parse_long_fraction(s: &str) -> Option<Timestamp> {
     cut.parse().ok()
 }
 
+/// A whole number of milliseconds since the Unix epoch (as JSON gives it)
+/// as a time; `None` for a fraction or a number out of range.
+pub fn from_millis(ms: f64) -> Option<Timestamp> {
+    let whole = ms.is_finite() && ms.fract() == 0.0 && ms.abs() < 9.0e15;
+    whole.then(|| Timestamp::from_millisecond(ms as i64).ok()).flatten()
+}
+
 /// Renders a timestamp for output: RFC 3339 in UTC with `Z` and the minimum
 /// number of fractional digits needed to represent it exactly.
 ///
