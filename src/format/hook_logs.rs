@@ -115,7 +115,7 @@ pub static FORMAT: Format = Format {
     dialect: &DIALECT,
     // Claude hooks' (the same payloads), but in file order: the arrays'
     // naive local times are no instants (module docs).
-    profile: Profile { time_ordered: false, ..super::claude_hooks::PROFILE },
+    profile: Profile { order: super::Order::File, ..super::claude_hooks::PROFILE },
 };
 
 /// Claude Code hooks' dialect (the same payloads), with the hook-log

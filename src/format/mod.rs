@@ -80,7 +80,7 @@ use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 pub use context::{Cx, Detail, Memo, PeekCache};
-pub use registry::{event_names, no_default_root, roots_list, with_sections, Format, Help, Profile, Section};
+pub use registry::{event_names, no_default_root, roots_list, with_sections, Format, Help, Order, Profile, Section};
 
 /// Every format, in the order roots and sessions are listed (the registry).
 #[rustfmt::skip] // one line per format: adding one is adding a line
@@ -531,6 +531,39 @@ pub trait Dialect: Sync {
 
     /// The session id an event's payload names.
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+
+    /// What a valid line does to its session's records, for a format read
+    /// last copy wins ([`Order::LastCopy`]). The default: it is a record of
+    /// its own.
+    fn mutation<'a>(&self, _rec: &Record<'a>) -> Mutation<'a> {
+        Mutation::Record
+    }
+}
+
+/// What a line of a mutation log does to its session's list of records
+/// ([`Order::LastCopy`], [`Dialect::mutation`]). Every line is visited as a
+/// record (at its place) unless a later one drops it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mutation<'a> {
+    /// A record without id: never superseded nor dropped.
+    Record,
+    /// A message: it supersedes the earlier record with the same `id` (which
+    /// is not visited). `billed`: it carries usage the writer was billed
+    /// for, so a rewind or a replaced list does not drop it.
+    Message {
+        /// The message id.
+        id: Cow<'a, str>,
+        /// Whether it carries billed usage.
+        billed: bool,
+    },
+    /// A record that rewinds: the message `id` and every message after it
+    /// are dropped (but billed ones).
+    RewindTo(Cow<'a, str>),
+    /// A record that replaces the list: every message before it is dropped
+    /// (but billed ones), and the members of this JSON array (each a
+    /// message, its own record with its own site) take their place, before
+    /// the record itself.
+    Replace(Raw<'a>),
 }
 
 /// What a writer remembers while one capture is read ([`Dialect::parts`]).
@@ -708,7 +741,7 @@ mod tests {
         for w in FORMATS {
             let (p, d) = (w.profile, w.dialect);
             if p.lines_independent {
-                assert!(!p.time_ordered && !p.multi_part, "{w:?}");
+                assert!(p.order == Order::File && !p.multi_part, "{w:?}");
                 assert!(!d.observes(b"{}") && !d.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
             }
         }
