@@ -65,6 +65,7 @@ pub mod claude_hooks;
 pub mod claude_transcript;
 pub mod codex;
 mod context;
+pub mod gemini;
 pub mod hook_logs;
 pub mod qwen;
 mod registry;
@@ -91,6 +92,7 @@ pub static FORMATS: &[&Format] = &[
     &claude_transcript::FORMAT,
     &codex::FORMAT,
     &hook_logs::FORMAT,
+    &gemini::FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -727,6 +729,38 @@ pub(crate) fn qualified<'a>(known: &[&'static str], prefix: &str, name: &str) ->
     }
 }
 
+/// A usage counter at `key` of an object (absent, or not a whole number
+/// below 9e15: 0).
+pub(crate) fn counter(usage: Raw<'_>, key: &str) -> u64 {
+    let n = usage.get(key).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < 9.0e15 {
+        n as u64
+    } else {
+        0
+    }
+}
+
+/// Writes the `data` a writer makes of a response line: the line's record
+/// with the toolkit's `usage` object first (`[input, cache_read, output,
+/// reasoning]`, read as Codex's made data is) and the line's own members
+/// after it (a top-level `usage` of the line left out), so piped records
+/// give the same answers as the file.
+pub(crate) fn usage_first(rec: &Record<'_>, [input, cached, output, reasoning]: [u64; 4], d: &mut Vec<u8>) {
+    use std::io::Write as _;
+    // Writing into a Vec cannot fail.
+    let _ = write!(
+        d,
+        "{{\"usage\":{{\"input_tokens\":{input},\"cache_read_tokens\":{cached},\"output_tokens\":{output},\"reasoning_tokens\":{reasoning}}}"
+    );
+    for (key, v) in rec.members().filter(|(k, _)| !crate::json::key_eq(k, "usage")) {
+        d.extend_from_slice(b",\"");
+        d.extend_from_slice(key);
+        d.extend_from_slice(b"\":");
+        d.extend_from_slice(v.bytes());
+    }
+    d.push(b'}');
+}
+
 /// The string at `key` of an object.
 pub(crate) fn str_at<'a>(v: Raw<'a>, key: &str) -> Option<Cow<'a, str>> {
     v.get(key)?.as_str()
@@ -757,9 +791,9 @@ mod tests {
         assert_eq!(
             no_default_root(),
             "found no capture root: none of ~/.amplifier/projects, ~/.qwen/projects, ~/.claude/projects, \
-             ~/.config/claude/projects, ~/.codex/sessions exists (name a PATH or --root, or set \
-             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, \
-             CODEX_HOME or SESSION_DATA_DIR)"
+             ~/.config/claude/projects, ~/.codex/sessions, ~/.gemini/tmp exists (name a PATH or --root, or \
+             set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, \
+             CODEX_HOME, GEMINI_CLI_HOME or SESSION_DATA_DIR)"
         );
     }
 
