@@ -20,9 +20,10 @@
 //!   last copy wins and is the one event of the message, at its own place.
 //!   `{"$rewindTo": id}` drops that message and every later one from the
 //!   events, except responses with tokens (they were billed: still
-//!   `llm:response`); `{"$set": {...}}` is a `gemini:set` event, and when it
+//!   `llm:response`); `{"$set": {...}}` is a `gemini:set` event, but when it
 //!   holds `messages` (a checkpoint) those replace the list, each message an
-//!   event with its own site inside the line. A line that does not parse is
+//!   event with its own site inside the line (the line itself is none: its
+//!   text is theirs). A line that does not parse is
 //!   reported (a torn last line is held back, as for every writer).
 //! - **Events**: the header line is `session:start`; a `user` message with
 //!   text is `prompt:submit` (else `gemini:user`); a `gemini` message with a
@@ -81,7 +82,7 @@ pub static FORMAT: Format = Format {
   a message written again (tokens, tool calls, results) is one event, its last
   copy, at that copy's place; {\"$rewindTo\":ID} drops message ID and later ones,
   but responses with tokens (billed) stay; a $set holding messages (a checkpoint)
-  replaces the list, each message an event of its own inside that line.",
+  replaces the list: each message is an event of its own inside that line.",
         }),
         agg: Some(Section {
             title: "GEMINI CLI TOKENS",

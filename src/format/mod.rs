@@ -543,8 +543,9 @@ pub trait Dialect: Sync {
 }
 
 /// What a line of a mutation log does to its session's list of records
-/// ([`Order::LastCopy`], [`Dialect::mutation`]). Every line is visited as a
-/// record (at its place) unless a later one drops it.
+/// ([`Order::LastCopy`], [`Dialect::mutation`]). Every line but a
+/// [`Mutation::Replace`] is visited as a record (at its place) unless a later
+/// one drops it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mutation<'a> {
     /// A record without id: never superseded nor dropped.
@@ -561,10 +562,10 @@ pub enum Mutation<'a> {
     /// A record that rewinds: the message `id` and every message after it
     /// are dropped (but billed ones).
     RewindTo(Cow<'a, str>),
-    /// A record that replaces the list: every message before it is dropped
+    /// A line that replaces the list: every message before it is dropped
     /// (but billed ones), and the members of this JSON array (each a
-    /// message, its own record with its own site) take their place, before
-    /// the record itself.
+    /// message, its own record with its own site) take their place. The
+    /// line itself is no record (its text is its members').
     Replace(Raw<'a>),
 }
 

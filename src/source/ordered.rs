@@ -101,7 +101,7 @@ impl Worker<'_> {
                     continue;
                 }
                 let line = li as u64 + 1;
-                let entry = Entry { file: fi, line, range: range.clone(), member: false };
+                let entry = Entry { file: fi, line, range, member: false };
                 if order == Order::Time {
                     let ts = rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?;
                     timed.push((ts, entry));
@@ -128,7 +128,6 @@ impl Worker<'_> {
                                 _ => log.push(entry, None, true),
                             }
                         }
-                        log.push(entry, None, true);
                     }
                 }
             }
