@@ -89,19 +89,80 @@ fn the_sample_counts_the_expected_totals_of_source_md() {
 }
 
 /// ccusage 20.0.24 (`ccusage gemini daily`, saved beside each tree) agrees
-/// on input, cache reads and cost on both trees, and leaves the thoughts
-/// out of its `outputTokens` (they are only in its `totalTokens`; it bills
-/// them at the output rate, as we do).
+/// on input, cache reads and cost, and leaves the thoughts out of its
+/// `outputTokens` (they are only in its `totalTokens`; it bills them at the
+/// output rate, as we do), except on 2026-07-03 of the traps: it counts
+/// again the two responses the `.jsonl` copied from the legacy `.json` of
+/// the same session (input 1,000 + 500, cache 1,000 + 2,000, output 60 + 40).
 #[test]
-fn ccusage_agrees_once_its_hidden_thoughts_are_output() {
-    for (tree, path) in [("gemini-cli", HOME), ("gemini-traps", TRAPS)] {
+fn ccusage_agrees_once_its_hidden_thoughts_are_output_but_for_legacy_copies() {
+    let real = "fixtures/gemini-legacy/kvsankar__agent-history/tests/fixtures/real_sessions/gemini/session-01.json";
+    let trees = [("gemini-cli", HOME), ("gemini-traps", TRAPS), ("gemini-legacy/kvsankar__agent-history", real)];
+    for (tree, path) in trees {
         let (ours, theirs) = (our_days(path), ccusage_days(tree));
         assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>(), "{tree}");
-        for (day, (counts, cost)) in &ours {
-            assert_eq!(*counts, theirs[day].0, "{tree} {day}");
-            assert!((cost - theirs[day].1).abs() < 1e-12, "{tree} {day}: {cost} vs {:?}", theirs[day]);
+        for (day, ((i, c, o), cost)) in &ours {
+            let ((ti, tc, to), tcost) = theirs[day];
+            if day == "2026-07-03" {
+                assert_eq!((i + 1500, c + 3000, o + 100), (ti, tc, to), "{tree} {day}");
+                assert!((cost + 0.00079 - tcost).abs() < 1e-12, "{tree} {day}: {cost} vs {tcost}");
+                continue;
+            }
+            assert_eq!((*i, *c, *o), (ti, tc, to), "{tree} {day}");
+            assert!((cost - tcost).abs() < 1e-12, "{tree} {day}: {cost} vs {tcost}");
         }
     }
+}
+
+/// A legacy `.json` (before v0.39) is one document: each message of its
+/// `messages` is an event whose provenance is its own byte range, so a cut
+/// record is read back whole. The real session: 4,383 in, 36 out (8 + 28
+/// thoughts), SOURCE.md's figures.
+#[test]
+fn legacy_documents_are_read_message_by_message() {
+    let real = "fixtures/gemini-legacy/kvsankar__agent-history/tests/fixtures/real_sessions/gemini/session-01.json";
+    let run = ci("ci-agg").args(["--tokens", real]).run();
+    assert_eq!(counts(&run.json()[0]), (4383, 0, 36), "{run:?}");
+    let full = ci("ci-cat").args(["--full", real]).run();
+    let names: Vec<(Value, Value)> =
+        full.json().iter().map(|r| (r["event"].clone(), r["ci"]["line"].clone())).collect();
+    assert_eq!(names, [(json!("prompt:submit"), json!(7)), (json!("llm:response"), json!(17))]);
+    let legacy = "fixtures/gemini-traps/.gemini/tmp/app/chats/session-2026-07-03T08-00-cccc0003.json";
+    let full = ci("ci-cat").args(["--full", legacy]).run();
+    let grep = ci("ci-grep").args(["-F", "Updated three call sites", legacy]).run();
+    let cut = &grep.json()[0]["ci"]["cut"];
+    let (at, len) = (cut["offset"].as_u64().unwrap() as usize, cut["bytes"].as_u64().unwrap() as usize);
+    let text = std::fs::read(root().join(legacy)).unwrap();
+    let member: Value = serde_json::from_slice(&text[at..at + len]).unwrap();
+    assert_eq!((&member["id"], &cut["element"]), (&json!("c-g2"), &json!(true)));
+    let cut = ci("ci-cat").args(["--max-bytes", "1k", legacy]).run();
+    let back = ci("ci-cat").arg("--full").stdin(cut.stdout).run();
+    assert_eq!((back.stdout, back.code), (full.stdout, 0));
+}
+
+/// A legacy session Gemini continued in a `.jsonl` (copying its messages)
+/// is one session naming both files, the `.json` first: each message counts
+/// once, its `.jsonl` copy winning (3 responses: 2,000 / 5,500 / 120).
+#[test]
+fn a_legacy_session_continued_in_jsonl_is_read_once() {
+    let run = ci("ci-find").args(["--root", TRAPS]).run();
+    let pair = run.json().into_iter().find(|r| r["session"] == "cccc0003-0000-4000-8000-000000000003").unwrap();
+    let files = json!(["session-2026-07-03T08-00-cccc0003.json", "session-2026-07-03T08-05-cccc0003.jsonl"]);
+    assert_eq!((&pair["files"], &pair["started_at"]), (&files, &json!("2026-07-03T08:00:00Z")));
+    assert!(pair["path"].as_str().unwrap().ends_with(".jsonl"));
+    let run = ci("ci-agg").args(["--sessions", TRAPS]).run();
+    let s = run.json().into_iter().find(|r| r["session"] == "cccc0003-0000-4000-8000-000000000003").unwrap();
+    assert_eq!(s["tokens"], json!({"input": 2000, "output": 120, "cache_read": 5500, "cache_write": 0}));
+    assert_eq!((&s["messages"], &s["events"]["llm:response"]), (&json!(6), &json!(3)));
+    let run = ci("ci-cat").arg(TRAPS).run();
+    let ours: Vec<String> = run
+        .json()
+        .iter()
+        .filter_map(|r| r["ci"]["path"].as_str().map(str::to_owned))
+        .filter(|p| p.contains("cccc0003"))
+        .collect();
+    let paths: Vec<&str> = ours.iter().map(|p| &p[p.len() - 5..]).collect();
+    assert!(paths.iter().all(|p| *p == "jsonl") && paths.len() == 7, "{paths:?}");
 }
 
 /// `g-1` is written three times (tokens, a call `executing`, the call
@@ -227,6 +288,15 @@ fn session_records_say_project_working_dir_model_and_parent() {
                 null,
                 ["kind:main"],
                 "2026-07-02T10:00:00Z"
+            ]),
+            json!([
+                "cccc0003-0000-4000-8000-000000000003",
+                "app",
+                "/home/dev/app",
+                "gemini-2.5-flash",
+                null,
+                ["kind:main"],
+                "2026-07-03T08:00:00Z"
             ]),
         ]
     );

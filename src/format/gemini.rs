@@ -8,7 +8,12 @@
 //!   (holding `chats/`) or a `chats` folder.
 //! - **Sessions**: each `chats/*.jsonl` (the main sessions) and
 //!   `chats/<parent-session-id>/*.jsonl` (subagents, whose `parent` is that
-//!   folder's name). The id is the header line's `sessionId` (else the
+//!   folder's name). A legacy `chats/*.json` (before v0.39: one document,
+//!   each member of its `messages` a record with its own site,
+//!   [`legacy`]) is a session too, unless a `.jsonl` beside it has its
+//!   session id (Gemini continued it there, copying its messages): then
+//!   they are one session, the `.jsonl`'s, whose files are both, the
+//!   `.json` first, so that the `.jsonl`'s copy of each message wins. The id is the header line's `sessionId` (else the
 //!   file stem). `project` = `workspace` = the project folder: a slug (since
 //!   v0.29) or the sha256 of the project path (before). `working_dir` = the
 //!   project path, from the folder's `.project_root` marker, else
@@ -41,6 +46,7 @@
 //!   `usage.reasoning_tokens`. The `llm:response` event's `data` is the
 //!   message with that `usage` first.
 
+mod legacy;
 mod session;
 
 use std::borrow::Cow;
@@ -71,7 +77,9 @@ pub static FORMAT: Format = Format {
             title: "GEMINI CLI",
             body: "  A root (a home, its .gemini or tmp folder, a project folder or its chats
   folder) holds tmp/<project>/chats/*.jsonl, each a session of format gemini-cli,
-  and chats/<parent-id>/*.jsonl, subagent sessions whose parent is <parent-id>.
+  and chats/<parent-id>/*.jsonl, subagent sessions whose parent is <parent-id>;
+  a legacy chats/*.json (before v0.39) is a session whose messages are records,
+  and one with a .jsonl of the same session id is that session (read once).
   session = the header's sessionId, project/workspace = the project folder,
   working_dir = its .project_root (else .gemini/projects.json), model = the first
   gemini message's, tags = kind:main or kind:subagent.",
@@ -157,8 +165,7 @@ impl Layout for GeminiCli {
         _cx: &Cx<'_>,
         diag: &Diag,
     ) -> crate::error::Result<Vec<SessionRecord>> {
-        let files = session::root_files(root);
-        Ok(crate::files::in_parallel(&files, |f| session::session_of(f, detail, Some(diag)), diag))
+        Ok(session::sessions(&session::root_files(root), detail, diag))
     }
 
     /// A project or chats folder given as an argument is read as a root.
@@ -183,12 +190,15 @@ impl Layout for GeminiCli {
         super::fresh_files(session::root_files(root), seen, |f| session::session_of(f, Detail::Full, Some(diag)))
     }
 
-    /// `…/tmp/<project>/chats/<file>.jsonl` and `…/chats/<parent>/<file>.jsonl`.
+    /// `…/tmp/<project>/chats/<file>` and `…/tmp/<project>/chats/<parent>/<file>`.
     fn project_of_path(&self, path: &str) -> Option<String> {
         let parts: Vec<&str> = path.split('/').collect();
         match parts.as_slice() {
-            [.., folder, "chats", file] if file.ends_with(".jsonl") => Some((*folder).to_owned()),
-            [.., folder, "chats", _, file] if file.ends_with(".jsonl") => Some((*folder).to_owned()),
+            [.., "tmp", folder, "chats", file] | [.., "tmp", folder, "chats", _, file]
+                if session::is_chat_name(Path::new(file)) =>
+            {
+                Some((*folder).to_owned())
+            }
             _ => None,
         }
     }
@@ -203,7 +213,27 @@ impl Layout for GeminiCli {
     }
 
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
-        vec![PathBuf::from(&rec.path)]
+        session::files(rec)
+    }
+
+    /// A legacy `.json` document's `messages`, each member a record with
+    /// its own site; `None` for a `.jsonl` (its lines).
+    fn lines_of<'d>(
+        &self,
+        _cap: &Capture,
+        file: &Path,
+        display: &str,
+        _cx: &Cx<'_>,
+        diag: &'d Diag,
+    ) -> Option<Box<dyn crate::lines::LineSource + 'd>> {
+        if !legacy::is_legacy_name(file) {
+            return None;
+        }
+        let members: Box<dyn crate::lines::LineSource + 'd> = match legacy::Members::open(file, display, diag) {
+            Some(m) => Box::new(m),
+            None => Box::new(crate::lines::NoLines),
+        };
+        Some(members)
     }
 }
 

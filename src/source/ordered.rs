@@ -17,21 +17,31 @@ use crate::format::{Mutation, Order};
 use crate::lines::Site;
 use crate::session::Capture;
 
-/// One record of a session read whole: its file, physical line and byte
-/// range in that file's text, and whether it is a member of a list inside
-/// its line (an element site) rather than the line itself.
+/// One record of a session read whole: its file, physical line, byte
+/// range in that file's text, and site in the file (its line, or its place
+/// as a member of a list: an element site).
 #[derive(Debug, Clone)]
 struct Entry {
     file: usize,
     line: u64,
     range: Range<usize>,
-    member: bool,
+    site: Site,
 }
 
-/// A session read whole: its files' bytes, and its records in the order
-/// they are visited.
+impl Entry {
+    /// A record that is the line at `range` of its file's text.
+    fn line(file: usize, line: u64, range: Range<usize>) -> Entry {
+        let site = Site { offset: range.start as u64, len: range.len() as u64, element: false };
+        Entry { file, line, range, site }
+    }
+}
+
+/// A session read whole: its files' text (the bytes of a file read line by
+/// line; the compact records, one a line, of one its format frames
+/// otherwise, [`crate::format::Layout::lines_of`]), and its records in the
+/// order they are visited.
 pub(super) struct Ordered {
-    texts: Vec<Vec<u8>>,
+    texts: Vec<(Vec<u8>, bool)>,
     order: Vec<Entry>,
 }
 
@@ -86,13 +96,23 @@ impl Worker<'_> {
         let mut texts = Vec::with_capacity(files.len());
         let mut timed = Vec::new();
         let mut log = Log::default();
-        for (fi, (path, _)) in files.iter().enumerate() {
-            let text = read_whole(path)?;
-            let mut start = 0;
-            for (li, end) in memchr::memchr_iter(b'\n', &text).chain(std::iter::once(text.len())).enumerate() {
-                let range = start..end;
-                start = end + 1;
-                let bytes = &text[range.clone()];
+        let mut lines = Vec::new();
+        for (fi, (path, display)) in files.iter().enumerate() {
+            let (text, framed) = match cap.format.layout.lines_of(cap, path, display, &crate::discover::cx(), self.diag)
+            {
+                Some(mut records) => (self.framed(&mut *records, display, fi, &mut lines)?, true),
+                None => (read_whole(path)?, false),
+            };
+            if !framed {
+                lines.clear();
+                let mut start = 0;
+                for (li, end) in memchr::memchr_iter(b'\n', &text).chain(std::iter::once(text.len())).enumerate() {
+                    lines.push(Entry::line(fi, li as u64 + 1, start..end));
+                    start = end + 1;
+                }
+            }
+            for entry in lines.drain(..) {
+                let bytes = &text[entry.range.clone()];
                 if bytes.iter().all(u8::is_ascii_whitespace) {
                     continue; // blank lines and the final newline: reported later
                 }
@@ -100,8 +120,7 @@ impl Worker<'_> {
                 if dialect.accept(&rec).is_err() {
                     continue;
                 }
-                let line = li as u64 + 1;
-                let entry = Entry { file: fi, line, range, member: false };
+                let line = entry.line;
                 if order == Order::Time {
                     let ts = rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?;
                     timed.push((ts, entry));
@@ -116,13 +135,17 @@ impl Worker<'_> {
                         }
                         log.push(entry, None, true);
                     }
+                    // A list inside a framed record has no place in the file
+                    // of its own: the record stays whole.
+                    Mutation::Replace(_) if framed => log.push(entry, None, true),
                     Mutation::Replace(list) => {
                         log.drop_from(0);
                         let mut idx = crate::json::Index::new();
                         for member in list.items() {
                             let Ok(m) = idx.parse(member.bytes()) else { continue };
                             let at = member.bytes().as_ptr() as usize - text.as_ptr() as usize;
-                            let entry = Entry { file: fi, line, range: at..at + member.bytes().len(), member: true };
+                            let mut entry = Entry::line(fi, line, at..at + member.bytes().len());
+                            entry.site.element = true;
                             match dialect.mutation(&m) {
                                 Mutation::Message { id, billed } => log.push(entry, Some(&id), billed),
                                 _ => log.push(entry, None, true),
@@ -131,7 +154,7 @@ impl Worker<'_> {
                     }
                 }
             }
-            texts.push(text);
+            texts.push((text, framed));
         }
         let order = match order {
             Order::Time => {
@@ -153,8 +176,9 @@ impl Worker<'_> {
         session: Ordered,
     ) -> bool {
         let dialect = cap.format.dialect;
-        for (fi, text) in session.texts.iter().enumerate() {
-            if text.is_empty() {
+        for (fi, (text, framed)) in session.texts.iter().enumerate() {
+            // Records framed otherwise were reported as they were read.
+            if text.is_empty() || *framed {
                 continue;
             }
             let body = text.strip_suffix(b"\n");
@@ -175,9 +199,8 @@ impl Worker<'_> {
         }
         for e in &session.order {
             // Only records that parsed were put in the order (`ordered`).
-            let Ok(rec) = self.idx.parse(&session.texts[e.file][e.range.clone()]) else { continue };
-            let site = Site { offset: e.range.start as u64, len: e.range.len() as u64, element: e.member };
-            if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (e.line, site), &files[e.file].1, self.diag)
+            let Ok(rec) = self.idx.parse(&session.texts[e.file].0[e.range.clone()]) else { continue };
+            if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (e.line, e.site), &files[e.file].1, self.diag)
                 == Flow::Stop
             {
                 break;
@@ -189,6 +212,42 @@ impl Worker<'_> {
         self.companion(v, cap);
         v.end(cap, &mut self.out);
         true
+    }
+}
+
+impl Worker<'_> {
+    /// The records of a file its format frames otherwise than by lines
+    /// (members of a document's list), each copied into one text, one a
+    /// line, and put in `lines` with its own site. Damaged records are
+    /// reported here (the framing reported what it found wrong with the
+    /// file). `None` when the file cannot be read or the text would be
+    /// longer than a line may be.
+    fn framed(
+        &mut self,
+        records: &mut dyn crate::lines::LineSource,
+        display: &str,
+        file: usize,
+        lines: &mut Vec<Entry>,
+    ) -> Option<Vec<u8>> {
+        lines.clear();
+        let mut text = Vec::new();
+        while let Some(l) = records.next_line().ok()? {
+            if l.too_long {
+                self.diag.bad_line(&display, l.number, &crate::lines::TooLong);
+                continue;
+            }
+            if let Err(e) = self.idx.parse(l.bytes) {
+                self.diag.bad_line(&display, l.number, &crate::lines::BadLine(l.bytes, &e));
+                continue;
+            }
+            if text.len() + l.bytes.len() >= crate::lines::max_line() {
+                return None;
+            }
+            lines.push(Entry { file, line: l.number, range: text.len()..text.len() + l.bytes.len(), site: l.site });
+            text.extend_from_slice(l.bytes);
+            text.push(b'\n');
+        }
+        Some(text)
     }
 }
 
@@ -209,7 +268,7 @@ mod tests {
     use super::*;
 
     fn entry(line: u64) -> Entry {
-        Entry { file: 0, line, range: 0..0, member: false }
+        Entry::line(0, line, 0..0)
     }
 
     fn lines(log: Log) -> Vec<u64> {

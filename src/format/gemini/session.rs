@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use super::{LineKind, FORMAT};
+use super::{legacy, LineKind, FORMAT};
 use crate::diag::Diag;
 use crate::files::{dir_above, name_above, read_dir_sorted};
 use crate::format::Detail;
@@ -30,9 +30,9 @@ fn chats_dirs(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// `<something>.jsonl`.
-fn is_chat_name(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "jsonl")
+/// `<something>.jsonl`, or a legacy `<something>.json`.
+pub(super) fn is_chat_name(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "jsonl") || legacy::is_legacy_name(path)
 }
 
 /// The chat files under `root`, in path order: each `chats` folder's and
@@ -69,6 +69,9 @@ pub(super) fn is_chat_file(file: &Path) -> bool {
     if above(1, "chats") && above(3, "tmp") || above(2, "chats") && above(4, "tmp") {
         return true;
     }
+    if legacy::is_legacy_name(file) {
+        return legacy::head(file).is_some_and(|h| h.get("sessionId").is_some() && h.get("projectHash").is_some());
+    }
     let mut found = false;
     crate::format::head_records(file, 1, 8 << 20, |rec| {
         found = rec.is_some_and(|r| LineKind::of(r) == LineKind::Format(&FORMAT) && r.get("projectHash").is_some());
@@ -89,8 +92,28 @@ struct Head {
     last: Option<Timestamp>,
 }
 
+/// What discovery reads of a legacy document: its keys before `messages`,
+/// and the first `model` in its first 64 KiB.
+fn legacy_head(file: &Path) -> Head {
+    let Some(doc) = legacy::head(file) else { return Head::default() };
+    let s = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_owned).filter(|v| !v.trim().is_empty());
+    let t = |k: &str| doc.get(k).and_then(|v| v.as_str()).and_then(time::parse_timestamp);
+    let directory = doc.get("directories").and_then(|d| d.get(0)).and_then(|d| d.as_str()).map(str::to_owned);
+    let model = std::fs::read(file).ok().and_then(|text| {
+        let text = &text[..text.len().min(64 * 1024)];
+        let at = memchr::memmem::find(text, b"\"model\"")? + 7;
+        let open = at + memchr::memchr(b'"', &text[at..])? + 1;
+        let close = open + memchr::memchr(b'"', &text[open..])?;
+        String::from_utf8(text[open..close].to_vec()).ok()
+    });
+    Head { session: s("sessionId"), started: t("startTime"), kind: s("kind"), directory, model, last: t("lastUpdated") }
+}
+
 /// Reads a chat file's first lines (at most 64, starting within 8 MiB).
 fn head(file: &Path) -> Head {
+    if legacy::is_legacy_name(file) {
+        return legacy_head(file);
+    }
     let mut h = Head::default();
     crate::format::head_records(file, 64, 8 << 20, |rec| {
         let Some(rec) = rec else { return true };
@@ -128,6 +151,50 @@ fn project_root(project: &Path) -> Option<String> {
     projects.iter().find(|(_, slug)| slug.as_str() == Some(folder.as_str())).map(|(path, _)| path.clone())
 }
 
+/// The sessions of `files`: one per file, but a legacy `.json` and a
+/// `.jsonl` of the same session in one folder (Gemini continued the
+/// legacy session in a new file, copying its messages) are one session,
+/// the `.jsonl`'s record naming both files, the `.json` first: read last
+/// copy wins, each message counts once, the `.jsonl`'s copy winning.
+pub(super) fn sessions(files: &[PathBuf], detail: Detail, diag: &Diag) -> Vec<SessionRecord> {
+    let records = crate::files::in_parallel(files, |f| session_of(f, detail, Some(diag)), diag);
+    let key = |r: &SessionRecord| (Path::new(&r.path).parent().map(Path::to_path_buf), r.session.clone());
+    let mut legacy: std::collections::HashMap<_, SessionRecord> =
+        records.iter().filter(|r| legacy::is_legacy_name(Path::new(&r.path))).map(|r| (key(r), r.clone())).collect();
+    let continued: std::collections::HashSet<_> = records
+        .iter()
+        .filter(|r| !legacy::is_legacy_name(Path::new(&r.path)) && legacy.contains_key(&key(r)))
+        .map(key)
+        .collect();
+    let mut out = Vec::with_capacity(records.len());
+    for mut r in records {
+        let k = key(&r);
+        if legacy::is_legacy_name(Path::new(&r.path)) {
+            if !continued.contains(&k) {
+                out.push(r);
+            }
+            continue;
+        }
+        if let Some(old) = legacy.remove(&k) {
+            let name = |p: &str| Path::new(p).file_name().map(|n| n.to_string_lossy().into_owned());
+            r.files = Some(name(&old.path).into_iter().chain(name(&r.path)).collect());
+            r.started_at = old.started_at.or(r.started_at);
+            r.bytes += old.bytes;
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// The files of a session: its own, or the two it is made of ([`sessions`]).
+pub(super) fn files(rec: &SessionRecord) -> Vec<PathBuf> {
+    let path = Path::new(&rec.path);
+    match (&rec.files, path.parent()) {
+        (Some(names), Some(dir)) if names.len() > 1 => names.iter().map(|n| dir.join(n)).collect(),
+        _ => vec![path.to_path_buf()],
+    }
+}
+
 /// The session record of a chat file (module docs of [`super`]);
 /// [`Detail::Reading`] leaves out its last timestamp (read off its end).
 pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
@@ -135,6 +202,7 @@ pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Op
     let h = head(file);
     let session = h.session.filter(|s| !crate::session::unsafe_name(s)).unwrap_or(stem);
     let last = match detail {
+        Detail::Full if legacy::is_legacy_name(file) => h.last.max(h.started),
         Detail::Full => {
             let tail = crate::files::open_regular(file)
                 .ok()
