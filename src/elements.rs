@@ -193,6 +193,27 @@ pub struct ElementReader<R> {
     bare: bool,
     in_str: bool,
     escape: bool,
+    /// For the members of a nested array ([`ElementReader::nested`]): its
+    /// key, and where the scan of the object before it is.
+    nested: Option<Prelude>,
+}
+
+/// The scan of a top-level object up to the array at `key`
+/// ([`ElementReader::nested`]).
+#[derive(Debug, Default)]
+struct Prelude {
+    key: Vec<u8>,
+    /// Nesting depth (1: in the top-level object).
+    depth: u32,
+    in_str: bool,
+    escape: bool,
+    /// Whether the string being read is a key of the top-level object,
+    /// and its bytes so far (kept while they can still be `key`).
+    at_key: bool,
+    name: Vec<u8>,
+    /// Whether the last key read is `key`, and its colon was read.
+    matched: bool,
+    colon: bool,
 }
 
 /// The longest element an [`ElementReader`] keeps unless told
@@ -226,7 +247,22 @@ impl<R: Read> ElementReader<R> {
             bare: false,
             in_str: false,
             escape: false,
+            nested: None,
         }
+    }
+
+    /// Reads the members of the array at `key` of the JSON object in
+    /// `rdr` (a document `{"…":…, "messages": [ {...}, … ], …}`), as
+    /// [`ElementReader::new`] reads a top-level array's elements: each
+    /// compacted, with its own line, offset and length, so it is read again
+    /// from its site like any element. What comes before the array is
+    /// scanned, not kept; what comes after it is not read. A document that
+    /// is not an object is [`ArrayError::NotArray`]; one without the key (or
+    /// whose value there is no array) has no members.
+    pub fn nested(rdr: R, key: &str) -> ElementReader<R> {
+        let mut r = ElementReader::new(rdr);
+        r.nested = Some(Prelude { key: key.as_bytes().to_vec(), ..Prelude::default() });
+        r
     }
 
     /// Sets the longest element kept (at least 1; [`DEFAULT_MAX`] unless
@@ -358,7 +394,20 @@ impl<R: Read> ElementReader<R> {
                 }
                 _ => {}
             }
+            if self.state == State::Start && self.nested.is_some() {
+                self.prelude(b)?;
+                self.pos += 1;
+                if self.state != State::Start {
+                    return Ok(());
+                }
+                continue;
+            }
             match (self.state, b) {
+                // The rest of a nested array's document is not read.
+                (State::Done, _) if self.nested.is_some() => {
+                    self.state = State::End;
+                    return Ok(());
+                }
                 (State::Start, b'[') => self.state = State::First,
                 (State::Start, _) => return Err(self.fail(ArrayError::NotArray { line: self.line })),
                 (State::First | State::Next, b']') => self.state = State::Done,
@@ -374,6 +423,54 @@ impl<R: Read> ElementReader<R> {
                 }
             }
             self.pos += 1;
+        }
+        Ok(())
+    }
+
+    /// One byte (not blank) of the object before a nested array ([`ElementReader::nested`]): at the
+    /// array's `[`, its members come next.
+    fn prelude(&mut self, b: u8) -> Result<(), ReadError> {
+        let Some(p) = self.nested.as_mut() else { return Ok(()) };
+        if p.in_str {
+            if p.escape {
+                p.escape = false;
+            } else if b == b'\\' {
+                p.escape = true;
+            } else if b == b'"' {
+                p.in_str = false;
+                p.matched = p.at_key && p.name == p.key;
+                return Ok(());
+            }
+            // (Blanks never get here: a key with one is not `key`.)
+            if p.at_key && p.name.len() <= p.key.len() {
+                p.name.push(b);
+            }
+            return Ok(());
+        }
+        if p.depth == 0 && b != b'{' {
+            return Err(self.fail(ArrayError::NotArray { line: self.line }));
+        }
+        if p.colon {
+            // The value of `key`: its members, or none.
+            self.state = if b == b'[' { State::First } else { State::End };
+            return Ok(());
+        }
+        match b {
+            b'"' => {
+                p.in_str = true;
+                p.at_key = p.depth == 1 && !p.matched;
+                p.name.clear();
+            }
+            b':' if p.depth == 1 && p.matched => p.colon = true,
+            b',' if p.depth == 1 => p.matched = false,
+            b'{' | b'[' => p.depth += 1,
+            b'}' | b']' => {
+                p.depth = p.depth.saturating_sub(1);
+                if p.depth == 0 {
+                    self.state = State::End;
+                }
+            }
+            _ => {}
         }
         Ok(())
     }

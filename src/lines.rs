@@ -485,6 +485,38 @@ pub trait LineSource {
     fn line_number(&self) -> u64;
 }
 
+impl<'a> Line<'a> {
+    /// An element of a JSON array (or a member of a nested one) as a line:
+    /// compact, numbered by its first physical line, with its element site.
+    pub fn of_element(el: crate::elements::Element<'a>) -> Line<'a> {
+        Line {
+            bytes: el.bytes,
+            number: el.line,
+            site: Site { offset: el.offset, len: el.len, element: true },
+            terminated: true,
+            too_long: el.too_long,
+        }
+    }
+}
+
+/// A source without lines (a file that holds none of what is asked, or
+/// could not be opened and was reported).
+pub struct NoLines;
+
+impl LineSource for NoLines {
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        Ok(None)
+    }
+
+    fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        Ok(None)
+    }
+
+    fn line_number(&self) -> u64 {
+        0
+    }
+}
+
 impl<R: Read> LineSource for LineReader<R> {
     fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         LineReader::next_line(self)

@@ -8,8 +8,9 @@
 //! MIT licence; the version is in the table's `ci_prices` header and in
 //! [`Prices::source`]). It keeps only Anthropic Claude models (sold by
 //! Anthropic, Bedrock, Vertex AI or Azure AI, in every name form LiteLLM
-//! lists) and OpenAI GPT, o-series and codex models, and only the rates read
-//! here, under LiteLLM's own field names.
+//! lists), Google's Gemini models as the Gemini API sells them
+//! (`gemini/gemini-…`), and OpenAI GPT, o-series and codex models, and only
+//! the rates read here, under LiteLLM's own field names.
 //!
 //! # Overriding the table
 //!
@@ -48,11 +49,11 @@
 //! in Bedrock forms, finds `anthropic.claude-opus-4-1-20250805-v1:0`.
 //!
 //! Only first-party entries take part in steps 3 and 4: those whose
-//! `litellm_provider` is `anthropic`, `openai`, `bedrock`, `bedrock_converse`,
+//! `litellm_provider` is `anthropic`, `openai`, `gemini`, `bedrock`, `bedrock_converse`,
 //! `vertex_ai-anthropic_models`, `bedrock_mantle` or `azure_ai` (the other
 //! entries of a full LiteLLM list are resellers' prices, matched only by
 //! steps 1 and 2). When several share a canonical form, the one chosen is, in
-//! order: Anthropic's or OpenAI's own entry, then Bedrock's, then Vertex
+//! order: Anthropic's, OpenAI's or Google's own entry, then Bedrock's, then Vertex
 //! AI's, then the others; then the shortest name (a regional Bedrock profile
 //! such as `us.anthropic.…`, often priced 10% higher, loses to the plain
 //! one); then the name that sorts first. No other fuzzy matching is done:
@@ -114,9 +115,10 @@ const HEADER: &str = "ci_prices";
 
 /// Providers whose entries take part in canonical-name matching, with their
 /// preference rank (lower wins).
-const FIRST_PARTY: [(&str, u8); 7] = [
+const FIRST_PARTY: [(&str, u8); 8] = [
     ("anthropic", 0),
     ("openai", 0),
+    ("gemini", 0),
     ("bedrock_converse", 1),
     ("bedrock", 1),
     ("vertex_ai-anthropic_models", 2),

@@ -27,6 +27,7 @@ const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("copilot-cli", "fixtures/copilot-cli/.copilot"),
     ("kimi", "fixtures/kimi/.kimi"),
     ("cline", "fixtures/cline/User"),
+    ("gemini-cli", "fixtures/gemini-cli"),
 ];
 
 /// Each registered format's root env var and its fixture root (a format

@@ -27,6 +27,7 @@ mod faults;
 mod filter;
 mod find;
 mod follow;
+mod gemini;
 mod grep;
 mod hooklogs;
 mod hooklogsgen;

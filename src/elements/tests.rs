@@ -128,3 +128,31 @@ fn a_seek_with_a_span_reads_about_the_span() {
     assert_eq!(r.next_element().unwrap().unwrap().bytes, br#"{"a":1}"#);
     assert_eq!(r.rdr.1, e.4, "only the element's bytes were read");
 }
+
+/// The members of a nested array, each with its own line, offset and
+/// length, read back from their site like any element.
+#[test]
+fn members_of_a_nested_array_are_elements() {
+    let doc = b"{\n  \"sessionId\": \"s\",\n  \"tags\": {\"messages\": [9]},\n  \"note\": \"a \\\"messages\\\": [\",\n  \"messages\": [\n    {\n      \"id\": \"u\"\n    },\n    {\"id\": \"g\", \"n\": [1, 2]}\n  ],\n  \"kind\": \"main\"\n}\n";
+    let mut r = ElementReader::nested(std::io::Cursor::new(&doc[..]), "messages");
+    let mut got = Vec::new();
+    while let Some(el) = r.next_element().unwrap() {
+        let raw = &doc[el.offset as usize..(el.offset + el.len) as usize];
+        got.push((String::from_utf8(el.bytes.to_vec()).unwrap(), el.line, raw.first().copied(), raw.last().copied()));
+    }
+    assert_eq!(
+        got,
+        [
+            (r#"{"id":"u"}"#.to_owned(), 6, Some(b'{'), Some(b'}')),
+            (r#"{"id":"g","n":[1,2]}"#.to_owned(), 9, Some(b'{'), Some(b'}')),
+        ]
+    );
+    for (doc, key) in [(&b"{\"a\": 1}"[..], "messages"), (b"{\"messages\": 3}", "messages"), (b"", "messages")] {
+        let mut r = ElementReader::nested(std::io::Cursor::new(doc), key);
+        assert!(r.next_element().unwrap().is_none());
+    }
+    let mut r = ElementReader::nested(std::io::Cursor::new(&b"[1]"[..]), "messages");
+    assert!(matches!(r.next_element(), Err(ReadError::Array(ArrayError::NotArray { line: 1 }))));
+    let mut r = ElementReader::nested(std::io::Cursor::new(&b"{\"messages\": [{\"id\":"[..]), "messages");
+    assert!(matches!(r.next_element(), Err(ReadError::Array(ArrayError::Torn { element: 1, line: 1 }))));
+}

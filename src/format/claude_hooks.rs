@@ -129,7 +129,7 @@ pub static FORMAT: Format = Format {
 pub const PROFILE: Profile = Profile {
     // Native hook input has no timestamp (only synthetic events do): a
     // session is read in time order only when every line has one.
-    time_ordered: true,
+    order: super::Order::Time,
     // Hook input carries no token usage (the transcript copy does).
     carries_usage: false,
     // `{"event":CANONICAL,"hook":NAME,"workspace":SLUG,"timestamp":TS|null,"data":LINE}`.

@@ -59,7 +59,7 @@ use super::{Format, Help, Layout, Profile, Section};
 use crate::diag::Diag;
 use crate::elements::{ArrayError, ElementReader, ReadError};
 use crate::json::{Index, Raw, Record};
-use crate::lines::{Line, LineSource, Site};
+use crate::lines::{Line, LineSource, NoLines};
 use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
@@ -115,7 +115,7 @@ pub static FORMAT: Format = Format {
     dialect: &DIALECT,
     // Claude hooks' (the same payloads), but in file order: the arrays'
     // naive local times are no instants (module docs).
-    profile: Profile { time_ordered: false, ..super::claude_hooks::PROFILE },
+    profile: Profile { order: super::Order::File, ..super::claude_hooks::PROFILE },
 };
 
 /// Claude Code hooks' dialect (the same payloads), with the hook-log
@@ -343,13 +343,7 @@ impl LineSource for SessionLines {
         match self.reader.next_element() {
             Ok(Some(el)) => {
                 self.number = el.line;
-                Ok(Some(Line {
-                    bytes: el.bytes,
-                    number: el.line,
-                    site: Site { offset: el.offset, len: el.len, element: true },
-                    terminated: true,
-                    too_long: el.too_long,
-                }))
+                Ok(Some(Line::of_element(el)))
             }
             Err(ReadError::Io(e)) => Err(e),
             Ok(None) | Err(ReadError::Array(_)) => {
@@ -498,23 +492,6 @@ impl Layout for ClaudeHookLogs {
             (true, _) => return Some(Box::new(NoLines)),
         };
         Some(Box::new(SessionLines { reader, runs, next: 0, left: 0, number: 0 }))
-    }
-}
-
-/// A file holding none of a session's elements.
-struct NoLines;
-
-impl LineSource for NoLines {
-    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        Ok(None)
-    }
-
-    fn next_complete_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        Ok(None)
-    }
-
-    fn line_number(&self) -> u64 {
-        0
     }
 }
 

@@ -67,6 +67,7 @@ pub mod cline;
 pub mod codex;
 mod context;
 pub mod copilot;
+pub mod gemini;
 pub mod hook_logs;
 pub mod kimi;
 pub mod qwen;
@@ -84,7 +85,7 @@ use crate::time::{self, Timestamp};
 
 pub use context::{Cx, Detail, Memo, PeekCache};
 pub use registry::{
-    billing_roots, event_names, no_default_root, roots_list, with_sections, Format, Help, Profile, Section,
+    billing_roots, event_names, no_default_root, roots_list, with_sections, Format, Help, Order, Profile, Section,
 };
 
 /// Every format, in the order roots and sessions are listed (the registry).
@@ -99,6 +100,7 @@ pub static FORMATS: &[&Format] = &[
     &copilot::FORMAT,
     &kimi::FORMAT,
     &cline::CLINE_FORMAT, &cline::ROO_FORMAT, &cline::KILO_FORMAT,
+    &gemini::FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -545,6 +547,40 @@ pub trait Dialect: Sync {
 
     /// The session id an event's payload names.
     fn session_id<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+
+    /// What a valid line does to its session's records, for a format read
+    /// last copy wins ([`Order::LastCopy`]). The default: it is a record of
+    /// its own.
+    fn mutation<'a>(&self, _rec: &Record<'a>) -> Mutation<'a> {
+        Mutation::Record
+    }
+}
+
+/// What a line of a mutation log does to its session's list of records
+/// ([`Order::LastCopy`], [`Dialect::mutation`]). Every line but a
+/// [`Mutation::Replace`] is visited as a record (at its place) unless a later
+/// one drops it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mutation<'a> {
+    /// A record without id: never superseded nor dropped.
+    Record,
+    /// A message: it supersedes the earlier record with the same `id` (which
+    /// is not visited). `billed`: it carries usage the writer was billed
+    /// for, so a rewind or a replaced list does not drop it.
+    Message {
+        /// The message id.
+        id: Cow<'a, str>,
+        /// Whether it carries billed usage.
+        billed: bool,
+    },
+    /// A record that rewinds: the message `id` and every message after it
+    /// are dropped (but billed ones).
+    RewindTo(Cow<'a, str>),
+    /// A line that replaces the list: every message before it is dropped
+    /// (but billed ones), and the members of this JSON array (each a
+    /// message, its own record with its own site) take their place. The
+    /// line itself is no record (its text is its members').
+    Replace(Raw<'a>),
 }
 
 /// What a writer remembers while one capture is read ([`Dialect::parts`]).
@@ -736,6 +772,33 @@ pub(crate) fn whole_count(v: Raw<'_>) -> u64 {
     }
 }
 
+/// A usage counter at `key` of an object (absent, or not a whole number
+/// below 9e15: 0).
+pub(crate) fn counter(usage: Raw<'_>, key: &str) -> u64 {
+    usage.get(key).map_or(0, whole_count)
+}
+
+/// Writes the `data` a writer makes of a response line: the line's record
+/// with the toolkit's `usage` object first (`[input, cache_read, output,
+/// reasoning]`, read as Codex's made data is) and the line's own members
+/// after it (a top-level `usage` of the line left out), so piped records
+/// give the same answers as the file.
+pub(crate) fn usage_first(rec: &Record<'_>, [input, cached, output, reasoning]: [u64; 4], d: &mut Vec<u8>) {
+    use std::io::Write as _;
+    // Writing into a Vec cannot fail.
+    let _ = write!(
+        d,
+        "{{\"usage\":{{\"input_tokens\":{input},\"cache_read_tokens\":{cached},\"output_tokens\":{output},\"reasoning_tokens\":{reasoning}}}"
+    );
+    for (key, v) in rec.members().filter(|(k, _)| !crate::json::key_eq(k, "usage")) {
+        d.extend_from_slice(b",\"");
+        d.extend_from_slice(key);
+        d.extend_from_slice(b"\":");
+        d.extend_from_slice(v.bytes());
+    }
+    d.push(b'}');
+}
+
 /// The string at `key` of an object.
 pub(crate) fn str_at<'a>(v: Raw<'a>, key: &str) -> Option<Cow<'a, str>> {
     v.get(key)?.as_str()
@@ -750,7 +813,7 @@ mod tests {
         for w in FORMATS {
             let (p, d) = (w.profile, w.dialect);
             if p.lines_independent {
-                assert!(!p.time_ordered && !p.multi_part, "{w:?}");
+                assert!(p.order == Order::File && !p.multi_part, "{w:?}");
                 assert!(!d.observes(b"{}") && !d.observes(b"{\"type\":\"turn_context\"}"), "{w:?}");
             }
         }

@@ -48,14 +48,13 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::Detail;
 use super::{str_at, CallKey, Cx, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, read_dir_sorted};
-use crate::json::{key_eq, Kind, Raw, Record};
+use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
@@ -181,15 +180,18 @@ fn is_chat_name(path: &Path) -> bool {
 /// The chat files under `root`, in path order.
 fn root_files(root: &Path) -> Vec<PathBuf> {
     let dirs = chats_dirs(root);
-    dirs.iter().flat_map(|d| read_dir_sorted(d).unwrap_or_default()).filter(|f| is_chat_name(f)).collect()
+    dirs.iter().flat_map(|d| read_dir_sorted(d).unwrap_or_default()).filter(|f| is_chat_file(f)).collect()
 }
 
-/// Whether a file sits in a `chats` folder, or its first non-blank line is a Qwen record.
+/// Whether a file sits in a `projects/<folder>/chats` folder, or its first
+/// non-blank line is a Qwen record (another writer's chats folder, Gemini
+/// CLI's, is not Qwen's).
 fn is_chat_file(file: &Path) -> bool {
     if !is_chat_name(file) {
         return false;
     }
-    if file.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "chats") {
+    let above = |up: usize, name: &str| crate::files::name_above(file, up).is_some_and(|n| n == name);
+    if above(1, "chats") && above(3, "projects") {
         return true;
     }
     let mut found = false;
@@ -484,14 +486,10 @@ fn result_failed(data: Raw<'_>) -> bool {
     error.is_some_and(|e| e.kind() != Kind::Null)
 }
 
-/// A `usageMetadata` counter (absent or not a whole number: 0).
-fn counter(usage: Raw<'_>, key: &str) -> u64 {
-    usage.get(key).map_or(0, super::whole_count)
-}
-
 /// The toolkit's counts of a `usageMetadata` object: uncached input, cache
 /// reads, billed output, reasoning (module docs).
 pub fn usage_counts(usage: Raw<'_>) -> [u64; 4] {
+    let counter = super::counter;
     let prompt = counter(usage, "promptTokenCount");
     let cached = counter(usage, "cachedContentTokenCount").min(prompt);
     let candidates = counter(usage, "candidatesTokenCount");
@@ -503,19 +501,7 @@ pub fn usage_counts(usage: Raw<'_>) -> [u64; 4] {
 
 /// Writes a response's data: the record with the toolkit's `usage` first.
 fn response_data(rec: &Record<'_>, usage: Raw<'_>, d: &mut Vec<u8>) {
-    let [input, cached, output, reasoning] = usage_counts(usage);
-    // Writing into a Vec cannot fail.
-    let _ = write!(
-        d,
-        "{{\"usage\":{{\"input_tokens\":{input},\"cache_read_tokens\":{cached},\"output_tokens\":{output},\"reasoning_tokens\":{reasoning}}}"
-    );
-    for (key, v) in rec.members().filter(|(k, _)| !key_eq(k, "usage")) {
-        d.extend_from_slice(b",\"");
-        d.extend_from_slice(key);
-        d.extend_from_slice(b"\":");
-        d.extend_from_slice(v.bytes());
-    }
-    d.push(b'}');
+    super::usage_first(rec, usage_counts(usage), d);
 }
 
 /// A line's `timestamp`.

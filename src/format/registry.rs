@@ -216,16 +216,15 @@ pub fn event_names() -> Vec<&'static str> {
 pub struct Profile {
     /// The `status` that means the session is live.
     pub live_status: &'static str,
-    /// Whether a session's events are visited in time order when every one
-    /// of them has a timestamp (else file order, file by file).
-    pub time_ordered: bool,
+    /// The order a session's records are visited in ([`Order`]).
+    pub order: Order,
     /// Whether the writer's own events carry token usage (else a session's
     /// tokens are unknown, null, unless a companion file gives them).
     pub carries_usage: bool,
     /// Whether each line's events depend on that line alone: nothing is
     /// observed ([`Dialect::observe`]), [`Dialect::parts`] ignores the state,
     /// and a session is plain JSONL files read line by line in file order
-    /// (not [`Layout::lines_of`], not [`Profile::time_ordered`], no
+    /// (not [`Layout::lines_of`], [`Order::File`], no
     /// [`Layout::companion`]). A large capture file of such a writer may be
     /// read in parts by several threads ([`crate::source`]), and one that grew
     /// can be read from its old end on, with what was read before kept (the
@@ -270,7 +269,7 @@ impl Profile {
     pub const fn new(live_status: &'static str, foreign_line: &'static str) -> Profile {
         Profile {
             live_status,
-            time_ordered: false,
+            order: Order::File,
             carries_usage: true,
             lines_independent: false,
             foreign_line,
@@ -284,4 +283,24 @@ impl Profile {
             billing_blocks: false,
         }
     }
+}
+
+/// The order a format's session records are visited in. Every order but
+/// [`Order::File`] reads the session whole first (each file at most
+/// [`crate::lines::max_line`] bytes; a longer one, or one that cannot be
+/// read, is read in file order), and each record keeps its own site as its
+/// provenance. Under `--follow`, always file order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// File by file, line by line, as written (streamed, never read whole).
+    File,
+    /// In time order when every record of the session has a timestamp
+    /// (stable: ties keep the file order); else file order.
+    Time,
+    /// A mutation log: each record says what it does to the session's list
+    /// of records ([`super::Dialect::mutation`]). A record whose id comes
+    /// again later is superseded: visited once, as its last copy, at that
+    /// copy's place; a rewind or a replaced list drops records, except those
+    /// the writer still bills.
+    LastCopy,
 }

@@ -25,6 +25,8 @@ input, so running it twice gives the same bytes):
     `vertex_ai/claude-…@date`, `anthropic.claude-…-v1:0`, `us.anthropic.…`, …).
     Resellers with their own prices (OpenRouter, Databricks, Copilot, …) are
     left out.
+  - Google's Gemini models as the Gemini API sells them: `litellm_provider`
+    `gemini`, a `chat` mode, and a name (after `gemini/`) starting `gemini-`.
   - OpenAI GPT, o-series and codex models: `litellm_provider` `openai`, a
     `chat`, `responses` or `completion` mode, and a name (after any `openai/`)
     starting `gpt-`, `o<digit>`, `codex-` or `chatgpt-`. Fine-tuned (`ft:`)
@@ -106,6 +108,8 @@ def keep(name, entry):
     provider = entry.get("litellm_provider")
     if "claude" in name.lower() and provider in CLAUDE_PROVIDERS:
         return True
+    if provider == "gemini" and entry.get("mode") == "chat":
+        return name.split("/")[-1].startswith("gemini-")
     if provider == "openai" and entry.get("mode") in OPENAI_MODES:
         return bool(OPENAI_NAME.match(name.split("/")[-1]))
     return False

@@ -127,9 +127,10 @@ impl Worker<'_> {
                 (f.as_path(), display)
             })
             .collect();
-        if cap.format.profile.time_ordered && !self.follow {
-            if let Some(timed) = self.time_ordered(cap.format.dialect, &files) {
-                return self.visit_timed(v, cap, &files, timed);
+        let order = cap.format.profile.order;
+        if order != format::Order::File && !self.follow {
+            if let Some(session) = self.ordered(cap, &files, order) {
+                return self.visit_ordered(v, cap, &files, session);
             }
         }
         for (index, (path, display)) in files.iter().enumerate() {

@@ -25,7 +25,7 @@
 //! The pieces, one module each: `input` (the inputs, and the producer that
 //! reads them in order) and `stdin` produce units; `deal` deals them; a
 //! `worker` reads them (a capture: `capture`, a part of one: `chunk`, in
-//! time order: `timed`, piped lines: `piped`, following: [`follow`]) through the tool's [`Visitor`]
+//! its format's order: `ordered`, piped lines: `piped`, following: [`follow`]) through the tool's [`Visitor`]
 //! (`visitor`); `writer` writes their output in input order.
 
 mod capture;
@@ -34,10 +34,10 @@ mod deal;
 pub mod follow;
 mod input;
 mod narrow;
+mod ordered;
 mod picked;
 mod piped;
 mod stdin;
-mod timed;
 mod visitor;
 mod worker;
 mod writer;
