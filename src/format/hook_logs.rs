@@ -59,7 +59,7 @@ use super::{Format, Help, Layout, Profile, Section};
 use crate::diag::Diag;
 use crate::elements::{ArrayError, ElementReader, ReadError};
 use crate::json::{Index, Raw, Record};
-use crate::lines::{Line, LineSource, Site};
+use crate::lines::{Framing, Line, LineSource, Site};
 use crate::session::{unsafe_id_message, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
@@ -346,7 +346,7 @@ impl LineSource for SessionLines {
                 Ok(Some(Line {
                     bytes: el.bytes,
                     number: el.line,
-                    site: Site { offset: el.offset, len: el.len, element: true },
+                    site: Site { offset: el.offset, len: el.len, framing: Framing::Element },
                     terminated: true,
                     too_long: el.too_long,
                 }))

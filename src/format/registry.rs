@@ -238,6 +238,9 @@ pub struct Profile {
     /// a tokens count ([`crate::source::Visitor::needs_events`]). `None`: no
     /// such shortcut.
     pub usage_bytes: Option<&'static [u8]>,
+    /// The database tables whose rows are its records (a database store:
+    /// [`crate::lines::rows`]); a cut row is read again through them.
+    pub tables: &'static [&'static crate::lines::rows::Table],
 }
 
 impl Profile {
@@ -256,6 +259,7 @@ impl Profile {
             copies_history: false,
             reply_ends_turn: false,
             usage_bytes: None,
+            tables: &[],
         }
     }
 }

@@ -99,7 +99,8 @@ impl Worker<'_> {
         for (_, fi, line, range) in &timed.order {
             // Only event lines were put in `order` (`time_ordered`).
             let Ok(rec) = self.idx.parse(&timed.texts[*fi][range.clone()]) else { continue };
-            let site = Site { offset: range.start as u64, len: range.len() as u64, element: false };
+            let site =
+                Site { offset: range.start as u64, len: range.len() as u64, framing: crate::lines::Framing::Line };
             if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (*line, site), &files[*fi].1, self.diag)
                 == Flow::Stop
             {
