@@ -24,6 +24,7 @@ const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("claude-transcript", "fixtures/claude-transcripts"),
     ("codex", "fixtures/codex"),
     ("qwen-code", "fixtures/qwen-code/.qwen"),
+    ("opencode", "fixtures/opencode/handmade"),
 ];
 
 /// Each registered format's root env var and its fixture root (a format

@@ -66,6 +66,7 @@ pub mod claude_transcript;
 pub mod codex;
 mod context;
 pub mod hook_logs;
+pub mod opencode;
 pub mod qwen;
 mod registry;
 
@@ -91,6 +92,7 @@ pub static FORMATS: &[&Format] = &[
     &claude_transcript::FORMAT,
     &codex::FORMAT,
     &hook_logs::FORMAT,
+    &opencode::FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -724,9 +726,9 @@ mod tests {
         assert_eq!(
             no_default_root(),
             "found no capture root: none of ~/.amplifier/projects, ~/.qwen/projects, ~/.claude/projects, \
-             ~/.config/claude/projects, ~/.codex/sessions exists (name a PATH or --root, or set \
-             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, \
-             CODEX_HOME or SESSION_DATA_DIR)"
+             ~/.config/claude/projects, ~/.codex/sessions, ~/.local/share/opencode exists (name a PATH or \
+             --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, \
+             CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_DATA_DIR or SESSION_DATA_DIR)"
         );
     }
 
