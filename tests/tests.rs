@@ -35,6 +35,7 @@ mod line_index;
 mod line_limit;
 mod man;
 mod obvious;
+mod opencode;
 mod paths;
 mod pipeline;
 mod pipes;

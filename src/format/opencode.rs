@@ -100,7 +100,9 @@ fn root_databases(root: &Path) -> Vec<PathBuf> {
     store::databases(root)
 }
 
-/// The session records of the database `db` (errors reported to `diag`).
+/// The session records of the database `db`; `None` when it is no
+/// OpenCode database. One that cannot be read (locked, damaged) is reported
+/// to `diag` and has none.
 fn sessions_of(db: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Vec<SessionRecord>> {
     let report = |e: &dyn std::fmt::Display| {
         if let Some(d) = diag {
@@ -111,11 +113,17 @@ fn sessions_of(db: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Vec<Ses
         report(&crate::files::NOT_UTF8);
         return None;
     };
-    let conn = crate::lines::rows::open(db).map_err(|e| report(&e)).ok()?;
-    if !store::is_opencode(&conn) {
-        return None;
-    }
-    let rows = store::sessions(&conn).map_err(|e| report(&e)).ok()?;
+    let read = crate::lines::rows::open(db).and_then(|conn| match store::is_opencode(&conn)? {
+        true => store::sessions(&conn).map(Some),
+        false => Ok(None),
+    });
+    let rows = match read {
+        Ok(rows) => rows?,
+        Err(e) => {
+            report(&e);
+            return Some(Vec::new());
+        }
+    };
     let mtime = std::fs::metadata(db).ok().and_then(|m| m.modified().ok()).and_then(|t| Timestamp::try_from(t).ok());
     let stamp = |ms: Option<i64>| ms.and_then(|ms| Timestamp::from_millisecond(ms).ok()).map(time::format_timestamp);
     let mut out = Vec::new();

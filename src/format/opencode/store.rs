@@ -193,9 +193,9 @@ pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
 
 /// Whether `conn` is an OpenCode database: it has the `session`, `message`
 /// and `part` tables.
-pub fn is_opencode(conn: &Connection) -> bool {
+pub fn is_opencode(conn: &Connection) -> Result<bool, String> {
     let sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')";
-    conn.query_row(sql, [], |r| r.get::<_, i64>(0)).is_ok_and(|n| n == 3)
+    conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n == 3).map_err(|e| e.to_string())
 }
 
 /// The database files of a data directory: `opencode.db`, then the other
