@@ -198,14 +198,14 @@ impl Layout for OpenCode {
 
     /// Every session of an OpenCode database (a SQLite file with its tables).
     fn file_captures(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
-        if !is_sqlite(file) {
+        if !crate::lines::rows::is_database(file) {
             return None;
         }
         Some(sessions_of(file, Detail::Full, Some(diag))?.into_iter().map(super::capture).collect())
     }
 
     fn record_of_file(&self, file: &Path, session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        if !is_sqlite(file) {
+        if !crate::lines::rows::is_database(file) {
             return None;
         }
         sessions_of(file, Detail::Full, None)?.into_iter().find(|r| r.session == session)
@@ -222,7 +222,7 @@ impl Layout for OpenCode {
         Path::new(&rec.path).join(&rec.session)
     }
 
-    /// Its rows (a terminal tool call's row is two events).
+    /// Its rows (a finished tool call's row, two events, counts once).
     fn event_count(&self, rec: &SessionRecord) -> u64 {
         let Ok(conn) = crate::lines::rows::open(Path::new(&rec.path)) else { return 0 };
         store::keys(&conn, &rec.session).map_or(0, |k| k.len() as u64)
@@ -259,14 +259,6 @@ impl Layout for OpenCode {
     fn subagents(&self, _rec: &SessionRecord) -> u64 {
         0
     }
-}
-
-/// Whether `file` is a regular file that starts as a SQLite database does.
-fn is_sqlite(file: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 16];
-    let Ok(mut f) = crate::files::open_regular(file) else { return false };
-    f.read_exact(&mut head).is_ok() && &head == b"SQLite format 3\0"
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     read_header(&file, &mut header).map_err(|e| e.to_string())?;
-    if !header.starts_with(b"SQLite format 3\0") {
+    if !header.starts_with(MAGIC) {
         return Err("not a SQLite database".into());
     }
     let wal_mode = header[18] == 2;
@@ -68,6 +68,17 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     conn.busy_timeout(Duration::from_millis(BUSY_WAIT_MS)).map_err(|e| e.to_string())?;
     conn.pragma_update(None, "query_only", true).map_err(|e| e.to_string())?;
     Ok(conn)
+}
+
+/// The first bytes of every SQLite database file.
+const MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// Whether `path` is a regular file that starts as a SQLite database does
+/// (nothing but its first bytes is read; a FIFO is never opened).
+pub fn is_database(path: &Path) -> bool {
+    let mut header = [0u8; 16];
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    regular && std::fs::File::open(path).is_ok_and(|f| read_header(&f, &mut header).is_ok()) && header == MAGIC
 }
 
 /// Reads the first bytes of a database (a shorter file leaves zeros).

@@ -117,3 +117,15 @@ fn a_path_with_uri_characters_is_opened_as_named() {
     drop(c);
     assert_eq!(all(&path).unwrap().len(), 1);
 }
+
+#[test]
+fn a_database_is_told_by_its_first_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, c) = make(dir.path(), "delete", 0);
+    drop(c);
+    assert!(is_database(&path));
+    std::fs::write(dir.path().join("short"), "SQLite").unwrap();
+    assert!(!is_database(&dir.path().join("short")));
+    assert!(!is_database(dir.path()));
+    assert!(!is_database(&dir.path().join("missing")));
+}
