@@ -36,6 +36,7 @@ mod line_limit;
 mod man;
 mod obvious;
 mod opencode;
+mod opencodegen;
 mod paths;
 mod pipeline;
 mod pipes;
