@@ -95,11 +95,6 @@ pub static FORMAT: Format = Format {
     },
 };
 
-/// The databases under `root` (a data directory, or a database file).
-fn root_databases(root: &Path) -> Vec<PathBuf> {
-    store::databases(root)
-}
-
 /// The session records of the database `db`; `None` when it is no
 /// OpenCode database. One that cannot be read (locked, damaged) is reported
 /// to `diag` and has none.
@@ -183,7 +178,7 @@ impl Layout for OpenCode {
         _cx: &Cx<'_>,
         diag: &Diag,
     ) -> crate::error::Result<Vec<SessionRecord>> {
-        Ok(root_databases(root).iter().filter_map(|db| sessions_of(db, detail, Some(diag))).flatten().collect())
+        Ok(store::databases(root).iter().filter_map(|db| sessions_of(db, detail, Some(diag))).flatten().collect())
     }
 
     /// A data directory given as an argument is read as a root.
@@ -213,7 +208,7 @@ impl Layout for OpenCode {
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let all =
-            root_databases(root).into_iter().filter_map(|db| sessions_of(&db, Detail::Full, Some(diag))).flatten();
+            store::databases(root).into_iter().filter_map(|db| sessions_of(&db, Detail::Full, Some(diag))).flatten();
         all.filter(|r| seen.insert(self.session_dir(r))).collect()
     }
 
@@ -253,11 +248,6 @@ impl Layout for OpenCode {
                 Some(Box::new(crate::lines::LineReader::new(std::io::empty())))
             }
         }
-    }
-
-    /// Child sessions are sessions of their own, linked by `parent`.
-    fn subagents(&self, _rec: &SessionRecord) -> u64 {
-        0
     }
 }
 
