@@ -9,6 +9,7 @@
 use std::io::{self, Read};
 
 mod end;
+pub mod rows;
 pub use end::{ReadEnd, Tail};
 
 const INITIAL: usize = 256 * 1024;
@@ -105,18 +106,32 @@ pub struct Line<'a> {
 }
 
 /// Where a line is in its file: the byte offset of its first byte and its
-/// length there, and whether it is an element of a JSON array file (whose
-/// line is the element compacted, [`crate::elements`]) rather than a
-/// physical line. A record printed with something cut carries it, so a later
-/// tool can read the whole line again ([`crate::reread`]).
+/// length there, and how the file is cut into records ([`Framing`]). A
+/// record printed with something cut carries it, so a later tool can read
+/// the whole line again ([`crate::reread`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Site {
-    /// Byte offset of the line's first byte (after a byte-order mark).
+    /// Byte offset of the line's first byte (after a byte-order mark); for
+    /// a row, its `rowid`.
     pub offset: u64,
-    /// Its length in the file, in bytes (without the `\n`).
+    /// Its length in the file, in bytes (without the `\n`); for a row, the
+    /// length of its record.
     pub len: u64,
-    /// Whether it is an array element rather than a physical line.
-    pub element: bool,
+    /// What the record is in its file.
+    pub framing: Framing,
+}
+
+/// How a file is cut into records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Framing {
+    /// A physical line.
+    #[default]
+    Line,
+    /// An element of a JSON array file, whose line is the element
+    /// compacted ([`crate::elements`]).
+    Element,
+    /// A row of a database table ([`rows`]).
+    Row(&'static rows::Table),
 }
 
 /// A place in the input to go on reading from ([`LineReader::restart_at`]).
@@ -370,13 +385,13 @@ impl<R: Read> LineReader<R> {
 
     /// The line skipped for its length, from offset `at` to `end`.
     fn too_long(&self, at: u64, end: u64, terminated: bool) -> Line<'static> {
-        let site = Site { offset: at, len: end - at, element: false };
+        let site = Site { offset: at, len: end - at, framing: Framing::Line };
         Line { bytes: &[], number: self.number, site, terminated, too_long: true }
     }
 
     /// The site of the buffered line `start..end`.
     fn site(&self, start: usize, end: usize) -> Site {
-        Site { offset: self.base + start as u64, len: (end - start) as u64, element: false }
+        Site { offset: self.base + start as u64, len: (end - start) as u64, framing: Framing::Line }
     }
 
     /// Where the line `start..end` begins: past a UTF-8 byte-order mark when
@@ -492,7 +507,7 @@ impl<'a> Line<'a> {
         Line {
             bytes: el.bytes,
             number: el.line,
-            site: Site { offset: el.offset, len: el.len, element: true },
+            site: Site { offset: el.offset, len: el.len, framing: Framing::Element },
             terminated: true,
             too_long: el.too_long,
         }

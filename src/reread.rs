@@ -25,7 +25,8 @@ use crate::elements::ElementReader;
 
 use crate::format::{self, Format, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
-use crate::lines::Site;
+use crate::lines::rows::Table;
+use crate::lines::{Framing, Site};
 use crate::output::EventPrinter;
 use crate::record::{line_hash, Event, ENVELOPE, PROVENANCE_KEY, TOOL_KEY};
 
@@ -45,6 +46,8 @@ struct Marker<'a> {
 #[derive(Default)]
 pub struct Reread {
     open: Option<(String, File)>,
+    /// The last database a cut row was read from.
+    open_db: Option<(String, rusqlite::Connection)>,
     line: Vec<u8>,
     idx: Index,
     state: ReadState,
@@ -295,6 +298,9 @@ impl Reread {
     /// allocated for bytes not checked first ([`scan`]): a marker names any
     /// length its file has (a sparse file's terabyte too).
     fn read_line(&mut self, m: &Marker<'_>) -> Result<bool, String> {
+        if let Framing::Row(table) = m.site.framing {
+            return self.read_row(m, table);
+        }
         let fail = |e: &dyn std::fmt::Display| format!("{}:{}: cannot read the line again: {e}", m.path, m.line);
         if self.open.as_ref().is_none_or(|(p, _)| *p != m.path) {
             let file = crate::files::open_regular(std::path::Path::new(m.path.as_ref())).map_err(|e| fail(&e))?;
@@ -306,7 +312,7 @@ impl Reread {
             return Err(fail(&"the file is shorter than when the record was printed"));
         };
         self.line.clear();
-        if m.site.element {
+        if m.site.framing == Framing::Element {
             // An element is hashed compacted: the bytes on disk are checked,
             // then the element read from them, never past its span.
             if !scan(file, m.site, None).map_err(|e| fail(&e))? {
@@ -338,6 +344,23 @@ impl Reread {
     }
 }
 
+impl Reread {
+    /// Reads the row the marker names into `self.line` ([`crate::lines::rows`]);
+    /// `Ok(false)` when it is not the record the marker hashes.
+    fn read_row(&mut self, m: &Marker<'_>, table: &'static Table) -> Result<bool, String> {
+        let fail = |e: &dyn std::fmt::Display| format!("{}:{}: cannot read the row again: {e}", m.path, m.line);
+        if self.open_db.as_ref().is_none_or(|(p, _)| *p != m.path) {
+            let conn = crate::lines::rows::open(std::path::Path::new(m.path.as_ref())).map_err(|e| fail(&e))?;
+            self.open_db = Some((m.path.clone().into_owned(), conn));
+        }
+        let Some((_, conn)) = &self.open_db else { return Err(fail(&"not open")) };
+        if !crate::lines::rows::read_row(conn, table, m.site.offset as i64, &mut self.line).map_err(|e| fail(&e))? {
+            return Err(fail(&format_args!("no row {} in table {}", m.site.offset as i64, table.name)));
+        }
+        Ok(self.line.len() as u64 == m.site.len && line_hash(&self.line) == m.hash)
+    }
+}
+
 /// Reads the `site` bytes of `file` a chunk at a time, keeping none (into
 /// `hasher` when given); false at the first byte no record holds raw: a
 /// control byte other than tab and CR, or a newline in a line (an array's
@@ -346,7 +369,7 @@ impl Reread {
 fn scan(file: &File, site: Site, mut hasher: Option<&mut xxhash_rust::xxh3::Xxh3>) -> std::io::Result<bool> {
     const CHUNK: u64 = 64 * 1024;
     let mut buf = vec![0u8; CHUNK.min(site.len) as usize];
-    let raw = |b: &u8| *b < 0x20 && !matches!(b, b'\t' | b'\r') && !(site.element && *b == b'\n');
+    let raw = |b: &u8| *b < 0x20 && !matches!(b, b'\t' | b'\r') && !(site.framing == Framing::Element && *b == b'\n');
     let mut done = 0;
     while done < site.len {
         let n = CHUNK.min(site.len - done) as usize;
@@ -427,14 +450,25 @@ fn marker<'a>(ci: Raw<'a>, cut: Raw<'a>) -> Result<Marker<'a>, String> {
         None => None,
         Some(name) => Some(name.as_deref().and_then(Format::named).ok_or_else(bad)?),
     };
-    match (path, line, num("offset"), num("bytes"), hash) {
+    // A row: its table (one of its writer's) and rowid stand for the offset.
+    let (offset, framing) = match cut.get("table") {
+        Some(name) => {
+            let name = name.as_str().ok_or_else(bad)?;
+            let table = writer.and_then(|w| w.profile.tables.iter().find(|t| t.name == name)).ok_or_else(bad)?;
+            let rowid = cut.get("rowid").and_then(|r| r.as_f64()).filter(|r| r.fract() == 0.0 && r.abs() < 9.0e15);
+            (rowid.map(|r| r as i64 as u64), Framing::Row(table))
+        }
+        None if cut.get("element").and_then(|e| e.as_bool()) == Some(true) => (num("offset"), Framing::Element),
+        None => (num("offset"), Framing::Line),
+    };
+    match (path, line, offset, num("bytes"), hash) {
         (Some(path), Some(line), Some(offset), Some(len), Some(hash)) => Ok(Marker {
             fields,
             writer,
             path,
             line,
             part: ci.get("part").and_then(as_u64).and_then(|p| u32::try_from(p).ok()),
-            site: Site { offset, len, element: cut.get("element").and_then(|e| e.as_bool()) == Some(true) },
+            site: Site { offset, len, framing },
             hash,
         }),
         _ => Err(bad()),

@@ -357,11 +357,36 @@ fn planted_match(format: &str, p: &Planted) -> (serde_json::Value, String) {
     (matches.into_iter().next().unwrap(), out)
 }
 
-/// A match's record site: its byte offset and length in its file.
-fn site(m: &serde_json::Value) -> (usize, usize) {
+/// A match's record site: its byte offset and length in its file, or for a
+/// database row (`ci.cut.table`) its table and rowid.
+enum Site {
+    Bytes(usize, usize),
+    Row(String, i64),
+}
+
+fn site(m: &serde_json::Value) -> Site {
     let cut = &m["ci"]["cut"];
     let n = |k: &str| cut[k].as_u64().unwrap_or_else(|| panic!("no ci.cut.{k} in {m}")) as usize;
-    (n("offset"), n("bytes"))
+    match cut["table"].as_str() {
+        Some(table) => Site::Row(table.to_owned(), cut["rowid"].as_i64().expect("ci.cut.rowid")),
+        None => Site::Bytes(n("offset"), n("bytes")),
+    }
+}
+
+/// The text columns of row `rowid` of `table` in the database `db` that hold `phrase`, by name.
+fn row_texts(db: &std::path::Path, table: &str, rowid: i64, phrase: &str) -> Vec<(String, String)> {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut stmt = conn.prepare(&format!("SELECT * FROM {table} WHERE rowid = ?1")).unwrap();
+    let names: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+    let mut rows = stmt.query([rowid]).unwrap();
+    let row = rows.next().unwrap().unwrap_or_else(|| panic!("{}: no row {rowid} in {table}", db.display()));
+    let text = |i: usize| row.get::<_, String>(i).ok();
+    names
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| Some((n.clone(), text(i)?)))
+        .filter(|(_, t)| t.contains(phrase))
+        .collect()
 }
 
 /// ci-grep finds the planted phrase with its provenance: the session, file
@@ -375,8 +400,16 @@ fn planted_phrase_found_at_its_site() {
         expect(f, "grep.ndjson", &out);
         let at = (m["session"].as_str(), m["ci"]["path"].as_str(), m["ci"]["line"].as_u64());
         assert_eq!(at, (Some(&*p.session), Some(&*p.file), Some(p.line)), "{f}: provenance of {m}");
-        let text = std::fs::read(crate::util::root().join(&p.file)).unwrap();
-        let (offset, bytes) = site(&m);
+        let file = crate::util::root().join(&p.file);
+        let (offset, bytes) = match site(&m) {
+            Site::Bytes(offset, bytes) => (offset, bytes),
+            Site::Row(table, rowid) => {
+                let held = row_texts(&file, &table, rowid, &p.phrase);
+                assert!(!held.is_empty(), "{f}: row {rowid} of {table} does not hold the phrase");
+                continue;
+            }
+        };
+        let text = std::fs::read(&file).unwrap();
         let record = String::from_utf8_lossy(&text[offset..offset + bytes]);
         assert!(record.contains(&p.phrase), "{f}: the site {offset}+{bytes} holds {record}");
         let line = 1 + text[..offset].iter().filter(|&&b| b == b'\n').count() as u64;
@@ -425,10 +458,22 @@ fn damaged_record_reported_at_its_site() {
         let tmp = tempfile::tempdir().unwrap();
         copy_tree(&crate::util::root().join(&r), &tmp.path().join(&r));
         let path = tmp.path().join(&p.file);
-        let mut text = std::fs::read(&path).unwrap();
-        let (offset, bytes) = site(&m);
-        text.drain(offset + bytes / 2..offset + bytes);
-        std::fs::write(&path, text).unwrap();
+        match site(&m) {
+            Site::Bytes(offset, bytes) => {
+                let mut text = std::fs::read(&path).unwrap();
+                text.drain(offset + bytes / 2..offset + bytes);
+                std::fs::write(&path, text).unwrap();
+            }
+            // A row: the columns holding the phrase cut in half.
+            Site::Row(table, rowid) => {
+                let conn = rusqlite::Connection::open(&path).unwrap();
+                for (column, text) in row_texts(&path, &table, rowid, &p.phrase) {
+                    let half: String = text.chars().take(text.chars().count() / 2).collect();
+                    let sql = format!("UPDATE {table} SET {column} = ?1 WHERE rowid = ?2");
+                    conn.execute(&sql, rusqlite::params![half, rowid]).unwrap();
+                }
+            }
+        }
         let run = |bin: &str, args: &[&str]| ci(bin).current_dir(tmp.path()).args(args).arg(&r).run();
 
         let damaged = run("ci-agg", &["--sessions"]);

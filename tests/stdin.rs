@@ -28,6 +28,7 @@ const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("kimi", "fixtures/kimi/.kimi"),
     ("cline", "fixtures/cline/User"),
     ("gemini-cli", "fixtures/gemini-cli"),
+    ("opencode", "fixtures/opencode/handmade"),
 ];
 
 /// Each registered format's root env var and its fixture root (a format

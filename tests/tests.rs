@@ -44,6 +44,8 @@ mod line_index;
 mod line_limit;
 mod man;
 mod obvious;
+mod opencode;
+mod opencodegen;
 mod paths;
 mod pipeline;
 mod pipes;

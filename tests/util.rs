@@ -67,6 +67,8 @@ pub fn pinned(mut cmd: std::process::Command) -> std::process::Command {
         .env("CI_NOW", "2026-03-10T00:00:00Z")
         .env("HOME", root().join("fixtures/no-home"))
         .env_remove("CI_CACHE")
+        // OpenCode's default root is under it.
+        .env_remove("XDG_DATA_HOME")
         .env("XDG_CACHE_HOME", cache_home());
     cmd
 }

@@ -48,7 +48,7 @@ fuzz_target!(|bytes: &[u8]| {
         files: vec![path.clone()],
     };
     let state = ReadState::default();
-    let site = Site { offset: 0, len: line.len() as u64, element: false };
+    let site = Site { offset: 0, len: line.len() as u64, framing: ci_tools::lines::Framing::Line };
     let ev = Event::read(rec, &cap, 1, &display, None, &state, site);
     let mut full = Vec::new();
     EventPrinter::default().write(&ev, &mut full);

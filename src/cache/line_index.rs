@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use super::{Entry, Fresh, Kind, Store, Update};
 use crate::codec::{put_varint, Reader};
 use crate::diag::Diag;
-use crate::lines::{Resume, Site};
+use crate::lines::{Framing, Resume, Site};
 use crate::session::Capture;
 
 /// The index's label (and, hashed with the version, its file's name).
@@ -153,7 +153,7 @@ fn walk(payload: &[u8], indexed: u64, mut line: impl FnMut(&[String], u32, u64, 
         let offset = end.checked_add(r.varint()?)?;
         let len = r.varint()?;
         end = offset.checked_add(len)?.checked_add(1).filter(|&e| e <= indexed)?;
-        line(&names, id, number, Site { offset, len, element: false });
+        line(&names, id, number, Site { offset, len, framing: Framing::Line });
     }
     (r.left() == 0).then_some(names)
 }
@@ -301,7 +301,7 @@ mod tests {
     use super::*;
 
     fn site(offset: u64, len: u64) -> Site {
-        Site { offset, len, element: false }
+        Site { offset, len, framing: Framing::Line }
     }
 
     #[test]

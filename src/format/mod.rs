@@ -70,6 +70,7 @@ pub mod copilot;
 pub mod gemini;
 pub mod hook_logs;
 pub mod kimi;
+pub mod opencode;
 pub mod qwen;
 mod registry;
 
@@ -101,6 +102,7 @@ pub static FORMATS: &[&Format] = &[
     &kimi::FORMAT,
     &cline::CLINE_FORMAT, &cline::ROO_FORMAT, &cline::KILO_FORMAT,
     &gemini::FORMAT,
+    &opencode::FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -832,9 +834,10 @@ mod tests {
              ~/.config/claude/projects, ~/.codex/sessions, ~/.copilot/session-state, ~/.kimi/sessions, \
              ~/.kimi-code/sessions, ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev, ~/.cline/data, \
              ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline, \
-             ~/.config/Code/User/globalStorage/kilocode.kilo-code exists (name a PATH or --root, or set \
-             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, \
-             CODEX_HOME, COPILOT_HOME, KIMI_SHARE_DIR, KIMI_CODE_HOME, CI_VSCODE_DIR or SESSION_DATA_DIR)"
+             ~/.config/Code/User/globalStorage/kilocode.kilo-code, ~/.gemini/tmp, ~/.local/share/opencode \
+             exists (name a PATH or --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, \
+             QWEN_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, KIMI_SHARE_DIR, KIMI_CODE_HOME, \
+             CI_VSCODE_DIR, GEMINI_CLI_HOME, OPENCODE_DATA_DIR or SESSION_DATA_DIR)"
         );
     }
 

@@ -262,6 +262,9 @@ pub struct Profile {
     /// Code's plans): `ci-agg --blocks` and `--statusline` with no PATH
     /// read the default roots of such formats ([`billing_roots`]).
     pub billing_blocks: bool,
+    /// The database tables whose rows are its records (a database store:
+    /// [`crate::lines::rows`]); a cut row is read again through them.
+    pub tables: &'static [&'static crate::lines::rows::Table],
 }
 
 impl Profile {
@@ -281,6 +284,7 @@ impl Profile {
             reply_ends_turn: false,
             usage_bytes: None,
             billing_blocks: false,
+            tables: &[],
         }
     }
 }

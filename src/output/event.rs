@@ -59,7 +59,8 @@ pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, li
 }
 
 /// Writes the cut marker, the member `"cut":{"offset":O,"bytes":L,"xxh3":H}`
-/// (with `"element":true` for an array element, `"writer":W` when the
+/// (`{"table":T,"rowid":R,"bytes":L,"xxh3":H,"writer":W}` for a database
+/// row, [`crate::lines::rows`]; with `"element":true` for an array element, `"writer":W` when the
 /// record may not tell its writer — a projection, a ci-grep match record —
 /// and for a projection `"fields":[…]`, the paths it picked): the line's byte offset and
 /// length in its file and the XXH3 hash of the line as read (hex), which is
@@ -78,10 +79,21 @@ pub fn write_cut(
         return;
     };
     // Writing into a Vec cannot fail.
-    let _ = write!(out, "{{\"offset\":{},\"bytes\":{},\"xxh3\":\"{hash:016x}\"", site.offset, site.len);
-    if site.element {
-        out.extend_from_slice(b",\"element\":true");
-    }
+    let writer = match site.framing {
+        crate::lines::Framing::Row(table) => {
+            out.extend_from_slice(b"{\"table\":");
+            json_str(out, table.name);
+            let _ = write!(out, ",\"rowid\":{},\"bytes\":{},\"xxh3\":\"{hash:016x}\"", site.offset as i64, site.len);
+            writer.or_else(|| Format::named(table.writer))
+        }
+        framing => {
+            let _ = write!(out, "{{\"offset\":{},\"bytes\":{},\"xxh3\":\"{hash:016x}\"", site.offset, site.len);
+            if framing == crate::lines::Framing::Element {
+                out.extend_from_slice(b",\"element\":true");
+            }
+            writer
+        }
+    };
     if let Some(writer) = writer {
         out.extend_from_slice(b",\"writer\":");
         json_str(out, writer.name);

@@ -14,7 +14,7 @@ use super::capture::visit_line;
 use super::worker::{Worker, CHUNK};
 use super::{Flow, Visitor};
 use crate::format::{Mutation, Order};
-use crate::lines::Site;
+use crate::lines::{Framing, Site};
 use crate::session::Capture;
 
 /// One record of a session read whole: its file, physical line, byte
@@ -31,7 +31,7 @@ struct Entry {
 impl Entry {
     /// A record that is the line at `range` of its file's text.
     fn line(file: usize, line: u64, range: Range<usize>) -> Entry {
-        let site = Site { offset: range.start as u64, len: range.len() as u64, element: false };
+        let site = Site { offset: range.start as u64, len: range.len() as u64, framing: Framing::Line };
         Entry { file, line, range, site }
     }
 }
@@ -145,7 +145,7 @@ impl Worker<'_> {
                             let Ok(m) = idx.parse(member.bytes()) else { continue };
                             let at = member.bytes().as_ptr() as usize - text.as_ptr() as usize;
                             let mut entry = Entry::line(fi, line, at..at + member.bytes().len());
-                            entry.site.element = true;
+                            entry.site.framing = Framing::Element;
                             match dialect.mutation(&m) {
                                 Mutation::Message { id, billed } => log.push(entry, Some(&id), billed),
                                 _ => log.push(entry, None, true),

@@ -7,12 +7,12 @@
 //! one per line, so that the fuzzer spends its time on lines the writer
 //! recognises.
 
+use ci_tools::format::Format;
 use ci_tools::format::{CallKey, ReadState};
 use ci_tools::json::{Index, Raw};
 use ci_tools::lines::LineReader;
 use ci_tools::output::{EventPrinter, DEFAULT_MAX_BYTES};
 use ci_tools::record::{Event, LineKind};
-use ci_tools::format::Format;
 use ci_tools::session::Capture;
 
 /// A JSON value built from a vocabulary (`Word` and object keys index it).

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use crate::diag::Diag;
 use crate::elements::{ArrayError, ElementReader, ReadError};
-use crate::lines::{Line, LineSource, Site};
+use crate::lines::{Line, LineSource};
 
 /// The size and modification time of an open file.
 fn stamp(file: &File) -> Option<(u64, Option<SystemTime>)> {
@@ -65,13 +65,7 @@ impl LineSource for Elements<'_> {
         let damage = match self.reader.next_element() {
             Ok(Some(el)) => {
                 self.number = el.line;
-                return Ok(Some(Line {
-                    bytes: el.bytes,
-                    number: el.line,
-                    site: Site { offset: el.offset, len: el.len, element: true },
-                    terminated: true,
-                    too_long: el.too_long,
-                }));
+                return Ok(Some(Line::of_element(el)));
             }
             Ok(None) => None,
             Err(ReadError::Array(e)) => Some(e),

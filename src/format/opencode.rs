@@ -1,0 +1,255 @@
+//! OpenCode's database (formats-next.md §3): `<data dir>/opencode.db`, the
+//! first database store the toolkit reads.
+//!
+//! - **Roots**: OpenCode's data directory: `$OPENCODE_DATA_DIR` (the peers'
+//!   convention), else `$XDG_DATA_HOME/opencode`, else
+//!   `~/.local/share/opencode` (each only when it exists when not named by
+//!   a variable). A root holds `opencode.db` (and other release channels'
+//!   `opencode-<channel>.db`); a database file named as a PATH is read too.
+//!   The database is opened read-only without writing beside it
+//!   ([`crate::lines::rows::open`]: a live WAL database is read with its
+//!   `-wal`, never blocking OpenCode).
+//! - **Sessions**: each row of `session`. `project` = `workspace` = the
+//!   folder name of its `directory` (Amplifier's slug rule), `working_dir`
+//!   = `directory`, `parent` = `parent_id` (a subagent's child session),
+//!   `model` and `agent` = the first assistant message's `modelID` and the
+//!   first `agent`, `started_at`/`last_event_at` = `time_created`/
+//!   `time_updated`, `tags` = `cli:` the version, `bytes` = the length of
+//!   its messages' and parts' `data`, `path` = the database.
+//! - **Events**: one record per row ([`store`]: the session, each message
+//!   followed by its parts), provenance `line` = the row's place in the
+//!   session and a cut record names its table and rowid. The record keeps
+//!   the row's kind as `opencode` (`session`, `message`, or the part's
+//!   type). The session row is `session:start`; a user message
+//!   `prompt:submit`; an assistant message `opencode:message`, or
+//!   `llm:response` when it has no `step-finish` part (its own `tokens`
+//!   then count). Parts: `step-finish` is `llm:response`; `tool` is
+//!   `tool:pre`, and when its `state.status` is `completed` or `error` also
+//!   (part 1) `tool:post` or `tool:error`; `compaction` is
+//!   `context:compaction`; others `opencode:<type>` (`opencode:text`,
+//!   `opencode:reasoning`, `opencode:step-start`, …).
+//! - **Tokens**: a message's `tokens` hold only its **last step** (its
+//!   `cost` sums them), so the `step-finish` parts count, one response
+//!   each. OpenCode's buckets are disjoint: `input_tokens` = `input`
+//!   (uncached), `cache_read_tokens`/`cache_write_tokens` = `cache.read`/
+//!   `cache.write`, `output_tokens` = `output` + `reasoning` (billed as
+//!   output), kept apart as `usage.reasoning_tokens`; `cost_usd` = the
+//!   step's recorded `cost`. The session's roll-up columns are not read.
+//! - **Calls** are paired by the tool part's `callID`; a `completed` bash
+//!   call whose `state.metadata.exit` is not 0 failed.
+
+mod dialect;
+pub mod store;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::{Cx, Detail, Format, Help, Layout, Profile, Section};
+use crate::diag::Diag;
+use crate::files::expand_tilde;
+use crate::session::{Capture, SessionRecord};
+use crate::time::{self, Timestamp};
+
+/// Env var naming OpenCode's data directory (a peers' convention).
+pub const DATA_ENV: &str = "OPENCODE_DATA_DIR";
+
+/// The OpenCode writer.
+pub struct OpenCode;
+
+/// The opencode format (see the module docs).
+pub static FORMAT: Format = Format {
+    name: "opencode",
+    product: "OpenCode",
+    root_env: &[DATA_ENV],
+    places: &["~/.local/share/opencode"],
+    help: Help {
+        roots: Some("$OPENCODE_DATA_DIR, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode\n    (OpenCode)"),
+        find: Some(Section {
+            title: "OPENCODE",
+            body: "  A root holds opencode.db (SQLite, opened read-only: nothing is written to it or
+  beside it); each session row is a session, format opencode, path = the
+  database: working_dir = directory, project/workspace = its folder name,
+  parent = parent_id (subagent sessions), model/agent = the first assistant
+  message's. A database file named as a PATH is read too.",
+        }),
+        agg: Some(Section {
+            title: "OPENCODE TOKENS",
+            body: "  Each step-finish part is a response (a message's own tokens hold only its last
+  step; ccusage 20.0.24 reads those and undercounts multi-step messages).
+  output_tokens = output + reasoning; cost_usd = the step's recorded cost.",
+        }),
+        ..Help::NONE
+    },
+    vocabulary: dialect::vocabulary,
+    layout: &OpenCode,
+    dialect: &OpenCode,
+    profile: Profile {
+        derived: true,
+        multi_part: true,
+        original_key: Some("opencode"),
+        // A row's record names `"usage":{` only when it carries usage.
+        usage_bytes: Some(b"\"usage\":{"),
+        reply_ends_turn: true,
+        tables: &store::TABLES,
+        ..Profile::new("active", "an OpenCode row record, not an event")
+    },
+};
+
+/// The session records of the database `db`; `None` when it is no
+/// OpenCode database. One that cannot be read (locked, damaged) is reported
+/// to `diag` and has none.
+fn sessions_of(db: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Vec<SessionRecord>> {
+    let report = |e: &dyn std::fmt::Display| {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {e}", db.display()));
+        }
+    };
+    let Some(path) = db.to_str() else {
+        report(&crate::files::NOT_UTF8);
+        return None;
+    };
+    let read = crate::lines::rows::open(db).and_then(|conn| match store::is_opencode(&conn)? {
+        true => store::sessions(&conn).map(Some),
+        false => Ok(None),
+    });
+    let rows = match read {
+        Ok(rows) => rows?,
+        Err(e) => {
+            report(&e);
+            return Some(Vec::new());
+        }
+    };
+    let mtime = std::fs::metadata(db).ok().and_then(|m| m.modified().ok()).and_then(|t| Timestamp::try_from(t).ok());
+    let stamp = |ms: Option<i64>| ms.and_then(|ms| Timestamp::from_millisecond(ms).ok()).map(time::format_timestamp);
+    let mut out = Vec::new();
+    for row in rows {
+        if crate::session::unsafe_name(&row.id) {
+            report(&format_args!("{}, skipped", crate::session::unsafe_id_message(&row.id)));
+            continue;
+        }
+        let project = row.directory.as_deref().map(|d| OpenCode.project_folder(d));
+        out.push(SessionRecord {
+            project: project.clone(),
+            workspace: project,
+            working_dir: row.directory,
+            parent: row.parent,
+            agent: row.agent,
+            started_at: stamp(row.created_ms),
+            last_event_at: match detail {
+                Detail::Full => stamp(row.updated_ms),
+                Detail::Reading => None,
+            },
+            bytes: row.bytes,
+            mtime: mtime.map(time::format_timestamp),
+            model: row.model,
+            tags: Some(row.version.map(|v| format!("cli:{v}")).into_iter().collect()),
+            ..SessionRecord::new(row.id, &FORMAT, path.to_owned())
+        });
+    }
+    Some(out)
+}
+
+impl Layout for OpenCode {
+    /// `$OPENCODE_DATA_DIR` (trimmed, `~`-expanded; a missing one is an
+    /// error like any root), else `$XDG_DATA_HOME/opencode`, else
+    /// `~/.local/share/opencode`, when it exists.
+    fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
+        if let Ok(v) = std::env::var(DATA_ENV) {
+            if !v.trim().is_empty() {
+                return vec![expand_tilde(v.trim())];
+            }
+        }
+        let xdg = std::env::var("XDG_DATA_HOME").ok().filter(|v| Path::new(v.trim()).is_absolute());
+        let dir = match xdg {
+            Some(x) => Path::new(x.trim()).join("opencode"),
+            None => expand_tilde("~/.local/share/opencode"),
+        };
+        if dir.is_dir() {
+            vec![dir]
+        } else {
+            vec![]
+        }
+    }
+
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        _cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
+        Ok(store::databases(root).iter().filter_map(|db| sessions_of(db, detail, Some(diag))).flatten().collect())
+    }
+
+    /// A data directory given as an argument is read as a root.
+    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
+        None
+    }
+
+    /// The first session of an OpenCode database ([`Layout::file_captures`] gives all).
+    fn file_capture(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
+        self.file_captures(file, cx, diag)?.into_iter().next()
+    }
+
+    /// Every session of an OpenCode database (a SQLite file with its tables).
+    fn file_captures(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
+        if !crate::lines::rows::is_database(file) {
+            return None;
+        }
+        Some(sessions_of(file, Detail::Full, Some(diag))?.into_iter().map(super::capture).collect())
+    }
+
+    fn record_of_file(&self, file: &Path, session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
+        if !crate::lines::rows::is_database(file) {
+            return None;
+        }
+        sessions_of(file, Detail::Full, None)?.into_iter().find(|r| r.session == session)
+    }
+
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
+        let all =
+            store::databases(root).into_iter().filter_map(|db| sessions_of(&db, Detail::Full, Some(diag))).flatten();
+        all.filter(|r| seen.insert(self.session_dir(r))).collect()
+    }
+
+    /// The database and the session id.
+    fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
+        Path::new(&rec.path).join(&rec.session)
+    }
+
+    /// Its rows (a finished tool call's row, two events, counts once).
+    fn event_count(&self, rec: &SessionRecord) -> u64 {
+        let Ok(conn) = crate::lines::rows::open(Path::new(&rec.path)) else { return 0 };
+        store::keys(&conn, &rec.session).map_or(0, |k| k.len() as u64)
+    }
+
+    fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
+        vec![PathBuf::from(&rec.path)]
+    }
+
+    /// The session's rows, in order ([`store::keys`]); a database that
+    /// cannot be read is reported.
+    fn lines_of<'d>(
+        &self,
+        cap: &Capture,
+        file: &Path,
+        display: &str,
+        _cx: &Cx<'_>,
+        diag: &'d Diag,
+    ) -> Option<Box<dyn crate::lines::LineSource + 'd>> {
+        let rows = crate::lines::rows::open(file).and_then(|conn| {
+            let keys = store::keys(&conn, &cap.session)?;
+            Ok(crate::lines::rows::Rows::new(conn, keys))
+        });
+        match rows {
+            Ok(rows) => Some(Box::new(rows)),
+            Err(e) => {
+                diag.error(&format_args!("{display}: {e}"));
+                Some(Box::new(crate::lines::LineReader::new(std::io::empty())))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

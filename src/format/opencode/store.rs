@@ -1,0 +1,217 @@
+//! OpenCode's database (`opencode.db`): the tables whose rows are records,
+//! the SQL that makes each row's record, a session's rows in order, and
+//! the session records.
+//!
+//! A row's record is a JSON object SQLite builds ([`Table::record`]): the
+//! row's columns the events need, its time as RFC 3339 (`timestamp`), the
+//! `data` column as JSON (a `data` that is not JSON becomes a string), and
+//! for a response the toolkit's `usage` made from OpenCode's `tokens` and
+//! `cost` (module docs of [`super`]).
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use crate::lines::rows::Table;
+
+/// A row's `time_created` (milliseconds since the epoch) as RFC 3339.
+macro_rules! time_of {
+    () => {
+        "strftime('%Y-%m-%dT%H:%M:%fZ', time_created / 1000.0, 'unixepoch')"
+    };
+}
+
+/// The `data` column as JSON: itself when it is JSON, else a string.
+macro_rules! data_json {
+    ($col:literal) => {
+        concat!("json(CASE WHEN json_valid(", $col, ") THEN ", $col, " ELSE json_quote(", $col, ") END)")
+    };
+}
+
+/// The toolkit's `usage` of an OpenCode `tokens` + `cost` object `$d`
+/// (JSON text): output with the reasoning, which OpenCode keeps apart.
+macro_rules! usage_of {
+    ($d:literal) => {
+        concat!(
+            "json_object('input_tokens', coalesce(json_extract(",
+            $d,
+            ", '$.tokens.input'), 0), ",
+            "'output_tokens', coalesce(json_extract(",
+            $d,
+            ", '$.tokens.output'), 0) + coalesce(json_extract(",
+            $d,
+            ", '$.tokens.reasoning'), 0), ",
+            "'cache_read_tokens', coalesce(json_extract(",
+            $d,
+            ", '$.tokens.cache.read'), 0), ",
+            "'cache_write_tokens', coalesce(json_extract(",
+            $d,
+            ", '$.tokens.cache.write'), 0), ",
+            "'reasoning_tokens', coalesce(json_extract(",
+            $d,
+            ", '$.tokens.reasoning'), 0), ",
+            "'cost_usd', json_extract(",
+            $d,
+            ", '$.cost'))"
+        )
+    };
+}
+
+/// The number of `step-finish` parts of the message row in scope.
+macro_rules! steps {
+    () => {
+        "(SELECT count(*) FROM part p WHERE p.message_id = message.id AND json_valid(p.data) \
+          AND json_extract(p.data, '$.type') = 'step-finish')"
+    };
+}
+
+/// A session row: `session:start`.
+pub static SESSION: Table = Table {
+    writer: "opencode",
+    name: "session",
+    record: concat!(
+        "json_object('type', 'session', 'id', id, 'project_id', project_id, 'parent_id', parent_id, ",
+        "'directory', directory, 'title', title, 'version', version, 'timestamp', ",
+        time_of!(),
+        ")"
+    ),
+};
+
+/// A message row; an assistant message without `step-finish` parts carries
+/// its own `tokens` as `usage` (older builds wrote no step parts).
+pub static MESSAGE: Table = Table {
+    writer: "opencode",
+    name: "message",
+    record: concat!(
+        "json_object('type', 'message', 'id', id, 'session_id', session_id, 'timestamp', ",
+        time_of!(),
+        ", 'steps', ",
+        steps!(),
+        ", 'usage', CASE WHEN json_valid(data) AND json_extract(data, '$.role') = 'assistant' ",
+        "AND json_type(data, '$.tokens') = 'object' AND ",
+        steps!(),
+        " = 0 THEN ",
+        usage_of!("data"),
+        " END, 'data', ",
+        data_json!("data"),
+        ")"
+    ),
+};
+
+/// A part row; a `step-finish` part carries its `tokens` and `cost` as
+/// `usage`, and every part its message's model.
+pub static PART: Table = Table {
+    writer: "opencode",
+    name: "part",
+    record: concat!(
+        "json_object('type', 'part', 'id', id, 'message_id', message_id, 'session_id', session_id, 'timestamp', ",
+        time_of!(),
+        ", 'model', (SELECT json_extract(m.data, '$.modelID') FROM message m WHERE m.id = part.message_id ",
+        "AND json_valid(m.data)), 'usage', CASE WHEN json_valid(data) AND json_extract(data, '$.type') = 'step-finish' THEN ",
+        usage_of!("data"),
+        " END, 'data', ",
+        data_json!("data"),
+        ")"
+    ),
+};
+
+/// The tables, in the order their rows come in a session.
+pub static TABLES: [&Table; 3] = [&SESSION, &MESSAGE, &PART];
+
+/// A session's rows in order: the session, then each message (by time,
+/// then id) followed by its parts (by id, OpenCode's ids sort by time).
+const KEYS: &str = "SELECT t, rid FROM (
+    SELECT 0 AS t, rowid AS rid, -1 AS k1, '' AS k2, 0 AS k3, '' AS k4 FROM session WHERE id = ?1
+    UNION ALL SELECT 1, rowid, time_created, id, 0, '' FROM message WHERE session_id = ?1
+    UNION ALL SELECT 2, p.rowid, m.time_created, m.id, 1, p.id
+        FROM part p JOIN message m ON m.id = p.message_id WHERE p.session_id = ?1
+) ORDER BY k1, k2, k3, k4";
+
+/// The rows of session `id`, in order ([`KEYS`]).
+pub fn keys(conn: &Connection, id: &str) -> Result<Vec<(&'static Table, i64)>, String> {
+    let mut stmt = conn.prepare(KEYS).map_err(|e| e.to_string())?;
+    let rows = stmt.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for r in rows {
+        let (t, rowid) = r.map_err(|e| e.to_string())?;
+        out.push((TABLES[t.clamp(0, 2) as usize], rowid));
+    }
+    Ok(out)
+}
+
+/// What discovery reads of a session row.
+#[derive(Debug, Default, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    pub parent: Option<String>,
+    pub directory: Option<String>,
+    pub version: Option<String>,
+    pub created_ms: Option<i64>,
+    pub updated_ms: Option<i64>,
+    /// The first assistant message's `modelID`.
+    pub model: Option<String>,
+    /// The `agent` of the first message that names one.
+    pub agent: Option<String>,
+    /// The length of its messages' and parts' `data`.
+    pub bytes: u64,
+}
+
+/// Every session of the database, by creation time then id.
+pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
+    const SQL: &str = "SELECT s.id, s.parent_id, s.directory, s.version, s.time_created, s.time_updated,
+        (SELECT json_extract(m.data, '$.modelID') FROM message m WHERE m.session_id = s.id AND json_valid(m.data)
+            AND json_extract(m.data, '$.role') = 'assistant' ORDER BY m.time_created, m.id LIMIT 1),
+        (SELECT json_extract(m.data, '$.agent') FROM message m WHERE m.session_id = s.id AND json_valid(m.data)
+            AND json_type(m.data, '$.agent') = 'text' ORDER BY m.time_created, m.id LIMIT 1),
+        coalesce((SELECT sum(length(data)) FROM message m WHERE m.session_id = s.id), 0)
+            + coalesce((SELECT sum(length(data)) FROM part p WHERE p.session_id = s.id), 0)
+        FROM session s ORDER BY s.time_created, s.id";
+    let mut stmt = conn.prepare(SQL).map_err(|e| e.to_string())?;
+    let text = |r: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<Option<String>> {
+        Ok(match r.get_ref(i)? {
+            rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+            _ => None,
+        })
+    };
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(SessionRow {
+                id: text(r, 0)?.unwrap_or_default(),
+                parent: text(r, 1)?.filter(|p| !p.is_empty()),
+                directory: text(r, 2)?.filter(|d| !d.is_empty()),
+                version: text(r, 3)?.filter(|v| !v.is_empty()),
+                created_ms: r.get::<_, Option<i64>>(4).ok().flatten(),
+                updated_ms: r.get::<_, Option<i64>>(5).ok().flatten(),
+                model: text(r, 6)?,
+                agent: text(r, 7)?,
+                bytes: r.get::<_, Option<i64>>(8).ok().flatten().unwrap_or(0).max(0) as u64,
+            })
+        })
+        .map_err(|e| e.to_string())?;
+    rows.map(|r| r.map_err(|e| e.to_string())).collect()
+}
+
+/// Whether `conn` is an OpenCode database: it has the `session`, `message`
+/// and `part` tables.
+pub fn is_opencode(conn: &Connection) -> Result<bool, String> {
+    let sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')";
+    conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n == 3).map_err(|e| e.to_string())
+}
+
+/// The database files of a data directory: `opencode.db`, then the other
+/// release channels' `opencode-<channel>.db`, by name.
+pub fn databases(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<_> = crate::files::read_dir_sorted(dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(is_database_name))
+        .filter(|p| p.is_file())
+        .collect();
+    out.sort_by_key(|p| p.file_name().is_some_and(|n| n != "opencode.db"));
+    out
+}
+
+/// `opencode.db` or `opencode-<channel>.db`.
+pub fn is_database_name(name: &str) -> bool {
+    name == "opencode.db" || (name.starts_with("opencode-") && name.ends_with(".db"))
+}

@@ -1,0 +1,104 @@
+use super::*;
+
+const SQL: &str = include_str!("../../../fixtures/opencode/handmade/opencode-v1.16-minimal.sql");
+
+/// A database built from `sql` in a temporary folder.
+fn db(sql: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    rusqlite::Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+    (dir, path)
+}
+
+/// The records of session `id`, in order.
+fn records(path: &Path, id: &str) -> Vec<String> {
+    let conn = crate::lines::rows::open(path).unwrap();
+    let mut rows =
+        crate::lines::rows::Rows::new(conn, store::keys(&crate::lines::rows::open(path).unwrap(), id).unwrap());
+    let mut out = Vec::new();
+    while let Some(line) = crate::lines::LineSource::next_line(&mut rows).unwrap() {
+        out.push(String::from_utf8(line.bytes.to_vec()).unwrap());
+    }
+    out
+}
+
+#[test]
+fn a_session_is_its_row_then_each_message_and_its_parts() {
+    let (_dir, path) = db(SQL);
+    let recs = records(&path, "ses_parent0001");
+    let ids: Vec<String> = recs
+        .iter()
+        .map(|r| serde_json::from_str::<serde_json::Value>(r).unwrap()["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "ses_parent0001",
+            "msg_u0001",
+            "prt_u0001a",
+            "msg_a0001",
+            "prt_a0001a",
+            "prt_a0001b",
+            "prt_a0001c",
+            "prt_a0001d",
+            "prt_a0001e",
+            "prt_a0001f",
+            "prt_a0001g",
+            "prt_a0001h"
+        ]
+    );
+    assert!(recs[7].contains(
+        r#""usage":{"input_tokens":2000,"output_tokens":300,"cache_read_tokens":14000,"cache_write_tokens":1100,"reasoning_tokens":100,"cost_usd":0.0165}"#
+    ));
+    assert!(recs[3].contains(r#""steps":2,"usage":null"#), "{}", recs[3]);
+}
+
+#[test]
+fn a_message_without_step_parts_carries_its_own_tokens() {
+    let sql = format!("{SQL}\nDELETE FROM part WHERE json_extract(data, '$.type') = 'step-finish';");
+    let (_dir, path) = db(&sql);
+    let recs = records(&path, "ses_child00001");
+    assert_eq!(recs.len(), 2);
+    assert!(recs[1].contains(
+        r#""steps":0,"usage":{"input_tokens":300,"output_tokens":90,"cache_read_tokens":2000,"cache_write_tokens":0,"reasoning_tokens":0,"cost_usd":0.0021}"#
+    ));
+}
+
+#[test]
+fn data_that_is_not_json_is_kept_as_a_string_and_refused() {
+    let sql = format!(
+        "{SQL}\nINSERT INTO part VALUES ('prt_zz','msg_c0001','ses_child00001',1781085641000,1781085641000,'{{torn');"
+    );
+    let (_dir, path) = db(&sql);
+    let recs = records(&path, "ses_child00001");
+    let last = recs.last().unwrap();
+    assert!(last.ends_with(r#""usage":null,"data":"{torn"}"#), "{recs:?}");
+    let mut idx = crate::json::Index::new();
+    let rec = idx.parse(last.as_bytes()).unwrap();
+    assert_eq!(crate::format::Dialect::accept(&OpenCode, &rec), Err(dialect::NOT_JSON));
+}
+
+#[test]
+fn sessions_are_read_with_their_parent_model_and_agent() {
+    let (_dir, path) = db(SQL);
+    let recs = sessions_of(&path, Detail::Full, None).unwrap();
+    let got: Vec<_> =
+        recs.iter().map(|r| (&*r.session, r.parent.as_deref(), r.model.as_deref(), r.agent.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            ("ses_parent0001", None, Some("claude-sonnet-4-5"), Some("build")),
+            ("ses_child00001", Some("ses_parent0001"), Some("claude-haiku-4-5"), Some("explore"))
+        ]
+    );
+    assert_eq!(recs[0].started_at.as_deref(), Some("2026-06-10T10:00:00Z"));
+    assert_eq!(recs[0].working_dir.as_deref(), Some("/home/dev/demo"));
+}
+
+#[test]
+fn database_names_are_the_release_channels() {
+    assert!(store::is_database_name("opencode.db"));
+    assert!(store::is_database_name("opencode-beta.db"));
+    assert!(!store::is_database_name("opencode.db-wal"));
+    assert!(!store::is_database_name("other.db"));
+}

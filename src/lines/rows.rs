@@ -1,0 +1,171 @@
+//! Rows of a SQLite database as records: the row framing.
+//!
+//! A writer that keeps its sessions in a database names, per table, the SQL
+//! expression that makes a row's record (a JSON object, built by SQLite's
+//! JSON functions: [`Table`]); a session's records are its rows in the
+//! writer's order ([`Rows`]), each at a [`Site`] whose framing is
+//! [`Framing::Row`]: the table, and the row's `rowid` as its offset. A row
+//! is read again the same way ([`read_row`]), so a record cut by one tool
+//! is made whole by the next, and a row that changed is told by its hash.
+//!
+//! # Opening without writing
+//! A database is opened read-only ([`open`]) and nothing is ever written to
+//! it or beside it. How depends on its journal mode (byte 18 of its header)
+//! and on whether a `-wal` file is there:
+//! - WAL mode with a `-wal` file: a writer may be live. The database is
+//!   opened `mode=ro`, a WAL reader: it sees every committed transaction,
+//!   takes no lock a writer waits on, and reuses the writer's `-shm`.
+//! - WAL mode without a `-wal` file: no writer has it open (a writer in WAL
+//!   mode keeps the file while it is connected). Opened `immutable=1`, so
+//!   SQLite creates no `-wal` or `-shm` beside it (a `mode=ro` open would)
+//!   and works in a read-only folder.
+//! - Rollback-journal mode: `mode=ro`; a writer's lock is waited for up to
+//!   [`BUSY_WAIT_MS`], then reported ("database is locked").
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::{Framing, Line, LineSource, Site};
+
+/// How long a read waits for a writer's lock (rollback-journal mode only)
+/// before reporting the database as locked.
+pub const BUSY_WAIT_MS: u64 = 2000;
+
+/// A table whose rows are records: its name and how a row becomes one.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Table {
+    /// The writer (format name) whose table it is.
+    pub writer: &'static str,
+    /// The table's name.
+    pub name: &'static str,
+    /// `SELECT <expression> FROM <table> WHERE rowid = ?1`: the row's
+    /// record as JSON text (SQLite's `json_object`), a function of the row
+    /// (and of rows it names) only, so that a re-read makes the same bytes.
+    pub record: &'static str,
+}
+
+/// Opens the database at `path` read-only, leaving nothing beside it (module docs).
+pub fn open(path: &Path) -> Result<Connection, String> {
+    let text = path.to_str().ok_or("the path is not UTF-8")?;
+    let mut header = [0u8; 100];
+    // What is not a regular file is never opened (a FIFO would block).
+    if !std::fs::metadata(path).map_err(|e| e.to_string())?.is_file() {
+        return Err("not a regular file".into());
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    read_header(&file, &mut header).map_err(|e| e.to_string())?;
+    if !header.starts_with(MAGIC) {
+        return Err("not a SQLite database".into());
+    }
+    let wal_mode = header[18] == 2;
+    let wal_file = Path::new(&format!("{text}-wal")).exists();
+    let mode = if wal_mode && !wal_file { "immutable=1" } else { "mode=ro" };
+    let uri = format!("file:{}?{mode}", escape_uri(text));
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(uri, flags).map_err(|e| e.to_string())?;
+    conn.busy_timeout(Duration::from_millis(BUSY_WAIT_MS)).map_err(|e| e.to_string())?;
+    conn.pragma_update(None, "query_only", true).map_err(|e| e.to_string())?;
+    Ok(conn)
+}
+
+/// The first bytes of every SQLite database file.
+const MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// Whether `path` is a regular file that starts as a SQLite database does
+/// (nothing but its first bytes is read; a FIFO is never opened).
+pub fn is_database(path: &Path) -> bool {
+    let mut header = [0u8; 16];
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    regular && std::fs::File::open(path).is_ok_and(|f| read_header(&f, &mut header).is_ok()) && header == MAGIC
+}
+
+/// Reads the first bytes of a database (a shorter file leaves zeros).
+fn read_header(mut file: &std::fs::File, out: &mut [u8]) -> std::io::Result<()> {
+    use std::io::Read;
+    let mut got = 0;
+    while got < out.len() {
+        match file.read(&mut out[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(())
+}
+
+/// A path as the path of a `file:` URI: `%`, `?` and `#` escaped.
+fn escape_uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Reads the record of row `rowid` of `table` into `out` (cleared first);
+/// `Ok(false)` when there is no such row.
+pub fn read_row(conn: &Connection, table: &Table, rowid: i64, out: &mut Vec<u8>) -> Result<bool, String> {
+    out.clear();
+    let sql = format!("SELECT {} FROM {} WHERE rowid = ?1", table.record, table.name);
+    let mut stmt = conn.prepare_cached(&sql).map_err(|e| e.to_string())?;
+    let mut rows = stmt.query([rowid]).map_err(|e| e.to_string())?;
+    let Some(row) = rows.next().map_err(|e| e.to_string())? else { return Ok(false) };
+    let text = row.get_ref(0).map_err(|e| e.to_string())?;
+    match text {
+        rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => out.extend_from_slice(t),
+        _ => return Err("the row's record is not text".into()),
+    }
+    Ok(true)
+}
+
+/// A session's rows, in the writer's order, as a [`LineSource`]: line `n`
+/// is the `n`-th row (its site: table, rowid, length of its record).
+pub struct Rows {
+    conn: Connection,
+    keys: Vec<(&'static Table, i64)>,
+    next: usize,
+    buf: Vec<u8>,
+}
+
+impl Rows {
+    /// The rows `keys` (table, rowid) of the database `conn`.
+    pub fn new(conn: Connection, keys: Vec<(&'static Table, i64)>) -> Rows {
+        Rows { conn, keys, next: 0, buf: Vec::new() }
+    }
+}
+
+impl LineSource for Rows {
+    /// The next row's record; a row gone since it was listed is skipped.
+    fn next_line(&mut self) -> std::io::Result<Option<Line<'_>>> {
+        loop {
+            let Some(&(table, rowid)) = self.keys.get(self.next) else { return Ok(None) };
+            self.next += 1;
+            let found = read_row(&self.conn, table, rowid, &mut self.buf).map_err(std::io::Error::other)?;
+            if !found {
+                continue;
+            }
+            let too_long = self.buf.len() > super::max_line();
+            let site = Site { offset: rowid as u64, len: self.buf.len() as u64, framing: Framing::Row(table) };
+            let bytes = if too_long { &[][..] } else { &self.buf[..] };
+            return Ok(Some(Line { bytes, number: self.next as u64, site, terminated: true, too_long }));
+        }
+    }
+
+    /// A committed row is always whole.
+    fn next_complete_line(&mut self) -> std::io::Result<Option<Line<'_>>> {
+        self.next_line()
+    }
+
+    fn line_number(&self) -> u64 {
+        self.next as u64
+    }
+}
+
+#[cfg(test)]
+mod tests;

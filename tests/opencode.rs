@@ -1,0 +1,234 @@
+//! OpenCode's database: the hand-made data dir (fixtures/opencode/handmade,
+//! the shared sample with its expected totals) against SOURCE.md and
+//! ccusage 20.0.24's answers, cut rows read back whole, and a database being
+//! written, locked or in a read-only folder.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{ci, root};
+
+/// The shared sample data dir (`opencode.db` + a legacy `storage/`).
+const HANDMADE: &str = "fixtures/opencode/handmade";
+/// The conformance tree: the sample plus a long part (cut at 1 KiB).
+const PLANTED: &str = "fixtures/opencode/planted/opencode.db";
+/// The script the sample database is built from.
+const SQL: &str = "fixtures/opencode/handmade/opencode-v1.16-minimal.sql";
+
+/// (input, output, cache read, cache write) of a row.
+fn counts(r: &Value) -> (u64, u64, u64, u64) {
+    let n = |k: &str| r[k].as_u64().unwrap_or_else(|| panic!("no {k}: {r}"));
+    (n("input_tokens"), n("output_tokens"), n("cache_read_tokens"), n("cache_write_tokens"))
+}
+
+/// ccusage 20.0.24's session rows on the sample, by session id.
+fn ccusage_session(id: &str) -> (u64, u64, u64, u64) {
+    let text = std::fs::read_to_string(root().join(HANDMADE).join("ccusage-session.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let r = v["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == id).unwrap().clone();
+    let n = |k: &str| r[k].as_u64().unwrap();
+    (n("inputTokens"), n("outputTokens"), n("cacheReadTokens"), n("cacheCreationTokens"))
+}
+
+/// SOURCE.md: the parent's two steps sum to input 2,400, output 650 +
+/// reasoning 120, cache 30,000 / 1,500, cost 0.0309 (the message's `tokens`
+/// hold the last step only); the child 300 / 90 / 2,000 / 0, 0.0021.
+#[test]
+fn the_sample_counts_the_expected_totals_of_source_md() {
+    let run = ci("ci-agg").args(["--tokens", "--by", "session", HANDMADE]).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    assert_eq!(
+        run.stdout,
+        concat!(
+            r#"{"session":"ses_parent0001","model":"claude-sonnet-4-5","responses":2,"input_tokens":2400,"output_tokens":770,"cache_read_tokens":30000,"cache_write_tokens":1500,"cost_usd":0.0309,"cost_source":"writer","unpriced_models":[]}"#,
+            "\n",
+            r#"{"session":"ses_child00001","model":"claude-haiku-4-5","responses":1,"input_tokens":300,"output_tokens":90,"cache_read_tokens":2000,"cache_write_tokens":0,"cost_usd":0.0021,"cost_source":"writer","unpriced_models":[]}"#,
+            "\n"
+        )
+    );
+}
+
+/// ccusage 20.0.24 reads each message's `tokens`: right for the one-step
+/// child, the last step only for the parent (README's OpenCode table).
+#[test]
+fn ccusage_agrees_on_a_one_step_message_and_undercounts_a_two_step_one() {
+    let rows = ci("ci-agg").args(["--tokens", "--by", "session", HANDMADE]).run().json();
+    let ours = |id: &str| counts(rows.iter().find(|r| r["session"] == id).unwrap());
+    assert_eq!(ours("ses_child00001"), ccusage_session("ses_child00001"));
+    assert_eq!(ccusage_session("ses_parent0001"), (400, 450, 16000, 400));
+    // Ours: both steps, reasoning billed as output.
+    assert_eq!(ours("ses_parent0001"), (2000 + 400, 200 + 100 + 450 + 20, 14000 + 16000, 1100 + 400));
+}
+
+/// Sessions with their parent, model, agent and working directory.
+#[test]
+fn sessions_are_found_with_parent_model_and_agent() {
+    let run = ci("ci-find").args(["--root", HANDMADE]).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    let rows = run.json();
+    let got: Vec<_> = rows
+        .iter()
+        .map(|r| (r["session"].clone(), r["parent"].clone(), r["agent"].clone(), r["model"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                Value::from("ses_child00001"),
+                Value::from("ses_parent0001"),
+                Value::from("explore"),
+                Value::from("claude-haiku-4-5")
+            ),
+            (Value::from("ses_parent0001"), Value::Null, Value::from("build"), Value::from("claude-sonnet-4-5")),
+        ]
+    );
+}
+
+/// Tool parts: `bash` completed with exit 1 fails, `edit` is a `tool:error`.
+#[test]
+fn tool_parts_are_calls_with_their_failures() {
+    let run = ci("ci-agg").args(["--tools", HANDMADE]).run();
+    assert_eq!(
+        run.stdout,
+        concat!(
+            r#"{"tool":"bash","calls":1,"ok":0,"errors":1,"unfinished":0,"success_rate":0,"p50_ms":0,"p95_ms":0,"max_ms":0}"#,
+            "\n",
+            r#"{"tool":"edit","calls":1,"ok":0,"errors":1,"unfinished":0,"success_rate":0,"p50_ms":0,"p95_ms":0,"max_ms":0}"#,
+            "\n"
+        )
+    );
+    let errors = ci("ci-filter").args(["--errors", HANDMADE]).run().json();
+    let names: Vec<_> = errors.iter().map(|e| (e["event"].clone(), e["data"]["data"]["tool"].clone())).collect();
+    assert_eq!(
+        names,
+        [(Value::from("tool:post"), Value::from("bash")), (Value::from("tool:error"), Value::from("edit"))]
+    );
+}
+
+/// A copy of the planted database in a temporary folder.
+fn planted_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    std::fs::copy(root().join(PLANTED), &path).unwrap();
+    (dir, path)
+}
+
+/// A row printed cut names its table and rowid; the next tool reads it
+/// again whole; a row changed since is reported, never computed on.
+#[test]
+fn a_cut_row_reads_back_whole_and_a_changed_row_is_reported() {
+    let (_dir, db) = planted_copy();
+    let db = db.to_str().unwrap();
+    let cut = ci("ci-cat").args(["--max-bytes", "1k", db]).run();
+    assert_eq!((cut.stderr.as_str(), cut.code), ("", 0));
+    let marked: Vec<&str> = cut.stdout.lines().filter(|l| l.contains(r#""cut":{"#)).collect();
+    assert_eq!(marked.len(), 1, "{}", cut.stdout);
+    assert!(marked[0].contains(r#""cut":{"table":"part","rowid":12,"bytes":1686,"#), "{}", marked[0]);
+    let full = ci("ci-cat").args(["--full", db]).run().stdout;
+    assert_eq!(ci("ci-cat").arg("--full").stdin(cut.stdout.clone()).run().stdout, full);
+
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute("UPDATE part SET data = replace(data, 'xxx', 'yyy') WHERE rowid = 12", []).unwrap();
+    drop(conn);
+    let back = ci("ci-cat").arg("--full").stdin(cut.stdout).run();
+    assert_eq!(back.code, 2, "{back:?}");
+    assert!(
+        back.stderr.contains(&format!("{db}:6: the line changed since this record was printed cut")),
+        "{}",
+        back.stderr
+    );
+}
+
+/// A ci-grep match names its row; ci-cat makes the event whole from it.
+#[test]
+fn a_grep_match_names_its_row_and_reads_back() {
+    let (_dir, db) = planted_copy();
+    let db = db.to_str().unwrap();
+    let m = ci("ci-grep").args(["-F", "zebra orchid", db]).run();
+    assert_eq!((m.stderr.as_str(), m.code), ("", 0));
+    let rec = &m.json()[0];
+    assert_eq!(rec["ci"]["line"], 5);
+    assert_eq!(rec["ci"]["cut"]["table"], "part");
+    let whole = ci("ci-cat").arg("--full").stdin(m.stdout.clone()).run();
+    let direct = ci("ci-cat").args(["--full", db]).run().stdout;
+    assert_eq!(whole.stdout, direct.lines().find(|l| l.contains("zebra orchid")).unwrap().to_owned() + "\n");
+}
+
+/// The file names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// A WAL database OpenCode closed (no `-wal`), in a folder made read-only:
+/// read, and nothing is left beside it.
+#[test]
+fn a_wal_database_in_a_read_only_folder_is_read_leaving_nothing_beside_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, db) = planted_copy();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "wal").unwrap();
+    drop(conn);
+    assert_eq!(names(dir.path()), ["opencode.db"]);
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+    let run = ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&db).run();
+    let left = names(dir.path());
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    assert_eq!(run.json().len(), 2);
+    assert_eq!(left, ["opencode.db"]);
+}
+
+/// A database a writer holds locked (rollback journal) is reported with its path.
+#[test]
+fn a_locked_database_is_reported_with_its_path() {
+    let (_dir, db) = planted_copy();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("BEGIN EXCLUSIVE; DELETE FROM part WHERE rowid = 1;").unwrap();
+    let run = ci("ci-agg").args(["--tokens"]).arg(&db).run();
+    conn.execute_batch("ROLLBACK").unwrap();
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains(&format!("{}: database is locked", db.display())), "{}", run.stderr);
+}
+
+/// A writer inserting one-step responses into a live WAL database (its own
+/// connection, no busy timeout: SQLITE_BUSY would fail it) while ci-agg
+/// reads: every answer counts a prefix of what was committed, the writer is
+/// never blocked, and the last answer counts every response once.
+#[test]
+fn a_database_written_while_read_loses_and_doubles_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "wal").unwrap();
+    conn.execute_batch(&std::fs::read_to_string(root().join(SQL)).unwrap()).unwrap();
+    conn.busy_timeout(std::time::Duration::ZERO).unwrap();
+    const N: u64 = 200;
+    let writer = std::thread::spawn(move || {
+        for i in 0..N {
+            let data = r#"{"type":"step-finish","reason":"stop","cost":0,"tokens":{"input":1,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}"#;
+            conn.execute(
+                "INSERT INTO part VALUES (?1, 'msg_c0001', 'ses_child00001', 1781085640000, 1781085640000, ?2)",
+                rusqlite::params![format!("prt_live{i:05}"), data],
+            )
+            .expect("the writer is never blocked");
+        }
+        conn
+    });
+    let input = |run: crate::util::Run| -> u64 {
+        assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+        run.json().iter().map(|r| r["input_tokens"].as_u64().unwrap()).sum()
+    };
+    let mut last = 0;
+    while !writer.is_finished() {
+        let n = input(ci("ci-agg").args(["--tokens", "--no-cache"]).arg(&db).run());
+        assert!(n >= last && n <= 2700 + N, "input went from {last} to {n}");
+        last = n;
+    }
+    let conn = writer.join().unwrap();
+    assert_eq!(input(ci("ci-agg").args(["--tokens", "--no-cache"]).arg(&db).run()), 2700 + N);
+    drop(conn);
+}
