@@ -92,6 +92,30 @@ pub struct SessionRecord {
     /// reads those in the window only. Written only when set, as the last key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<time::Interval>,
+    /// The `stat` of the record's file when discovery made the record:
+    /// what the cache checks an unchanged capture by, so that a run stats
+    /// each file once. Not part of the record: never printed or read back.
+    #[serde(skip)]
+    pub seen: Seen,
+}
+
+/// The `stat` of a session record's (regular, usable) file as discovery
+/// took it ([`SessionRecord::seen`]), or none (a record read from input).
+/// Records equal in every field are equal whatever their files' stats were.
+#[derive(Debug, Clone, Default)]
+pub struct Seen(pub Option<std::fs::Metadata>);
+
+impl PartialEq for Seen {
+    fn eq(&self, _: &Seen) -> bool {
+        true
+    }
+}
+
+impl Seen {
+    /// The stat of the regular file `meta` describes, as seen now.
+    pub fn of(meta: &std::fs::Metadata) -> Seen {
+        Seen(meta.is_file().then(|| meta.clone()))
+    }
 }
 
 /// The keys of a session record, in output order (`ci-find --columns`
@@ -151,6 +175,7 @@ impl SessionRecord {
             events: None,
             tags: None,
             window: None,
+            seen: Seen::default(),
         }
     }
 
@@ -320,6 +345,23 @@ pub struct Capture {
 }
 
 impl Capture {
+    /// The stat of the capture's first file as this run took it (when that
+    /// file is the record's own: discovery's, or [`Capture::see`]'s).
+    pub fn seen(&self) -> Option<&std::fs::Metadata> {
+        let rec = self.record.as_ref()?;
+        rec.seen.0.as_ref().filter(|_| self.files.first() == Some(&self.path))
+    }
+
+    /// Takes the stat of the capture's first file now, unless it was taken
+    /// (or the file is not the record's own).
+    pub fn see(&mut self) {
+        if self.seen().is_some() || self.files.first() != Some(&self.path) {
+            return;
+        }
+        if let (Some(rec), Ok(meta)) = (self.record.as_mut(), std::fs::metadata(&self.path)) {
+            rec.seen = Seen::of(&meta);
+        }
+    }
     /// Why a session record read from input must not be used: an unsafe
     /// session id, or an unsafe name in its `files` (see [`unsafe_name`]).
     pub fn unsafe_record(rec: &SessionRecord) -> Option<String> {

@@ -477,7 +477,7 @@ fn a_damaged_cache_file_is_rebuilt() {
     let q = ["--by", "event"];
     let cold = agg(&q, &[tree.path()], false);
     assert_eq!(agg_in(home.path(), &q, tree.path()).stdout, cold.stdout);
-    let files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let files: Vec<PathBuf> = own_files(&dir).iter().map(|n| dir.join(n)).collect();
     assert_eq!(files.len(), 1, "{files:?}");
     let file = &files[0];
     assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
@@ -510,12 +510,7 @@ fn a_few_changed_captures_are_written_to_the_delta_only() {
         (0..12).map(|i| tree.amplifier("p", format!("s{i}")).raw(lines(i * 10, &[0, 1, 2, 3])).write()).collect();
     let (home, dir) = own_cache();
     let q = ["--tokens", "--by", "day"];
-    let names = || {
-        let mut n: Vec<String> =
-            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-        n.sort();
-        n
-    };
+    let names = || own_files(&dir);
     let same = |what: &str| {
         let run = agg_in(home.path(), &q, tree.path());
         let cold = agg(&q, &[tree.path()], false);
@@ -630,7 +625,7 @@ fn a_read_only_cache_directory_is_a_warning() {
     );
     // Writable again: built, and used.
     assert_eq!(run(0o700), (cold.stdout.clone(), String::new()));
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    assert_eq!(own_files(&dir).len(), 1);
 }
 
 fn walk_dirs(root: &Path) -> Vec<PathBuf> {
@@ -658,7 +653,7 @@ fn the_cache_can_be_turned_off() {
     }
     assert!(!dir.exists(), "no cache directory made");
     agg_in(home.path(), &q, tree.path());
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    assert_eq!(own_files(&dir).len(), 1);
 }
 
 /// `ci-find --cache-info`: where the cache is and what it holds; nothing
@@ -689,17 +684,22 @@ fn cache_info_says_where_and_what() {
     assert!(!dir.exists());
     agg_in(home.path(), &["--by", "event"], tree.path());
     let after = info(Some("2M"));
-    assert_eq!(after.len(), 2, "{after:?}");
-    let bytes = std::fs::metadata(dir.join(after[1]["file"].as_str().unwrap())).unwrap().len();
+    // The question's file, and discovery's kept peeks (metadata.json).
+    assert_eq!(after.len(), 3, "{after:?}");
+    // In order of last use: which is first depends on the clock.
+    let size = |row: &serde_json::Value| std::fs::metadata(dir.join(row["file"].as_str().unwrap())).unwrap().len();
+    let (row, peeks) = if after[1]["question"]["tool"] == "discovery" { (2, 1) } else { (1, 2) };
+    assert_eq!(after[peeks]["question"]["tool"], "discovery");
+    let bytes = size(&after[row]);
     assert_eq!(after[0]["state"], "used");
     assert_eq!(
         (after[0]["files"].as_u64(), after[0]["bytes"].as_u64(), after[0]["max_bytes"].as_u64()),
-        (Some(1), Some(bytes), Some(2 << 20))
+        (Some(2), Some(bytes + size(&after[peeks])), Some(2 << 20))
     );
-    assert_eq!(after[1]["entries"], 3);
-    assert_eq!(after[1]["bytes"].as_u64(), Some(bytes));
-    assert_eq!(after[1]["question"]["tool"], "ci-agg");
-    assert_eq!(after[1]["question"]["query"]["by"], serde_json::json!(["event"]));
+    assert_eq!(after[row]["entries"], 3);
+    assert_eq!(after[row]["bytes"].as_u64(), Some(bytes));
+    assert_eq!(after[row]["question"]["tool"], "ci-agg");
+    assert_eq!(after[row]["question"]["query"]["by"], serde_json::json!(["event"]));
 }
 
 /// Past `CI_CACHE_MAX_BYTES`, the least recently used cache files go (never
@@ -718,12 +718,7 @@ fn the_cache_keeps_within_its_size_bound() {
             .run();
         assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{r:?}");
     };
-    let names = || {
-        let mut n: Vec<String> =
-            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-        n.sort();
-        n
-    };
+    let names = || own_files(&dir);
     run(&["--by", "event"], "1G");
     let first = names();
     run(&["--by", "workspace"], "1G");
@@ -876,6 +871,18 @@ fn a_long_run_shows_progress_on_a_terminal() {
     assert_eq!(after.replace("\r\n", "\n"), cold, "{text:?}");
 }
 
+/// The names of the cache files in `dir` but discovery's kept peeks (a
+/// `peek-` file, which ci-agg and ci-find write beside their own), sorted.
+fn own_files(dir: &Path) -> Vec<String> {
+    let mut n: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with("peek-"))
+        .collect();
+    n.sort();
+    n
+}
+
 fn agg_records(root: &Path) -> String {
     agg(&["--by", "event", "-j1"], &[root], false).stdout
 }
@@ -934,7 +941,7 @@ fn ci_find_keeps_event_counts() {
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     std::fs::File::options().append(true).open(&a.events).unwrap().set_modified(old).unwrap();
     assert_eq!(find(&["--min-events", "2"]), ["a"]);
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    assert_eq!(own_files(&dir).len(), 1);
     assert_eq!(find(&["--min-events", "2"]), ["a"]);
     // Two of a's lines blanked in place: same size and time.
     let text = std::fs::read_to_string(&a.events).unwrap();
@@ -989,8 +996,7 @@ fn a_cache_file_that_is_a_fifo_or_a_link_is_replaced_not_read() {
     for (tool, args) in runs {
         let direct = run_within(home.path(), tool, &[&["--no-cache"][..], args].concat(), tree.path());
         run_within(home.path(), tool, args, tree.path());
-        let names: std::collections::BTreeSet<String> =
-            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let names: std::collections::BTreeSet<String> = own_files(&dir).into_iter().collect();
         let new: Vec<&String> = names.difference(&known).collect();
         assert_eq!(new.len(), 1, "{tool}: {names:?}");
         let file = dir.join(new[0]);
@@ -1038,7 +1044,7 @@ fn temporary_files_of_killed_runs_are_counted_and_removed() {
     let info = || ci("ci-find").env("XDG_CACHE_HOME", home.path()).arg("--cache-info").run().json();
     let before = info();
     let kept = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum::<u64>();
-    assert_eq!((before[0]["files"].as_u64(), before[0]["bytes"].as_u64()), (Some(3), Some(kept)), "{before:?}");
+    assert_eq!((before[0]["files"].as_u64(), before[0]["bytes"].as_u64()), (Some(4), Some(kept)), "{before:?}");
     let state = |rows: &[serde_json::Value], path: &Path| {
         let name = path.file_name().unwrap().to_str().unwrap();
         rows.iter().find(|r| r["file"] == name).map(|r| r["state"].as_str().unwrap_or_default().to_owned())
@@ -1060,4 +1066,49 @@ fn temporary_files_of_killed_runs_are_counted_and_removed() {
     let after = info();
     assert_eq!(state(&after, &killed), None);
     assert_eq!(after[0]["files"].as_u64(), Some(2), "{after:?}");
+}
+
+/// A warm run opens nothing but the cache for an unchanged capture: its
+/// `metadata.json`, and a child's first line (its agent), come from what was
+/// kept while their stats are as they were. Seen here through changes in
+/// place that keep size and time (which a stat cannot see); another time
+/// reads them again, and `--no-cache` always reads them.
+#[test]
+fn a_warm_run_keeps_what_discovery_read() {
+    let tree = Tree::new();
+    let fork = r#"{"data":{"metadata":{"agent_name":"aa"}},"event":"session:fork","timestamp":"2026-01-01T00:00:00Z","workspace":"w"}"#;
+    let cap = tree.amplifier("p", "s1").raw(format!("{fork}\n{}", lines(1, &[0, 1]))).write();
+    let meta = cap.dir.join("metadata.json");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let in_place = |path: &Path, text: String| {
+        std::fs::write(path, text).unwrap();
+        std::fs::File::options().append(true).open(path).unwrap().set_modified(old).unwrap();
+    };
+    in_place(&meta, r#"{"session_id":"s1","workspace":"ws-aa","parent_id":"s0"}"#.into());
+    in_place(&cap.events, std::fs::read_to_string(&cap.events).unwrap());
+    let root = [tree.path()];
+    let find =
+        |cache: bool| run("ci-find", &["--columns", "workspace,agent", "--format", "tsv", "--root"], &root, cache);
+    for q in [&["--by", "workspace,agent"][..], &["--sessions"]] {
+        let cold = agg(q, &root, false);
+        assert!(cold.stdout.contains("ws-aa") && cold.stdout.contains("\"aa\""), "{q:?}: {}", cold.stdout);
+        assert_eq!(agg(q, &root, true).stdout, cold.stdout, "{q:?}");
+    }
+    assert_eq!(find(true).stdout, "workspace\tagent\nws-aa\taa\n");
+    // Same size, same time: what was kept answers.
+    in_place(&meta, r#"{"session_id":"s1","workspace":"ws-bb","parent_id":"s0"}"#.into());
+    in_place(&cap.events, std::fs::read_to_string(&cap.events).unwrap().replace("\"aa\"", "\"bb\""));
+    let q = ["--by", "workspace,agent"];
+    let before = agg(&q, &root, true).stdout;
+    assert!(before.contains("\"ws-aa\",\"agent\":\"aa\"") && !before.contains("bb"), "{before}");
+    assert_eq!(find(true).stdout, "workspace\tagent\nws-aa\taa\n");
+    let read = agg(&q, &root, false).stdout;
+    assert_eq!(read, before.replace("aa", "bb"));
+    assert_eq!(find(false).stdout, "workspace\tagent\nws-bb\tbb\n");
+    // Another time on each: read again.
+    for f in [&meta, &cap.events] {
+        std::fs::File::options().append(true).open(f).unwrap().set_modified(std::time::SystemTime::now()).unwrap();
+    }
+    assert_eq!(agg(&q, &root, true).stdout, read);
+    assert_eq!(find(true).stdout, "workspace\tagent\nws-bb\tbb\n");
 }

@@ -266,7 +266,7 @@ impl Cache {
             // A file beside the first changed too recently for its stat to tell.
             return Begin::Read(Box::new(reading));
         }
-        let Some(fresh) = entry.fresh(first) else {
+        let Some(fresh) = entry.fresh(first, cap.seen().map(Stat::of)) else {
             return Begin::Read(Box::new(reading));
         };
         match fresh {

@@ -50,7 +50,7 @@ impl EventCounts {
         let context = others.as_ref().map(|o| Stat::with_others(writer_tag(r), o));
         if let (Some(e), Ok(meta), Some(o)) = (self.store.get(&key), std::fs::metadata(path), &others) {
             let settled = e.settled() && o.iter().all(|s| s.settled(e.used));
-            if e.identity.unchanged(&meta) && settled && Some(e.context) == context {
+            if e.identity.unchanged(Stat::of(&meta)) && settled && Some(e.context) == context {
                 if let Ok(n) = <[u8; 8]>::try_from(e.payload) {
                     return u64::from_le_bytes(n);
                 }
@@ -64,7 +64,7 @@ impl EventCounts {
         let after = std::fs::metadata(path).ok();
         let others_after = Stat::of_files(files.get(1..).unwrap_or_default());
         if let (Some(identity), Some(meta), Some(context)) = (before, after, context) {
-            if identity.unchanged(&meta) && others_after == others {
+            if identity.unchanged(Stat::of(&meta)) && others_after == others {
                 let entry = Entry {
                     identity,
                     lines: 0,

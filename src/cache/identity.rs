@@ -153,15 +153,12 @@ impl Identity {
         Identity { dev: s.dev, ino: s.ino, indexed: s.len, len: s.len, mtime_ns: s.mtime_ns, head: 0, last_line: None }
     }
 
-    /// Whether `meta` (a `stat` of the capture's path) shows the file as it
+    /// Whether `now` (a `stat` of the capture's path) shows the file as it
     /// was indexed, with no torn tail: the same device, inode, length and
     /// modification time. The index is then current without reading a byte
     /// (the common case of a warm run: one `stat` per capture).
-    pub fn unchanged(&self, meta: &Metadata) -> bool {
-        dev_ino(meta) == (self.dev, self.ino)
-            && meta.len() == self.len
-            && self.len == self.indexed
-            && mtime_ns(meta) == self.mtime_ns
+    pub fn unchanged(&self, now: Stat) -> bool {
+        now == self.stat() && self.len == self.indexed
     }
 
     /// What an index with this identity is worth for `file` now.

@@ -256,7 +256,7 @@ impl LineIndex {
         if entry.context != writer_tag(cap) {
             return read;
         }
-        let Some(fresh) = entry.fresh(path) else { return read };
+        let Some(fresh) = entry.fresh(path, None) else { return read };
         let indexed = entry.identity.indexed;
         match fresh {
             Fresh::Current => match Lines::pick_in(entry.payload, indexed, keep) {

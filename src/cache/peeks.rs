@@ -38,14 +38,22 @@ struct Peeks {
 
 /// Writes the run's peeks when dropped ([`for_run`]).
 pub struct Guard<'d> {
-    diag: &'d Diag,
+    /// Where a failure to write is reported (none: [`beside`]).
+    diag: Option<&'d Diag>,
 }
 
 impl Drop for Guard<'_> {
     fn drop(&mut self) {
         let Some(p) = PEEKS.get() else { return };
         let updates = std::mem::take(&mut *p.updates.lock().unwrap_or_else(|e| e.into_inner()));
-        p.store.save_for_run(updates, p.now, self.diag, "the next run reads the files' heads again");
+        match self.diag {
+            Some(diag) => p.store.save_for_run(updates, p.now, diag, "the next run reads the files' heads again"),
+            // The other cache's save, after this one, keeps the directory
+            // within its bound (removing this file first, when it must).
+            None => {
+                let _ = p.store.save(updates, p.now, u64::MAX);
+            }
+        }
     }
 }
 
@@ -56,11 +64,34 @@ pub fn for_run(off: bool, diag: &Diag) -> Option<Guard<'_>> {
         return None;
     }
     if PEEKS.get().is_none() {
-        let store = Store::for_run(&super::store::name_for("peek-", LABEL), Kind::Answers, LABEL, diag)?;
-        let cwd = crate::files::working_dir().unwrap_or_default();
-        let _ = PEEKS.set(Peeks { store, updates: Mutex::default(), cwd, now: super::store::now() });
+        let store = Store::for_run(&name(), Kind::Answers, LABEL, diag)?;
+        set(store);
     }
-    Some(Guard { diag })
+    Some(Guard { diag: Some(diag) })
+}
+
+/// Turns the kept peeks on for this run beside another cache that reports
+/// the directory's problems (ci-agg's question: a warning each would say
+/// it twice), so nothing is reported here: a damaged file is rebuilt, a
+/// failed write leaves the files to be read again next time. Its guard is
+/// to be dropped before that cache is saved, which keeps the bound.
+pub fn beside() -> Option<Guard<'static>> {
+    if PEEKS.get().is_none() {
+        let (store, _damage) = Store::open(super::CacheDir::from_env().ok()?, &name(), Kind::Answers, LABEL);
+        set(store);
+    }
+    Some(Guard { diag: None })
+}
+
+/// The peeks' file name.
+fn name() -> String {
+    super::store::name_for("peek-", LABEL)
+}
+
+/// Turns the run's peeks on, kept in `store`.
+fn set(store: Store) {
+    let cwd = crate::files::working_dir().unwrap_or_default();
+    let _ = PEEKS.set(Peeks { store, updates: Mutex::default(), cwd, now: super::store::now() });
 }
 
 /// The run's peeks, when [`for_run`] turned them on: what discovery hands

@@ -89,12 +89,17 @@ impl EntryRef<'_> {
     /// `stat` when that proves it unchanged ([`Identity::unchanged`] and
     /// [`EntryRef::settled`]), else the file opened and checked
     /// ([`Identity::check`]); `None` when it cannot be read (read it again).
-    pub fn fresh(&self, path: &Path) -> Option<super::Fresh> {
-        match std::fs::metadata(path) {
-            Ok(meta) if self.identity.unchanged(&meta) && self.settled() => Some(super::Fresh::Current),
-            Ok(_) => crate::files::open_regular(path).and_then(|f| self.identity.check(&f)).ok(),
-            Err(_) => None,
+    /// `seen`: the file's stat as this run already took it (discovery's),
+    /// which then stands for the `stat`.
+    pub fn fresh(&self, path: &Path, seen: Option<super::Stat>) -> Option<super::Fresh> {
+        let stat = match seen {
+            Some(s) => s,
+            None => super::Stat::of(&std::fs::metadata(path).ok()?),
+        };
+        if self.identity.unchanged(stat) && self.settled() {
+            return Some(super::Fresh::Current);
         }
+        crate::files::open_regular(path).and_then(|f| self.identity.check(&f)).ok()
     }
 
     /// The update noting that the entry of `key` was used `now`, when its

@@ -579,6 +579,9 @@ fn aggregate(
         window,
     };
     let ids = args.session.ids()?;
+    // With the question's cache, what discovery reads of companion files
+    // (an Amplifier session's metadata.json) is kept too (written at the end).
+    let peeks = cache.is_some().then(crate::cache::peeks::beside).flatten();
     let inputs = args.views.inputs(&args.paths, diag).unwrap_or_else(|| source::inputs_from_args(&args.paths, diag));
     let inputs = ids.narrow_inputs(inputs, true, opts.detail, diag)?;
     let mut out = Output::stdout();
@@ -593,6 +596,7 @@ fn aggregate(
              --tokens counts each response once, its largest copy (ci-agg --tokens --by day)"
         )));
     }
+    drop(peeks);
     if let Some(c) = cache {
         c.save(visitors.iter_mut().flat_map(|v| std::mem::take(&mut v.inner.updates)).collect(), diag);
     }

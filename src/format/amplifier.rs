@@ -26,6 +26,7 @@ use crate::files::{dir_above, name_above, read_dir_sorted};
 use crate::json::{Raw, Record};
 use crate::session::{Capture, SessionRecord};
 
+mod kept;
 mod sessions;
 pub use sessions::{agent_of, record_of_events};
 use sessions::{amplifier_root, capture_in, discover, response_models, session_dirs};
@@ -132,8 +133,8 @@ impl Layout for Amplifier {
         }
     }
 
-    fn discover(&self, root: &Path, _detail: Detail, _cx: &Cx<'_>, diag: &Diag) -> Result<Vec<SessionRecord>> {
-        discover(root, diag)
+    fn discover(&self, root: &Path, _detail: Detail, cx: &Cx<'_>, diag: &Diag) -> Result<Vec<SessionRecord>> {
+        discover(root, cx, diag)
     }
 
     /// A session directory, or its `context-intelligence` folder.
@@ -144,20 +145,20 @@ impl Layout for Amplifier {
             dir.to_path_buf()
         };
         if session_dir.join("context-intelligence").join("events.jsonl").is_file() {
-            return Some(capture_in(&session_dir, Some(diag)));
+            return Some(capture_in(&session_dir, Some(diag), None));
         }
         None
     }
 
     /// `…/context-intelligence/events.jsonl`: its session and metadata are
     /// found as for a session directory.
-    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
+    fn file_capture(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
         let in_layout = file.file_name().is_some_and(|n| n == "events.jsonl")
             && name_above(file, 1).is_some_and(|n| n == "context-intelligence");
         if !in_layout {
             return None;
         }
-        let rec = dir_above(file, 2).and_then(|dir| capture_in(&dir, Some(diag)))?;
+        let rec = dir_above(file, 2).and_then(|dir| capture_in(&dir, Some(diag), Some(cx)))?;
         let mut cap = super::capture(rec);
         cap.display = file.to_string_lossy().into_owned();
         Some(cap)
@@ -171,14 +172,14 @@ impl Layout for Amplifier {
     /// `context-intelligence/events.jsonl` exists (a session whose
     /// `metadata.json` is written first is announced when its `events.jsonl`
     /// appears, with the metadata there by then).
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         let entries = read_dir_sorted(root).unwrap_or_default();
         for session in session_dirs(root, &entries, None) {
             if seen.contains(&session) || !session.is_dir() {
                 continue;
             }
-            let record = capture_in(&session, Some(diag));
+            let record = capture_in(&session, Some(diag), Some(cx));
             let events = session.join("context-intelligence").join("events.jsonl");
             // Nothing there yet: look again next round.
             if record.is_some() || fs::symlink_metadata(&events).is_ok() {

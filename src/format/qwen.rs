@@ -585,6 +585,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
         started_at: started.map(time::format_timestamp),
         last_event_at: last.map(time::format_timestamp),
         bytes: meta.len(),
+        seen: crate::session::Seen::of(&meta),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         model: h.model,
         parent: h.sub_parent.or(h.fork_parent),

@@ -149,7 +149,13 @@ pub(super) fn split(cap: &Capture, chunking: Chunking) -> Option<Arc<Split>> {
     if !cap.format.profile.lines_independent {
         return None;
     }
-    let len = std::fs::metadata(file).ok().filter(|m| m.is_file() && m.len() >= chunking.least)?.len();
+    let len = match cap.seen() {
+        Some(seen) => seen.len(),
+        None => std::fs::metadata(file).ok().filter(std::fs::Metadata::is_file)?.len(),
+    };
+    if len < chunking.least {
+        return None;
+    }
     let bounds = plan(len, chunking.part)?;
     let n = bounds.len() - 1;
     let display = if *file == cap.path { cap.display.clone() } else { file.to_string_lossy().into_owned() };

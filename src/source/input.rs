@@ -87,8 +87,12 @@ fn counted(cap: &Capture) {
 /// Deals a capture: whole, or with `chunk` when it is large, as its parts
 /// ([`chunk::split`]), unless [`RunOpts::whole`] says no; false when the
 /// workers are gone.
-fn push(dealer: &mut Dealer, cap: Capture, chunk: Option<chunk::Chunking>, opts: &RunOpts) -> bool {
+fn push(dealer: &mut Dealer, mut cap: Capture, chunk: Option<chunk::Chunking>, opts: &RunOpts) -> bool {
     let chunk = chunk.filter(|_| !opts.whole.as_ref().is_some_and(|w| (w.0)(&cap)));
+    if chunk.is_some() {
+        // One stat, for the split and for the cache (a piped record has none).
+        cap.see();
+    }
     match chunk.and_then(|chunking| chunk::split(&cap, chunking)) {
         Some(split) => (0..split.parts()).all(|k| dealer.push(Unit::Part(PartUnit::new(Arc::clone(&split), k)))),
         None => dealer.push(Unit::Capture(Box::new(cap))),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::ROOT_ENV;
+use super::{Cx, ROOT_ENV};
 use crate::diag::Diag;
 use crate::error::{Error, Result};
 use crate::files::{expand_tilde, name_above, read_dir_sorted, NOT_UTF8};
@@ -34,14 +34,14 @@ pub(super) fn amplifier_root(diag: &Diag) -> (PathBuf, bool) {
     (expand_tilde("~/.amplifier/projects"), false)
 }
 
-pub(super) fn discover(root: &Path, diag: &Diag) -> Result<Vec<SessionRecord>> {
+pub(super) fn discover(root: &Path, cx: &Cx<'_>, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let projects = read_dir_sorted(root).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::Msg(format!("root does not exist: {}", root.display())),
         _ => Error::Io(root.to_path_buf(), e),
     })?;
     let dirs = session_dirs(root, &projects, Some(diag));
     // Each costs a stat and a metadata read; a tree can hold 100,000.
-    Ok(crate::files::in_parallel(&dirs, |dir| capture_in(dir, Some(diag)), diag))
+    Ok(crate::files::in_parallel(&dirs, |dir| capture_in(dir, Some(diag), Some(cx)), diag))
 }
 
 /// The directories that may be sessions under `root`, whose entries are
@@ -91,7 +91,7 @@ pub(super) fn session_dirs(root: &Path, entries: &[PathBuf], diag: Option<&Diag>
 /// provenance of a piped event record.
 pub fn record_of_events(events: &Path) -> Option<SessionRecord> {
     let ci = events.parent().filter(|d| d.file_name().is_some_and(|n| n == "context-intelligence"))?;
-    capture_in(ci.parent()?, None)
+    capture_in(ci.parent()?, None, None)
 }
 
 /// The agent of the session whose events file is `events` (see [`record_of_events`]).
@@ -99,7 +99,9 @@ pub fn agent_of(events: &Path) -> Option<String> {
     record_of_events(events)?.agent
 }
 
-pub(super) fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecord> {
+/// The record of the session directory `dir` (its events file's `stat`,
+/// its `metadata.json`; with `cx`, what the run's peeks kept of them).
+pub(super) fn capture_in(dir: &Path, diag: Option<&Diag>, cx: Option<&Cx<'_>>) -> Option<SessionRecord> {
     let mut events = PathBuf::with_capacity(dir.as_os_str().len() + 40);
     events.push(dir);
     events.push("context-intelligence/events.jsonl");
@@ -115,13 +117,16 @@ pub(super) fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecor
     let mut rec = SessionRecord {
         project: project.clone(),
         bytes: meta.len(),
+        seen: crate::session::Seen::of(&meta),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         ..SessionRecord::new(session, &super::FORMAT, events_str.to_owned())
     };
     let mut meta_path = events;
     meta_path.set_file_name("metadata.json");
     rec.metadata = Some(
-        match with_metadata(&meta_path, |m| apply_metadata(&mut rec, m)) {
+        match super::kept::metadata(&mut rec, &meta_path, cx, |rec| {
+            with_metadata(&meta_path, |m| apply_metadata(rec, m))
+        }) {
             Ok(true) => "ok",
             Ok(false) => {
                 if let Some(diag) = diag {
@@ -142,7 +147,7 @@ pub(super) fn capture_in(dir: &Path, diag: Option<&Diag>) -> Option<SessionRecor
         rec.workspace = project;
     }
     if rec.agent.is_none() && rec.parent.is_some() {
-        rec.agent = fork_agent(Path::new(&rec.path));
+        rec.agent = super::kept::fork_agent(Path::new(&rec.path), &meta, cx, || fork_agent(Path::new(&rec.path)));
     }
     Some(rec)
 }

@@ -72,6 +72,7 @@ pub(super) fn session_of(
         project: project.clone(),
         workspace: project,
         bytes: meta.len(),
+        seen: crate::session::Seen::of(&meta),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         ..SessionRecord::new(session.clone(), &super::FORMAT, path.to_owned())
     };

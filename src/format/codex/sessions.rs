@@ -153,6 +153,7 @@ pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Op
         started_at: h.started.map(time::format_timestamp),
         last_event_at: last.or(if detail == Detail::Full { h.started } else { None }).map(time::format_timestamp),
         bytes: meta.len(),
+        seen: crate::session::Seen::of(&meta),
         mtime: meta.modified().ok().and_then(|t| Timestamp::try_from(t).ok()).map(time::format_timestamp),
         model: h.model,
         parent: h.parent,
