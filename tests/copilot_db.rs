@@ -1,0 +1,160 @@
+//! Copilot CLI's `session-store.db` (fixtures/copilot-db: the shared sample
+//! session with the hand-made store of SOURCE.md, three usage rows, and the
+//! compaction session, which has no rows): a session's tokens come from its
+//! rows and not also from its shutdown roll-ups, a session without rows
+//! falls back to the roll-ups, a cut row reads back whole, and a locked
+//! store is reported.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{ci, root};
+
+/// The tree (a Copilot home with `session-store.db`).
+const HOME: &str = "fixtures/copilot-db/.copilot";
+/// The sample session: two legs, three usage rows in the store.
+const SAMPLE: &str = "fixtures/copilot-db/.copilot/session-state/5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a";
+/// The compaction session: no usage rows.
+const NO_ROWS: &str = "fixtures/copilot-db/.copilot/session-state/c0ffee00-0000-4000-8000-00000000000b";
+/// The same sample without a store (fixtures/copilot-cli).
+const WITHOUT_STORE: &str = "fixtures/copilot-cli/.copilot/session-state/5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a";
+
+/// `ci-agg --tokens` (with `more`) of `path`, which must succeed.
+fn tokens(path: &str, more: &[&str]) -> Vec<Value> {
+    let run = ci("ci-agg").arg("--tokens").args(more).arg(path).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{run:?}");
+    run.json()
+}
+
+/// (responses, fresh input, cache read, cache write, output) of a row.
+fn counts(r: &Value) -> [u64; 5] {
+    let n = |k: &str| r[k].as_u64().unwrap_or_else(|| panic!("no {k}: {r}"));
+    [n("responses"), n("input_tokens"), n("cache_read_tokens"), n("cache_write_tokens"), n("output_tokens")]
+}
+
+/// SOURCE.md's rows' totals: 4,000 fresh input (input_tokens counts the
+/// cache), 44,000 cache reads, 4,000 cache writes, 700 output, over three
+/// responses (the rows, not the two shutdowns), and the rows' recorded
+/// cost, 2.9e9 nano AI units = $0.029; by day, each row at its own time.
+#[test]
+fn the_sample_counts_its_rows_totals_of_source_md() {
+    let all = tokens(SAMPLE, &[]);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!((all[0]["model"].as_str(), counts(&all[0])), (Some("claude-sonnet-4.6"), [3, 4000, 44000, 4000, 700]));
+    assert_eq!((all[0]["cost_usd"].as_f64(), all[0]["cost_source"].as_str()), (Some(0.029), Some("writer")));
+    let days: Vec<(String, [u64; 5])> =
+        tokens(SAMPLE, &["--by", "day"]).iter().map(|r| (r["day"].as_str().unwrap().to_owned(), counts(r))).collect();
+    assert_eq!(
+        days,
+        [
+            ("2026-06-18".to_owned(), [2, 2000, 15000, 3000, 300]),
+            ("2026-06-19".to_owned(), [1, 2000, 29000, 1000, 400])
+        ]
+    );
+}
+
+/// The rows replace the roll-ups, never both: the shutdowns are
+/// `session:end` with no response, the responses are the three rows (each
+/// with its own time and provenance in the store), and the same session
+/// without its store counts the roll-ups' equal totals over two responses.
+#[test]
+fn rows_and_roll_ups_are_never_both_counted() {
+    let run = ci("ci-filter").args(["--event", "llm:response", "--event", "session:end", SAMPLE]).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{run:?}");
+    let seen: Vec<(String, String, String)> = run
+        .json()
+        .iter()
+        .map(|r| {
+            let path = r["ci"]["path"].as_str().unwrap();
+            let file = Path::new(path).file_name().unwrap().to_string_lossy().into_owned();
+            (r["event"].as_str().unwrap().to_owned(), r["timestamp"].as_str().unwrap().to_owned(), file)
+        })
+        .collect();
+    let row = |t: &str| ("llm:response".to_owned(), t.to_owned(), "session-store.db".to_owned());
+    let end = |t: &str| ("session:end".to_owned(), t.to_owned(), "events.jsonl".to_owned());
+    assert_eq!(
+        seen,
+        [
+            row("2026-06-18T19:13:55.000Z"),
+            row("2026-06-18T19:14:09.000Z"),
+            row("2026-06-19T08:01:30.000Z"),
+            end("2026-06-18T19:14:20.000Z"),
+            end("2026-06-19T08:02:10.000Z"),
+        ]
+    );
+    let without = tokens(WITHOUT_STORE, &[]);
+    assert_eq!(counts(&without[0]), [2, 4000, 44000, 4000, 700]);
+    // Piped records count what the session counts.
+    let piped = ci("ci-agg").arg("--tokens").stdin(ci("ci-cat").arg(SAMPLE).run().stdout).run();
+    assert_eq!((piped.stderr.as_str(), piped.code), ("", 0), "{piped:?}");
+    assert_eq!(piped.json(), tokens(SAMPLE, &[]));
+}
+
+/// A session the store has no rows for counts its shutdown roll-ups, as
+/// without a store (fixtures/copilot-cli's same session).
+#[test]
+fn a_session_without_rows_falls_back_to_its_roll_ups() {
+    let same = NO_ROWS.replace("copilot-db", "copilot-cli");
+    assert_eq!(tokens(NO_ROWS, &["--by", "day"]), tokens(&same, &["--by", "day"]));
+    let home: Vec<[u64; 5]> = tokens(HOME, &[]).iter().map(counts).collect();
+    assert_eq!(home, [[3, 4000, 44000, 4000, 700], [2, 13000, 25000, 0, 1400]]);
+}
+
+/// A copy of the tree in a temporary folder, and its store.
+fn tree_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join(".copilot");
+    let sample = home.join("session-state").join(Path::new(SAMPLE).file_name().unwrap());
+    std::fs::create_dir_all(&sample).unwrap();
+    for f in ["events.jsonl", "workspace.yaml"] {
+        std::fs::copy(root().join(SAMPLE).join(f), sample.join(f)).unwrap();
+    }
+    let db = home.join("session-store.db");
+    std::fs::copy(root().join(HOME).join("session-store.db"), &db).unwrap();
+    (dir, db)
+}
+
+/// A store a writer holds locked (rollback journal) is reported with its
+/// path, and the session counts its roll-ups.
+#[test]
+fn a_locked_store_is_reported_and_the_roll_ups_count() {
+    let (dir, db) = tree_copy();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("BEGIN EXCLUSIVE; DELETE FROM assistant_usage_events WHERE rowid = 1;").unwrap();
+    let home = dir.path().join(".copilot");
+    let run = ci("ci-agg").arg("--tokens").arg(&home).run();
+    conn.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains(&format!("{}: database is locked", db.display())), "{}", run.stderr);
+    assert_eq!(counts(&run.json()[0]), [2, 4000, 44000, 4000, 700]);
+}
+
+/// A row printed cut (a long model name) names its table and rowid; the
+/// next tool reads it again whole and counts it.
+#[test]
+fn a_cut_row_reads_back_whole() {
+    let (dir, db) = tree_copy();
+    let model = "m".repeat(3000);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE assistant_usage_events SET model = ?1 WHERE rowid = 3", [&model]).unwrap();
+    drop(conn);
+    let home = dir.path().join(".copilot");
+    let cut = ci("ci-cat").args(["--max-bytes", "1k"]).arg(&home).run();
+    assert_eq!((cut.stderr.as_str(), cut.code), ("", 0), "{cut:?}");
+    let marked: Vec<&str> = cut.stdout.lines().filter(|l| l.contains(r#""cut":{"#)).collect();
+    assert_eq!(marked.len(), 1, "{}", cut.stdout);
+    assert!(marked[0].contains(r#""table":"assistant_usage_events","rowid":3,"#), "{}", marked[0]);
+    assert!(marked[0].contains(r#""writer":"copilot-cli""#), "{}", marked[0]);
+    let whole = ci("ci-cat").arg("--full").stdin(marked[0]).run();
+    assert_eq!((whole.stderr.as_str(), whole.code), ("", 0), "{whole:?}");
+    assert_eq!(whole.json()[0]["data"]["model"].as_str(), Some(model.as_str()));
+    let piped = ci("ci-agg").arg("--tokens").stdin(cut.stdout.clone()).run();
+    assert_eq!((piped.stderr.as_str(), piped.code), ("", 0), "{piped:?}");
+    let models: Vec<(String, [u64; 5])> =
+        piped.json().iter().map(|r| (r["model"].as_str().unwrap().to_owned(), counts(r))).collect();
+    assert_eq!(
+        models,
+        [("claude-sonnet-4.6".to_owned(), [2, 2000, 15000, 3000, 300]), (model, [1, 2000, 29000, 1000, 400])]
+    );
+}
