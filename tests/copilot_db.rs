@@ -158,3 +158,60 @@ fn a_cut_row_reads_back_whole() {
         [("claude-sonnet-4.6".to_owned(), [2, 2000, 15000, 3000, 300]), (model, [1, 2000, 29000, 1000, 400])]
     );
 }
+
+/// The tree's copy with its store rebuilt by `sql` (the sample session's rows).
+fn store_of(sql: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, db) = tree_copy();
+    std::fs::remove_file(&db).unwrap();
+    rusqlite::Connection::open(&db).unwrap().execute_batch(sql).unwrap();
+    (dir, db)
+}
+
+/// A `created_at` written as a number (seconds, or milliseconds past 1e11)
+/// dates its row; a compaction's request (`initiator`) is a response like
+/// any; a row without `total_nano_aiu` has no recorded cost.
+#[test]
+fn numeric_times_and_compaction_requests_are_read() {
+    let (dir, _db) = store_of(concat!(
+        "CREATE TABLE assistant_usage_events (id INTEGER PRIMARY KEY, session_id TEXT, model TEXT, input_tokens INTEGER, ",
+        "cache_read_tokens INTEGER, cache_write_tokens INTEGER, reasoning_tokens INTEGER, output_tokens INTEGER, ",
+        "created_at, total_nano_aiu INTEGER, request_multiplier REAL, initiator TEXT);",
+        "INSERT INTO assistant_usage_events VALUES (1, '5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a', 'gpt-5.4', 500, 100, 0, 7, 50, ",
+        "1781800000123, NULL, 1.0, 'compaction');",
+        "INSERT INTO assistant_usage_events VALUES (2, '5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a', 'gpt-5.4', 300, 0, 0, 0, 30, ",
+        "1781900000, NULL, 1.0, NULL);"
+    ));
+    let home = dir.path().join(".copilot");
+    let run = ci("ci-filter").args(["--event", "llm:response"]).arg(&home).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{run:?}");
+    let seen: Vec<(String, Value)> = run
+        .json()
+        .iter()
+        .map(|r| (r["timestamp"].as_str().unwrap().to_owned(), r["data"]["initiator"].clone()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("2026-06-18T16:26:40.123Z".to_owned(), Value::from("compaction")),
+            ("2026-06-19T20:13:20.000Z".to_owned(), Value::Null)
+        ]
+    );
+    let all = ci("ci-agg").arg("--tokens").arg(&home).run();
+    assert_eq!((all.stderr.as_str(), all.code), ("", 0), "{all:?}");
+    assert_eq!(counts(&all.json()[0]), [2, 700, 100, 0, 80]);
+}
+
+/// A store of an older build, without the `output_tokens` column, is read as
+/// having no rows: the session counts its roll-ups.
+#[test]
+fn a_store_without_output_tokens_falls_back_to_the_roll_ups() {
+    let (dir, _db) = store_of(concat!(
+        "CREATE TABLE assistant_usage_events (id INTEGER PRIMARY KEY, session_id TEXT, model TEXT, input_tokens INTEGER, ",
+        "cache_read_tokens INTEGER, cache_write_tokens INTEGER, reasoning_tokens INTEGER, created_at TEXT, ",
+        "total_nano_aiu INTEGER, initiator TEXT);",
+        "INSERT INTO assistant_usage_events VALUES (1, '5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a', 'gpt-5.4', 500, 100, 0, 0, ",
+        "'2026-06-18T19:13:55.000Z', 1, NULL);"
+    ));
+    let all: Vec<[u64; 5]> = tokens(dir.path().join(".copilot").to_str().unwrap(), &[]).iter().map(counts).collect();
+    assert_eq!(all, [[2, 4000, 44000, 4000, 700]]);
+}

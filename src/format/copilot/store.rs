@@ -44,16 +44,24 @@ macro_rules! count {
     };
 }
 
+/// A row's `created_at` as RFC 3339: text as written; a number as seconds,
+/// or milliseconds past 1e11.
+macro_rules! created {
+    () => {
+        "CASE WHEN typeof(created_at) IN ('integer', 'real') THEN strftime('%Y-%m-%dT%H:%M:%fZ', \
+         CASE WHEN created_at > 1e11 THEN created_at / 1000.0 ELSE created_at END, 'unixepoch') \
+         ELSE created_at END"
+    };
+}
+
 /// A usage row: one `llm:response`.
 pub static USAGE: Table = Table {
     writer: "copilot-cli",
     name: "assistant_usage_events",
     record: concat!(
         "json_object('type', 'assistant_usage_event', 'id', id, 'session_id', session_id, 'timestamp', ",
-        // Text as written; a number as seconds, or milliseconds past 1e11.
-        "CASE WHEN typeof(created_at) IN ('integer', 'real') THEN strftime('%Y-%m-%dT%H:%M:%fZ', ",
-        "CASE WHEN created_at > 1e11 THEN created_at / 1000.0 ELSE created_at END, 'unixepoch') ",
-        "ELSE created_at END, 'model', model, 'initiator', initiator, 'usage', json_object(",
+        created!(),
+        ", 'model', model, 'initiator', initiator, 'usage', json_object(",
         "'input_tokens', max(",
         count!("input_tokens"),
         " - ",
@@ -106,7 +114,7 @@ pub(super) fn keys(conn: &Connection, id: &str) -> Result<Vec<(&'static Table, i
     if !COLUMNS.iter().all(|c| names.iter().any(|n| n == c)) {
         return Ok(Vec::new());
     }
-    let sql = "SELECT rowid FROM assistant_usage_events WHERE session_id = ?1 ORDER BY created_at, id";
+    let sql = concat!("SELECT rowid FROM assistant_usage_events WHERE session_id = ?1 ORDER BY ", created!(), ", id");
     let mut stmt = conn.prepare(sql).map_err(|e| e.to_string())?;
     let rows = stmt.query_map([id], |r| r.get::<_, i64>(0)).map_err(|e| e.to_string())?;
     rows.map(|r| r.map(|rowid| (&USAGE, rowid)).map_err(|e| e.to_string())).collect()
