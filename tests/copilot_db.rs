@@ -215,3 +215,17 @@ fn a_store_without_output_tokens_falls_back_to_the_roll_ups() {
     let all: Vec<[u64; 5]> = tokens(dir.path().join(".copilot").to_str().unwrap(), &[]).iter().map(counts).collect();
     assert_eq!(all, [[2, 4000, 44000, 4000, 700]]);
 }
+
+/// A session with a store is read again every run (the capture cache never
+/// answers for it): a row changed since the last run counts as it is now.
+#[test]
+fn a_changed_store_is_read_again() {
+    let (dir, db) = tree_copy();
+    let home = dir.path().join(".copilot");
+    let home = home.to_str().unwrap();
+    assert_eq!(counts(&tokens(home, &[])[0]), [3, 4000, 44000, 4000, 700]);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE assistant_usage_events SET output_tokens = 1400 WHERE rowid = 3", []).unwrap();
+    drop(conn);
+    assert_eq!(counts(&tokens(home, &[])[0]), [3, 4000, 44000, 4000, 1700]);
+}
