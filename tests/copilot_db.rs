@@ -148,7 +148,7 @@ fn a_cut_row_reads_back_whole() {
     assert!(marked[0].contains(r#""writer":"copilot-cli""#), "{}", marked[0]);
     let whole = ci("ci-cat").arg("--full").stdin(marked[0]).run();
     assert_eq!((whole.stderr.as_str(), whole.code), ("", 0), "{whole:?}");
-    assert_eq!(whole.json()[0]["data"]["model"].as_str(), Some(model.as_str()));
+    assert_eq!(whole.json()[0]["data"]["data"]["model"].as_str(), Some(model.as_str()));
     let piped = ci("ci-agg").arg("--tokens").stdin(cut.stdout.clone()).run();
     assert_eq!((piped.stderr.as_str(), piped.code), ("", 0), "{piped:?}");
     let models: Vec<(String, [u64; 5])> =
@@ -187,7 +187,7 @@ fn numeric_times_and_compaction_requests_are_read() {
     let seen: Vec<(String, Value)> = run
         .json()
         .iter()
-        .map(|r| (r["timestamp"].as_str().unwrap().to_owned(), r["data"]["initiator"].clone()))
+        .map(|r| (r["timestamp"].as_str().unwrap().to_owned(), r["data"]["data"]["initiator"].clone()))
         .collect();
     assert_eq!(
         seen,

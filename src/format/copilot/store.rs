@@ -4,7 +4,8 @@
 //!
 //! A row's record is a JSON object SQLite builds ([`USAGE`]):
 //! `{"type":"assistant_usage_event","id":…,"session_id":…,"timestamp":…,
-//! "model":…,"initiator":…,"usage":{…},"data":{the row's columns}}`, its
+//! "usage":{…},"data":{the row's columns}}` (`model` and `initiator` in
+//! `data`), its
 //! `usage` in the toolkit's names (Copilot's `input_tokens` includes both
 //! cache counts) and `cost_usd` its `total_nano_aiu` at one US cent per AI
 //! unit.
@@ -61,7 +62,7 @@ pub static USAGE: Table = Table {
     record: concat!(
         "json_object('type', 'assistant_usage_event', 'id', id, 'session_id', session_id, 'timestamp', ",
         created!(),
-        ", 'model', model, 'initiator', initiator, 'usage', json_object(",
+        ", 'usage', json_object(",
         "'input_tokens', max(",
         count!("input_tokens"),
         " - ",
