@@ -229,3 +229,22 @@ fn a_changed_store_is_read_again() {
     drop(conn);
     assert_eq!(counts(&tokens(home, &[])[0]), [3, 4000, 44000, 4000, 1700]);
 }
+
+/// A live store (WAL mode, a writer connected, a row committed in its
+/// `-wal`) is read with what was committed, and the writer is not blocked.
+#[test]
+fn a_live_wal_store_is_read_with_its_committed_rows() {
+    let (dir, db) = tree_copy();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+    let insert = "INSERT INTO assistant_usage_events (session_id, model, input_tokens, cache_read_tokens, \
+        cache_write_tokens, reasoning_tokens, output_tokens, created_at, total_nano_aiu, request_multiplier, initiator) \
+        VALUES ('5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a', 'claude-sonnet-4.6', 1000, 0, 0, 0, 10, \
+        '2026-06-19T08:01:40.000Z', 0, 1.0, 'compaction')";
+    conn.execute(insert, []).unwrap();
+    assert!(db.with_extension("db-wal").exists());
+    let home = dir.path().join(".copilot");
+    assert_eq!(counts(&tokens(home.to_str().unwrap(), &[])[0]), [4, 5000, 44000, 4000, 710]);
+    conn.execute(insert, []).expect("the writer is never blocked");
+}
