@@ -16,6 +16,7 @@ mod codex;
 mod codexgen;
 mod conformance;
 mod copilot;
+mod copilot_db;
 mod copilotgen;
 mod cost;
 mod elements_props;

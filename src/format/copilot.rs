@@ -39,6 +39,13 @@
 //!   `{"model":…,"usage":{…},"counters_reset":…,"roll_up":{…}}`, so piped
 //!   records give the same answers as the log. A leg that ended in a crash
 //!   wrote no shutdown: its tokens are in the next shutdown, or nowhere.
+//! - **The store**: when the home holds `session-store.db` ([`store`]), it
+//!   is a capture's first file, and its `assistant_usage_events` rows of
+//!   the session are records (`assistant_usage_event`, each an
+//!   `llm:response` with its own usage and cost); once one was read
+//!   ([`ReadState::meta_read`]) the shutdowns count nothing, so a session
+//!   is counted from its rows or from its roll-ups, never both. A store
+//!   that cannot be read is reported and the roll-ups count.
 //! - **Calls** are paired by `toolCallId`; a call's end names no tool: its
 //!   tool is its start's `toolName` ([`ReadState::tool_of`]).
 
@@ -54,6 +61,7 @@ use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 mod sessions;
+mod store;
 mod usage;
 use sessions::{is_event_log, root_files, session_of};
 
@@ -87,7 +95,12 @@ pub static FORMAT: Format = Format {
   shutdown counts whole (ccusage 20.0.24 counts 0). input_tokens = inputTokens -
   cacheReadTokens - cacheWriteTokens. The growth of totalNanoAiu (1 AI unit = 1
   US cent) is the writer's cost of the leg (cost_source writer; --cost computed
-  prices the tokens instead). session-store.db and OTel exports are not read.",
+  prices the tokens instead). When the home's session-store.db has
+  assistant_usage_events rows for a session, those rows are its responses (one
+  per request, at its time, cost = total_nano_aiu) and its shutdowns count
+  nothing: never both; a session without rows counts its roll-ups. A store that
+  cannot be read (locked) is reported and the roll-ups count. OTel exports are
+  not read.",
         }),
         ..Help::NONE
     },
@@ -98,8 +111,9 @@ pub static FORMAT: Format = Format {
         derived: true,
         multi_part: true,
         original_key: Some("copilot"),
-        // `"modelMetrics"`: every shutdown roll-up holds it.
-        usage_bytes: Some(b"\"modelMetrics\""),
+        // Every shutdown roll-up and every usage row's record holds it.
+        usage_bytes: Some(b"\"usage\""),
+        tables: &store::TABLES,
         ..Profile::new("active", "a Copilot CLI event, not an event record")
     },
 };
@@ -205,8 +219,27 @@ impl Layout for Copilot {
         crate::files::count_lines(Path::new(&rec.path))
     }
 
+    /// The home's `session-store.db` when there is one (its rows first:
+    /// they say whether the roll-ups count), then the event log.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
-        vec![PathBuf::from(&rec.path)]
+        let log = PathBuf::from(&rec.path);
+        store::store_of(&log).into_iter().chain([log]).collect()
+    }
+
+    /// The session's usage rows, when `file` is the store; a store that
+    /// cannot be read is reported (the roll-ups then count).
+    fn lines_of<'d>(
+        &self,
+        cap: &Capture,
+        file: &Path,
+        display: &str,
+        _cx: &Cx<'_>,
+        diag: &'d Diag,
+    ) -> Option<Box<dyn crate::lines::LineSource + 'd>> {
+        if !store::is_store(file) {
+            return None;
+        }
+        Some(crate::lines::rows::source(file, display, diag, |conn| store::keys(conn, &cap.session)))
     }
 }
 
@@ -248,13 +281,17 @@ impl Dialect for Copilot {
                 }
             }
             Some("session.shutdown") => usage::shutdown(rec, state),
+            // A usage row: the session's responses are its rows.
+            Some(store::ROW_TYPE) => state.meta_read = true,
             _ => {}
         }
     }
 
-    /// Only shutdown lines change the counts (or a `\u` escape, which could spell one).
+    /// Only shutdown lines and usage rows change the counts (or a `\u`
+    /// escape, which could spell one).
     fn observes(&self, raw: &[u8]) -> bool {
-        memchr::memmem::find(raw, b"session.shutdown").is_some() || memchr::memmem::find(raw, b"\\u").is_some()
+        let has = |b: &[u8]| memchr::memmem::find(raw, b).is_some();
+        has(b"session.shutdown") || has(store::ROW_TYPE.as_bytes()) || has(b"\\u")
     }
 
     /// A tool's start (or a `\u` escape, which could spell one).
@@ -286,6 +323,7 @@ impl Dialect for Copilot {
             Some("tool.execution_complete") if self.failed(Raw(rec.line())) => "tool:error",
             Some("tool.execution_complete") => "tool:post",
             Some("session.compaction_complete") => "context:compaction",
+            Some(store::ROW_TYPE) => "llm:response",
             Some(t) => return super::qualified(&KNOWN, "copilot:", t),
             None => "copilot:unknown",
         };

@@ -237,17 +237,7 @@ impl Layout for OpenCode {
         _cx: &Cx<'_>,
         diag: &'d Diag,
     ) -> Option<Box<dyn crate::lines::LineSource + 'd>> {
-        let rows = crate::lines::rows::open(file).and_then(|conn| {
-            let keys = store::keys(&conn, &cap.session)?;
-            Ok(crate::lines::rows::Rows::new(conn, keys))
-        });
-        match rows {
-            Ok(rows) => Some(Box::new(rows)),
-            Err(e) => {
-                diag.error(&format_args!("{display}: {e}"));
-                Some(Box::new(crate::lines::LineReader::new(std::io::empty())))
-            }
-        }
+        Some(crate::lines::rows::source(file, display, diag, |conn| store::keys(conn, &cap.session)))
     }
 }
 

@@ -124,6 +124,28 @@ pub fn read_row(conn: &Connection, table: &Table, rowid: i64, out: &mut Vec<u8>)
     Ok(true)
 }
 
+/// The rows `keys` lists of the database at `file`, as a [`LineSource`];
+/// a database that cannot be opened or listed is reported to `diag` (as
+/// `display`) and has no rows.
+pub fn source<'d>(
+    file: &Path,
+    display: &str,
+    diag: &crate::diag::Diag,
+    keys: impl FnOnce(&Connection) -> Result<Vec<(&'static Table, i64)>, String>,
+) -> Box<dyn LineSource + 'd> {
+    let rows = open(file).and_then(|conn| {
+        let keys = keys(&conn)?;
+        Ok(Rows::new(conn, keys))
+    });
+    match rows {
+        Ok(rows) => Box::new(rows),
+        Err(e) => {
+            diag.error(&format_args!("{display}: {e}"));
+            Box::new(super::LineReader::new(std::io::empty()))
+        }
+    }
+}
+
 /// A session's rows, in the writer's order, as a [`LineSource`]: line `n`
 /// is the `n`-th row (its site: table, rowid, length of its record).
 pub struct Rows {

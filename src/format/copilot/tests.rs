@@ -82,3 +82,22 @@ fn odd_counters_count_nothing() {
     );
     assert_eq!(legs(&[&line]), vec![String::new()]);
 }
+
+/// A log's store is its home's `session-store.db`, for a session folder's
+/// log and an older build's flat log alike, and only when it is SQLite.
+#[test]
+fn a_log_s_store_is_its_home_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("session-state");
+    std::fs::create_dir_all(state.join("abc")).unwrap();
+    let (folder, flat) = (state.join("abc").join("events.jsonl"), state.join("abc.jsonl"));
+    let db = dir.path().join(store::STORE);
+    assert_eq!(store::store_of(&folder), None);
+    std::fs::write(&db, b"not SQLite").unwrap();
+    assert_eq!(store::store_of(&folder), None);
+    std::fs::remove_file(&db).unwrap();
+    rusqlite::Connection::open(&db).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
+    assert_eq!(store::store_of(&folder), Some(db.clone()));
+    assert_eq!(store::store_of(&flat), Some(db));
+    assert_eq!(store::store_of(&dir.path().join("elsewhere.jsonl")), None);
+}

@@ -65,7 +65,8 @@ pub(super) fn write_usd(d: &mut Vec<u8>, nano: u64) {
 /// A `session.shutdown` line: what each of its models counts since the
 /// previous shutdown, as the line's made data (a JSON array, one element
 /// per model that grew, in the roll-up's order), and the running counters
-/// moved on.
+/// moved on. None when the session's usage rows were read
+/// ([`ReadState::meta_read`]): the counters still move on.
 pub(super) fn shutdown(rec: &Record<'_>, state: &mut ReadState) {
     let Some(data) = rec.get("data").filter(|d| d.kind() == Kind::Object) else { return };
     let models = roll_up(data);
@@ -105,6 +106,10 @@ pub(super) fn shutdown(rec: &Record<'_>, state: &mut ReadState) {
     }
     if !d.is_empty() {
         d.push(b']');
+    }
+    // The session's usage rows were read: they are its responses, never both.
+    if state.meta_read {
+        d.clear();
     }
     let mut running = models;
     if let Some(n) = nano {
