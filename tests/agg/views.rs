@@ -256,6 +256,13 @@ fn statusline_of_a_session() {
         (run.code, run.stdout.as_str(), run.stderr.as_str()),
         (0, "Sonnet 4.5 | session $0.34 | today $0.06 | block $0.06 (2h 30m left)\n", "")
     );
+    // The README's status line is this one.
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("plain-text line:\n\n```\n{}```", run.stdout)),
+        "README.md should show {}",
+        run.stdout
+    );
     // The transcript named on stdin is read though no PATH or root holds it;
     // no display name: the model id. After the block's end: none active.
     let hook = HOOK.replace(r#","display_name":"Sonnet 4.5""#, "");
