@@ -5,6 +5,7 @@ mod kit;
 mod util;
 
 mod agg;
+mod agg_follow;
 mod bounded;
 mod cache;
 mod cache_files;
