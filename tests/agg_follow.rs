@@ -184,3 +184,24 @@ fn follow_refuses_stdin_and_bad_intervals() {
     let run = ci("ci-agg").args(["--tokens", "--interval", "2s", "fixtures/claude-transcripts"]).run();
     assert_eq!(run.code, 2, "--interval without --follow");
 }
+
+/// A subagent transcript created under the followed session after the start
+/// (`<session>/subagents/agent-x.jsonl`) is read at the next update: each
+/// update discovers the roots again.
+#[test]
+fn subagent_transcript_created_later_is_counted() {
+    let tree = Tree::new();
+    tree.transcript(PROJECT, SESSION, response(1, 3));
+    let mut cmd = ci_command("ci-agg");
+    cmd.args(["-f", "--tokens", "--by", "session"]).arg(tree.path());
+    let mut live = Live::start(cmd, Stdio::null());
+    live.wait_until("the first snapshot", |out, _| snapshots(out).len() == 1 && snapshots(out)[0].1.len() == 1);
+    tree.subagent(PROJECT, SESSION, "x", response(2, 3));
+    let want = one_shot(&["--tokens", "--by", "session"], tree.path());
+    assert!(want[0].contains(r#""responses":2"#), "{want:?}");
+    live.wait_until("the subagent's response counted", |out, _| {
+        snapshots(out).get(1).is_some_and(|(_, records)| *records == want)
+    });
+    let (code, _, err) = live.end_with("-TERM");
+    assert_eq!((code, err), (Some(0), Vec::<String>::new()));
+}
