@@ -28,6 +28,7 @@ mod faults;
 mod filter;
 mod find;
 mod follow;
+mod follow_new_files;
 mod gemini;
 mod grep;
 mod hooklogs;

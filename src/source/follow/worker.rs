@@ -21,6 +21,7 @@ impl Worker<'_> {
     pub(in crate::source) fn run_following<V: Visitor>(&mut self, v: &mut V, rx: &Receiver<Vec<Unit>>) {
         let mut inputs_open = true;
         let mut polling = false;
+        let mut listed = std::time::Instant::now();
         // A stop, or the writer gone (the diagnostics stopped: stdout's
         // reader went away while nothing was held here to hand on).
         while !crate::signal::stop_requested() && !self.diag.is_stopped() {
@@ -41,6 +42,10 @@ impl Worker<'_> {
             if !polling {
                 v.following();
                 polling = true;
+            }
+            if listed.elapsed() >= follow::RELIST {
+                self.adopt_new_files();
+                listed = std::time::Instant::now();
             }
             let Some(progressed) = self.poll_all(v) else { return };
             if !self.hand_on() {
@@ -76,6 +81,42 @@ impl Worker<'_> {
     /// when the writer is gone or a stop was asked for.
     pub(in crate::source) fn units_now<V: Visitor>(&mut self, v: &mut V, units: Vec<Unit>) -> bool {
         units.into_iter().all(|unit| !self.diag.is_stopped() && self.unit(v, unit) && self.finish_unit())
+    }
+
+    /// Follows the files the followed sessions have now and did not have
+    /// when read (a Claude subagent's transcript written later): each
+    /// session's record is made again from its path ([`Layout::record_of_file`]),
+    /// and each of its files not followed yet is followed from its first
+    /// line (read at the next poll). A file that cannot be opened is left
+    /// for the next listing.
+    ///
+    /// [`Layout::record_of_file`]: crate::format::Layout::record_of_file
+    fn adopt_new_files(&mut self) {
+        let known: std::collections::HashSet<std::path::PathBuf> =
+            self.followed.iter().map(|f| f.path.clone()).collect();
+        let mut sessions: Vec<&crate::session::Capture> = Vec::new();
+        for f in &self.followed {
+            if f.cap.record.is_some() && !sessions.iter().any(|c| c.path == f.cap.path) {
+                sessions.push(&f.cap);
+            }
+        }
+        let cx = crate::discover::cx();
+        let mut adopted = Vec::new();
+        for cap in sessions {
+            let Some(rec) = cap.format.layout.record_of_file(&cap.path, &cap.session, &cx) else { continue };
+            for path in cap.format.layout.files(&rec) {
+                if known.contains(&path) || adopted.iter().any(|(p, _): &(std::path::PathBuf, _)| *p == path) {
+                    continue;
+                }
+                let Ok(file) = crate::files::open_regular(&path) else { continue };
+                let display = path.to_string_lossy().into_owned();
+                let lines = crate::lines::LineReader::with_buffer(file, Vec::new());
+                adopted.push((path.clone(), follow::Followed::new(cap.clone(), path, display, lines)));
+            }
+        }
+        for (_, f) in adopted {
+            self.keep_following(f);
+        }
     }
 
     /// Polls every followed file once; `Some(true)` when lines were read,
