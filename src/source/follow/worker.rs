@@ -84,19 +84,27 @@ impl Worker<'_> {
     }
 
     /// Follows the files the followed sessions have now and did not have
-    /// when read (a Claude subagent's transcript written later): each
-    /// session's record is made again from its path ([`Layout::record_of_file`]),
-    /// and each of its files not followed yet is followed from its first
-    /// line (read at the next poll). A file that cannot be opened is left
-    /// for the next listing.
+    /// when read (a Claude subagent's transcript written later): the record
+    /// of each session active lately ([`follow::ACTIVE`]) is made again from
+    /// its path ([`Layout::record_of_file`]), and each of its files not
+    /// followed yet is followed from its first line (read at the next poll).
+    /// A file that cannot be opened is left for the next listing.
     ///
     /// [`Layout::record_of_file`]: crate::format::Layout::record_of_file
     fn adopt_new_files(&mut self) {
+        let now = std::time::SystemTime::now();
         let known: std::collections::HashSet<std::path::PathBuf> =
             self.followed.iter().map(|f| f.path.clone()).collect();
         let mut sessions: Vec<&crate::session::Capture> = Vec::new();
         for f in &self.followed {
-            if f.cap.record.is_some() && !sessions.iter().any(|c| c.path == f.cap.path) {
+            if f.cap.record.is_none() || sessions.iter().any(|c| c.path == f.cap.path) {
+                continue;
+            }
+            // Until it grows while followed: when its file was last written.
+            let grew = *self.grew.entry(f.cap.path.clone()).or_insert_with(|| {
+                std::fs::metadata(&f.cap.path).and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH)
+            });
+            if now.duration_since(grew).unwrap_or_default() <= follow::ACTIVE {
                 sessions.push(&f.cap);
             }
         }
@@ -127,7 +135,12 @@ impl Worker<'_> {
         let mut result = Some(());
         for f in files.iter_mut() {
             match self.poll(v, f) {
-                Some(p) => progressed |= p,
+                Some(p) => {
+                    if p {
+                        self.grew.insert(f.cap.path.clone(), std::time::SystemTime::now());
+                    }
+                    progressed |= p;
+                }
                 None => {
                     result = None;
                     break;
