@@ -5,7 +5,7 @@
 
 use std::process::Stdio;
 
-use crate::follow::Live;
+use crate::follow::{append, Live};
 use crate::kit::Tree;
 use crate::util::{ci, ci_command};
 
@@ -81,11 +81,7 @@ fn follow_and_append(args: &[&str], appends: &[String]) {
         live.wait_until(&format!("snapshot {want} of {args:?}"), |out, _| {
             snapshots(out).len() == want && snapshots(out)[n].1.len() == expected[n].len()
         });
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
-            .unwrap();
+        append(&path, text);
         expected.push(one_shot(args, tree.path()));
         assert_ne!(expected[n], expected[n + 1], "the append changes the answer of {args:?}");
     }
@@ -154,11 +150,7 @@ fn csv_snapshots_are_separated_by_a_blank_line() {
     cmd.args(["-f", "--tokens", "--format", "csv", "--columns", "model,responses"]).arg(tree.path());
     let mut live = Live::start(cmd, Stdio::null());
     live.wait_until("the first table", |out, _| out.len() >= 2);
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, response(2, 3).as_bytes()))
-        .unwrap();
+    append(&path, &response(2, 3));
     live.wait_until("the second table", |out, _| out.len() >= 5);
     let (code, out, _) = live.end_with("-TERM");
     let table = |n: u64| vec!["model,responses".to_owned(), format!("claude-sonnet-4-20250514,{n}")];
@@ -204,4 +196,31 @@ fn subagent_transcript_created_later_is_counted() {
     });
     let (code, _, err) = live.end_with("-TERM");
     assert_eq!((code, err), (Some(0), Vec::<String>::new()));
+}
+
+/// Each update reads the files again, but what it reports (a bad line) is
+/// reported once, and the summary line counts the last update's reading.
+#[test]
+fn reports_are_printed_once_over_updates() {
+    let tree = Tree::new();
+    let path = tree.transcript(PROJECT, SESSION, response(1, 3) + "not json\n");
+    let mut cmd = ci_command("ci-agg");
+    cmd.args(["-f", "--tokens"]).arg(tree.path());
+    let mut live = Live::start(cmd, Stdio::null());
+    live.wait_until("the first snapshot", |out, _| out.len() >= 2);
+    append(&path, &response(2, 3));
+    live.wait_until("the second snapshot", |out, _| snapshots(out).len() == 2 && snapshots(out)[1].1.len() == 1);
+    let (code, out, err) = live.end_with("-TERM");
+    assert_eq!(snapshots(&out).len(), 3);
+    let shown = path.to_string_lossy();
+    assert_eq!(
+        (code, err),
+        (
+            Some(0),
+            vec![
+                format!("{shown}:3: invalid JSON at byte 0: expected a value"),
+                "ci-agg: 1 bad line skipped (--strict makes bad lines an error)".to_owned()
+            ]
+        )
+    );
 }

@@ -487,7 +487,7 @@ fn find_follow_into_cat_follow_tails_new_sessions() {
 }
 
 /// Appends `text` to the file at `path`.
-fn append(path: &Path, text: &str) {
+pub(crate) fn append(path: &Path, text: &str) {
     std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
 }
 

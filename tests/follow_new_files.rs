@@ -5,7 +5,7 @@
 
 use std::process::Stdio;
 
-use crate::follow::Live;
+use crate::follow::{append, Live};
 use crate::kit::Tree;
 use crate::util::ci_command;
 
@@ -38,11 +38,7 @@ fn picks_up_subagent(tool: &str, args: &[&str]) {
     live.wait_until("the main file's line", |out, _| !out.is_empty());
     let sub = tree.subagent("-p", "s1", "x", line(2));
     live.wait_until("the subagent's first line", |out, _| out.len() >= 2);
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&sub)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, line(3).as_bytes()))
-        .unwrap();
+    append(&sub, &line(3));
     live.wait_until("the subagent's second line", |out, _| out.len() >= 3);
     let (code, out, err) = live.end_with("-TERM");
     let (main, sub) = (main.to_string_lossy().into_owned(), sub.to_string_lossy().into_owned());
