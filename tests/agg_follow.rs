@@ -224,3 +224,23 @@ fn reports_are_printed_once_over_updates() {
         )
     );
 }
+
+/// A reader that goes away (`| head -1`) ends the run with 0, though
+/// nothing new is written.
+#[test]
+fn closed_reader_ends_the_run() {
+    let tree = Tree::new();
+    tree.transcript(PROJECT, SESSION, response(1, 3));
+    let mut child = ci_command("ci-agg")
+        .args(["-f", "--tools"])
+        .arg(tree.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut first).unwrap();
+    assert_eq!(first, "{\"snapshot\":1,\"final\":false}\n");
+    assert_eq!(crate::util::exits_within(&mut child, "the end on a closed reader"), Some(0));
+}

@@ -85,7 +85,9 @@ pub fn follow(run: &Run<'_>, terminal: bool, diag: &Diag) -> Result<Outcome> {
     if stop_requested() {
         printer.finish()?;
     }
-    Ok(Outcome::printed_if(found))
+    // A closed reader ends the run as a signal does: 0 once an answer was
+    // printed.
+    Ok(Outcome::printed_if(found || printer.count > 0))
 }
 
 /// Sleeps until `interval` after `began`, waking early on a stop; false when
