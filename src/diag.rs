@@ -104,8 +104,10 @@ pub struct Diag {
     untimed: AtomicU64,
     stopped: AtomicBool,
     /// Errors already printed: two writers that find the same unreadable
-    /// directory report it once.
-    reported: Mutex<HashSet<String>>,
+    /// directory report it once. Shared with the [`Diag::again`] of a run.
+    reported: Arc<Mutex<HashSet<String>>>,
+    /// Every report is printed once ([`Diag::again`]).
+    once: bool,
 }
 
 impl Diag {
@@ -119,8 +121,41 @@ impl Diag {
             errors: AtomicU64::new(0),
             untimed: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
-            reported: Mutex::new(HashSet::new()),
+            reported: Arc::new(Mutex::new(HashSet::new())),
+            once: false,
         }
+    }
+
+    /// Diagnostics for reading the same inputs again (`ci-agg --follow`
+    /// re-reads them at each update): counters from zero, and every report
+    /// (bad line, error, note, warning) printed at most once over all the
+    /// diagnostics made from this one, so what an earlier reading said is not
+    /// said again. A report not printed still counts as printed on its thread
+    /// ([`reports_here`]), as the capture cache needs.
+    pub fn again(&self) -> Diag {
+        Diag { reported: Arc::clone(&self.reported), once: true, ..Diag::new(self.prog, self.strict) }
+    }
+
+    /// Adds the counts of `other` (a [`Diag::again`] of this one) to these,
+    /// for the summary line and the exit status.
+    pub fn absorb(&self, other: &Diag) {
+        self.add_skipped(other.bad_lines(), other.torn_tails());
+        self.add_untimed(other.untimed.load(Relaxed));
+        self.errors.fetch_add(other.errors.load(Relaxed), Relaxed);
+    }
+
+    /// Prints `text` unless it was printed before and every report is
+    /// printed once ([`Diag::again`]).
+    fn report(&self, text: fmt::Arguments<'_>) {
+        if self.once {
+            let text = text.to_string();
+            if !self.reported.lock().map_or(true, |mut seen| seen.insert(text.clone())) {
+                REPORTS.with(|n| n.set(n.get() + 1));
+                return;
+            }
+            return eprint(format_args!("{text}"));
+        }
+        eprint(text);
     }
 
     /// The tool's name, for messages.
@@ -131,7 +166,7 @@ impl Diag {
     /// Reports a skipped line as `path:line: reason`.
     pub fn bad_line(&self, path: &dyn fmt::Display, line: u64, reason: &dyn fmt::Display) {
         self.bad_lines.fetch_add(1, Relaxed);
-        eprint(format_args!("{path}:{line}: {reason}"));
+        self.report(format_args!("{path}:{line}: {reason}"));
     }
 
     /// Counts an unfinished last line (a capture still being written): not an error.
@@ -173,12 +208,12 @@ impl Diag {
     /// A note on what a run found (`looked in R, found 0`): one line,
     /// `prog: message`, that does not change the exit code.
     pub fn note(&self, msg: &dyn fmt::Display) {
-        eprint(format_args!("{}: {msg}", self.prog));
+        self.report(format_args!("{}: {msg}", self.prog));
     }
 
     /// A warning that does not change the exit code.
     pub fn warn(&self, msg: &dyn fmt::Display) {
-        eprint(format_args!("{}: warning: {msg}", self.prog));
+        self.report(format_args!("{}: warning: {msg}", self.prog));
     }
 
     /// Bad lines skipped so far.

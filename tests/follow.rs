@@ -47,7 +47,7 @@ fn collect(from: impl std::io::Read + Send + 'static) -> (Arc<Mutex<Vec<String>>
 
 /// A follow run whose stdout and stderr lines are both collected as they
 /// come, so that a test can wait for a report before it goes on.
-struct Live {
+pub(crate) struct Live {
     child: Child,
     out: Arc<Mutex<Vec<String>>>,
     err: Arc<Mutex<Vec<String>>>,
@@ -56,7 +56,7 @@ struct Live {
 
 impl Live {
     /// Starts `cmd` (stdout and stderr piped).
-    fn start(mut cmd: Command, stdin: Stdio) -> Live {
+    pub(crate) fn start(mut cmd: Command, stdin: Stdio) -> Live {
         let mut child = cmd.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let (out, r1) = collect(child.stdout.take().unwrap());
         let (err, r2) = collect(child.stderr.take().unwrap());
@@ -66,7 +66,7 @@ impl Live {
     /// Waits until `done(stdout lines, stderr lines)`; the deadline (10 s)
     /// only keeps a bug from hanging the suite: then the child is killed and
     /// this panics with "`what` did not happen" and what was printed.
-    fn wait_until(&mut self, what: &str, done: impl Fn(&[String], &[String]) -> bool) {
+    pub(crate) fn wait_until(&mut self, what: &str, done: impl Fn(&[String], &[String]) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while !done(&self.out.lock().unwrap(), &self.err.lock().unwrap()) {
             if Instant::now() >= deadline {
@@ -84,7 +84,13 @@ impl Live {
 
     /// Ends the run with SIGTERM: its exit code, stdout and stderr lines.
     fn end(self) -> (Option<i32>, Vec<String>, Vec<String>) {
-        let code = terminate(self.child);
+        self.end_with("-TERM")
+    }
+
+    /// Ends the run with the signal `sig` (`-TERM`, `-INT`): its exit code,
+    /// stdout and stderr lines.
+    pub(crate) fn end_with(self, sig: &str) -> (Option<i32>, Vec<String>, Vec<String>) {
+        let code = signal(self.child, sig);
         for r in self.readers {
             r.join().unwrap();
         }
@@ -481,7 +487,7 @@ fn find_follow_into_cat_follow_tails_new_sessions() {
 }
 
 /// Appends `text` to the file at `path`.
-fn append(path: &Path, text: &str) {
+pub(crate) fn append(path: &Path, text: &str) {
     std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
 }
 

@@ -5,6 +5,7 @@ mod kit;
 mod util;
 
 mod agg;
+mod agg_follow;
 mod bounded;
 mod cache;
 mod cache_files;
@@ -28,6 +29,7 @@ mod faults;
 mod filter;
 mod find;
 mod follow;
+mod follow_new_files;
 mod gemini;
 mod grep;
 mod hooklogs;

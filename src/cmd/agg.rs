@@ -29,6 +29,7 @@ use crate::source::{self, RunOpts};
 use crate::text::plural;
 use crate::time;
 
+mod live;
 mod statusline;
 pub mod views;
 
@@ -190,6 +191,15 @@ pub struct Args {
     /// (also CI_CACHE=0). See CACHE in --help.
     #[arg(long)]
     pub no_cache: bool,
+    /// Keep reading the inputs and print the answer again when it changes
+    /// (a table on a terminal, redrawn; else one snapshot per update): see
+    /// FOLLOW in --help.
+    #[arg(short = 'f', long, conflicts_with_all = ["merge", "partial", "statusline"])]
+    pub follow: bool,
+    /// With --follow: how often the inputs are read again, at most (1s,
+    /// 30s, 2m; a bare number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = time::parse_duration, requires = "follow")]
+    pub interval: std::time::Duration,
     #[command(flatten)]
     pub session: SessionArg,
     #[command(flatten)]
@@ -201,6 +211,10 @@ pub struct Args {
 impl Tool for Args {
     fn common(&self) -> &Common {
         &self.common
+    }
+
+    fn follows(&self) -> bool {
+        self.follow
     }
 }
 
@@ -332,18 +346,14 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         }
         // A capture's kept state is of all its events: a window reads them.
         let cache = if window.is_open() { open_cache(&q, &args, diag) } else { None };
+        let run = live::Run { q: &q, args: &args, format, adds_writer, window, cache: cache.as_ref() };
+        if args.follow {
+            return live::follow(&run, terminal, diag);
+        }
         let (answer, watches) = aggregate(&q, &args, window, cache.as_ref(), diag)?;
         (q, answer, watches)
     };
-    let not_numbers = answer.not_numbers(&q);
-    for (field, n) in &not_numbers {
-        let n = *n;
-        diag.warn(&format_args!(
-            "{n} value{} of {field} {} not numbers and skipped",
-            plural(n),
-            if n == 1 { "was" } else { "were" }
-        ));
-    }
+    let not_numbers = warn_not_numbers(&answer, &q, diag);
     if crate::signal::stop_requested() {
         // Interrupted: a partial aggregate would look like a whole one.
         return Ok(Outcome::Nothing);
@@ -355,6 +365,41 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         )?;
         return Ok(Outcome::Printed);
     }
+    let (bytes, found) = report(&q, answer, (&watches, &not_numbers), &args, format, adds_writer, diag)?;
+    let mut out = Output::stdout();
+    out.write(&bytes)?;
+    out.flush()?;
+    Ok(Outcome::printed_if(found))
+}
+
+/// Warns of the values of metric fields that were not numbers, and returns
+/// how many each field had.
+fn warn_not_numbers(answer: &Answer, q: &Query, diag: &Diag) -> Vec<(String, u64)> {
+    let not_numbers = answer.not_numbers(q);
+    for (field, n) in &not_numbers {
+        let n = *n;
+        diag.warn(&format_args!(
+            "{n} value{} of {field} {} not numbers and skipped",
+            plural(n),
+            if n == 1 { "was" } else { "were" }
+        ));
+    }
+    not_numbers
+}
+
+/// The bytes of the answer as `format` prints them (NDJSON when `None`),
+/// and whether it found anything; warns of what the answer lacks. `read`:
+/// what the events read had of the query's paths ([`Watch`]) and the
+/// metric fields' values that were not numbers ([`warn_not_numbers`]).
+fn report(
+    q: &Query,
+    answer: Answer,
+    (watches, not_numbers): (&[Watch], &[(String, u64)]),
+    args: &Args,
+    format: Option<TableStyle>,
+    adds_writer: bool,
+    diag: &Diag,
+) -> Result<(Vec<u8>, bool)> {
     let order = match args.sort {
         SortOrder::Auto | SortOrder::Column(_) => Order::Auto,
         SortOrder::Count => Order::Count,
@@ -364,13 +409,13 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     // nothing: exit 1, as `grep -c` prints 0.
     let grouped = matches!(answer, Answer::Groups(_));
     let (rows, viewed) = if args.views.folds() {
-        (vec![], Some(args.views.records(&q, answer, diag)))
+        (vec![], Some(args.views.records(q, answer, diag)))
     } else {
-        (answer.rows(&q, order), None)
+        (answer.rows(q, order), None)
     };
     let read_any = !grouped || viewed.is_some() || rows.iter().any(|r| r.count > 0);
     let seen: Vec<&str> = not_numbers.iter().map(|(f, _)| f.as_str()).collect();
-    warn_fields_never_found(&rows, &q, q.spec.by.len() - usize::from(adds_writer), &seen, &watches, diag);
+    warn_fields_never_found(&rows, q, q.spec.by.len() - usize::from(adds_writer), &seen, watches, diag);
     let mut records: Vec<Record> = viewed.unwrap_or_else(|| rows.into_iter().map(|r| r.record).collect());
     if adds_writer {
         view::drop_single_writer(&mut records);
@@ -378,38 +423,35 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     if q.preset == Preset::Sessions && !args.full {
         view::cap_lists(&mut records, &view::CAPPED_LISTS, view::LIST_CAP);
     }
-    warn_unpriced(&records, &q, diag);
+    warn_unpriced(&records, q, diag);
     if let SortOrder::Column(column) = &args.sort {
         table::sort_by_column(&mut records, column).map_err(|e| Error::Usage(format!("--sort: {e}")))?;
     }
     if args.per_period {
-        records = view::per_period(&q, records).map_err(Error::Usage)?;
+        records = view::per_period(q, records).map_err(Error::Usage)?;
     }
-    let all = args.selection(&q).apply(&q, &mut records).map_err(Error::Usage)?;
+    let all = args.selection(q).apply(q, &mut records).map_err(Error::Usage)?;
     let found = !records.is_empty() && read_any;
     let people = format.is_some_and(TableStyle::for_people);
     let total =
-        if (people || args.total) && found && !args.views.no_total() { view::total(&q, &records, all) } else { None };
+        if (people || args.total) && found && !args.views.no_total() { view::total(q, &records, all) } else { None };
     let bytes = match format {
         None => args.output.ndjson(&records, total.as_ref())?,
         Some(format) => args.output.render(
             &records,
             total.as_ref(),
             format,
-            &args.output.columns(default_columns(&q, &args.views, format))?,
+            &args.output.columns(default_columns(q, &args.views, format))?,
             Fit {
                 // A view names its columns (the header of its empty result).
-                template: if args.views.blocks { None } else { template(&q, args.per_period, adds_writer) },
-                expendable: expendable(&q),
+                template: if args.views.blocks { None } else { template(q, args.per_period, adds_writer) },
+                expendable: expendable(q),
                 ..Fit::default()
             },
             diag,
         )?,
     };
-    let mut out = Output::stdout();
-    out.write(&bytes)?;
-    out.flush()?;
-    Ok(Outcome::printed_if(found))
+    Ok((bytes, found))
 }
 
 /// The columns a table of `q`'s records shows unless `--columns` says:

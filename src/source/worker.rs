@@ -33,6 +33,9 @@ pub(super) struct Worker<'d> {
     pub(super) follow: bool,
     /// Follow mode: the files read so far, polled for new lines.
     pub(super) followed: Vec<follow::Followed>,
+    /// Follow mode: when each followed session (by its path) last grew, or
+    /// its file's modification time until then ([`follow::ACTIVE`]).
+    pub(super) grew: std::collections::HashMap<std::path::PathBuf, std::time::SystemTime>,
     /// Follow mode: how many followed files may stay open between polls
     /// ([`follow::open_budget`]; those beyond are closed between
     /// polls), and how many do.
@@ -94,6 +97,7 @@ impl<'d> Worker<'d> {
             buffer: Vec::new(),
             follow: false,
             followed: Vec::new(),
+            grew: Default::default(),
             open_budget: 0,
             kept_open: 0,
             parts: LineState::default(),

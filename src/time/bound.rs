@@ -227,6 +227,22 @@ fn start_of_day(date: Date, tz: &TimeZone) -> Result<Timestamp, String> {
     tz.to_timestamp(date.at(0, 0, 0, 0)).map_err(|e| e.to_string())
 }
 
+/// Parses a duration of whole seconds as relative ages are written (`1s`,
+/// `30s`, `2m`, `1m30s`; units s, m, h, d, w), or a bare number of seconds;
+/// at least one second.
+pub fn parse_duration(v: &str) -> Result<std::time::Duration, String> {
+    let v = v.trim();
+    let secs = if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        v.parse::<i64>().map_err(|_| format!("number {v:?} is too large"))?
+    } else {
+        parse_relative(v).unwrap_or_else(|| Err(format!("expected a duration such as 1s, 30s or 2m, not {v:?}")))?
+    };
+    match u64::try_from(secs) {
+        Ok(s) if s > 0 => Ok(std::time::Duration::from_secs(s)),
+        _ => Err("the duration must be at least 1s".into()),
+    }
+}
+
 /// Parses a relative age `(<digits><unit>)+` into seconds.
 ///
 /// `None` when `v` does not have that shape at all (so other forms can be tried);

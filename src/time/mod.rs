@@ -91,7 +91,7 @@ mod interval;
 mod stamp;
 mod zone;
 
-pub use bound::{parse_bound, BoundKind, Period, TimeSpec};
+pub use bound::{parse_bound, parse_duration, BoundKind, Period, TimeSpec};
 pub use bucket::{bucket, parse_weekday, Bucket};
 pub use interval::Interval;
 pub use jiff::civil::Weekday;

@@ -41,6 +41,12 @@
 //!   session record arrives on stdin (`ci-find --follow | ci-cat -f`), so
 //!   sessions that appear after the start are picked up when the producer
 //!   announces them; captures named as paths are the ones there at start;
+//! - **new files of a session**: every [`RELIST`] the record of each followed
+//!   session active within [`ACTIVE`] (one hour) is made again from its path (`Layout::record_of_file`), and
+//!   its files not followed yet (a Claude subagent's transcript written
+//!   after the start) are followed from their first line; a session whose
+//!   record is not made from a file (Claude hook sessions, a directory) gets
+//!   no new files;
 //! - a closed reader: while waiting, stdout is polled too ([`stdout_closed`]),
 //!   so `ci-cat -f x | head -1` ends even when nothing new is ever written.
 //!
@@ -58,6 +64,15 @@ use crate::signal::stop_requested;
 
 /// How often followed files are polled for new bytes.
 pub const POLL: Duration = Duration::from_millis(200);
+
+/// How often the files of followed sessions are listed again, for files a
+/// writer adds to a session later ([`Followed`] of each).
+pub const RELIST: Duration = Duration::from_secs(1);
+
+/// Only the sessions whose files grew (or were written, before they were
+/// followed) within this long are listed again: a history of thousands of
+/// idle sessions costs no listing.
+pub const ACTIVE: Duration = Duration::from_secs(3600);
 
 /// Sleeps one poll interval, waking early when a stop is asked for.
 pub fn nap() {
@@ -150,7 +165,10 @@ const HELP: &str = "\
   arrives, so sessions that appear later are picked up:
     ci-find --follow --root ROOT | TOOL -f ...
   (ci-find --follow prints a session once its events.jsonl exists). Captures
-  named as PATH are those there at start. Event records on stdin are passed on
+  named as PATH are those there at start; files a writer adds to a followed
+  session written to in the last hour (a Claude subagent's
+  <session>/subagents/agent-*.jsonl) are found within a second and read from
+  their first line. Event records on stdin are passed on
   line by line (`tail -f x | TOOL -f -`). SIGINT/SIGTERM/SIGHUP: finish the
   record at hand, flush, exit 0. A closed reader (`| head -1`) ends the run
   quietly with 0, even while nothing new is written. Claude hook sessions are

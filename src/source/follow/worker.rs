@@ -21,6 +21,7 @@ impl Worker<'_> {
     pub(in crate::source) fn run_following<V: Visitor>(&mut self, v: &mut V, rx: &Receiver<Vec<Unit>>) {
         let mut inputs_open = true;
         let mut polling = false;
+        let mut listed = std::time::Instant::now();
         // A stop, or the writer gone (the diagnostics stopped: stdout's
         // reader went away while nothing was held here to hand on).
         while !crate::signal::stop_requested() && !self.diag.is_stopped() {
@@ -41,6 +42,10 @@ impl Worker<'_> {
             if !polling {
                 v.following();
                 polling = true;
+            }
+            if listed.elapsed() >= follow::RELIST {
+                self.adopt_new_files();
+                listed = std::time::Instant::now();
             }
             let Some(progressed) = self.poll_all(v) else { return };
             if !self.hand_on() {
@@ -78,6 +83,50 @@ impl Worker<'_> {
         units.into_iter().all(|unit| !self.diag.is_stopped() && self.unit(v, unit) && self.finish_unit())
     }
 
+    /// Follows the files the followed sessions have now and did not have
+    /// when read (a Claude subagent's transcript written later): the record
+    /// of each session active lately ([`follow::ACTIVE`]) is made again from
+    /// its path ([`Layout::record_of_file`]), and each of its files not
+    /// followed yet is followed from its first line (read at the next poll).
+    /// A file that cannot be opened is left for the next listing.
+    ///
+    /// [`Layout::record_of_file`]: crate::format::Layout::record_of_file
+    fn adopt_new_files(&mut self) {
+        let now = std::time::SystemTime::now();
+        let known: std::collections::HashSet<std::path::PathBuf> =
+            self.followed.iter().map(|f| f.path.clone()).collect();
+        let mut sessions: Vec<&crate::session::Capture> = Vec::new();
+        for f in &self.followed {
+            if f.cap.record.is_none() || sessions.iter().any(|c| c.path == f.cap.path) {
+                continue;
+            }
+            // Until it grows while followed: when its file was last written.
+            let grew = *self.grew.entry(f.cap.path.clone()).or_insert_with(|| {
+                std::fs::metadata(&f.cap.path).and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH)
+            });
+            if now.duration_since(grew).unwrap_or_default() <= follow::ACTIVE {
+                sessions.push(&f.cap);
+            }
+        }
+        let cx = crate::discover::cx();
+        let mut adopted = Vec::new();
+        for cap in sessions {
+            let Some(rec) = cap.format.layout.record_of_file(&cap.path, &cap.session, &cx) else { continue };
+            for path in cap.format.layout.files(&rec) {
+                if known.contains(&path) || adopted.iter().any(|(p, _): &(std::path::PathBuf, _)| *p == path) {
+                    continue;
+                }
+                let Ok(file) = crate::files::open_regular(&path) else { continue };
+                let display = path.to_string_lossy().into_owned();
+                let lines = crate::lines::LineReader::with_buffer(file, Vec::new());
+                adopted.push((path.clone(), follow::Followed::new(cap.clone(), path, display, lines)));
+            }
+        }
+        for (_, f) in adopted {
+            self.keep_following(f);
+        }
+    }
+
     /// Polls every followed file once; `Some(true)` when lines were read,
     /// `None` when the writer is gone.
     pub(in crate::source) fn poll_all<V: Visitor>(&mut self, v: &mut V) -> Option<bool> {
@@ -86,7 +135,12 @@ impl Worker<'_> {
         let mut result = Some(());
         for f in files.iter_mut() {
             match self.poll(v, f) {
-                Some(p) => progressed |= p,
+                Some(p) => {
+                    if p {
+                        self.grew.insert(f.cap.path.clone(), std::time::SystemTime::now());
+                    }
+                    progressed |= p;
+                }
                 None => {
                     result = None;
                     break;

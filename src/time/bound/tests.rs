@@ -256,6 +256,17 @@ fn bound_range_edges_do_not_panic() {
     assert_eq!(parse_bound("0s", BoundKind::Since, Timestamp::MIN, &TimeZone::UTC), Ok(Timestamp::MIN));
 }
 
+#[test]
+fn durations_of_whole_seconds() {
+    use std::time::Duration;
+    assert_eq!(super::parse_duration("1s"), Ok(Duration::from_secs(1)));
+    assert_eq!(super::parse_duration("2"), Ok(Duration::from_secs(2)));
+    assert_eq!(super::parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+    for bad in ["0", "0s", "", "1ms", "soon", "-1s", "99999999999999999999"] {
+        assert!(super::parse_duration(bad).is_err(), "{bad}");
+    }
+}
+
 proptest! {
     #[test]
     fn parse_bound_never_panics(s in "\\PC*", secs in any::<i32>()) {
