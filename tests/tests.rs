@@ -28,6 +28,7 @@ mod filter;
 mod find;
 mod follow;
 mod gemini;
+mod geminigen;
 mod grep;
 mod hooklogs;
 mod hooklogsgen;
