@@ -47,7 +47,7 @@ fn collect(from: impl std::io::Read + Send + 'static) -> (Arc<Mutex<Vec<String>>
 
 /// A follow run whose stdout and stderr lines are both collected as they
 /// come, so that a test can wait for a report before it goes on.
-struct Live {
+pub(crate) struct Live {
     child: Child,
     out: Arc<Mutex<Vec<String>>>,
     err: Arc<Mutex<Vec<String>>>,
@@ -56,7 +56,7 @@ struct Live {
 
 impl Live {
     /// Starts `cmd` (stdout and stderr piped).
-    fn start(mut cmd: Command, stdin: Stdio) -> Live {
+    pub(crate) fn start(mut cmd: Command, stdin: Stdio) -> Live {
         let mut child = cmd.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let (out, r1) = collect(child.stdout.take().unwrap());
         let (err, r2) = collect(child.stderr.take().unwrap());
@@ -66,7 +66,7 @@ impl Live {
     /// Waits until `done(stdout lines, stderr lines)`; the deadline (10 s)
     /// only keeps a bug from hanging the suite: then the child is killed and
     /// this panics with "`what` did not happen" and what was printed.
-    fn wait_until(&mut self, what: &str, done: impl Fn(&[String], &[String]) -> bool) {
+    pub(crate) fn wait_until(&mut self, what: &str, done: impl Fn(&[String], &[String]) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while !done(&self.out.lock().unwrap(), &self.err.lock().unwrap()) {
             if Instant::now() >= deadline {
@@ -78,12 +78,12 @@ impl Live {
     }
 
     /// Waits until `n` lines are on stdout.
-    fn wait_for_lines(&mut self, n: usize) {
+    pub(crate) fn wait_for_lines(&mut self, n: usize) {
         self.wait_until(&format!("{n} lines printed"), |out, _| out.len() >= n);
     }
 
     /// Ends the run with SIGTERM: its exit code, stdout and stderr lines.
-    fn end(self) -> (Option<i32>, Vec<String>, Vec<String>) {
+    pub(crate) fn end(self) -> (Option<i32>, Vec<String>, Vec<String>) {
         let code = terminate(self.child);
         for r in self.readers {
             r.join().unwrap();
@@ -94,7 +94,7 @@ impl Live {
 }
 
 /// `TOOL -f ARGS` with the pinned environment of the other tests.
-fn follow_command(tool: &str, args: &[&str]) -> Command {
+pub(crate) fn follow_command(tool: &str, args: &[&str]) -> Command {
     let mut cmd = crate::util::ci_command(tool);
     cmd.arg("-f").args(args);
     cmd
@@ -115,7 +115,7 @@ fn wait_for(lines: &Mutex<Vec<String>>, n: usize) {
 /// then. The only fixed sleep the follow tests have: correct output never
 /// waits on it, and what a test waits for is a condition with a deadline
 /// ([`wait_for`], [`Live::wait_until`]).
-fn let_polls_pass() {
+pub(crate) fn let_polls_pass() {
     std::thread::sleep(Duration::from_millis(300));
 }
 
@@ -481,7 +481,7 @@ fn find_follow_into_cat_follow_tails_new_sessions() {
 }
 
 /// Appends `text` to the file at `path`.
-fn append(path: &Path, text: &str) {
+pub(crate) fn append(path: &Path, text: &str) {
     std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
 }
 
