@@ -389,7 +389,9 @@ fn damaged_and_unknown_lines_are_reported_or_kept() {
 /// event, tokens still once): a response written again with grown tokens
 /// and its finished call, its last line torn for a while. The torn line is
 /// held back until whole; every copy is printed; piped into ci-agg the
-/// copies count once, and the answers equal the finished file's.
+/// copies count once, and the tokens equal the finished file's. A message
+/// without tokens then rewound was printed already: its call is in the
+/// stream's `--tools`, not in the finished file's (README).
 #[test]
 fn a_recording_being_written_counts_each_response_once_under_follow() {
     use crate::follow::{append, follow_command, let_polls_pass, Live};
@@ -424,24 +426,44 @@ fn a_recording_being_written_counts_each_response_once_under_follow() {
     live.wait_until("the torn line held back", |out, _| out.len() == 4);
     append(&path, &format!("{tail}\n"));
     live.wait_for_lines(7);
+    // A message with no tokens and a call, then rewound: printed already.
+    let dropped = json!({"id": "x-2", "timestamp": "2026-09-01T10:00:05.000Z", "type": "gemini", "content": "",
+        "toolCalls": [{"id": "c-2", "name": "write_file", "args": {"file_path": "/app/x"}, "status": "cancelled"}]});
+    append(&path, &format!("{dropped}\n{}\n", json!({"$rewindTo": "x-2"})));
+    live.wait_for_lines(11);
     let_polls_pass();
     let (code, out, err) = live.end();
     assert_eq!((code, err), (Some(0), vec![]));
     let names: Vec<Value> = out.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].clone()).collect();
     let copies = ["llm:response", "tool:pre"];
-    let want: Vec<&str> =
-        ["session:start", "prompt:submit"].into_iter().chain(copies).chain(copies).chain(["tool:post"]).collect();
+    let want: Vec<&str> = ["session:start", "prompt:submit"]
+        .into_iter()
+        .chain(copies)
+        .chain(copies)
+        .chain(["tool:post", "llm:content", "tool:pre", "tool:error", "gemini:rewind"])
+        .collect();
     assert_eq!(names, want);
     let followed: String = out.iter().map(|l| format!("{l}\n")).collect();
-    for query in [&["--tokens"][..], &["--tools"], &["--tokens", "--by", "session"]] {
-        let piped = ci("ci-agg").args(query).stdin(followed.clone()).run();
-        let direct = ci("ci-agg").args(query).arg(file).run();
-        assert_eq!(
-            (piped.stdout.as_str(), piped.stderr.as_str(), piped.code),
-            (direct.stdout.as_str(), "", 0),
-            "{query:?}"
-        );
+    let agg = |query: &[&str], piped: bool| {
+        let run =
+            if piped { ci("ci-agg").args(query).stdin(followed.clone()) } else { ci("ci-agg").args(query).arg(file) };
+        let run = run.run();
+        assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{query:?}");
+        run.stdout
+    };
+    for query in [&["--tokens"][..], &["--tokens", "--by", "session"]] {
+        assert_eq!(agg(query, true), agg(query, false), "{query:?}");
     }
+    // The rewound message's call is in the stream, not in the finished file.
+    let tools = |piped: bool| -> Vec<(Value, Value)> {
+        let rows = agg(&["--tools"], piped);
+        rows.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|r| (r["tool"].clone(), r["errors"].clone()))
+            .collect()
+    };
+    assert_eq!(tools(false), [(json!("list_directory"), json!(0))]);
+    assert_eq!(tools(true), [(json!("list_directory"), json!(0)), (json!("write_file"), json!(1))]);
     let tokens = ci("ci-agg").args(["--tokens"]).arg(file).run();
     assert_eq!(tokens.json()[0]["responses"], 1);
     assert_eq!(tokens.json()[0]["output_tokens"], 45);
