@@ -78,12 +78,12 @@ impl Live {
     }
 
     /// Waits until `n` lines are on stdout.
-    fn wait_for_lines(&mut self, n: usize) {
+    pub(crate) fn wait_for_lines(&mut self, n: usize) {
         self.wait_until(&format!("{n} lines printed"), |out, _| out.len() >= n);
     }
 
     /// Ends the run with SIGTERM: its exit code, stdout and stderr lines.
-    fn end(self) -> (Option<i32>, Vec<String>, Vec<String>) {
+    pub(crate) fn end(self) -> (Option<i32>, Vec<String>, Vec<String>) {
         self.end_with("-TERM")
     }
 
@@ -100,7 +100,7 @@ impl Live {
 }
 
 /// `TOOL -f ARGS` with the pinned environment of the other tests.
-fn follow_command(tool: &str, args: &[&str]) -> Command {
+pub(crate) fn follow_command(tool: &str, args: &[&str]) -> Command {
     let mut cmd = crate::util::ci_command(tool);
     cmd.arg("-f").args(args);
     cmd
@@ -121,7 +121,7 @@ fn wait_for(lines: &Mutex<Vec<String>>, n: usize) {
 /// then. The only fixed sleep the follow tests have: correct output never
 /// waits on it, and what a test waits for is a condition with a deadline
 /// ([`wait_for`], [`Live::wait_until`]).
-fn let_polls_pass() {
+pub(crate) fn let_polls_pass() {
     std::thread::sleep(Duration::from_millis(300));
 }
 

@@ -384,3 +384,87 @@ fn damaged_and_unknown_lines_are_reported_or_kept() {
     assert_eq!(run.code, 0);
     assert_eq!(ci("ci-cat").args(["--strict", path]).run().code, 2);
 }
+
+/// `ci-cat --follow` on a recording being written (README: each copy is an
+/// event, tokens still once): a response written again with grown tokens
+/// and its finished call, its last line torn for a while. The torn line is
+/// held back until whole; every copy is printed; piped into ci-agg the
+/// copies count once, and the tokens equal the finished file's. A message
+/// without tokens then rewound was printed already: its call is in the
+/// stream's `--tools`, not in the finished file's (README).
+#[test]
+fn a_recording_being_written_counts_each_response_once_under_follow() {
+    use crate::follow::{append, follow_command, let_polls_pass, Live};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".gemini/tmp/app/chats/session-2026-09-01T10-00-dddd0001.jsonl");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let header = json!({"sessionId": "dddd0001-0000-4000-8000-000000000001", "projectHash": "h",
+        "startTime": "2026-09-01T10:00:00.000Z", "lastUpdated": "2026-09-01T10:00:00.000Z", "kind": "main"});
+    let prompt =
+        json!({"id": "u-1", "timestamp": "2026-09-01T10:00:01.000Z", "type": "user", "content": [{"text": "ls"}]});
+    std::fs::write(&path, format!("{header}\n{prompt}\n")).unwrap();
+    let copy = |output: u64, status: &str| {
+        let mut call = json!({"id": "c-1", "name": "list_directory", "args": {"path": "/app"}, "status": status});
+        if status != "executing" {
+            call["result"] =
+                json!([{"functionResponse": {"id": "c-1", "name": "list_directory", "response": {"output": "a"}}}]);
+        }
+        json!({"id": "g-1", "timestamp": "2026-09-01T10:00:02.000Z", "type": "gemini", "content": "", "model": "gemini-2.5-flash",
+            "tokens": {"input": 1000, "output": output, "cached": 200, "thoughts": 5, "tool": 0, "total": 1005 + output},
+            "toolCalls": [call]})
+        .to_string()
+    };
+    let file = path.to_str().unwrap();
+    let mut live = Live::start(follow_command("ci-cat", &[file]), std::process::Stdio::null());
+    live.wait_for_lines(2);
+    append(&path, &format!("{}\n", copy(10, "executing")));
+    live.wait_for_lines(4);
+    let last = copy(40, "success");
+    let (head, tail) = last.split_at(last.len() / 2);
+    append(&path, head);
+    let_polls_pass();
+    live.wait_until("the torn line held back", |out, _| out.len() == 4);
+    append(&path, &format!("{tail}\n"));
+    live.wait_for_lines(7);
+    // A message with no tokens and a call, then rewound: printed already.
+    let dropped = json!({"id": "x-2", "timestamp": "2026-09-01T10:00:05.000Z", "type": "gemini", "content": "",
+        "toolCalls": [{"id": "c-2", "name": "write_file", "args": {"file_path": "/app/x"}, "status": "cancelled"}]});
+    append(&path, &format!("{dropped}\n{}\n", json!({"$rewindTo": "x-2"})));
+    live.wait_for_lines(11);
+    let_polls_pass();
+    let (code, out, err) = live.end();
+    assert_eq!((code, err), (Some(0), vec![]));
+    let names: Vec<Value> = out.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].clone()).collect();
+    let copies = ["llm:response", "tool:pre"];
+    let want: Vec<&str> = ["session:start", "prompt:submit"]
+        .into_iter()
+        .chain(copies)
+        .chain(copies)
+        .chain(["tool:post", "llm:content", "tool:pre", "tool:error", "gemini:rewind"])
+        .collect();
+    assert_eq!(names, want);
+    let followed: String = out.iter().map(|l| format!("{l}\n")).collect();
+    let agg = |query: &[&str], piped: bool| {
+        let run =
+            if piped { ci("ci-agg").args(query).stdin(followed.clone()) } else { ci("ci-agg").args(query).arg(file) };
+        let run = run.run();
+        assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{query:?}");
+        run.stdout
+    };
+    for query in [&["--tokens"][..], &["--tokens", "--by", "session"]] {
+        assert_eq!(agg(query, true), agg(query, false), "{query:?}");
+    }
+    // The rewound message's call is in the stream, not in the finished file.
+    let tools = |piped: bool| -> Vec<(Value, Value)> {
+        let rows = agg(&["--tools"], piped);
+        rows.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|r| (r["tool"].clone(), r["errors"].clone()))
+            .collect()
+    };
+    assert_eq!(tools(false), [(json!("list_directory"), json!(0))]);
+    assert_eq!(tools(true), [(json!("list_directory"), json!(0)), (json!("write_file"), json!(1))]);
+    let tokens = ci("ci-agg").args(["--tokens"]).arg(file).run();
+    assert_eq!(tokens.json()[0]["responses"], 1);
+    assert_eq!(tokens.json()[0]["output_tokens"], 45);
+}

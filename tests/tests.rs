@@ -31,6 +31,7 @@ mod find;
 mod follow;
 mod follow_new_files;
 mod gemini;
+mod geminigen;
 mod grep;
 mod hooklogs;
 mod hooklogsgen;

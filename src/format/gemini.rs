@@ -90,7 +90,10 @@ pub static FORMAT: Format = Format {
   a message written again (tokens, tool calls, results) is one event, its last
   copy, at that copy's place; {\"$rewindTo\":ID} drops message ID and later ones,
   but responses with tokens (billed) stay; a $set holding messages (a checkpoint)
-  replaces the list: each message is an event of its own inside that line.",
+  replaces the list: each message is an event of its own inside that line.
+  Under --follow the file is read line by line: each copy is an event (ci-agg
+  still counts a response's tokens once), and a message later rewound was
+  printed already (its calls count in ci-agg --tools of the stream).",
         }),
         agg: Some(Section {
             title: "GEMINI CLI TOKENS",
