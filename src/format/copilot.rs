@@ -160,6 +160,9 @@ fn line_time(rec: &Record<'_>) -> Option<Timestamp> {
     rec.get_str("timestamp").as_deref().and_then(time::parse_timestamp)
 }
 
+/// Its sessions are files, one file one session.
+const FILES: super::FileSessions = super::FileSessions { root_files, is_session: is_event_log, session_of };
+
 impl Layout for Copilot {
     /// `$COPILOT_HOME` (trimmed, `~`-expanded; a missing one is an error
     /// like any root), else `~/.copilot` when it holds `session-state/`.
@@ -184,8 +187,7 @@ impl Layout for Copilot {
         _cx: &Cx<'_>,
         diag: &Diag,
     ) -> crate::error::Result<Vec<SessionRecord>> {
-        let files = root_files(root);
-        Ok(crate::files::in_parallel(&files, |f| session_of(f, detail, Some(diag)), diag))
+        FILES.discover(root, detail, diag)
     }
 
     /// A session folder given as an argument is read as a root.
@@ -196,18 +198,15 @@ impl Layout for Copilot {
     /// An `events.jsonl`, a `.jsonl` in `session-state/`, or one whose first
     /// line is a Copilot event.
     fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
-        if !is_event_log(file) {
-            return None;
-        }
-        Some(super::capture(session_of(file, Detail::Full, Some(diag))?))
+        FILES.file_capture(file, diag)
     }
 
     fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        is_event_log(file).then(|| session_of(file, Detail::Full, None)).flatten()
+        FILES.record_of_file(file)
     }
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        super::fresh_files(root_files(root), seen, |f| session_of(f, Detail::Full, Some(diag)))
+        FILES.fresh(root, seen, diag)
     }
 
     /// The event log identifies a session.

@@ -144,6 +144,13 @@ const NOT_A_CHAT_RECORD: &str =
 /// A call's statuses that end it.
 const FINAL: [&str; 3] = ["success", "error", "cancelled"];
 
+/// Its sessions are files, one file one session.
+const FILES: super::FileSessions = super::FileSessions {
+    root_files: session::root_files,
+    is_session: session::is_chat_file,
+    session_of: session::session_of,
+};
+
 impl Layout for GeminiCli {
     /// `$GEMINI_CLI_HOME/.gemini/tmp` (trimmed, `~`-expanded; a missing one
     /// is an error like any root), else `~/.gemini/tmp` when it exists.
@@ -179,18 +186,15 @@ impl Layout for GeminiCli {
     /// A `.jsonl` in a `chats` folder (or a subagent folder in one), or one
     /// whose first line is a Gemini CLI header.
     fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
-        if !session::is_chat_file(file) {
-            return None;
-        }
-        Some(super::capture(session::session_of(file, Detail::Full, Some(diag))?))
+        FILES.file_capture(file, diag)
     }
 
     fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        session::is_chat_file(file).then(|| session::session_of(file, Detail::Full, None)).flatten()
+        FILES.record_of_file(file)
     }
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        super::fresh_files(session::root_files(root), seen, |f| session::session_of(f, Detail::Full, Some(diag)))
+        FILES.fresh(root, seen, diag)
     }
 
     /// `…/tmp/<project>/chats/<file>` and `…/tmp/<project>/chats/<parent>/<file>`.

@@ -258,6 +258,45 @@ pub fn fresh_files(
     files.into_iter().filter(|f| seen.insert(f.clone())).filter_map(|f| session_of(&f)).collect()
 }
 
+/// The discovery of a format whose sessions are files, one file one
+/// session (Codex rollouts, Qwen and Gemini chats, Copilot logs, Kimi
+/// wires): the four [`Layout`] answers they share, from three functions of
+/// the writer's.
+pub struct FileSessions {
+    /// The session files below a root.
+    pub root_files: fn(&Path) -> Vec<PathBuf>,
+    /// Whether a file named as PATH is one of its session files.
+    pub is_session: fn(&Path) -> bool,
+    /// The session record of a file (`None`: not one), reports to the diag.
+    pub session_of: fn(&Path, Detail, Option<&Diag>) -> Option<SessionRecord>,
+}
+
+impl FileSessions {
+    /// [`Layout::discover`]: every session file below `root`, read in parallel.
+    pub fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
+        let files = (self.root_files)(root);
+        Ok(crate::files::in_parallel(&files, |f| (self.session_of)(f, detail, Some(diag)), diag))
+    }
+
+    /// [`Layout::file_capture`]: a session file named as PATH.
+    pub fn file_capture(&self, file: &Path, diag: &Diag) -> Option<Capture> {
+        if !(self.is_session)(file) {
+            return None;
+        }
+        Some(capture((self.session_of)(file, Detail::Full, Some(diag))?))
+    }
+
+    /// [`Layout::record_of_file`]: a session file's record, reporting nothing.
+    pub fn record_of_file(&self, file: &Path) -> Option<SessionRecord> {
+        (self.is_session)(file).then(|| (self.session_of)(file, Detail::Full, None)).flatten()
+    }
+
+    /// [`Layout::fresh`]: the sessions of the files below `root` not `seen` yet.
+    pub fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, diag: &Diag) -> Vec<SessionRecord> {
+        fresh_files((self.root_files)(root), seen, |f| (self.session_of)(f, Detail::Full, Some(diag)))
+    }
+}
+
 /// A capture described by a session record, with its files in reading order.
 pub fn capture(rec: SessionRecord) -> Capture {
     let files = rec.format.layout.files(&rec);

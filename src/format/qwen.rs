@@ -202,6 +202,9 @@ fn is_chat_file(file: &Path) -> bool {
     found
 }
 
+/// Its sessions are files, one file one session.
+const FILES: super::FileSessions = super::FileSessions { root_files, is_session: is_chat_file, session_of };
+
 impl Layout for QwenCode {
     /// `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME` (trimmed, `~`-expanded; a
     /// missing one is an error like any root), else `~/.qwen` when it holds
@@ -229,8 +232,7 @@ impl Layout for QwenCode {
         _cx: &Cx<'_>,
         diag: &Diag,
     ) -> crate::error::Result<Vec<SessionRecord>> {
-        let files = root_files(root);
-        Ok(crate::files::in_parallel(&files, |f| session_of(f, detail, Some(diag)), diag))
+        FILES.discover(root, detail, diag)
     }
 
     /// A project or chats folder given as an argument is read as a root.
@@ -240,18 +242,15 @@ impl Layout for QwenCode {
 
     /// A `.jsonl` in a `chats` folder, or one whose first line is a Qwen record.
     fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
-        if !is_chat_file(file) {
-            return None;
-        }
-        Some(super::capture(session_of(file, Detail::Full, Some(diag))?))
+        FILES.file_capture(file, diag)
     }
 
     fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        is_chat_file(file).then(|| session_of(file, Detail::Full, None)).flatten()
+        FILES.record_of_file(file)
     }
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        super::fresh_files(root_files(root), seen, |f| session_of(f, Detail::Full, Some(diag)))
+        FILES.fresh(root, seen, diag)
     }
 
     /// `…/projects/<folder>/chats/<id>.jsonl`.

@@ -192,6 +192,10 @@ fn store_root(var: &str, home: &str) -> Option<PathBuf> {
     }
 }
 
+/// Its sessions are files, one file one session.
+const FILES: crate::format::FileSessions =
+    crate::format::FileSessions { root_files, is_session: is_wire_file, session_of };
+
 impl Layout for Kimi {
     /// Kimi CLI's share directory and Kimi Code's home ([`store_root`]).
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
@@ -205,8 +209,7 @@ impl Layout for Kimi {
         _cx: &Cx<'_>,
         diag: &Diag,
     ) -> crate::error::Result<Vec<SessionRecord>> {
-        let files = root_files(root);
-        Ok(crate::files::in_parallel(&files, |f| session_of(f, detail, Some(diag)), diag))
+        FILES.discover(root, detail, diag)
     }
 
     /// A folder given as an argument is read as a root.
@@ -216,18 +219,15 @@ impl Layout for Kimi {
 
     /// A `wire.jsonl`, or a `.jsonl` whose first line is a Kimi record.
     fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
-        if !is_wire_file(file) {
-            return None;
-        }
-        Some(crate::format::capture(session_of(file, Detail::Full, Some(diag))?))
+        FILES.file_capture(file, diag)
     }
 
     fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        is_wire_file(file).then(|| session_of(file, Detail::Full, None)).flatten()
+        FILES.record_of_file(file)
     }
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        crate::format::fresh_files(root_files(root), seen, |f| session_of(f, Detail::Full, Some(diag)))
+        FILES.fresh(root, seen, diag)
     }
 
     /// The folder below `sessions` of a wire file's path.
