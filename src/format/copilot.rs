@@ -50,12 +50,12 @@
 //!   tool is its start's `toolName` ([`ReadState::tool_of`]).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::{str_at, CallKey, Cx, Detail, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
 use crate::files::expand_tilde;
+use crate::format::FileSessions;
 use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
@@ -161,7 +161,7 @@ fn line_time(rec: &Record<'_>) -> Option<Timestamp> {
 }
 
 /// Its sessions are files, one file one session.
-const FILES: super::FileSessions = super::FileSessions { root_files, is_session: is_event_log, session_of };
+const FILES: FileSessions = FileSessions { root_files, is_session: is_event_log, session_of };
 
 impl Layout for Copilot {
     /// `$COPILOT_HOME` (trimmed, `~`-expanded; a missing one is an error
@@ -180,33 +180,8 @@ impl Layout for Copilot {
         }
     }
 
-    fn discover(
-        &self,
-        root: &Path,
-        detail: Detail,
-        _cx: &Cx<'_>,
-        diag: &Diag,
-    ) -> crate::error::Result<Vec<SessionRecord>> {
-        FILES.discover(root, detail, diag)
-    }
-
-    /// A session folder given as an argument is read as a root.
-    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
-        None
-    }
-
-    /// An `events.jsonl`, a `.jsonl` in `session-state/`, or one whose first
-    /// line is a Copilot event.
-    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
-        FILES.file_capture(file, diag)
-    }
-
-    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        FILES.record_of_file(file)
-    }
-
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        FILES.fresh(root, seen, diag)
+    fn file_sessions(&self) -> Option<&FileSessions> {
+        Some(&FILES)
     }
 
     /// The event log identifies a session.

@@ -50,12 +50,12 @@ mod legacy;
 mod session;
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::{counter, str_at, CallKey, Cx, Detail, Dialect, Format, Help, Layout, LineKind, Mutation, Order};
 use super::{Profile, ReadState, Section};
 use crate::diag::Diag;
+use crate::format::FileSessions;
 use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord};
 
@@ -145,7 +145,7 @@ const NOT_A_CHAT_RECORD: &str =
 const FINAL: [&str; 3] = ["success", "error", "cancelled"];
 
 /// Its sessions are files, one file one session.
-const FILES: super::FileSessions = super::FileSessions {
+const FILES: FileSessions = FileSessions {
     root_files: session::root_files,
     is_session: session::is_chat_file,
     session_of: session::session_of,
@@ -168,6 +168,10 @@ impl Layout for GeminiCli {
         }
     }
 
+    fn file_sessions(&self) -> Option<&FileSessions> {
+        Some(&FILES)
+    }
+
     fn discover(
         &self,
         root: &Path,
@@ -176,25 +180,6 @@ impl Layout for GeminiCli {
         diag: &Diag,
     ) -> crate::error::Result<Vec<SessionRecord>> {
         Ok(session::sessions(&session::root_files(root), detail, diag))
-    }
-
-    /// A project or chats folder given as an argument is read as a root.
-    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
-        None
-    }
-
-    /// A `.jsonl` in a `chats` folder (or a subagent folder in one), or one
-    /// whose first line is a Gemini CLI header.
-    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
-        FILES.file_capture(file, diag)
-    }
-
-    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        FILES.record_of_file(file)
-    }
-
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        FILES.fresh(root, seen, diag)
     }
 
     /// `…/tmp/<project>/chats/<file>` and `…/tmp/<project>/chats/<parent>/<file>`.

@@ -318,19 +318,35 @@ pub trait Layout: Sync {
     /// variable, else its default place; none when it has no default).
     fn default_roots(&self, diag: &Diag) -> Vec<PathBuf>;
 
+    /// A format whose sessions are files, one file one session, says how
+    /// they are found ([`FileSessions`]) and gets [`Layout::discover`],
+    /// [`Layout::file_capture`], [`Layout::record_of_file`] and
+    /// [`Layout::fresh`] from it. `None` (the default): the format writes
+    /// those four (without either, it finds nothing).
+    fn file_sessions(&self) -> Option<&FileSessions> {
+        None
+    }
+
     /// Every session of this writer under `root`, in path order. An error
     /// only when the root itself cannot be listed (and this writer is the
     /// one that reports it: the first in [`FORMATS`]).
     /// `detail` says which fields reading the captures can do without.
-    fn discover(&self, root: &Path, detail: Detail, cx: &Cx<'_>, diag: &Diag) -> Result<Vec<SessionRecord>>;
+    fn discover(&self, root: &Path, detail: Detail, _cx: &Cx<'_>, diag: &Diag) -> Result<Vec<SessionRecord>> {
+        self.file_sessions().map_or_else(|| Ok(Vec::new()), |f| f.discover(root, detail, diag))
+    }
 
     /// When `dir` (a path given as an argument) is one of this writer's
     /// session directories: its record (`Some(None)` when it is one but is
     /// unusable, reported). `None`: not this writer's.
-    fn session_in(&self, dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>>;
+    /// The default: none (a folder given as an argument is read as a root).
+    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
+        None
+    }
 
     /// When `file` (named as an argument) sits in this writer's layout: its capture.
-    fn file_capture(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Capture>;
+    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
+        self.file_sessions()?.file_capture(file, diag)
+    }
 
     /// When `file` (named as an argument) sits in this writer's layout: its
     /// captures (a writer whose files mix sessions has several per file).
@@ -345,14 +361,16 @@ pub trait Layout: Sync {
     /// sessions in one file names the session's own record). A writer whose
     /// files belong to one session may answer that session's record whatever
     /// `session` says; callers check its id.
-    fn record_of_file(&self, _file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        None
+    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
+        self.file_sessions()?.record_of_file(file)
     }
 
     /// Sessions under `root` not in `seen` (their directories), for
     /// `ci-find --follow`; a directory whose session is complete, or
     /// unusable and reported, is added to `seen`.
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord>;
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
+        self.file_sessions().map_or_else(Vec::new, |f| f.fresh(root, seen, diag))
+    }
 
     /// The project folder a path of one of this writer's files names, when
     /// the path fits the layout (no file is read).

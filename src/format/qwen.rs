@@ -47,15 +47,15 @@
 //!   `functionResponse.id`); the result names its tool (`functionResponse.name`).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::Detail;
-use super::{str_at, CallKey, Cx, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
+use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, read_dir_sorted};
+use crate::format::FileSessions;
 use crate::json::{Kind, Raw, Record};
-use crate::session::{Capture, SessionRecord};
+use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
 
 /// Env var naming Qwen Code's runtime directory (where `projects/` is).
@@ -203,7 +203,7 @@ fn is_chat_file(file: &Path) -> bool {
 }
 
 /// Its sessions are files, one file one session.
-const FILES: super::FileSessions = super::FileSessions { root_files, is_session: is_chat_file, session_of };
+const FILES: FileSessions = FileSessions { root_files, is_session: is_chat_file, session_of };
 
 impl Layout for QwenCode {
     /// `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME` (trimmed, `~`-expanded; a
@@ -225,32 +225,8 @@ impl Layout for QwenCode {
         }
     }
 
-    fn discover(
-        &self,
-        root: &Path,
-        detail: Detail,
-        _cx: &Cx<'_>,
-        diag: &Diag,
-    ) -> crate::error::Result<Vec<SessionRecord>> {
-        FILES.discover(root, detail, diag)
-    }
-
-    /// A project or chats folder given as an argument is read as a root.
-    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
-        None
-    }
-
-    /// A `.jsonl` in a `chats` folder, or one whose first line is a Qwen record.
-    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
-        FILES.file_capture(file, diag)
-    }
-
-    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        FILES.record_of_file(file)
-    }
-
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        FILES.fresh(root, seen, diag)
+    fn file_sessions(&self) -> Option<&FileSessions> {
+        Some(&FILES)
     }
 
     /// `…/projects/<folder>/chats/<id>.jsonl`.

@@ -2,15 +2,15 @@
 //! record of each (the module docs of [`super`]).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::{parse_time, time_raw, Kimi, FORMAT};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, name_above, read_dir_sorted};
-use crate::format::{Cx, Detail, Layout, LineKind};
+use crate::format::FileSessions;
+use crate::format::{Detail, Layout, LineKind};
 use crate::json::Record;
-use crate::session::{Capture, SessionRecord};
+use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
 
 /// Env var naming Kimi CLI's share directory (where `sessions/` and `kimi.json` are).
@@ -202,32 +202,8 @@ impl Layout for Kimi {
         [store_root(SHARE_ENV, "~/.kimi"), store_root(CODE_HOME_ENV, "~/.kimi-code")].into_iter().flatten().collect()
     }
 
-    fn discover(
-        &self,
-        root: &Path,
-        detail: Detail,
-        _cx: &Cx<'_>,
-        diag: &Diag,
-    ) -> crate::error::Result<Vec<SessionRecord>> {
-        FILES.discover(root, detail, diag)
-    }
-
-    /// A folder given as an argument is read as a root.
-    fn session_in(&self, _dir: &Path, _diag: &Diag) -> Option<Option<SessionRecord>> {
-        None
-    }
-
-    /// A `wire.jsonl`, or a `.jsonl` whose first line is a Kimi record.
-    fn file_capture(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Capture> {
-        FILES.file_capture(file, diag)
-    }
-
-    fn record_of_file(&self, file: &Path, _session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        FILES.record_of_file(file)
-    }
-
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        FILES.fresh(root, seen, diag)
+    fn file_sessions(&self) -> Option<&FileSessions> {
+        Some(&FILES)
     }
 
     /// The folder below `sessions` of a wire file's path.
