@@ -8,7 +8,12 @@
 //! placeholders the examples name are the demo's: `ROOT`, `A`, `B` are
 //! roots, the session prefix `63cc3feb` one of its ids. An example passes
 //! when it exits 0 or 1 (1: nothing matched, e.g. `--since 2h` at the
-//! pinned time) with no usage error, panic or unreadable path on stderr.
+//! pinned time) with no usage error, panic or unreadable path on stderr,
+//! and its answer (stdout, the sandbox's path written `$SANDBOX`, the
+//! copies' `mtime` elided) is the one
+//! checked in, `fixtures/examples/answers.txt` (`CI_BLESS=1` rewrites it);
+//! a following example (`-f`) is stopped at an arbitrary point, so only its
+//! exit is checked.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -55,8 +60,9 @@ fn in_sandbox(line: &str) -> String {
 
 /// Runs `line` with `sh -c` in the sandbox, the tools first on PATH, in a
 /// process group of its own: a following example (`-f`) is stopped with
-/// SIGTERM after a second, any other after 60 s (a hang, reported).
-fn run(dir: &Path, line: &str) -> (i32, String) {
+/// SIGTERM after a second, any other after 60 s (a hang, reported): its
+/// exit code, stderr and stdout.
+fn run(dir: &Path, line: &str) -> (i32, String, String) {
     use std::os::unix::process::CommandExt;
     let bin = ci_command("ci-cat").get_program().to_owned();
     let bins = Path::new(&bin).parent().expect("the tools' directory").to_owned();
@@ -73,7 +79,8 @@ fn run(dir: &Path, line: &str) -> (i32, String) {
         cmd.env("SESSION_DATA_DIR", root().join("fixtures/sessiondata"));
     }
     cmd.process_group(0);
-    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(std::fs::File::create(&log).unwrap());
+    let out = dir.join("stdout");
+    cmd.stdin(Stdio::null()).stdout(std::fs::File::create(&out).unwrap()).stderr(std::fs::File::create(&log).unwrap());
     let mut child = cmd.spawn().expect("sh runs");
     let limit = if line.contains(" -f ") { 10 } else { 600 };
     let mut status = None;
@@ -97,7 +104,8 @@ fn run(dir: &Path, line: &str) -> (i32, String) {
             }
         }
     };
-    (code, std::fs::read_to_string(&log).unwrap_or_default())
+    let stdout = String::from_utf8_lossy(&std::fs::read(&out).unwrap_or_default()).into_owned();
+    (code, std::fs::read_to_string(&log).unwrap_or_default(), stdout)
 }
 
 #[test]
@@ -105,13 +113,22 @@ fn every_example_of_every_help_runs() {
     let dir = tempfile::tempdir().unwrap();
     sandbox(dir.path());
     let mut failed = vec![];
+    let mut answers = String::new();
+    let mtime = regex::Regex::new(r#""mtime":"[^"]*""#).unwrap();
     let mut ran = 0;
     for tool in ["ci-find", "ci-cat", "ci-filter", "ci-agg", "ci-grep"] {
         let lines = examples(tool);
         assert!(lines.len() >= 5, "{tool}: {lines:?}");
         for line in lines {
-            let (code, stderr) = run(dir.path(), &in_sandbox(&line));
+            let (code, stderr, stdout) = run(dir.path(), &in_sandbox(&line));
             ran += 1;
+            if !line.contains(" -f ") {
+                let sandbox = dir.path().to_string_lossy();
+                let stdout = stdout.replace(sandbox.as_ref(), "$SANDBOX");
+                // The copies' modification times are the test's.
+                let stdout = mtime.replace_all(&stdout, r#""mtime":"…""#);
+                answers.push_str(&format!("$ {line}\n{stdout}\n"));
+            }
             let bad = ["error:", "panicked", "No such file", "unexpected argument", "not found"];
             if !(code == 0 || code == 1) || bad.iter().any(|b| stderr.contains(b)) {
                 failed.push(format!("{tool}: {line}\n  exit {code}\n{stderr}"));
@@ -120,6 +137,14 @@ fn every_example_of_every_help_runs() {
     }
     assert!(ran >= 50, "{ran} examples");
     assert!(failed.is_empty(), "{} of {ran} examples failed:\n{}", failed.len(), failed.join("\n"));
+    let expected = root().join("fixtures/examples/answers.txt");
+    if std::env::var_os("CI_BLESS").is_some() {
+        std::fs::create_dir_all(expected.parent().unwrap()).unwrap();
+        std::fs::write(&expected, &answers).unwrap();
+    }
+    let want = std::fs::read_to_string(&expected)
+        .unwrap_or_else(|e| panic!("{}: {e} (CI_BLESS=1 writes it)", expected.display()));
+    assert!(answers == want, "the examples' answers differ from {} (diff it with CI_BLESS=1)", expected.display());
 }
 
 /// Found by running the examples: an empty `--blocks` table was refused
