@@ -23,16 +23,17 @@
 //!    [`elements`], [`window`], [`signal`], [`progress`], [`text`] (text
 //!    for people: the escaper, typo hints), [`units`] (sizes), [`codec`]
 //!    (the binary pieces of cache files), [`decimal`];
-//! 1. [`diag`], [`session`] (the session record), [`truncate`], [`pricing`];
+//! 1. [`diag`], [`truncate`], [`pricing`];
 //! 2. [`lines`] (the line reader, how a read ended, the longest record);
 //! 3. [`files`], [`error`];
 //! 4. [`mod@format`], the writers, handed the run's state in a
-//!    [`format::Cx`] (kept peeks, a memo) instead of reaching for it, and
-//!    [`session_id`], the rule naming a session (one edge up is not yet
-//!    removed: a [`session::SessionRecord`] names its [`format::Format`];
-//!    `tests/layers.rs` lists it);
-//! 5. [`record`], the event view over the writers, and [`cache`], which
-//!    keeps what the writers peek at (behind [`format::PeekCache`]);
+//!    [`format::Cx`] (kept peeks, a memo) instead of reaching for it, with
+//!    the session model they build, [`session`] (the session record and
+//!    the capture, which carry their [`format::Format`] handle: a module of
+//!    the format layer, re-exported at the root);
+//! 5. [`record`], the event view over the writers, [`cache`], which keeps
+//!    what the writers peek at (behind [`format::PeekCache`]), and
+//!    [`session_id`], the rule naming a session;
 //! 6. [`discover`] (which makes the writers' [`format::Cx`]), [`pick`],
 //!    [`search`];
 //! 7. [`watch`], [`output`], [`predicate`];
@@ -77,7 +78,9 @@ pub mod progress;
 pub mod record;
 pub mod reread;
 pub mod search;
-pub mod session;
+/// The session model (records, captures, naming rules): part of the
+/// format layer, since a record carries its [`format::Format`].
+pub use format::session;
 pub mod session_id;
 pub mod signal;
 pub mod source;

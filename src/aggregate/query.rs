@@ -86,6 +86,21 @@ pub struct QuerySpec {
     pub pricing: String,
 }
 
+/// A query as ci-agg's flags give it, typed ([`Query::new`] resolves and
+/// checks it): the field paths are the flags' text, parsed once there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flags {
+    /// The kind of aggregation.
+    pub preset: Preset,
+    /// The `--by` keys as given (`week:DAY` with `--week-start`).
+    pub by: Vec<String>,
+    /// User metrics: each field as given, with its outputs in the order
+    /// the flags name them (each once).
+    pub measures: Vec<(String, Vec<Out>)>,
+    /// Which cost a response counts with.
+    pub cost: Mode,
+}
+
 /// A resolved query.
 #[derive(Debug, Clone)]
 pub struct Query {
@@ -127,18 +142,35 @@ impl Query {
     }
 
     /// Resolves a query from its wire form; `tz` is the zone to bucket in
-    /// (its name is `spec.tz`).
+    /// (its name is `spec.tz`). The query keeps `spec` as its wire form.
     pub fn from_spec(spec: QuerySpec, tz: TimeZone) -> Result<Query, String> {
         let preset = Preset::parse(&spec.preset).ok_or_else(|| format!("unknown aggregation {:?}", spec.preset))?;
         let cost = Mode::parse(&spec.cost).ok_or_else(|| format!("unknown cost mode {:?}", spec.cost))?;
-        let mut keys = spec.by.iter().map(|k| Field::parse(k)).collect::<Result<Vec<_>, _>>()?;
         let mut measures = vec![];
         for (field, outs) in &spec.measures {
-            let field = Field::parse(field)?;
-            let mut outs = outs
+            let outs = outs
                 .iter()
                 .map(|o| Out::parse(o).ok_or_else(|| format!("unknown metric {o:?}")))
                 .collect::<Result<Vec<_>, _>>()?;
+            measures.push((field.clone(), outs));
+        }
+        let flags = Flags { preset, by: spec.by.clone(), measures, cost };
+        let mut q = Query::new(flags, tz)?;
+        q.spec = spec;
+        Ok(q)
+    }
+
+    /// Resolves the query `flags` describe, bucketing in `tz`, priced by
+    /// the built-in table (see [`Query::with_prices`]); its wire form is
+    /// made from them (nothing is parsed back). The errors are the usage
+    /// errors of ci-agg's flags.
+    pub fn new(flags: Flags, tz: TimeZone) -> Result<Query, String> {
+        let Flags { preset, by, measures: given, cost } = flags;
+        let mut keys = by.iter().map(|k| Field::parse(k)).collect::<Result<Vec<_>, _>>()?;
+        let mut measures = vec![];
+        for (field, outs) in &given {
+            let field = Field::parse(field)?;
+            let mut outs = outs.clone();
             outs.sort();
             outs.dedup();
             measures.push(Measure { field, outs, layout: Layout::Nested });
@@ -163,7 +195,7 @@ impl Query {
                 }
             }
         }
-        if matches!(preset, Preset::Tools | Preset::Sessions | Preset::Tokens) && !spec.measures.is_empty() {
+        if matches!(preset, Preset::Tools | Preset::Sessions | Preset::Tokens) && !given.is_empty() {
             return Err(format!("--{} has its own columns: it takes no --sum/--avg/--stats/… metrics", preset.name()));
         }
         let mut names: Vec<&str> = keys.iter().map(Field::name).collect();
@@ -176,6 +208,17 @@ impl Query {
                 return Err(format!("{n:?} is an output column of ci-agg; it cannot be a key or a metric field"));
             }
         }
+        let spec = QuerySpec {
+            preset: preset.name().into(),
+            by,
+            measures: given
+                .into_iter()
+                .map(|(p, outs)| (p, outs.iter().map(|o| o.name().to_owned()).collect()))
+                .collect(),
+            tz: crate::time::tz_name(&tz),
+            cost: cost.name().into(),
+            pricing: String::new(),
+        };
         Ok(Query { preset, keys, measures, filter, count_name, tz, cost, prices: Prices::builtin(), spec })
     }
 

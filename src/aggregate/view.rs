@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::field::KeyVal;
 use super::groups::{key_record, total_record};
-use super::query::{Layout, Preset, Query, QuerySpec};
+use super::query::{Flags, Layout, Preset, Query};
 
 /// A printed record.
 pub type Record = Map<String, Value>;
@@ -141,13 +141,13 @@ pub fn total(q: &Query, shown: &[Record], all: usize) -> Option<Record> {
 /// ([`drop_single_writer`]).
 pub const WRITER: &str = "writer";
 
-/// Whether a table of `spec` gets the [`WRITER`] key: `--tokens`, `--tools`
+/// Whether a table of the query `flags` describe gets the [`WRITER`] key: `--tokens`, `--tools`
 /// or a `--by` grouping that does not name it (not `--sessions`, not the one
 /// record of a grouping without keys).
-pub fn wants_writer(spec: &QuerySpec) -> bool {
-    let named = spec.by.iter().any(|k| k == WRITER);
-    let preset = |p: Preset| spec.preset == p.name();
-    !named && (preset(Preset::Tokens) || preset(Preset::Tools) || (preset(Preset::Group) && !spec.by.is_empty()))
+pub fn wants_writer(flags: &Flags) -> bool {
+    let named = flags.by.iter().any(|k| k == WRITER);
+    let preset = |p: Preset| flags.preset == p;
+    !named && (preset(Preset::Tokens) || preset(Preset::Tools) || (preset(Preset::Group) && !flags.by.is_empty()))
 }
 
 /// Drops the [`WRITER`] column when every record has the same writer: the

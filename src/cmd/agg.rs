@@ -9,11 +9,10 @@ use clap::{Parser, ValueEnum};
 use serde_json::Value;
 
 use crate::aggregate::cached::{self, Cache};
-use crate::aggregate::cost::Mode;
-use crate::aggregate::field::{Field, KeyVal, NAMES, WEEK_FROM};
+use crate::aggregate::field::{Field, KeyVal, NAMES};
 use crate::aggregate::groups::{Order, Row};
 use crate::aggregate::partial::{self, Merger};
-use crate::aggregate::query::{Layout, Preset, Query, QuerySpec};
+use crate::aggregate::query::{Layout, Preset, Query};
 use crate::aggregate::{combine, view, Aggregator, Answer};
 use crate::cli::values;
 use crate::cli::{Common, SessionArg, Tabular, TimeWindow, Tool};
@@ -29,6 +28,7 @@ use crate::source::{self, RunOpts};
 use crate::text::plural;
 use crate::time;
 
+mod flags;
 mod live;
 mod statusline;
 pub mod views;
@@ -228,77 +228,6 @@ impl Args {
             time_order: self.sort == SortOrder::Auto && q.keys.iter().any(Field::is_time),
         }
     }
-
-    /// The query the flags describe (zone named later).
-    fn spec(&self) -> QuerySpec {
-        let mut measures: Vec<(String, Vec<String>)> = vec![];
-        let flags: [(&[String], &[&str]); 9] = [
-            (&self.sum, &["sum"]),
-            (&self.avg, &["avg"]),
-            (&self.min, &["min"]),
-            (&self.max, &["max"]),
-            (&self.p50, &["p50"]),
-            (&self.p95, &["p95"]),
-            (&self.p99, &["p99"]),
-            (&self.stats, &["count", "sum", "mean", "min", "max", "p50", "p95", "p99"]),
-            (&self.distinct, &["distinct"]),
-        ];
-        for (paths, outs) in flags {
-            for p in paths {
-                let p = p.trim().to_owned();
-                let entry = match measures.iter_mut().position(|m| m.0 == p) {
-                    Some(i) => &mut measures[i].1,
-                    None => {
-                        measures.push((p, vec![]));
-                        &mut measures.last_mut().expect("just pushed").1
-                    }
-                };
-                for o in outs {
-                    if !entry.iter().any(|e| e == o) {
-                        entry.push((*o).to_owned());
-                    }
-                }
-            }
-        }
-        let preset = if self.sessions {
-            "sessions"
-        } else if self.tools {
-            "tools"
-        } else if self.tokens || self.views.wants_tokens() {
-            "tokens"
-        } else {
-            "group"
-        };
-        let mut by: Vec<String> = self.by.iter().map(|k| k.trim().to_owned()).filter(|k| !k.is_empty()).collect();
-        by.extend(self.views.keys().iter().map(|k| (*k).to_owned()));
-        let cost = match self.cost {
-            CostFlag::Auto => Mode::Auto,
-            CostFlag::Computed => Mode::Computed,
-        };
-        QuerySpec {
-            preset: preset.into(),
-            by,
-            measures,
-            tz: String::new(),
-            cost: cost.name().into(),
-            pricing: String::new(),
-        }
-    }
-
-    /// The `--by` keys with `--week-start` applied (`week` → `week:DAY`).
-    fn week_keys(&self, spec: &mut QuerySpec) -> Result<()> {
-        let Some(day) = self.views.week_start else { return Ok(()) };
-        let week = spec
-            .by
-            .iter_mut()
-            .filter(|k| k.as_str() == "week")
-            .map(|k| *k = format!("{WEEK_FROM}{}", format!("{day:?}").to_lowercase()))
-            .count();
-        if week == 0 {
-            return Err(Error::Usage("--week-start sets the first day of --by week buckets: add --by week".into()));
-        }
-        Ok(())
-    }
 }
 
 /// Runs ci-agg.
@@ -316,7 +245,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let adds_writer = !args.merge
         && !args.views.folds()
         && format.is_some_and(TableStyle::for_people)
-        && view::wants_writer(&args.spec());
+        && view::wants_writer(&args.flags());
     let (q, answer, watches) = if args.merge {
         match merge_inputs(&args.paths, diag)? {
             Some((q, a)) => (q, a, vec![]),
@@ -328,18 +257,17 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         }
     } else {
         let tz = args.time.zone.tz.clone();
-        let mut spec = args.spec();
-        args.week_keys(&mut spec)?;
-        spec.tz = time::tz_name(&tz);
+        let mut flags = args.flags();
+        args.week_keys(&mut flags)?;
         if adds_writer {
-            spec.by.push(view::WRITER.into());
+            flags.by.push(view::WRITER.into());
         }
         let prices = match &args.pricing {
             Some(path) => &*Box::leak(Box::new(Prices::from_file(path).map_err(Error::Usage)?)),
             None => Prices::builtin(),
         };
         let window = args.time.interval(time::now())?;
-        let q = Query::from_spec(spec, tz).map_err(Error::Usage)?.with_prices(prices);
+        let q = Query::new(flags, tz).map_err(Error::Usage)?.with_prices(prices);
         args.selection(&q).check(&q).map_err(Error::Usage)?;
         if args.per_period {
             view::check_per_period(&q).map_err(Error::Usage)?;

@@ -12,8 +12,8 @@ use crate::diag::Diag;
 use crate::discover;
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
-use crate::output::table::{Columns, Fit, Record, TableStyle};
-use crate::output::{tree, Output};
+use crate::output::table::{Columns, Fit, TableStyle};
+use crate::output::{sessions, tree, Output};
 use crate::session::{self, SessionRecord};
 use crate::session_id::SessionIds;
 use crate::time::{self, Timestamp};
@@ -452,7 +452,7 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     } else if let Some(format) = format {
         out.write(&write_table(&selected, format, &args.output, diag)?)?;
     } else if !args.output.columns.is_empty() {
-        out.write(&args.output.ndjson(&as_records(&selected), None)?)?;
+        out.write(&args.output.ndjson(&sessions::as_records(&selected), None)?)?;
     } else {
         write_records(&selected, &args, &mut out)?;
     }
@@ -463,63 +463,26 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     Ok(Outcome::printed_if(!selected.is_empty()))
 }
 
-/// Prints session records (or paths), in batches of whole records.
+/// Prints session records (or paths, or `--fields`) as the flags ask.
 fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Result<()> {
-    let mut buf = Vec::with_capacity(64 * 1024);
-    for r in list {
-        if crate::signal::stop_requested() {
-            break; // interrupted: whole records only, exit 130 (src/signal.rs)
-        }
-        if args.paths || args.null {
-            buf.extend_from_slice(r.path.as_bytes());
-            buf.push(if args.null { 0 } else { b'\n' });
-        } else if !args.fields.is_empty() {
-            write_fields(r, &args.fields, &mut buf)?;
-        } else {
-            r.write_json(&mut buf);
-            buf.push(b'\n');
-        }
-        if buf.len() > 60 * 1024 {
-            out.write(&buf)?;
-            buf.clear();
-        }
-    }
-    out.write(&buf)
-}
-
-/// `--fields`: the record with only `fields`, in the record's order (so
-/// `session` stays first, and a record keeping session, format and path
-/// still pipes into the other tools).
-fn write_fields(r: &SessionRecord, fields: &[String], buf: &mut Vec<u8>) -> Result<()> {
-    let internal = |e: serde_json::Error| Error::Msg(format!("internal error: {e}"));
-    let serde_json::Value::Object(all) = serde_json::to_value(r).map_err(internal)? else {
-        return Err(Error::Msg("internal error: a session record is no object".into()));
+    let shape = if args.paths || args.null {
+        sessions::Shape::Path { null: args.null }
+    } else if !args.fields.is_empty() {
+        sessions::Shape::Fields(&args.fields)
+    } else {
+        sessions::Shape::Whole
     };
-    let picked: serde_json::Map<String, serde_json::Value> =
-        all.into_iter().filter(|(k, _)| fields.contains(k)).collect();
-    serde_json::to_writer(&mut *buf, &picked).map_err(internal)?;
-    buf.push(b'\n');
-    Ok(())
+    sessions::write_records(list, shape, out)
 }
 
 /// Session records as a table (`--format table|markdown|tsv|csv`): its
 /// header even with no records; a table fits the terminal.
 fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular, diag: &Diag) -> Result<Vec<u8>> {
-    let records = as_records(list);
+    let records = sessions::as_records(list);
     // A chart draws each session's size.
     let default = if format == TableStyle::Chart { &["session", "bytes"][..] } else { &TABLE_COLUMNS[..] };
     let columns = output.columns(Columns::named(default))?;
     output.render(&records, None, format, &columns, Fit::default(), diag)
-}
-
-/// Session records as the table renderer takes them.
-fn as_records(list: &[SessionRecord]) -> Vec<Record> {
-    list.iter()
-        .filter_map(|r| match serde_json::to_value(r) {
-            Ok(serde_json::Value::Object(m)) => Some(m),
-            _ => None,
-        })
-        .collect()
 }
 
 /// `--follow`: prints each session that appears under the roots, until a

@@ -11,7 +11,7 @@ use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
 use crate::format::Format;
 use crate::json::{decode_str, Path};
-use crate::output::{json_str, text, Output};
+use crate::output::{matches, text, Output};
 use crate::predicate::{Glob, Selection, Verdict};
 use crate::record::Event;
 use crate::search::snippet::Snippet;
@@ -452,48 +452,16 @@ fn write_match(out: &mut Vec<u8>, cfg: &Config, ev: &Event<'_>, site: &Site<'_>,
         text::write_match(out, cfg.color, &shown, &snip);
         return;
     }
-    out.extend_from_slice(b"{\"session\":");
-    json_str(out, site.session);
-    out.extend_from_slice(format!(",\"line\":{},\"event\":", site.line).as_bytes());
-    json_str(out, &ev.name());
-    out.extend_from_slice(b",\"timestamp\":");
-    match ev.timestamp_str() {
-        Some(t) => json_str(out, &t),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"workspace\":");
-    match ev.workspace() {
-        Some(w) => json_str(out, &w),
-        None => out.extend_from_slice(b"null"),
-    }
-    // A call's end names its tool through its start, an earlier line: the
-    // record carries it, so a tool reading the event again names it too.
-    if let Some(tool) = ev.paired_tool() {
-        out.extend_from_slice(b",\"tool\":");
-        out.extend_from_slice(tool.bytes());
-    }
-    out.extend_from_slice(b",\"path\":");
-    json_str(out, m.path);
-    out.extend_from_slice(
-        format!(",\"key\":{},\"offset\":{},\"char_offset\":{}", m.key, m.start, m.char_offset).as_bytes(),
-    );
-    out.extend_from_slice(b",\"match\":");
-    json_str(out, &snip.match_text());
-    out.extend_from_slice(b",\"snippet\":");
-    json_str(out, &snip.render());
-    if !cfg.no_provenance {
-        // An event record that came whole from a pipe: its line's place is
-        // not known, so the match carries the record (README, ci-grep).
-        if ev.provenance().is_some() && ev.cut_origin().is_none() {
-            out.extend_from_slice(b",\"record\":");
-            out.extend_from_slice(ev.rec.line().trim_ascii());
-        }
-        // The event's provenance, with the site of its line: a later tool
-        // reads the event again from it.
-        out.extend_from_slice(b",\"ci\":");
-        crate::output::write_event_site(out, ev);
-    }
-    out.extend_from_slice(b"}\n");
+    let found = matches::Found {
+        session: site.session,
+        line: site.line,
+        path: m.path,
+        key: m.key,
+        offset: m.start,
+        char_offset: m.char_offset,
+        provenance: !cfg.no_provenance,
+    };
+    matches::write_match(out, ev, &found, &snip);
 }
 
 fn write_count(out: &mut Vec<u8>, session: &str, path: &str, count: u64, text: bool) {
@@ -501,11 +469,7 @@ fn write_count(out: &mut Vec<u8>, session: &str, path: &str, count: u64, text: b
         text::write_count(out, session, count);
         return;
     }
-    out.extend_from_slice(b"{\"session\":");
-    json_str(out, session);
-    out.extend_from_slice(b",\"path\":");
-    json_str(out, path);
-    out.extend_from_slice(format!(",\"count\":{count}}}\n").as_bytes());
+    matches::write_count(out, session, path, count);
 }
 
 fn write_session(out: &mut Vec<u8>, rec: &SessionRecord, text: bool) {

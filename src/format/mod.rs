@@ -73,6 +73,7 @@ pub mod kimi;
 pub mod opencode;
 pub mod qwen;
 mod registry;
+pub mod session;
 
 use std::borrow::Cow;
 use std::collections::HashSet;

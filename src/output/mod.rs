@@ -6,8 +6,10 @@
 //! - [`table`]: records as an aligned table, Markdown, TSV, CSV or NDJSON
 //!   (`ci-find`, `ci-agg`); [`human`]: what a table for people shows of a
 //!   value, and the width it fits; [`chart`]: one number per record as bars;
-//! - [`text`]: `ci-grep`'s match, count and path lines, with colour;
-//! - [`tree`]: `ci-find --tree`.
+//! - [`matches`]: `ci-grep`'s match and count records (NDJSON); [`text`]:
+//!   their text lines, and the path lines, with colour;
+//! - [`sessions`]: `ci-find`'s session records (NDJSON, `--fields`,
+//!   paths); [`tree`]: `ci-find --tree`.
 //!
 //! Text for people has its control characters made visible by
 //! [`crate::text::printable`] (reports, table cells, snippets).
@@ -20,6 +22,8 @@ use crate::error::{Error, Result};
 pub mod chart;
 pub mod event;
 pub mod human;
+pub mod matches;
+pub mod sessions;
 pub mod table;
 pub mod text;
 pub mod tree;

@@ -99,10 +99,9 @@ pub fn run(mut args: Args, diag: &Diag) -> Result<Outcome> {
 /// reported on stderr (through its own [`Diag`], so the run still exits 0).
 fn entries(args: &Args, tz: TimeZone, diag: &Diag) -> Vec<Entry> {
     let inner = Diag::new(diag.prog(), false);
-    let mut spec = args.spec();
-    spec.by = vec![INSTANT.to_owned(), "session".to_owned()];
-    spec.tz = time::tz_name(&tz);
-    let q = match Query::from_spec(spec, tz) {
+    let mut flags = args.flags();
+    flags.by = vec![INSTANT.to_owned(), "session".to_owned()];
+    let q = match Query::new(flags, tz) {
         Ok(q) => q,
         Err(e) => {
             diag.note(&format_args!("--statusline: {e}"));

@@ -3,14 +3,16 @@
 //! reads, and the naming rules (project slugs, safe ids, session-id prefixes).
 //!
 //! Discovery ([`crate::discover`]) and the writers' modules ([`crate::format`])
-//! build these; nothing here knows any writer's on-disk layout.
+//! build these; nothing here knows any writer's on-disk layout. It is part
+//! of the format layer (a record carries its [`Format`] handle) and is
+//! re-exported at the crate root as `crate::session`.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::format::Format;
+use super::Format;
 use crate::time::{self, Timestamp};
 
 /// One capture, as `ci-find` prints it: a JSON object with a `path` and a
