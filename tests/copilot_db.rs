@@ -102,7 +102,7 @@ fn a_session_without_rows_falls_back_to_its_roll_ups() {
 }
 
 /// A copy of the tree in a temporary folder, and its store.
-fn tree_copy() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn tree_copy() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join(".copilot");
     let sample = home.join("session-state").join(Path::new(SAMPLE).file_name().unwrap());

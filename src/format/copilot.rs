@@ -99,8 +99,8 @@ pub static FORMAT: Format = Format {
   assistant_usage_events rows for a session, those rows are its responses (one
   per request, at its time, cost = total_nano_aiu) and its shutdowns count
   nothing: never both; a session without rows counts its roll-ups. A store that
-  cannot be read (locked) is reported and the roll-ups count. OTel exports are
-  not read.",
+  cannot be read (locked) is reported and the roll-ups count. Followed (-f),
+  rows written later are printed, each once. OTel exports are not read.",
         }),
         ..Help::NONE
     },

@@ -36,7 +36,7 @@ impl Worker<'_> {
                     Err(TryRecvError::Disconnected) => inputs_open = false,
                 }
             }
-            if !inputs_open && self.followed.is_empty() {
+            if !inputs_open && self.followed.is_empty() && self.followed_rows.is_empty() {
                 break;
             }
             if !polling {
@@ -48,6 +48,8 @@ impl Worker<'_> {
                 listed = std::time::Instant::now();
             }
             let Some(progressed) = self.poll_all(v) else { return };
+            let Some(rows) = self.poll_rows(v) else { return };
+            let progressed = progressed || rows;
             if !self.hand_on() {
                 return;
             }
@@ -87,7 +89,8 @@ impl Worker<'_> {
     /// when read (a Claude subagent's transcript written later): the record
     /// of each session active lately ([`follow::ACTIVE`]) is made again from
     /// its path ([`Layout::record_of_file`]), and each of its files not
-    /// followed yet is followed from its first line (read at the next poll).
+    /// followed yet is followed from its first line (read at the next poll;
+    /// a database from its first row).
     /// A file that cannot be opened is left for the next listing.
     ///
     /// [`Layout::record_of_file`]: crate::format::Layout::record_of_file
@@ -110,10 +113,21 @@ impl Worker<'_> {
         }
         let cx = crate::discover::cx();
         let mut adopted = Vec::new();
+        let mut new_rows = Vec::new();
         for cap in sessions {
             let Some(rec) = cap.format.layout.record_of_file(&cap.path, &cap.session, &cx) else { continue };
             for path in cap.format.layout.files(&rec) {
                 if known.contains(&path) || adopted.iter().any(|(p, _): &(std::path::PathBuf, _)| *p == path) {
+                    continue;
+                }
+                // A database (a Copilot store made after the start) is
+                // followed by its rows, from the next poll.
+                if crate::lines::rows::is_database(&path) {
+                    if !self.followed_rows.iter().any(|r| r.is(cap, &path))
+                        && !new_rows.iter().any(|r: &follow::FollowedRows| r.is(cap, &path))
+                    {
+                        new_rows.push(follow::FollowedRows::new(cap, &path));
+                    }
                     continue;
                 }
                 let Ok(file) = crate::files::open_regular(&path) else { continue };
@@ -125,6 +139,7 @@ impl Worker<'_> {
         for (_, f) in adopted {
             self.keep_following(f);
         }
+        self.followed_rows.append(&mut new_rows);
     }
 
     /// Polls every followed file once; `Some(true)` when lines were read,
