@@ -107,7 +107,8 @@ fn input_of(records: &[String]) -> u64 {
 /// Turns written while `ci-cat -f` and `ci-agg -f` read: each turn's
 /// finished step is printed before its unfinished message and tool part,
 /// which are held until the writer finishes them and then printed once
-/// (tool:pre and tool:post together); at the end the followed output is the
+/// (tool:pre and tool:post together); then a burst of steps committed as
+/// fast as a writer thread can; at the end the followed output is the
 /// one-shot output of the finished database, record for record, and
 /// `ci-agg` over it, `ci-agg -f`'s last snapshot and a one-shot `ci-agg`
 /// count every response once.
@@ -126,9 +127,27 @@ fn opencode_rows_written_while_followed_are_printed_once_finished() {
         let msg = format!("msg_live{i:03}");
         cat.wait_until(&format!("turn {i} printed"), |out, _| !of_row(out, &msg).is_empty());
     }
+    // Then a burst: a writer thread commits the steps of one more message
+    // as fast as it can while both poll (it must never meet SQLITE_BUSY),
+    // and the message is finished last, as OpenCode does.
+    const BURST: u64 = 300;
+    let conn = std::thread::spawn(move || {
+        start_turn(&conn, N + 1);
+        let step = r#"{"type":"step-finish","reason":"stop","cost":0,"tokens":{"input":1,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}"#;
+        let part = "INSERT INTO part VALUES (?1, ?2, 'ses_child00001', 1781085709000, 1781085709000, ?3)";
+        for i in 0..BURST {
+            write(&conn, part, rusqlite::params![format!("prt_live{:03}z{i:04}", N + 1), format!("msg_live{:03}", N + 1), step]);
+        }
+        finish_turn(&conn, N + 1);
+        conn
+    })
+    .join()
+    .unwrap();
     let one_shot = ci("ci-cat").arg(&db).run();
     assert_eq!((one_shot.stderr.as_str(), one_shot.code), ("", 0), "{one_shot:?}");
-    let expected = SAMPLE_INPUT + N * (N + 1) / 2;
+    let expected = SAMPLE_INPUT + (N + 1) * (N + 2) / 2 + BURST;
+    let all = one_shot.stdout.lines().count();
+    cat.wait_until("the burst printed", |out, _| out.len() >= all);
     agg.wait_until("ci-agg -f counted every step", |out, _| {
         let last = out.iter().rposition(|l| l.starts_with(r#"{"snapshot""#));
         last.is_some_and(|at| input_of(&out[at + 1..]) == expected)
@@ -155,6 +174,7 @@ fn opencode_rows_written_while_followed_are_printed_once_finished() {
     let inputs: Vec<u64> = crate::agg_follow::snapshots(&printed).iter().map(|(_, r)| input_of(r)).collect();
     assert!(inputs.windows(2).all(|w| w[0] <= w[1]), "{inputs:?}");
     assert_eq!(inputs.last(), Some(&expected));
+    drop(conn);
 }
 
 /// A database that had no writer at start (WAL mode, no `-wal`: opened
