@@ -228,3 +228,32 @@ fn copilot_store_rows_written_while_followed_are_printed_once() {
     assert_eq!((piped.stderr.as_str(), piped.code), ("", 0), "{piped:?}");
     assert_eq!(piped.stdout, one_shot.stdout);
 }
+
+/// Two Copilot sessions followed together each keep their own writer
+/// state: the one whose store has rows, read first, does not make the
+/// other's shutdown roll-ups (it has no rows) count nothing; the followed
+/// output counts what a one-shot `ci-agg` counts.
+#[test]
+fn copilot_sessions_followed_together_keep_their_own_counts() {
+    let home = root().join("fixtures/copilot-db/.copilot");
+    let found = ci("ci-find").arg("--root").arg(&home).run();
+    assert_eq!((found.stderr.as_str(), found.code), ("", 0), "{found:?}");
+    let mut records: Vec<&str> = found.stdout.lines().collect();
+    // The session with rows (5d0f…) before the one without (c0ffee…).
+    records.sort();
+    assert!(records[0].contains("5d0f3c2a") && records[1].contains("c0ffee00"), "{records:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("records.ndjson");
+    std::fs::write(&input, records.join("\n") + "\n").unwrap();
+    let stdin = Stdio::from(std::fs::File::open(&input).unwrap());
+    let mut cat = Live::start(follow_command("ci-cat", &[]), stdin);
+    let ended = |out: &[String], id: &str| out.iter().any(|l| l.contains(r#""event":"session:end""#) && l.contains(id));
+    cat.wait_until("both sessions printed", |out, _| ended(out, "5d0f3c2a") && ended(out, "c0ffee00"));
+    let_polls_pass();
+    let (code, out, err) = cat.end();
+    assert_eq!((code, err), (Some(0), Vec::<String>::new()));
+    let piped = ci("ci-agg").args(["--tokens", "--by", "session"]).stdin(out.join("\n")).run();
+    let one_shot = ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&home).run();
+    assert_eq!((piped.stderr.as_str(), piped.code), ("", 0), "{piped:?}");
+    assert_eq!(piped.stdout, one_shot.stdout);
+}

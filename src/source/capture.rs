@@ -115,7 +115,9 @@ impl Worker<'_> {
         if !v.begin(cap, &mut self.out) {
             return true;
         }
-        if !self.follow {
+        if self.follow {
+            self.use_state_of(cap);
+        } else {
             self.parts.state.clear();
         }
         (self.lines_ok, self.lines_bad) = (0, 0);

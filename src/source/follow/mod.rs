@@ -66,6 +66,17 @@ mod worker;
 pub use self::file::{Change, Followed};
 pub use self::rows::FollowedRows;
 
+/// The writer's state ([`crate::format::ReadState`]) of each followed
+/// capture, by session and path, and the capture whose state is the
+/// worker's current one: each capture keeps its own (a Copilot session's
+/// running roll-up counters, whether its store's rows were read), so
+/// captures followed together do not change each other's events.
+#[derive(Default)]
+pub struct States {
+    kept: std::collections::HashMap<(String, std::path::PathBuf), crate::format::ReadState>,
+    current: Option<(String, std::path::PathBuf)>,
+}
+
 use std::time::Duration;
 
 use crate::signal::stop_requested;

@@ -94,6 +94,7 @@ impl Worker<'_> {
     /// Reads the rows of `rows` that `f` did not take yet, holding the
     /// unfinished ones, and notes those it took.
     fn read_new_rows<V: Visitor>(&mut self, v: &mut V, f: &mut FollowedRows, rows: &mut Rows) -> Read {
+        self.use_state_of(&f.cap);
         rows.leave_out(&f.taken);
         let dialect = f.cap.format.dialect;
         rows.hold_unfinished(move |record| dialect.unfinished(crate::json::Raw(record)));

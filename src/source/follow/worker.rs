@@ -79,6 +79,21 @@ impl Worker<'_> {
         self.hand_on();
     }
 
+    /// Follow mode: makes the writer's state of `cap` the current one
+    /// (new for a capture not read yet), keeping the one it replaces for
+    /// its capture ([`follow::States`]).
+    pub(in crate::source) fn use_state_of(&mut self, cap: &crate::session::Capture) {
+        let key = (cap.session.clone(), cap.path.clone());
+        if self.states.current.as_ref() == Some(&key) {
+            return;
+        }
+        let state = self.states.kept.remove(&key).unwrap_or_default();
+        let old = std::mem::replace(&mut self.parts.state, state);
+        if let Some(owner) = self.states.current.replace(key) {
+            self.states.kept.insert(owner, old);
+        }
+    }
+
     /// Follow mode: reads units and hands their output on at once; false
     /// when the writer is gone or a stop was asked for.
     pub(in crate::source) fn units_now<V: Visitor>(&mut self, v: &mut V, units: Vec<Unit>) -> bool {
@@ -199,6 +214,7 @@ impl Worker<'_> {
     /// there were some, `None` when the writer is gone.
     pub(in crate::source) fn poll_lines<V: Visitor>(&mut self, v: &mut V, f: &mut follow::Followed) -> Option<bool> {
         let Some((cap, display, lines)) = f.reading() else { return Some(false) };
+        self.use_state_of(cap);
         let before = lines.line_number();
         let read = self.capture_lines(v, cap, display, lines, true);
         let progressed = lines.line_number() != before;
