@@ -109,8 +109,10 @@ impl Worker<'_> {
         let mut all = std::mem::take(&mut self.followed_rows);
         let mut progressed = false;
         let mut gone = false;
+        // One stamp per database a round, however many sessions it has.
+        let mut stamps: std::collections::HashMap<PathBuf, Stamp> = std::collections::HashMap::new();
         for f in all.iter_mut() {
-            let now = stamp(&f.path);
+            let now = *stamps.entry(f.path.clone()).or_insert_with(|| stamp(&f.path));
             if f.stamp == Some(now) {
                 continue;
             }
