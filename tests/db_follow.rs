@@ -257,3 +257,33 @@ fn copilot_sessions_followed_together_keep_their_own_counts() {
     assert_eq!((piped.stderr.as_str(), piped.code), ("", 0), "{piped:?}");
     assert_eq!(piped.stdout, one_shot.stdout);
 }
+
+/// `ci-grep -f` and `ci-filter -f` share the engine: a row committed later
+/// that matches is printed once, with its provenance.
+#[test]
+fn grep_and_filter_follow_a_database() {
+    let (_dir, db, conn) = live_opencode();
+    let path = db.to_str().unwrap();
+    let mut grep = Live::start(follow_command("ci-grep", &["violet heron", path]), Stdio::null());
+    let mut filter = Live::start(follow_command("ci-filter", &["--event", "prompt:submit", path]), Stdio::null());
+    filter.wait_until("the sample's prompt printed", |out, _| out.len() == 1);
+    let t = 1_781_085_660_000_i64;
+    let user = format!(r#"{{"role":"user","time":{{"created":{t}}}}}"#);
+    write(&conn, "INSERT INTO message VALUES ('msg_z1', 'ses_child00001', ?1, ?1, ?2)", rusqlite::params![t, user]);
+    let text = r#"{"type":"text","text":"the violet heron report"}"#;
+    write(
+        &conn,
+        "INSERT INTO part VALUES ('prt_z1', 'msg_z1', 'ses_child00001', ?1, ?1, ?2)",
+        rusqlite::params![t, text],
+    );
+    grep.wait_until("the match printed", |out, _| !out.is_empty());
+    filter.wait_until("the new prompt printed", |out, _| out.len() == 2);
+    let_polls_pass();
+    let (code, out, err) = grep.end();
+    assert_eq!((code, err, out.len()), (Some(0), Vec::<String>::new(), 1), "{out:?}");
+    let found: Value = serde_json::from_str(&out[0]).unwrap();
+    assert_eq!((found["session"].as_str(), found["event"].as_str()), (Some("ses_child00001"), Some("opencode:text")));
+    let (code, out, err) = filter.end();
+    assert_eq!((code, err), (Some(0), Vec::<String>::new()));
+    assert_eq!(of_row(&out, "msg_z1").len(), 1, "{out:?}");
+}

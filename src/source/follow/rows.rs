@@ -3,7 +3,8 @@
 //! size and modification time) when it was last listed; the rules are
 //! [`super`]'s.
 //!
-//! At each poll whose stamp differs from the last, the session's rows are
+//! At each poll whose stamp differs from the last (or that comes within
+//! [`SETTLE`] of the database's last write), the session's rows are
 //! listed again (the writer's `Layout::lines_of`, on a new read-only
 //! connection: a database whose writer came or went is opened as it is
 //! now, [`crate::lines::rows::open`]) and the rows not taken yet are read,
@@ -37,7 +38,7 @@ pub struct FollowedRows {
     /// Its rows taken so far: table name and rowid.
     taken: HashSet<(&'static str, i64)>,
     /// The stamp when the rows were last listed (`None`: list them at the
-    /// next poll).
+    /// next poll; so until the database settled, [`SETTLE`]).
     stamp: Option<Stamp>,
     /// True once the visitor stopped reading it.
     done: bool,
@@ -49,6 +50,22 @@ fn stamp(path: &Path) -> Stamp {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     [seen(path), seen(Path::new(&wal))]
+}
+
+/// How long after a database's last write its stamp is trusted: a commit
+/// is written to the `-wal` first and made visible to readers a moment
+/// later (in the `-shm`, which `stat` does not show), so a listing made
+/// right after a write may miss a commit the stamp already counts.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether the files of `stamp` were last written `SETTLE` ago or more (a
+/// time far in the future is taken as settled: waiting would not help).
+fn settled(stamp: &Stamp) -> bool {
+    let now = SystemTime::now();
+    stamp.iter().flatten().all(|(_, written)| match now.duration_since(*written) {
+        Ok(ago) => ago >= SETTLE,
+        Err(ahead) => ahead.duration() > SETTLE,
+    })
 }
 
 impl FollowedRows {
@@ -116,7 +133,7 @@ impl Worker<'_> {
             if f.stamp == Some(now) {
                 continue;
             }
-            f.stamp = Some(now);
+            f.stamp = settled(&now).then_some(now);
             let cx = crate::discover::cx();
             let Some(mut source) = f.cap.format.layout.lines_of(&f.cap, &f.path, &f.display, &cx, self.diag) else {
                 continue;
