@@ -287,3 +287,27 @@ fn grep_and_filter_follow_a_database() {
     assert_eq!((code, err), (Some(0), Vec::<String>::new()));
     assert_eq!(of_row(&out, "msg_z1").len(), 1, "{out:?}");
 }
+
+/// A Copilot store made after the session was first read (none at the
+/// start) is found with the session's new files and followed by its rows:
+/// each of its rows for the session is printed once.
+#[test]
+fn a_copilot_store_made_later_is_followed() {
+    let (dir, db) = crate::copilot_db::tree_copy();
+    std::fs::remove_file(&db).unwrap();
+    let session = dir.path().join(".copilot/session-state/5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a");
+    let mut cat = Live::start(follow_command("ci-cat", &[session.to_str().unwrap()]), Stdio::null());
+    cat.wait_until("the session printed", |out, _| out.iter().any(|l| l.contains(r#""event":"session:end""#)));
+    let conn = Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "wal").unwrap();
+    conn.busy_timeout(std::time::Duration::ZERO).unwrap();
+    let sql = std::fs::read_to_string(root().join("fixtures/copilot-db/session-store-minimal.sql")).unwrap();
+    conn.execute_batch(&sql).expect("the writer is never blocked");
+    let rows = |out: &[String]| out.iter().filter(|l| l.contains(r#""type":"assistant_usage_event""#)).count();
+    cat.wait_until("the store's three rows printed", |out, _| rows(out) >= 3);
+    let_polls_pass();
+    let (code, out, err) = cat.end();
+    assert_eq!((code, err), (Some(0), Vec::<String>::new()));
+    assert_eq!(rows(&out), 3, "{out:?}");
+    drop(conn);
+}
