@@ -498,6 +498,12 @@ pub trait LineSource {
 
     /// The number of the last line returned.
     fn line_number(&self) -> u64;
+
+    /// The rows of a database, when this source is that ([`rows::Rows`]):
+    /// a follower leaves out the rows it took and holds unfinished ones.
+    fn as_rows(&mut self) -> Option<&mut rows::Rows> {
+        None
+    }
 }
 
 impl<'a> Line<'a> {

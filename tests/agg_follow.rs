@@ -42,7 +42,7 @@ fn tool_call(i: u64) -> String {
 
 /// The snapshots printed so far: each `{"snapshot":N,"final":F}` record
 /// with the records after it.
-fn snapshots(lines: &[String]) -> Vec<(serde_json::Value, Vec<String>)> {
+pub(crate) fn snapshots(lines: &[String]) -> Vec<(serde_json::Value, Vec<String>)> {
     let mut all: Vec<(serde_json::Value, Vec<String>)> = Vec::new();
     for l in lines {
         let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));

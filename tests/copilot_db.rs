@@ -102,7 +102,7 @@ fn a_session_without_rows_falls_back_to_its_roll_ups() {
 }
 
 /// A copy of the tree in a temporary folder, and its store.
-fn tree_copy() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn tree_copy() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join(".copilot");
     let sample = home.join("session-state").join(Path::new(SAMPLE).file_name().unwrap());
@@ -247,4 +247,70 @@ fn a_live_wal_store_is_read_with_its_committed_rows() {
     let home = dir.path().join(".copilot");
     assert_eq!(counts(&tokens(home.to_str().unwrap(), &[])[0]), [4, 5000, 44000, 4000, 710]);
     conn.execute(insert, []).expect("the writer is never blocked");
+}
+
+/// A session the store has rows for but no event log under `session-state/`
+/// (its folder deleted) is a session of its own: found under the home and
+/// its `session-state` folder (path = the store, working_dir = its
+/// `sessions` row's cwd, times = its first and last rows'), its rows its
+/// events, its tokens counted once; the other sessions are unchanged. A
+/// session folder named as the root has no store sessions.
+#[test]
+fn a_session_only_the_store_knows_is_found_and_counted() {
+    let (dir, db) = tree_copy();
+    const ORPHAN: &str = "0a0a0a0a-0000-4000-8000-000000000001";
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "INSERT INTO sessions VALUES (?1, '/home/dev/gone', NULL, 'main', 'Deleted', '2026-06-20T09:00:00.000Z', NULL)",
+        [ORPHAN],
+    )
+    .unwrap();
+    for (at, input, output) in [("2026-06-20T09:00:10.000Z", 5000, 50), ("2026-06-21T09:00:10.000Z", 3000, 30)] {
+        conn.execute(
+            "INSERT INTO assistant_usage_events (session_id, model, input_tokens, cache_read_tokens, cache_write_tokens, \
+             reasoning_tokens, output_tokens, created_at, total_nano_aiu, request_multiplier, initiator) \
+             VALUES (?1, 'gpt-5.4', ?2, 1000, 0, 0, ?3, ?4, 200000000, 1.0, NULL)",
+            rusqlite::params![ORPHAN, input, output, at],
+        )
+        .unwrap();
+    }
+    drop(conn);
+    let home = dir.path().join(".copilot");
+    let found = ci("ci-find").arg("--root").arg(&home).run();
+    assert_eq!((found.stderr.as_str(), found.code), ("", 0), "{found:?}");
+    let orphan: Vec<Value> = found.json().into_iter().filter(|r| r["session"] == ORPHAN).collect();
+    assert_eq!(orphan.len(), 1, "{}", found.stdout);
+    let fields = ["path", "working_dir", "project", "started_at", "last_event_at", "model", "format"];
+    let got: Vec<&Value> = fields.iter().map(|f| &orphan[0][*f]).collect();
+    let want = [
+        db.to_str().unwrap(),
+        "/home/dev/gone",
+        "-home-dev-gone",
+        "2026-06-20T09:00:10Z",
+        "2026-06-21T09:00:10Z",
+        "gpt-5.4",
+        "copilot-cli",
+    ];
+    assert_eq!(got, want.map(Value::from).iter().collect::<Vec<_>>());
+    let state = home.join("session-state");
+    let paths = ci("ci-find").arg("--paths").arg("--root").arg(&state).run();
+    assert_eq!(paths.stdout.lines().filter(|l| *l == db.to_str().unwrap()).count(), 1, "{paths:?}");
+    let sample =
+        ci("ci-find").arg("--paths").arg("--root").arg(state.join(Path::new(SAMPLE).file_name().unwrap())).run();
+    assert_eq!(sample.stdout.lines().count(), 1, "{sample:?}");
+    let by_session: Vec<(String, [u64; 5])> = tokens(home.to_str().unwrap(), &["--by", "session"])
+        .iter()
+        .map(|r| (r["session"].as_str().unwrap().to_owned(), counts(r)))
+        .collect();
+    assert_eq!(
+        by_session,
+        [
+            ("5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a".to_owned(), [3, 4000, 44000, 4000, 700]),
+            (ORPHAN.to_owned(), [2, 6000, 2000, 0, 80]),
+        ]
+    );
+    let events = ci("ci-cat").args(["--session", ORPHAN]).arg(&home).run();
+    assert_eq!((events.stderr.as_str(), events.code), ("", 0), "{events:?}");
+    let names: Vec<Value> = events.json().iter().map(|e| e["event"].clone()).collect();
+    assert_eq!(names, ["llm:response", "llm:response"]);
 }

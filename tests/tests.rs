@@ -20,6 +20,7 @@ mod copilot;
 mod copilot_db;
 mod copilotgen;
 mod cost;
+mod db_follow;
 mod elements_props;
 mod exact;
 mod examples;

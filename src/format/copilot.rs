@@ -45,7 +45,9 @@
 //!   `llm:response` with its own usage and cost); once one was read
 //!   ([`ReadState::meta_read`]) the shutdowns count nothing, so a session
 //!   is counted from its rows or from its roll-ups, never both. A store
-//!   that cannot be read is reported and the roll-ups count.
+//!   that cannot be read is reported and the roll-ups count. A session
+//!   the store has rows for but no log is a session of its own, its rows
+//!   its events ([`store_only`]).
 //! - **Calls** are paired by `toolCallId`; a call's end names no tool: its
 //!   tool is its start's `toolName` ([`ReadState::tool_of`]).
 
@@ -62,6 +64,7 @@ use crate::time::{self, Timestamp};
 
 mod sessions;
 mod store;
+mod store_only;
 mod usage;
 use sessions::{is_event_log, root_files, session_of};
 
@@ -85,7 +88,9 @@ pub static FORMAT: Format = Format {
   session-state/<id>/events.jsonl (older builds: session-state/<id>.jsonl); each
   is a session, format copilot-cli: working_dir = session.start's context.cwd
   (else workspace.yaml's cwd), project/workspace = its slug, model = the first
-  model_change or assistant model, tags = cli:.",
+  model_change or assistant model, tags = cli:. A session the home's
+  session-store.db has usage rows for but no log is a session too (path = the
+  store, working_dir = its sessions row's cwd): its rows are its events.",
         }),
         agg: Some(Section {
             title: "COPILOT CLI TOKENS",
@@ -99,8 +104,8 @@ pub static FORMAT: Format = Format {
   assistant_usage_events rows for a session, those rows are its responses (one
   per request, at its time, cost = total_nano_aiu) and its shutdowns count
   nothing: never both; a session without rows counts its roll-ups. A store that
-  cannot be read (locked) is reported and the roll-ups count. OTel exports are
-  not read.",
+  cannot be read (locked) is reported and the roll-ups count. Followed (-f),
+  rows written later are printed, each once. OTel exports are not read.",
         }),
         ..Help::NONE
     },
@@ -184,19 +189,45 @@ impl Layout for Copilot {
         Some(&FILES)
     }
 
-    /// The event log identifies a session.
+    /// The sessions of the event logs under `root`, then those only the
+    /// home's store knows ([`store_only`]).
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        _cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
+        let mut found = FILES.discover(root, detail, diag)?;
+        let orphans = store_only::sessions(root, &found, detail);
+        found.extend(orphans);
+        Ok(found)
+    }
+
+    /// The event log identifies a session (the store and the id, one only
+    /// the store knows).
     fn session_dir(&self, rec: &SessionRecord) -> PathBuf {
-        PathBuf::from(&rec.path)
+        match store_only::is_store_path(Path::new(&rec.path)) {
+            true => Path::new(&rec.path).join(&rec.session),
+            false => PathBuf::from(&rec.path),
+        }
     }
 
     fn event_count(&self, rec: &SessionRecord) -> u64 {
-        crate::files::count_lines(Path::new(&rec.path))
+        match store_only::is_store_path(Path::new(&rec.path)) {
+            true => store_only::event_count(rec),
+            false => crate::files::count_lines(Path::new(&rec.path)),
+        }
     }
 
     /// The home's `session-store.db` when there is one (its rows first:
-    /// they say whether the roll-ups count), then the event log.
+    /// they say whether the roll-ups count), then the event log; a session
+    /// only the store knows has the store alone.
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
         let log = PathBuf::from(&rec.path);
+        if store_only::is_store_path(&log) {
+            return vec![log];
+        }
         store::store_of(&log).into_iter().chain([log]).collect()
     }
 

@@ -614,6 +614,15 @@ pub trait Dialect: Sync {
     fn mutation<'a>(&self, _rec: &Record<'a>) -> Mutation<'a> {
         Mutation::Record
     }
+
+    /// Whether a database row's record (`raw`) is of a row its writer will
+    /// still rewrite (a message being streamed, a tool call running): under
+    /// `--follow` such a row is held until it is finished, as a line
+    /// without its newline is, so each row is taken once, whole. The
+    /// default: every row is finished once committed.
+    fn unfinished(&self, _raw: Raw<'_>) -> bool {
+        false
+    }
 }
 
 /// What a line of a mutation log does to its session's list of records

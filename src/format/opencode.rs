@@ -70,7 +70,11 @@ pub static FORMAT: Format = Format {
   beside it); each session row is a session, format opencode, path = the
   database: working_dir = directory, project/workspace = its folder name,
   parent = parent_id (subagent sessions), model/agent = the first assistant
-  message's. A database file named as a PATH is read too.",
+  message's. A database file named as a PATH is read too. Followed (-f), rows
+  committed later are printed once each, when finished: an assistant message
+  without time.completed, a tool part pending or running, a text or reasoning
+  part still streaming is held until OpenCode finishes it (a tool part's
+  tool:pre and tool:post then come together).",
         }),
         agg: Some(Section {
             title: "OPENCODE TOKENS",

@@ -146,46 +146,100 @@ pub fn source<'d>(
     }
 }
 
+/// Whether a row's record is of a row its writer will still rewrite.
+type Unfinished = dyn Fn(&[u8]) -> bool;
+
 /// A session's rows, in the writer's order, as a [`LineSource`]: line `n`
 /// is the `n`-th row (its site: table, rowid, length of its record).
+///
+/// Followed (`--follow`), its complete lines are its writer's *finished*
+/// rows: a row its writer still rewrites (as the test given to
+/// [`Rows::hold_unfinished`] tells, the writer's `Dialect::unfinished`) is
+/// held, as an unterminated line is, and [`Rows::taken`] tells which rows
+/// were given; rows taken before are left out of a later listing
+/// ([`Rows::leave_out`]).
 pub struct Rows {
     conn: Connection,
-    keys: Vec<(&'static Table, i64)>,
+    /// (table, rowid, line number) of each row, in order.
+    keys: Vec<(&'static Table, i64, u64)>,
     next: usize,
+    /// The line number of the row given last.
+    number: u64,
     buf: Vec<u8>,
+    /// Whether a row's record is unfinished, when those are held.
+    hold: Option<Box<Unfinished>>,
+    /// The rows held (unfinished) so far.
+    held: Vec<(&'static Table, i64)>,
 }
 
 impl Rows {
     /// The rows `keys` (table, rowid) of the database `conn`.
     pub fn new(conn: Connection, keys: Vec<(&'static Table, i64)>) -> Rows {
-        Rows { conn, keys, next: 0, buf: Vec::new() }
+        let keys = keys.into_iter().zip(1..).map(|((t, r), n)| (t, r, n)).collect();
+        Rows { conn, keys, next: 0, number: 0, buf: Vec::new(), hold: None, held: Vec::new() }
+    }
+
+    /// Leaves out the rows `taken` names (by table name and rowid), keeping
+    /// the others' line numbers (their places in the whole listing).
+    pub fn leave_out(&mut self, taken: &std::collections::HashSet<(&'static str, i64)>) {
+        self.keys.retain(|(t, r, _)| !taken.contains(&(t.name, *r)));
+    }
+
+    /// From now on, [`LineSource::next_complete_line`] holds back the rows
+    /// whose record `unfinished` is true of.
+    pub fn hold_unfinished(&mut self, unfinished: impl Fn(&[u8]) -> bool + 'static) {
+        self.hold = Some(Box::new(unfinished));
+    }
+
+    /// The rows given so far, by table name and rowid (the held ones not).
+    pub fn taken(&self) -> impl Iterator<Item = (&'static str, i64)> + '_ {
+        let given = &self.keys[..self.next];
+        given.iter().filter(|(t, r, _)| !self.held.contains(&(*t, *r))).map(|(t, r, _)| (t.name, *r))
+    }
+
+    /// The next row's record; a row gone since it was listed is skipped,
+    /// and so is an unfinished one when `complete` and rows are held.
+    fn next_row(&mut self, complete: bool) -> std::io::Result<Option<Line<'_>>> {
+        loop {
+            let Some(&(table, rowid, number)) = self.keys.get(self.next) else { return Ok(None) };
+            self.next += 1;
+            let found = read_row(&self.conn, table, rowid, &mut self.buf).map_err(std::io::Error::other)?;
+            if !found {
+                continue;
+            }
+            if let Some(unfinished) = self.hold.as_ref().filter(|_| complete) {
+                if unfinished(&self.buf) {
+                    self.held.push((table, rowid));
+                    continue;
+                }
+            }
+            self.number = number;
+            let too_long = self.buf.len() > super::max_line();
+            let site = Site { offset: rowid as u64, len: self.buf.len() as u64, framing: Framing::Row(table) };
+            let bytes = if too_long { &[][..] } else { &self.buf[..] };
+            return Ok(Some(Line { bytes, number, site, terminated: true, too_long }));
+        }
     }
 }
 
 impl LineSource for Rows {
     /// The next row's record; a row gone since it was listed is skipped.
     fn next_line(&mut self) -> std::io::Result<Option<Line<'_>>> {
-        loop {
-            let Some(&(table, rowid)) = self.keys.get(self.next) else { return Ok(None) };
-            self.next += 1;
-            let found = read_row(&self.conn, table, rowid, &mut self.buf).map_err(std::io::Error::other)?;
-            if !found {
-                continue;
-            }
-            let too_long = self.buf.len() > super::max_line();
-            let site = Site { offset: rowid as u64, len: self.buf.len() as u64, framing: Framing::Row(table) };
-            let bytes = if too_long { &[][..] } else { &self.buf[..] };
-            return Ok(Some(Line { bytes, number: self.next as u64, site, terminated: true, too_long }));
-        }
+        self.next_row(false)
     }
 
-    /// A committed row is always whole.
+    /// The next finished row (a committed row is whole; an unfinished one
+    /// is held when [`Rows::hold_unfinished`] was asked).
     fn next_complete_line(&mut self) -> std::io::Result<Option<Line<'_>>> {
-        self.next_line()
+        self.next_row(true)
     }
 
     fn line_number(&self) -> u64 {
-        self.next as u64
+        self.number
+    }
+
+    fn as_rows(&mut self) -> Option<&mut Rows> {
+        Some(self)
     }
 }
 

@@ -115,7 +115,9 @@ impl Worker<'_> {
         if !v.begin(cap, &mut self.out) {
             return true;
         }
-        if !self.follow {
+        if self.follow {
+            self.use_state_of(cap);
+        } else {
             self.parts.state.clear();
         }
         (self.lines_ok, self.lines_bad) = (0, 0);
@@ -135,11 +137,16 @@ impl Worker<'_> {
         }
         for (index, (path, display)) in files.iter().enumerate() {
             // A writer whose files are JSON arrays reads them element by
-            // element (never followed: such files are rewritten whole).
+            // element (never followed: such files are rewritten whole); a
+            // database's rows are followed (follow::rows).
             if let Some(mut elements) =
                 cap.format.layout.lines_of(cap, path, display, &crate::discover::cx(), self.diag)
             {
-                match self.capture_lines(v, cap, display, &mut *elements, false) {
+                let read = match elements.as_rows() {
+                    Some(rows) if self.follow => self.read_rows_to_follow(v, cap, (path, display), rows),
+                    _ => self.capture_lines(v, cap, display, &mut *elements, false),
+                };
+                match read {
                     Read::Done => continue,
                     Read::Stopped => break,
                     Read::Gone => return false,

@@ -33,6 +33,11 @@ pub(super) struct Worker<'d> {
     pub(super) follow: bool,
     /// Follow mode: the files read so far, polled for new lines.
     pub(super) followed: Vec<follow::Followed>,
+    /// Follow mode: the databases read so far, polled for new rows.
+    pub(super) followed_rows: Vec<follow::FollowedRows>,
+    /// Follow mode: the writer's state of each followed capture but the
+    /// one in `parts` ([`Worker::use_state_of`]).
+    pub(super) states: follow::States,
     /// Follow mode: when each followed session (by its path) last grew, or
     /// its file's modification time until then ([`follow::ACTIVE`]).
     pub(super) grew: std::collections::HashMap<std::path::PathBuf, std::time::SystemTime>,
@@ -97,6 +102,8 @@ impl<'d> Worker<'d> {
             buffer: Vec::new(),
             follow: false,
             followed: Vec::new(),
+            followed_rows: Vec::new(),
+            states: follow::States::default(),
             grew: Default::default(),
             open_budget: 0,
             kept_open: 0,

@@ -106,17 +106,73 @@ pub(super) fn is_store(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == STORE) && crate::lines::rows::is_database(path)
 }
 
+/// Whether `table` has every column of `columns`.
+fn has_columns(conn: &Connection, table: &str, columns: &[&str]) -> Result<bool, String> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)").map_err(|e| e.to_string())?;
+    let names = stmt.query_map([table], |r| r.get::<_, String>(0)).map_err(|e| e.to_string())?;
+    let names: Vec<String> = names.collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+    Ok(columns.iter().all(|c| names.iter().any(|n| n == c)))
+}
+
 /// The usage rows of session `id`, by time then id; none when the store
 /// has no `assistant_usage_events` table with [`COLUMNS`].
 pub(super) fn keys(conn: &Connection, id: &str) -> Result<Vec<(&'static Table, i64)>, String> {
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)").map_err(|e| e.to_string())?;
-    let names = stmt.query_map([USAGE.name], |r| r.get::<_, String>(0)).map_err(|e| e.to_string())?;
-    let names: Vec<String> = names.collect::<Result<_, _>>().map_err(|e| e.to_string())?;
-    if !COLUMNS.iter().all(|c| names.iter().any(|n| n == c)) {
+    if !has_columns(conn, USAGE.name, &COLUMNS)? {
         return Ok(Vec::new());
     }
     let sql = concat!("SELECT rowid FROM assistant_usage_events WHERE session_id = ?1 ORDER BY ", created!(), ", id");
     let mut stmt = conn.prepare(sql).map_err(|e| e.to_string())?;
     let rows = stmt.query_map([id], |r| r.get::<_, i64>(0)).map_err(|e| e.to_string())?;
     rows.map(|r| r.map(|rowid| (&USAGE, rowid)).map_err(|e| e.to_string())).collect()
+}
+
+/// What discovery reads of a session the store has usage rows for.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct StoreSession {
+    /// Its id (`session_id`).
+    pub id: String,
+    /// The `cwd` of its `sessions` row, when the store has that table.
+    pub cwd: Option<String>,
+    /// Its first and last rows' times (RFC 3339, as [`USAGE`] makes them).
+    pub first: Option<String>,
+    pub last: Option<String>,
+    /// Its first row's `model`.
+    pub model: Option<String>,
+}
+
+/// Every session the store has usage rows for, by id; none when it has no
+/// `assistant_usage_events` table with [`COLUMNS`].
+pub(super) fn sessions(conn: &Connection) -> Result<Vec<StoreSession>, String> {
+    if !has_columns(conn, USAGE.name, &COLUMNS)? {
+        return Ok(Vec::new());
+    }
+    let cwd = match has_columns(conn, "sessions", &["id", "cwd"])? {
+        true => "(SELECT s.cwd FROM sessions s WHERE s.id = e.session_id AND typeof(s.cwd) = 'text')",
+        false => "NULL",
+    };
+    let sql = format!(
+        concat!(
+            "SELECT session_id, {cwd}, min(",
+            created!(),
+            "), max(",
+            created!(),
+            "), (SELECT f.model FROM assistant_usage_events f WHERE f.session_id = e.session_id ",
+            "AND typeof(f.model) = 'text' ORDER BY f.rowid LIMIT 1) ",
+            "FROM assistant_usage_events e WHERE typeof(session_id) = 'text' GROUP BY session_id ORDER BY session_id"
+        ),
+        cwd = cwd
+    );
+    let mut stmt = conn.prepare(&sql).map_err(|e| e.to_string())?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(StoreSession {
+                id: r.get(0)?,
+                cwd: r.get::<_, Option<String>>(1)?.filter(|c| !c.trim().is_empty()),
+                first: r.get::<_, Option<String>>(2).ok().flatten(),
+                last: r.get::<_, Option<String>>(3).ok().flatten(),
+                model: r.get::<_, Option<String>>(4)?.filter(|m| !m.trim().is_empty()),
+            })
+        })
+        .map_err(|e| e.to_string())?;
+    rows.map(|r| r.map_err(|e| e.to_string())).collect()
 }

@@ -190,4 +190,22 @@ impl Dialect for OpenCode {
             _ => str_at(data, "session_id"),
         }
     }
+
+    /// Rows OpenCode still rewrites: an assistant message without
+    /// `time.completed`, a tool part `pending` or `running`, a text or
+    /// reasoning part with `time.start` and no `time.end` (streaming).
+    fn unfinished(&self, raw: Raw<'_>) -> bool {
+        let Some(data) = raw.get("data").filter(|d| d.kind() == Kind::Object) else { return false };
+        let time = data.get("time").filter(|t| t.kind() == Kind::Object);
+        let open = |end: &str| time.is_some_and(|t| t.get(end).is_none_or(|e| e.kind() == Kind::Null));
+        match str_at(raw, "type").as_deref() {
+            Some("message") => str_at(data, "role").as_deref() == Some("assistant") && open("completed"),
+            Some("part") => match str_at(data, "type").as_deref() {
+                Some("tool") => matches!(status(raw).as_deref(), Some("pending" | "running")),
+                Some("text" | "reasoning") => time.is_some_and(|t| t.get("start").is_some()) && open("end"),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
 }

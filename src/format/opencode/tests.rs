@@ -102,3 +102,25 @@ fn database_names_are_the_release_channels() {
     assert!(!store::is_database_name("opencode.db-wal"));
     assert!(!store::is_database_name("other.db"));
 }
+
+/// The rows OpenCode still rewrites are unfinished; finished ones and the
+/// sample's rows are not.
+#[test]
+fn rows_being_written_are_unfinished() {
+    let unfinished = |record: &str| crate::format::Dialect::unfinished(&OpenCode, crate::json::Raw(record.as_bytes()));
+    let message = |time: &str| format!(r#"{{"type":"message","data":{{"role":"assistant","time":{time}}}}}"#);
+    assert!(unfinished(&message(r#"{"created":1}"#)));
+    assert!(unfinished(&message(r#"{"created":1,"completed":null}"#)));
+    assert!(!unfinished(&message(r#"{"created":1,"completed":2}"#)));
+    let part = |data: &str| format!(r#"{{"type":"part","data":{data}}}"#);
+    assert!(unfinished(&part(r#"{"type":"tool","state":{"status":"running"}}"#)));
+    assert!(unfinished(&part(r#"{"type":"tool","state":{"status":"pending"}}"#)));
+    assert!(!unfinished(&part(r#"{"type":"tool","state":{"status":"error"}}"#)));
+    assert!(unfinished(&part(r#"{"type":"text","text":"Hel","time":{"start":1}}"#)));
+    assert!(!unfinished(&part(r#"{"type":"text","text":"Hello","time":{"start":1,"end":2}}"#)));
+    assert!(!unfinished(&part(r#"{"type":"text","text":"synthetic"}"#)));
+    let (_dir, path) = db(SQL);
+    for id in ["ses_parent0001", "ses_child00001"] {
+        assert!(records(&path, id).iter().all(|r| !unfinished(r)), "{id}");
+    }
+}

@@ -129,3 +129,30 @@ fn a_database_is_told_by_its_first_bytes() {
     assert!(!is_database(dir.path()));
     assert!(!is_database(&dir.path().join("missing")));
 }
+
+/// Followed: rows taken before are left out with their line numbers kept,
+/// unfinished rows are held (not taken) by `next_complete_line` only.
+#[test]
+fn a_follower_leaves_out_taken_rows_and_holds_unfinished_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, c) = make(dir.path(), "wal", 4);
+    c.execute("UPDATE t SET v = 'open' WHERE id = 3", []).unwrap();
+    let keys = || (1..=4).map(|i| (&T, i)).collect::<Vec<_>>();
+    let mut rows = Rows::new(open(&path).unwrap(), keys());
+    rows.leave_out(&[("t", 1)].into_iter().collect());
+    rows.hold_unfinished(|record| record.ends_with(br#""open"}"#));
+    let mut got = Vec::new();
+    while let Some(line) = rows.next_complete_line().unwrap() {
+        got.push((line.number, line.site.offset));
+    }
+    assert_eq!(got, [(2, 2), (4, 4)]);
+    assert_eq!(rows.taken().collect::<Vec<_>>(), [("t", 2), ("t", 4)]);
+    // Read whole (not followed), the unfinished row is a line like any.
+    let mut rows = Rows::new(open(&path).unwrap(), keys());
+    rows.hold_unfinished(|record| record.ends_with(br#""open"}"#));
+    let mut n = 0;
+    while rows.next_line().unwrap().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 4);
+}

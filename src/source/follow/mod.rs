@@ -47,6 +47,12 @@
 //!   after the start) are followed from their first line; a session whose
 //!   record is not made from a file (Claude hook sessions, a directory) gets
 //!   no new files;
+//! - **databases** (a writer whose records are rows, [`crate::lines::rows`]):
+//!   at each poll where the database or its `-wal` changed, the session's
+//!   rows are listed again on a new read-only connection and each row not
+//!   taken yet is read; a row its writer still rewrites
+//!   ([`crate::format::Dialect::unfinished`]) is held until finished, as an
+//!   unterminated line is, so each row is taken once, whole ([`rows`]);
 //! - a closed reader: while waiting, stdout is polled too ([`stdout_closed`]),
 //!   so `ci-cat -f x | head -1` ends even when nothing new is ever written.
 //!
@@ -54,9 +60,22 @@
 //! engine finishes the record at hand, flushes and the tool exits 0.
 
 mod file;
+mod rows;
 mod worker;
 
 pub use self::file::{Change, Followed};
+pub use self::rows::FollowedRows;
+
+/// The writer's state ([`crate::format::ReadState`]) of each followed
+/// capture, by session and path, and the capture whose state is the
+/// worker's current one: each capture keeps its own (a Copilot session's
+/// running roll-up counters, whether its store's rows were read), so
+/// captures followed together do not change each other's events.
+#[derive(Default)]
+pub struct States {
+    kept: std::collections::HashMap<(String, std::path::PathBuf), crate::format::ReadState>,
+    current: Option<(String, std::path::PathBuf)>,
+}
 
 use std::time::Duration;
 
@@ -175,8 +194,12 @@ const HELP: &str = "\
   followed file by file (no time ordering; hook files created later are not
   picked up). A path that comes to name a FIFO, device or directory is never
   read: reported once, the old file read on, the path taken again once it is
-  a regular file. Uses one thread; raises the soft open-file limit to the
-  hard one, and files beyond it are closed between polls and reopened.";
+  a regular file. A database whose rows are records is polled alike: when it
+  or its -wal changed, the session's rows are listed again read-only (never
+  blocking its writer) and each new row is taken once, as soon as its writer
+  finished it (a row still being rewritten is held, as a line without its
+  newline). Uses one thread; raises the soft open-file limit to the hard one,
+  and files beyond it are closed between polls and reopened.";
 
 /// A tool's long help: `text` with the FOLLOW section (the shared text and
 /// the tool's own `note`) put before its EXIT STATUS section, if any.

@@ -36,7 +36,7 @@ impl Worker<'_> {
                     Err(TryRecvError::Disconnected) => inputs_open = false,
                 }
             }
-            if !inputs_open && self.followed.is_empty() {
+            if !inputs_open && self.followed.is_empty() && self.followed_rows.is_empty() {
                 break;
             }
             if !polling {
@@ -48,6 +48,8 @@ impl Worker<'_> {
                 listed = std::time::Instant::now();
             }
             let Some(progressed) = self.poll_all(v) else { return };
+            let Some(rows) = self.poll_rows(v) else { return };
+            let progressed = progressed || rows;
             if !self.hand_on() {
                 return;
             }
@@ -77,6 +79,21 @@ impl Worker<'_> {
         self.hand_on();
     }
 
+    /// Follow mode: makes the writer's state of `cap` the current one
+    /// (new for a capture not read yet), keeping the one it replaces for
+    /// its capture ([`follow::States`]).
+    pub(in crate::source) fn use_state_of(&mut self, cap: &crate::session::Capture) {
+        let key = (cap.session.clone(), cap.path.clone());
+        if self.states.current.as_ref() == Some(&key) {
+            return;
+        }
+        let state = self.states.kept.remove(&key).unwrap_or_default();
+        let old = std::mem::replace(&mut self.parts.state, state);
+        if let Some(owner) = self.states.current.replace(key) {
+            self.states.kept.insert(owner, old);
+        }
+    }
+
     /// Follow mode: reads units and hands their output on at once; false
     /// when the writer is gone or a stop was asked for.
     pub(in crate::source) fn units_now<V: Visitor>(&mut self, v: &mut V, units: Vec<Unit>) -> bool {
@@ -87,7 +104,8 @@ impl Worker<'_> {
     /// when read (a Claude subagent's transcript written later): the record
     /// of each session active lately ([`follow::ACTIVE`]) is made again from
     /// its path ([`Layout::record_of_file`]), and each of its files not
-    /// followed yet is followed from its first line (read at the next poll).
+    /// followed yet is followed from its first line (read at the next poll;
+    /// a database from its first row).
     /// A file that cannot be opened is left for the next listing.
     ///
     /// [`Layout::record_of_file`]: crate::format::Layout::record_of_file
@@ -110,10 +128,21 @@ impl Worker<'_> {
         }
         let cx = crate::discover::cx();
         let mut adopted = Vec::new();
+        let mut new_rows = Vec::new();
         for cap in sessions {
             let Some(rec) = cap.format.layout.record_of_file(&cap.path, &cap.session, &cx) else { continue };
             for path in cap.format.layout.files(&rec) {
                 if known.contains(&path) || adopted.iter().any(|(p, _): &(std::path::PathBuf, _)| *p == path) {
+                    continue;
+                }
+                // A database (a Copilot store made after the start) is
+                // followed by its rows, from the next poll.
+                if crate::lines::rows::is_database(&path) {
+                    if !self.followed_rows.iter().any(|r| r.is(cap, &path))
+                        && !new_rows.iter().any(|r: &follow::FollowedRows| r.is(cap, &path))
+                    {
+                        new_rows.push(follow::FollowedRows::new(cap, &path));
+                    }
                     continue;
                 }
                 let Ok(file) = crate::files::open_regular(&path) else { continue };
@@ -125,6 +154,7 @@ impl Worker<'_> {
         for (_, f) in adopted {
             self.keep_following(f);
         }
+        self.followed_rows.append(&mut new_rows);
     }
 
     /// Polls every followed file once; `Some(true)` when lines were read,
@@ -184,6 +214,7 @@ impl Worker<'_> {
     /// there were some, `None` when the writer is gone.
     pub(in crate::source) fn poll_lines<V: Visitor>(&mut self, v: &mut V, f: &mut follow::Followed) -> Option<bool> {
         let Some((cap, display, lines)) = f.reading() else { return Some(false) };
+        self.use_state_of(cap);
         let before = lines.line_number();
         let read = self.capture_lines(v, cap, display, lines, true);
         let progressed = lines.line_number() != before;
