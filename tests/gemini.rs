@@ -468,3 +468,29 @@ fn a_recording_being_written_counts_each_response_once_under_follow() {
     assert_eq!(tokens.json()[0]["responses"], 1);
     assert_eq!(tokens.json()[0]["output_tokens"], 45);
 }
+
+/// A legacy document written with its keys sorted (agentsview's fixtures'
+/// shape: `messages` before `projectHash`, `sessionId` and `startTime`),
+/// named as a path outside Gemini's folders, is a Gemini session: the keys
+/// after its list are read (fixtures/gemini-sorted: 2 responses, 2,505 /
+/// 4,000 / 75), also past a list longer than the 64 KiB read of its start,
+/// whose strings hold brackets and escaped quotes.
+#[test]
+fn a_key_sorted_legacy_document_named_as_a_path_is_a_session() {
+    let file = "fixtures/gemini-sorted/session-2026-08-01T09-00-dddd0004.json";
+    let tokens = json!({"input": 2505, "output": 75, "cache_read": 4000, "cache_write": 0});
+    let session = |run: &Run| {
+        assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{run:?}");
+        let s = &run.json()[0];
+        (s["session"].clone(), s["started"].clone(), s["tokens"].clone(), s["messages"].clone())
+    };
+    let expected = (json!("dddd0004-0000-4000-8000-000000000004"), json!("2026-08-01T09:00:00Z"), tokens, json!(4));
+    assert_eq!(session(&ci("ci-agg").args(["--sessions", file]).run()), expected);
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!("\"{}\\\"]}}[\"", "x".repeat(100 * 1024));
+    let text = std::fs::read_to_string(root().join(file)).unwrap().replacen("\"Fixed.\"", &long, 1);
+    assert!(text.len() > 100 * 1024 && text.find("\"messages\"") < text.find("\"sessionId\": \"dddd"));
+    let path = dir.path().join("long.json");
+    std::fs::write(&path, text).unwrap();
+    assert_eq!(session(&ci("ci-agg").arg("--sessions").arg(&path).run()), expected);
+}

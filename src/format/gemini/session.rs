@@ -99,9 +99,9 @@ fn legacy_head(file: &Path) -> Head {
     let s = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_owned).filter(|v| !v.trim().is_empty());
     let t = |k: &str| doc.get(k).and_then(|v| v.as_str()).and_then(time::parse_timestamp);
     let directory = doc.get("directories").and_then(|d| d.get(0)).and_then(|d| d.as_str()).map(str::to_owned);
-    let model = std::fs::read(file).ok().and_then(|text| {
-        let text = &text[..text.len().min(64 * 1024)];
-        let at = memchr::memmem::find(text, b"\"model\"")? + 7;
+    let start = crate::files::open_regular(file).ok().and_then(|mut f| legacy::read_up_to(&mut f, legacy::HEAD));
+    let model = start.and_then(|text| {
+        let at = memchr::memmem::find(&text, b"\"model\"")? + 7;
         let open = at + memchr::memchr(b'"', &text[at..])? + 1;
         let close = open + memchr::memchr(b'"', &text[open..])?;
         String::from_utf8(text[open..close].to_vec()).ok()
