@@ -94,9 +94,11 @@ pub static FORMAT: Format = Format {
   copy, at that copy's place; {\"$rewindTo\":ID} drops message ID and later ones,
   but responses with tokens (billed) stay; a $set holding messages (a checkpoint)
   replaces the list: each message is an event of its own inside that line.
-  Under --follow the file is read line by line: each copy is an event (ci-agg
-  still counts a response's tokens once), and a message later rewound was
-  printed already (its calls count in ci-agg --tools of the stream).",
+  Under --follow each message is printed once, its last copy, when the file
+  moves on (another message, a rewind, a checkpoint), has been quiet for
+  CI_FOLLOW_QUIET_MS (1000), or the follow ends: the stream is what a finished
+  reader prints (a copy written after a quiet spell is printed again; ci-agg
+  counts its tokens once). A message without tokens rewound is never printed.",
         }),
         agg: Some(Section {
             title: "GEMINI CLI TOKENS",
