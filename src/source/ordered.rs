@@ -233,7 +233,9 @@ impl Worker<'_> {
     }
 
     /// Visits a session read whole in its order; damaged lines are
-    /// reported first, file by file, as in file order.
+    /// reported first, file by file, as in file order, and records whose
+    /// events the tool has no use for ([`Visitor::needs_events`]) are only
+    /// observed, as in file order.
     pub(super) fn visit_ordered<V: Visitor>(
         &mut self,
         v: &mut V,
@@ -261,6 +263,12 @@ impl Worker<'_> {
                     Err(_) => continue,
                 },
             };
+            if !v.needs_events(bytes) {
+                // As in file order: a record whose events the tool has no
+                // use for (`ci-agg --tokens`: no usage) is only observed.
+                cap.format.dialect.observe(&rec, &mut self.parts.state);
+                continue;
+            }
             if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (e.line, e.site), &files[e.file].1, self.diag)
                 == Flow::Stop
             {

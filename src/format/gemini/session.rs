@@ -109,8 +109,10 @@ fn legacy_head(file: &Path) -> Head {
     Head { session: s("sessionId"), started: t("startTime"), kind: s("kind"), directory, model, last: t("lastUpdated") }
 }
 
-/// Reads a chat file's first lines (at most 64, starting within 8 MiB).
-fn head(file: &Path) -> Head {
+/// Reads a chat file's first lines (at most 64, starting within 8 MiB);
+/// for [`Detail::Reading`], which leaves out the latest time, only up to
+/// the header and the first model.
+fn head(file: &Path, detail: Detail) -> Head {
     if legacy::is_legacy_name(file) {
         return legacy_head(file);
     }
@@ -130,7 +132,7 @@ fn head(file: &Path) -> Head {
         if h.model.is_none() && rec.get_str("type").as_deref() == Some("gemini") {
             h.model = s("model");
         }
-        true
+        detail != Detail::Reading || h.session.is_none() || h.model.is_none()
     });
     h
 }
@@ -199,7 +201,7 @@ pub(super) fn files(rec: &SessionRecord) -> Vec<PathBuf> {
 /// [`Detail::Reading`] leaves out its last timestamp (read off its end).
 pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
     let (meta, path, stem) = crate::format::file_session(file, diag)?;
-    let h = head(file);
+    let h = head(file, detail);
     let session = h.session.filter(|s| !crate::session::unsafe_name(s)).unwrap_or(stem);
     let last = match detail {
         Detail::Full if legacy::is_legacy_name(file) => h.last.max(h.started),
