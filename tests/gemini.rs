@@ -385,86 +385,135 @@ fn damaged_and_unknown_lines_are_reported_or_kept() {
     assert_eq!(ci("ci-cat").args(["--strict", path]).run().code, 2);
 }
 
-/// `ci-cat --follow` on a recording being written (README: each copy is an
-/// event, tokens still once): a response written again with grown tokens
-/// and its finished call, its last line torn for a while. The torn line is
-/// held back until whole; every copy is printed; piped into ci-agg the
-/// copies count once, and the tokens equal the finished file's. A message
-/// without tokens then rewound was printed already: its call is in the
-/// stream's `--tools`, not in the finished file's (README).
+/// `ci-cat --follow` on a recording being written (README: each message
+/// printed once, its last copy, once the recording moved on): a response
+/// written again with grown tokens and its finished call, its last line torn
+/// for a while; a message without tokens then rewound; a prompt left last.
+/// Nothing of a message is printed while it is the one being written; the
+/// torn line is held back until whole; the rewound message is never
+/// printed; the last prompt comes when the follow ends. The stream is the
+/// finished file's `ci-cat`, byte for byte, so its tokens and calls are too.
 #[test]
-fn a_recording_being_written_counts_each_response_once_under_follow() {
+fn a_recording_being_written_prints_each_message_once_under_follow() {
     use crate::follow::{append, follow_command, let_polls_pass, Live};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(".gemini/tmp/app/chats/session-2026-09-01T10-00-dddd0001.jsonl");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let header = json!({"sessionId": "dddd0001-0000-4000-8000-000000000001", "projectHash": "h",
-        "startTime": "2026-09-01T10:00:00.000Z", "lastUpdated": "2026-09-01T10:00:00.000Z", "kind": "main"});
-    let prompt =
-        json!({"id": "u-1", "timestamp": "2026-09-01T10:00:01.000Z", "type": "user", "content": [{"text": "ls"}]});
-    std::fs::write(&path, format!("{header}\n{prompt}\n")).unwrap();
-    let copy = |output: u64, status: &str| {
-        let mut call = json!({"id": "c-1", "name": "list_directory", "args": {"path": "/app"}, "status": status});
-        if status != "executing" {
-            call["result"] =
-                json!([{"functionResponse": {"id": "c-1", "name": "list_directory", "response": {"output": "a"}}}]);
-        }
-        json!({"id": "g-1", "timestamp": "2026-09-01T10:00:02.000Z", "type": "gemini", "content": "", "model": "gemini-2.5-flash",
-            "tokens": {"input": 1000, "output": output, "cached": 200, "thoughts": 5, "tool": 0, "total": 1005 + output},
-            "toolCalls": [call]})
-        .to_string()
-    };
+    let (dir, path) = recording("dddd0001");
     let file = path.to_str().unwrap();
-    let mut live = Live::start(follow_command("ci-cat", &[file]), std::process::Stdio::null());
+    let mut cmd = follow_command("ci-cat", &[file]);
+    // Never quiet long enough to print what is held: only the recording
+    // moving on, or the end, does.
+    cmd.env("CI_FOLLOW_QUIET_MS", "600000");
+    let mut live = Live::start(cmd, std::process::Stdio::null());
+    live.wait_for_lines(1);
+    append(&path, &format!("{}\n", response(10, "executing")));
     live.wait_for_lines(2);
-    append(&path, &format!("{}\n", copy(10, "executing")));
-    live.wait_for_lines(4);
-    let last = copy(40, "success");
+    let last = response(40, "success");
     let (head, tail) = last.split_at(last.len() / 2);
     append(&path, head);
     let_polls_pass();
-    live.wait_until("the torn line held back", |out, _| out.len() == 4);
     append(&path, &format!("{tail}\n"));
-    live.wait_for_lines(7);
-    // A message with no tokens and a call, then rewound: printed already.
+    let_polls_pass();
+    live.wait_until("the response held while being written", |out, _| out.len() == 2);
+    // A message with no tokens and a call, then rewound: never printed.
     let dropped = json!({"id": "x-2", "timestamp": "2026-09-01T10:00:05.000Z", "type": "gemini", "content": "",
         "toolCalls": [{"id": "c-2", "name": "write_file", "args": {"file_path": "/app/x"}, "status": "cancelled"}]});
     append(&path, &format!("{dropped}\n{}\n", json!({"$rewindTo": "x-2"})));
-    live.wait_for_lines(11);
+    live.wait_for_lines(6);
+    let prompt =
+        json!({"id": "u-3", "timestamp": "2026-09-01T10:00:09.000Z", "type": "user", "content": [{"text": "and?"}]});
+    append(&path, &format!("{prompt}\n"));
     let_polls_pass();
     let (code, out, err) = live.end();
     assert_eq!((code, err), (Some(0), vec![]));
     let names: Vec<Value> = out.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].clone()).collect();
-    let copies = ["llm:response", "tool:pre"];
-    let want: Vec<&str> = ["session:start", "prompt:submit"]
-        .into_iter()
-        .chain(copies)
-        .chain(copies)
-        .chain(["tool:post", "llm:content", "tool:pre", "tool:error", "gemini:rewind"])
-        .collect();
-    assert_eq!(names, want);
+    let want = ["session:start", "prompt:submit", "llm:response", "tool:pre", "tool:post", "gemini:rewind"];
+    assert_eq!(names, want.into_iter().chain(["prompt:submit"]).collect::<Vec<_>>());
     let followed: String = out.iter().map(|l| format!("{l}\n")).collect();
-    let agg = |query: &[&str], piped: bool| {
-        let run =
-            if piped { ci("ci-agg").args(query).stdin(followed.clone()) } else { ci("ci-agg").args(query).arg(file) };
-        let run = run.run();
-        assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{query:?}");
-        run.stdout
-    };
+    let finished = ci("ci-cat").arg(file).run();
+    assert_eq!((followed.as_str(), finished.stderr.as_str()), (finished.stdout.as_str(), ""));
+    let tokens = ci("ci-agg").args(["--tokens"]).stdin(followed).run();
+    assert_eq!(
+        (tokens.json()[0]["responses"].clone(), tokens.json()[0]["output_tokens"].clone()),
+        (json!(1), json!(45))
+    );
+    drop(dir);
+}
+
+/// A recording quiet for a while (`CI_FOLLOW_QUIET_MS`) under `--follow`:
+/// the message held is printed; a copy of it written after that is printed
+/// again, and `ci-agg` of the stream still counts its tokens once, as the
+/// finished file's.
+#[test]
+fn a_quiet_recording_prints_what_it_held_and_a_later_copy_counts_once() {
+    use crate::follow::{append, follow_command, Live};
+    let (_dir, path) = recording("dddd0002");
+    let file = path.to_str().unwrap();
+    append(&path, &format!("{}\n", response(10, "executing")));
+    let mut cmd = follow_command("ci-cat", &[file]);
+    cmd.env("CI_FOLLOW_QUIET_MS", "300");
+    let mut live = Live::start(cmd, std::process::Stdio::null());
+    live.wait_until("the held response printed once quiet", |out, _| out.len() == 4);
+    append(&path, &format!("{}\n", response(40, "success")));
+    live.wait_until("its later copy printed once quiet", |out, _| out.len() == 7);
+    let (code, out, err) = live.end();
+    assert_eq!((code, err), (Some(0), vec![]));
+    let followed: String = out.iter().map(|l| format!("{l}\n")).collect();
     for query in [&["--tokens"][..], &["--tokens", "--by", "session"]] {
-        assert_eq!(agg(query, true), agg(query, false), "{query:?}");
+        let piped = ci("ci-agg").args(query).stdin(followed.clone()).run();
+        let finished = ci("ci-agg").args(query).arg(file).run();
+        assert_eq!((&piped.stdout, piped.code), (&finished.stdout, 0), "{query:?}");
     }
-    // The rewound message's call is in the stream, not in the finished file.
-    let tools = |piped: bool| -> Vec<(Value, Value)> {
-        let rows = agg(&["--tools"], piped);
-        rows.lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .map(|r| (r["tool"].clone(), r["errors"].clone()))
-            .collect()
+}
+
+/// A recording being written: its folder, and its file holding a header
+/// and a prompt.
+fn recording(id8: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!(".gemini/tmp/app/chats/session-2026-09-01T10-00-{id8}.jsonl"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let header = json!({"sessionId": format!("{id8}-0000-4000-8000-000000000001"), "projectHash": "h",
+        "startTime": "2026-09-01T10:00:00.000Z", "lastUpdated": "2026-09-01T10:00:00.000Z", "kind": "main"});
+    let prompt =
+        json!({"id": "u-1", "timestamp": "2026-09-01T10:00:01.000Z", "type": "user", "content": [{"text": "ls"}]});
+    std::fs::write(&path, format!("{header}\n{prompt}\n")).unwrap();
+    (dir, path)
+}
+
+/// A copy of response `g-1` with `output` tokens, its call in `status`
+/// (with a result once it is no longer executing).
+fn response(output: u64, status: &str) -> String {
+    let mut call = json!({"id": "c-1", "name": "list_directory", "args": {"path": "/app"}, "status": status});
+    if status != "executing" {
+        call["result"] =
+            json!([{"functionResponse": {"id": "c-1", "name": "list_directory", "response": {"output": "a"}}}]);
+    }
+    json!({"id": "g-1", "timestamp": "2026-09-01T10:00:02.000Z", "type": "gemini", "content": "", "model": "gemini-2.5-flash",
+        "tokens": {"input": 1000, "output": output, "cached": 200, "thoughts": 5, "tool": 0, "total": 1005 + output},
+        "toolCalls": [call]})
+    .to_string()
+}
+
+/// A legacy document written with its keys sorted (agentsview's fixtures'
+/// shape: `messages` before `projectHash`, `sessionId` and `startTime`),
+/// named as a path outside Gemini's folders, is a Gemini session: the keys
+/// after its list are read (fixtures/gemini-sorted: 2 responses, 2,505 /
+/// 4,000 / 75), also past a list longer than the 64 KiB read of its start,
+/// whose strings hold brackets and escaped quotes.
+#[test]
+fn a_key_sorted_legacy_document_named_as_a_path_is_a_session() {
+    let file = "fixtures/gemini-sorted/session-2026-08-01T09-00-dddd0004.json";
+    let tokens = json!({"input": 2505, "output": 75, "cache_read": 4000, "cache_write": 0});
+    let session = |run: &Run| {
+        assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{run:?}");
+        let s = &run.json()[0];
+        (s["session"].clone(), s["started"].clone(), s["tokens"].clone(), s["messages"].clone())
     };
-    assert_eq!(tools(false), [(json!("list_directory"), json!(0))]);
-    assert_eq!(tools(true), [(json!("list_directory"), json!(0)), (json!("write_file"), json!(1))]);
-    let tokens = ci("ci-agg").args(["--tokens"]).arg(file).run();
-    assert_eq!(tokens.json()[0]["responses"], 1);
-    assert_eq!(tokens.json()[0]["output_tokens"], 45);
+    let expected = (json!("dddd0004-0000-4000-8000-000000000004"), json!("2026-08-01T09:00:00Z"), tokens, json!(4));
+    assert_eq!(session(&ci("ci-agg").args(["--sessions", file]).run()), expected);
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!("\"{}\\\"]}}[\"", "x".repeat(100 * 1024));
+    let text = std::fs::read_to_string(root().join(file)).unwrap().replacen("\"Fixed.\"", &long, 1);
+    assert!(text.len() > 100 * 1024 && text.find("\"messages\"") < text.find("\"sessionId\": \"dddd"));
+    let path = dir.path().join("long.json");
+    std::fs::write(&path, text).unwrap();
+    assert_eq!(session(&ci("ci-agg").arg("--sessions").arg(&path).run()), expected);
 }

@@ -13,7 +13,9 @@
 //!   [`legacy`]) is a session too, unless a `.jsonl` beside it has its
 //!   session id (Gemini continued it there, copying its messages): then
 //!   they are one session, the `.jsonl`'s, whose files are both, the
-//!   `.json` first, so that the `.jsonl`'s copy of each message wins. The id is the header line's `sessionId` (else the
+//!   `.json` first, so that the `.jsonl`'s copy of each message wins. A
+//!   document's keys may be sorted (`messages` first, [`legacy::head`]).
+//!   The id is the header line's `sessionId` (else the
 //!   file stem). `project` = `workspace` = the project folder: a slug (since
 //!   v0.29) or the sha256 of the project path (before). `working_dir` = the
 //!   project path, from the folder's `.project_root` marker, else
@@ -78,8 +80,9 @@ pub static FORMAT: Format = Format {
             body: "  A root (a home, its .gemini or tmp folder, a project folder or its chats
   folder) holds tmp/<project>/chats/*.jsonl, each a session of format gemini-cli,
   and chats/<parent-id>/*.jsonl, subagent sessions whose parent is <parent-id>;
-  a legacy chats/*.json (before v0.39) is a session whose messages are records,
-  and one with a .jsonl of the same session id is that session (read once).
+  a legacy chats/*.json (before v0.39) is a session whose messages are records
+  (its keys in any order: sorted ones put messages before sessionId), and one
+  with a .jsonl of the same session id is that session (read once).
   session = the header's sessionId, project/workspace = the project folder,
   working_dir = its .project_root (else .gemini/projects.json), model = the first
   gemini message's, tags = kind:main or kind:subagent.",
@@ -91,9 +94,11 @@ pub static FORMAT: Format = Format {
   copy, at that copy's place; {\"$rewindTo\":ID} drops message ID and later ones,
   but responses with tokens (billed) stay; a $set holding messages (a checkpoint)
   replaces the list: each message is an event of its own inside that line.
-  Under --follow the file is read line by line: each copy is an event (ci-agg
-  still counts a response's tokens once), and a message later rewound was
-  printed already (its calls count in ci-agg --tools of the stream).",
+  Under --follow each message is printed once, its last copy, when the file
+  moves on (another message, a rewind, a checkpoint), has been quiet for
+  CI_FOLLOW_QUIET_MS (1000), or the follow ends: the stream is what a finished
+  reader prints (a copy written after a quiet spell is printed again; ci-agg
+  counts its tokens once). A message without tokens rewound is never printed.",
         }),
         agg: Some(Section {
             title: "GEMINI CLI TOKENS",

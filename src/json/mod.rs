@@ -147,6 +147,21 @@ impl Index {
         Ok(Record { line, index: self })
     }
 
+    /// The record of `line` as this index holds it, without reading `line`
+    /// again: `line` must be the bytes it was last made of (by
+    /// [`Index::parse`] or [`Index::skim`], which succeeded). A reader that
+    /// keeps a line's index to visit it later parses it once.
+    pub fn record<'a>(&'a self, line: &'a [u8]) -> Record<'a> {
+        Record { line, index: self }
+    }
+
+    /// The bytes this index holds (its member lists), to bound what a
+    /// reader keeping indexes holds.
+    pub fn footprint(&self) -> usize {
+        let nested = self.nested.borrow().members.capacity();
+        std::mem::size_of::<Index>() + (self.members.capacity() + nested) * std::mem::size_of::<Member>()
+    }
+
     fn index<'a>(&'a mut self, line: &'a [u8], full: bool) -> Result<Record<'a>> {
         self.members.clear();
         self.nested.get_mut().of = None;

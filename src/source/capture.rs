@@ -353,6 +353,12 @@ impl Worker<'_> {
                         self.lines_ok += 1;
                         if !wanted {
                             dialect.observe(&rec, &mut self.parts.state);
+                        } else if follow && cap.format.profile.order == format::Order::LastCopy {
+                            let change = super::held::Change::of(dialect, &rec);
+                            let copy = super::held::Copy::of(&line, display);
+                            if self.hold(v, cap, change, copy) == Flow::Stop {
+                                return Read::Stopped;
+                            }
                         } else if visit_line(
                             v,
                             &mut self.out,

@@ -32,6 +32,7 @@ mod capture;
 mod chunk;
 mod deal;
 pub mod follow;
+mod held;
 mod input;
 mod narrow;
 mod ordered;

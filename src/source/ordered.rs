@@ -8,41 +8,73 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 
-use bstr::ByteSlice;
-
 use super::capture::visit_line;
 use super::worker::{Worker, CHUNK};
 use super::{Flow, Visitor};
 use crate::format::{Mutation, Order};
+use crate::json::{Index, ParseError, Raw};
 use crate::lines::{Framing, Site};
 use crate::session::Capture;
+use crate::time::Timestamp;
 
 /// One record of a session read whole: its file, physical line, byte
-/// range in that file's text, and site in the file (its line, or its place
-/// as a member of a list: an element site).
-#[derive(Debug, Clone)]
+/// range in that file's text, site in the file (its line, or its place as
+/// a member of a list: an element site), and the index its one parse made
+/// (kept while the session's [`Budget`] lasts; else it is parsed again
+/// when visited).
+#[derive(Debug)]
 struct Entry {
     file: usize,
     line: u64,
     range: Range<usize>,
     site: Site,
+    index: Option<Index>,
 }
 
 impl Entry {
     /// A record that is the line at `range` of its file's text.
     fn line(file: usize, line: u64, range: Range<usize>) -> Entry {
         let site = Site { offset: range.start as u64, len: range.len() as u64, framing: Framing::Line };
-        Entry { file, line, range, site }
+        Entry { file, line, range, site, index: None }
     }
+}
+
+/// A damaged line of a file read line by line, found while ordering and
+/// reported before any record is visited (as in file order).
+enum Damage {
+    /// It does not parse (`line` of `file`, the bytes at `range`).
+    Bad { file: usize, line: u64, range: Range<usize>, error: ParseError },
+    /// It parses but its format refuses it.
+    Refused { file: usize, line: u64, reason: &'static str },
+    /// A torn last line, held back.
+    Torn,
 }
 
 /// A session read whole: its files' text (the bytes of a file read line by
 /// line; the compact records, one a line, of one its format frames
-/// otherwise, [`crate::format::Layout::lines_of`]), and its records in the
-/// order they are visited.
+/// otherwise, [`crate::format::Layout::lines_of`]), its records in the
+/// order they are visited, and its damaged lines.
 pub(super) struct Ordered {
     texts: Vec<(Vec<u8>, bool)>,
     order: Vec<Entry>,
+    damaged: Vec<Damage>,
+}
+
+/// What a session's kept indexes may hold: as many bytes as its text, so
+/// that a session read whole costs at most twice its text (each file of it
+/// at most [`crate::lines::max_line`]), whatever its records.
+#[derive(Default)]
+struct Budget(usize);
+
+impl Budget {
+    /// `idx` (the index of the record just parsed) taken to keep, when it fits.
+    fn keep(&mut self, idx: &mut Index) -> Option<Index> {
+        let cost = idx.footprint();
+        (cost <= self.0).then(|| {
+            self.0 -= cost;
+            std::mem::take(idx)
+        })
+    }
 }
 
 /// The records of a mutation log as its lines leave them ([`Order::LastCopy`]):
@@ -83,74 +115,108 @@ impl Log {
     }
 }
 
+/// What one record does to a session being ordered (owned, so that the
+/// record's index may be kept once it is known).
+enum Step {
+    /// A record at its time (time order).
+    Timed(Timestamp),
+    /// A record without id, at the end of the list.
+    Record,
+    /// A copy of message `id`, billed or not.
+    Message(String, bool),
+    /// A rewind to message `id`.
+    Rewind(String),
+}
+
 impl Worker<'_> {
     /// Reads a session's files whole and orders its records as `order`
-    /// says. `None` — read it in file order — when a file cannot be read or
-    /// is longer than a line may be ([`crate::lines::max_line`]: read
-    /// whole, it could cost more than that), when a time-ordered session
-    /// has a record without a usable timestamp (native hook input has none;
-    /// only synthetic events do), or when it has no record at all. Damaged
-    /// lines are reported when visited; they do not decide the order.
+    /// says, parsing each line once (its index is kept for the visit while
+    /// the session's [`Budget`] lasts). `None` — read it in file order —
+    /// when a file cannot be read or is longer than a line may be
+    /// ([`crate::lines::max_line`]: read whole, it could cost more than
+    /// that), when a time-ordered session has a record without a usable
+    /// timestamp (native hook input has none; only synthetic events do), or
+    /// when it has no record at all. Damaged lines are kept to be reported
+    /// when visited; they do not decide the order.
     pub(super) fn ordered(&mut self, cap: &Capture, files: &[(&Path, String)], order: Order) -> Option<Ordered> {
         let dialect = cap.format.dialect;
         let mut texts = Vec::with_capacity(files.len());
         let mut timed = Vec::new();
         let mut log = Log::default();
         let mut lines = Vec::new();
+        let mut damaged = Vec::new();
+        let mut budget = Budget::default();
         for (fi, (path, display)) in files.iter().enumerate() {
             let (text, framed) = match cap.format.layout.lines_of(cap, path, display, &crate::discover::cx(), self.diag)
             {
-                Some(mut records) => (self.framed(&mut *records, display, fi, &mut lines)?, true),
+                Some(mut records) => (self.framed(&mut *records, display, fi, &mut lines, &mut budget)?, true),
                 None => (read_whole(path)?, false),
             };
             if !framed {
+                budget.0 += text.len();
                 lines.clear();
                 let mut start = 0;
                 for (li, end) in memchr::memchr_iter(b'\n', &text).chain(std::iter::once(text.len())).enumerate() {
-                    lines.push(Entry::line(fi, li as u64 + 1, start..end));
+                    // Not the nothing after the final newline.
+                    if start < text.len() {
+                        lines.push(Entry::line(fi, li as u64 + 1, start..end));
+                    }
                     start = end + 1;
                 }
             }
-            for entry in lines.drain(..) {
+            for mut entry in lines.drain(..) {
                 let bytes = &text[entry.range.clone()];
-                if bytes.iter().all(u8::is_ascii_whitespace) {
-                    continue; // blank lines and the final newline: reported later
+                let step = {
+                    let rec = match &entry.index {
+                        Some(index) => index.record(bytes),
+                        None => match self.idx.parse(bytes) {
+                            Ok(rec) => rec,
+                            Err(error) => {
+                                let (file, line, terminated) = (fi, entry.line, entry.range.end < text.len());
+                                damaged.push(match crate::lines::held_back(bytes, terminated, &error) {
+                                    true => Damage::Torn,
+                                    false => Damage::Bad { file, line, range: entry.range, error },
+                                });
+                                continue;
+                            }
+                        },
+                    };
+                    if let Err(reason) = dialect.accept(&rec) {
+                        // Records framed otherwise are not reported refused.
+                        if !framed {
+                            damaged.push(Damage::Refused { file: fi, line: entry.line, reason });
+                        }
+                        continue;
+                    }
+                    if order == Order::Time {
+                        Step::Timed(rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?)
+                    } else {
+                        match dialect.mutation(&rec) {
+                            Mutation::Record => Step::Record,
+                            Mutation::Message { id, billed } => Step::Message(id.into_owned(), billed),
+                            Mutation::RewindTo(id) => Step::Rewind(id.into_owned()),
+                            // A list inside a framed record has no place in
+                            // the file of its own: the record stays whole.
+                            Mutation::Replace(_) if framed => Step::Record,
+                            Mutation::Replace(list) => {
+                                replace(&mut log, list, (fi, entry.line), &text, &mut budget, dialect);
+                                continue;
+                            }
+                        }
+                    }
+                };
+                if entry.index.is_none() {
+                    entry.index = budget.keep(&mut self.idx);
                 }
-                let Ok(rec) = self.idx.parse(bytes) else { continue };
-                if dialect.accept(&rec).is_err() {
-                    continue;
-                }
-                let line = entry.line;
-                if order == Order::Time {
-                    let ts = rec.get_str("timestamp").as_deref().and_then(crate::time::parse_timestamp)?;
-                    timed.push((ts, entry));
-                    continue;
-                }
-                match dialect.mutation(&rec) {
-                    Mutation::Record => log.push(entry, None, true),
-                    Mutation::Message { id, billed } => log.push(entry, Some(&id), billed),
-                    Mutation::RewindTo(id) => {
-                        if let Some(&from) = log.at.get(&*id) {
+                match step {
+                    Step::Timed(ts) => timed.push((ts, entry)),
+                    Step::Record => log.push(entry, None, true),
+                    Step::Message(id, billed) => log.push(entry, Some(&id), billed),
+                    Step::Rewind(id) => {
+                        if let Some(&from) = log.at.get(&id) {
                             log.drop_from(from);
                         }
                         log.push(entry, None, true);
-                    }
-                    // A list inside a framed record has no place in the file
-                    // of its own: the record stays whole.
-                    Mutation::Replace(_) if framed => log.push(entry, None, true),
-                    Mutation::Replace(list) => {
-                        log.drop_from(0);
-                        let mut idx = crate::json::Index::new();
-                        for member in list.items() {
-                            let Ok(m) = idx.parse(member.bytes()) else { continue };
-                            let at = member.bytes().as_ptr() as usize - text.as_ptr() as usize;
-                            let mut entry = Entry::line(fi, line, at..at + member.bytes().len());
-                            entry.site.framing = Framing::Element;
-                            match dialect.mutation(&m) {
-                                Mutation::Message { id, billed } => log.push(entry, Some(&id), billed),
-                                _ => log.push(entry, None, true),
-                            }
-                        }
                     }
                 }
             }
@@ -163,11 +229,13 @@ impl Worker<'_> {
             }
             _ => log.into_order(),
         };
-        (!order.is_empty()).then_some(Ordered { texts, order })
+        (!order.is_empty()).then_some(Ordered { texts, order, damaged })
     }
 
     /// Visits a session read whole in its order; damaged lines are
-    /// reported first, file by file, as in file order.
+    /// reported first, file by file, as in file order, and records whose
+    /// events the tool has no use for ([`Visitor::needs_events`]) are only
+    /// observed, as in file order.
     pub(super) fn visit_ordered<V: Visitor>(
         &mut self,
         v: &mut V,
@@ -175,31 +243,32 @@ impl Worker<'_> {
         files: &[(&Path, String)],
         session: Ordered,
     ) -> bool {
-        let dialect = cap.format.dialect;
-        for (fi, (text, framed)) in session.texts.iter().enumerate() {
-            // Records framed otherwise were reported as they were read.
-            if text.is_empty() || *framed {
-                continue;
-            }
-            let body = text.strip_suffix(b"\n");
-            let all_terminated = body.is_some();
-            let segments: Vec<&[u8]> = body.unwrap_or(text).split_str("\n").collect();
-            for (li, bytes) in segments.iter().enumerate() {
-                let terminated = all_terminated || li + 1 < segments.len();
-                match self.idx.parse(bytes) {
-                    Ok(rec) => {
-                        if let Err(reason) = dialect.accept(&rec) {
-                            self.diag.bad_line(&files[fi].1, li as u64 + 1, &reason);
-                        }
-                    }
-                    Err(e) if crate::lines::held_back(bytes, terminated, &e) => self.diag.torn_tail(),
-                    Err(e) => self.diag.bad_line(&files[fi].1, li as u64 + 1, &crate::lines::BadLine(bytes, &e)),
+        for d in &session.damaged {
+            match d {
+                Damage::Bad { file, line, range, error } => {
+                    let bytes = &session.texts[*file].0[range.clone()];
+                    self.diag.bad_line(&files[*file].1, *line, &crate::lines::BadLine(bytes, error));
                 }
+                Damage::Refused { file, line, reason } => self.diag.bad_line(&files[*file].1, *line, reason),
+                Damage::Torn => self.diag.torn_tail(),
             }
         }
         for e in &session.order {
-            // Only records that parsed were put in the order (`ordered`).
-            let Ok(rec) = self.idx.parse(&session.texts[e.file].0[e.range.clone()]) else { continue };
+            let bytes = &session.texts[e.file].0[e.range.clone()];
+            let rec = match &e.index {
+                Some(index) => index.record(bytes),
+                // Only records that parsed were put in the order (`ordered`).
+                None => match self.idx.parse(bytes) {
+                    Ok(rec) => rec,
+                    Err(_) => continue,
+                },
+            };
+            if !v.needs_events(bytes) {
+                // As in file order: a record whose events the tool has no
+                // use for (`ci-agg --tokens`: no usage) is only observed.
+                cap.format.dialect.observe(&rec, &mut self.parts.state);
+                continue;
+            }
             if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (e.line, e.site), &files[e.file].1, self.diag)
                 == Flow::Stop
             {
@@ -215,19 +284,52 @@ impl Worker<'_> {
     }
 }
 
+/// A checkpoint (a `$set` holding `messages`, line `line` of file `file`
+/// whose text is `text`) replaces the list: each member that parses is a
+/// record at its own place inside the line.
+fn replace(
+    log: &mut Log,
+    list: Raw<'_>,
+    (file, line): (usize, u64),
+    text: &[u8],
+    budget: &mut Budget,
+    dialect: &dyn crate::format::Dialect,
+) {
+    log.drop_from(0);
+    let mut idx = Index::new();
+    for member in list.items() {
+        let step = match idx.parse(member.bytes()) {
+            Ok(m) => match dialect.mutation(&m) {
+                Mutation::Message { id, billed } => Step::Message(id.into_owned(), billed),
+                _ => Step::Record,
+            },
+            Err(_) => continue,
+        };
+        let at = member.bytes().as_ptr() as usize - text.as_ptr() as usize;
+        let mut entry = Entry::line(file, line, at..at + member.bytes().len());
+        entry.site.framing = Framing::Element;
+        entry.index = budget.keep(&mut idx);
+        match step {
+            Step::Message(id, billed) => log.push(entry, Some(&id), billed),
+            _ => log.push(entry, None, true),
+        }
+    }
+}
+
 impl Worker<'_> {
     /// The records of a file its format frames otherwise than by lines
     /// (members of a document's list), each copied into one text, one a
-    /// line, and put in `lines` with its own site. Damaged records are
-    /// reported here (the framing reported what it found wrong with the
-    /// file). `None` when the file cannot be read or the text would be
-    /// longer than a line may be.
+    /// line, and put in `lines` with its own site (and its index, while
+    /// `budget` lasts). Damaged records are reported here (the framing
+    /// reported what it found wrong with the file). `None` when the file
+    /// cannot be read or the text would be longer than a line may be.
     fn framed(
         &mut self,
         records: &mut dyn crate::lines::LineSource,
         display: &str,
         file: usize,
         lines: &mut Vec<Entry>,
+        budget: &mut Budget,
     ) -> Option<Vec<u8>> {
         lines.clear();
         let mut text = Vec::new();
@@ -243,7 +345,15 @@ impl Worker<'_> {
             if text.len() + l.bytes.len() >= crate::lines::max_line() {
                 return None;
             }
-            lines.push(Entry { file, line: l.number, range: text.len()..text.len() + l.bytes.len(), site: l.site });
+            budget.0 += l.bytes.len();
+            let index = budget.keep(&mut self.idx);
+            lines.push(Entry {
+                file,
+                line: l.number,
+                range: text.len()..text.len() + l.bytes.len(),
+                site: l.site,
+                index,
+            });
             text.extend_from_slice(l.bytes);
             text.push(b'\n');
         }

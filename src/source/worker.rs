@@ -61,6 +61,8 @@ pub(super) struct Worker<'d> {
     pub(super) lines_bad: u64,
     /// How far the whole lines of the file being read went ([`super::ReadEnd`]).
     pub(super) file_ends: Ends,
+    /// Follow mode: what the followed mutation logs hold back ([`super::held`]).
+    pub(super) held: super::held::Held,
 }
 
 /// Where the last whole line of the file being read ended, and what is after it.
@@ -114,6 +116,7 @@ impl<'d> Worker<'d> {
             lines_ok: 0,
             lines_bad: 0,
             file_ends: Ends::at(Default::default()),
+            held: Default::default(),
         }
     }
 

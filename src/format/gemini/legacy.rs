@@ -72,18 +72,104 @@ impl LineSource for Members<'_> {
     }
 }
 
-/// The document's keys before `messages` (at most its first 64 KiB), as a
-/// JSON object: what discovery reads of a legacy session.
+/// How much of a document's start (and of what follows its `messages`)
+/// discovery reads.
+pub(super) const HEAD: usize = 64 * 1024;
+
+/// The document's keys but `messages`, as a JSON object: what discovery
+/// reads of a legacy session. Those before `messages` are in its first
+/// 64 KiB; when they hold no `sessionId` (a document written with its keys
+/// sorted, `messages` before `projectHash`, `sessionId` and `startTime`),
+/// the list is skipped (streamed, not kept) and the keys after it are read,
+/// at most 64 KiB of them.
 pub(super) fn head(file: &Path) -> Option<serde_json::Value> {
-    let f = crate::files::open_regular(file).ok()?;
-    let mut text = Vec::new();
-    io::Read::read_to_end(&mut io::Read::take(f, 64 * 1024), &mut text).ok()?;
-    let at = memchr::memmem::find(&text, b"\"messages\"").unwrap_or(text.len());
+    let mut f = crate::files::open_regular(file).ok()?;
+    let text = read_up_to(&mut f, HEAD)?;
+    let Some(at) = memchr::memmem::find(&text, b"\"messages\"") else {
+        return object(text);
+    };
     let before = text[..at].trim_ascii_end();
     let before = before.strip_suffix(b",").unwrap_or(before);
-    let mut object = before.to_vec();
-    if at < text.len() {
-        object.push(b'}');
+    let mut object_text = before.to_vec();
+    let sorted = object(before.iter().copied().chain(*b"}").collect()).is_some_and(|o| o.get("sessionId").is_none());
+    // The keys after the list, from the `,` (or `}`) that ends it.
+    let after = sorted.then(|| after_list(&mut f, &text, at + b"\"messages\"".len())).flatten();
+    match after {
+        Some(rest) if before.ends_with(b"{") => object_text.extend(rest.strip_prefix(b",").unwrap_or(&rest)),
+        Some(rest) => object_text.extend(rest),
+        None => object_text.push(b'}'),
     }
-    serde_json::from_slice(&object).ok().filter(serde_json::Value::is_object)
+    object(object_text)
+}
+
+/// `text` as a JSON object.
+fn object(text: Vec<u8>) -> Option<serde_json::Value> {
+    serde_json::from_slice(&text).ok().filter(serde_json::Value::is_object)
+}
+
+/// At most `limit` bytes from where `f` is.
+pub(super) fn read_up_to(f: &mut std::fs::File, limit: usize) -> Option<Vec<u8>> {
+    let mut text = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(f, limit as u64), &mut text).ok()?;
+    Some(text)
+}
+
+/// What follows the value after the key that ends at `from` in `start`
+/// (the file's first bytes, `f` being after them): the value (an array) is
+/// skipped byte by byte, its strings' brackets aside; then at most
+/// [`HEAD`] bytes are read. `None` when the value is no array or the file
+/// ends inside it.
+fn after_list(f: &mut std::fs::File, start: &[u8], from: usize) -> Option<Vec<u8>> {
+    let colon = from + start[from..].iter().position(|b| !b.is_ascii_whitespace())?;
+    let open = colon + 1 + start.get(colon + 1..)?.iter().position(|b| !b.is_ascii_whitespace())?;
+    if start[colon] != b':' || start[open] != b'[' {
+        return None;
+    }
+    let mut skip = Skip::default();
+    let mut chunk = start[open..].to_vec();
+    loop {
+        if let Some(end) = skip.through(&chunk) {
+            let mut rest = chunk[end..].to_vec();
+            rest.truncate(HEAD);
+            rest.extend(read_up_to(f, HEAD - rest.len())?);
+            return Some(rest);
+        }
+        chunk = read_up_to(f, HEAD)?;
+        if chunk.is_empty() {
+            return None;
+        }
+    }
+}
+
+/// Where a scan through one JSON value is: its nesting depth, and whether
+/// it is inside a string (just after a backslash).
+#[derive(Default)]
+struct Skip {
+    depth: usize,
+    in_str: bool,
+    escape: bool,
+}
+
+impl Skip {
+    /// Scans `bytes`, the next ones of the value: the offset just after its
+    /// end, when it ends in them.
+    fn through(&mut self, bytes: &[u8]) -> Option<usize> {
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                _ if self.escape => self.escape = false,
+                b'\\' if self.in_str => self.escape = true,
+                b'"' => self.in_str = !self.in_str,
+                _ if self.in_str => {}
+                b'[' | b'{' => self.depth += 1,
+                b']' | b'}' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
 }

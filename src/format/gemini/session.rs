@@ -99,9 +99,9 @@ fn legacy_head(file: &Path) -> Head {
     let s = |k: &str| doc.get(k).and_then(|v| v.as_str()).map(str::to_owned).filter(|v| !v.trim().is_empty());
     let t = |k: &str| doc.get(k).and_then(|v| v.as_str()).and_then(time::parse_timestamp);
     let directory = doc.get("directories").and_then(|d| d.get(0)).and_then(|d| d.as_str()).map(str::to_owned);
-    let model = std::fs::read(file).ok().and_then(|text| {
-        let text = &text[..text.len().min(64 * 1024)];
-        let at = memchr::memmem::find(text, b"\"model\"")? + 7;
+    let start = crate::files::open_regular(file).ok().and_then(|mut f| legacy::read_up_to(&mut f, legacy::HEAD));
+    let model = start.and_then(|text| {
+        let at = memchr::memmem::find(&text, b"\"model\"")? + 7;
         let open = at + memchr::memchr(b'"', &text[at..])? + 1;
         let close = open + memchr::memchr(b'"', &text[open..])?;
         String::from_utf8(text[open..close].to_vec()).ok()
@@ -109,8 +109,10 @@ fn legacy_head(file: &Path) -> Head {
     Head { session: s("sessionId"), started: t("startTime"), kind: s("kind"), directory, model, last: t("lastUpdated") }
 }
 
-/// Reads a chat file's first lines (at most 64, starting within 8 MiB).
-fn head(file: &Path) -> Head {
+/// Reads a chat file's first lines (at most 64, starting within 8 MiB);
+/// for [`Detail::Reading`], which leaves out the latest time, only up to
+/// the header and the first model.
+fn head(file: &Path, detail: Detail) -> Head {
     if legacy::is_legacy_name(file) {
         return legacy_head(file);
     }
@@ -130,7 +132,7 @@ fn head(file: &Path) -> Head {
         if h.model.is_none() && rec.get_str("type").as_deref() == Some("gemini") {
             h.model = s("model");
         }
-        true
+        detail != Detail::Reading || h.session.is_none() || h.model.is_none()
     });
     h
 }
@@ -199,7 +201,7 @@ pub(super) fn files(rec: &SessionRecord) -> Vec<PathBuf> {
 /// [`Detail::Reading`] leaves out its last timestamp (read off its end).
 pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
     let (meta, path, stem) = crate::format::file_session(file, diag)?;
-    let h = head(file);
+    let h = head(file, detail);
     let session = h.session.filter(|s| !crate::session::unsafe_name(s)).unwrap_or(stem);
     let last = match detail {
         Detail::Full if legacy::is_legacy_name(file) => h.last.max(h.started),

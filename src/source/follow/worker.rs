@@ -56,6 +56,10 @@ impl Worker<'_> {
             if progressed {
                 continue;
             }
+            // Quiet: what a followed mutation log held is printed.
+            if self.release_held(v, false) == crate::source::Flow::Stop || !self.hand_on() {
+                return;
+            }
             if follow::stdout_closed() {
                 // Tells the engine (and the producer) the reader is gone.
                 self.diag.stop();
@@ -76,6 +80,7 @@ impl Worker<'_> {
                 Err(RecvTimeoutError::Disconnected) => inputs_open = false,
             }
         }
+        self.release_held(v, true);
         self.hand_on();
     }
 
