@@ -8,6 +8,7 @@ mod agg;
 mod agg_follow;
 mod bounded;
 mod cache;
+mod cache_bound;
 mod cache_files;
 mod cat;
 mod chart;

@@ -89,6 +89,7 @@ pub fn file_name(q: &Query, prices: &[u8]) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     h.update(&SCHEMA.to_le_bytes());
+    h.update(&crate::cache::file::VERSION.to_le_bytes());
     h.update(&serde_json::to_vec(&q.spec).unwrap_or_default());
     h.update(&xxhash_rust::xxh3::xxh3_64(prices).to_le_bytes());
     // Another line limit reads other lines (the default's names stay).
