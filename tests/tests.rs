@@ -10,6 +10,7 @@ mod bounded;
 mod cache;
 mod cache_bound;
 mod cache_files;
+mod cache_whole;
 mod cat;
 mod chart;
 mod chunks;
