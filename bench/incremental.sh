@@ -28,6 +28,8 @@
 #   floor   GNU find listing the tree with a stat of every file
 #   status  (CLAUDE) 360 sessions asked about in a cache holding the whole
 #           tree's entries, warm and with one session grown before each run
+#   twenty  twenty questions in one cache (bench/twenty.sh): its size against
+#           the captures' bytes, default bound and a fixed 1 GiB
 # and checks that every cached answer equals the --no-cache one byte for byte.
 # Ratios are from one run on a shared machine: read them as rough.
 set -euo pipefail
@@ -248,3 +250,7 @@ fi
 if [ -n "${HOOKS:-}" ]; then
     agg_table "hooks sessions" hooks "$HOOKS" "--tokens --by day" "--sessions" "--tools"
 fi
+
+# Twenty questions in one cache (issue 33): its size against the captures'.
+echo
+bash "$HERE/twenty.sh" "$R"

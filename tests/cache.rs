@@ -678,7 +678,7 @@ fn cache_info_says_where_and_what() {
     assert_eq!(
         before,
         vec![
-            serde_json::json!({"cache": dir.to_str().unwrap(), "state": "none yet", "files": 0, "bytes": 0, "max_bytes": 1u64 << 30})
+            serde_json::json!({"cache": dir.to_str().unwrap(), "state": "none yet", "files": 0, "bytes": 0, "max_bytes": 4u64 << 20, "bound": "5% of the captures' bytes, at least 4194304 bytes, at most 1073741824 bytes"})
         ]
     );
     assert!(!dir.exists());
@@ -700,6 +700,15 @@ fn cache_info_says_where_and_what() {
     assert_eq!(after[row]["bytes"].as_u64(), Some(bytes));
     assert_eq!(after[row]["question"]["tool"], "ci-agg");
     assert_eq!(after[row]["question"]["query"]["by"], serde_json::json!(["event"]));
+    // The captures' bytes it covers: its three events files.
+    let events: u64 =
+        walk_dirs(tree.path()).iter().filter_map(|d| d.join("events.jsonl").metadata().ok()).map(|m| m.len()).sum();
+    assert_eq!(after[row]["captures_bytes"].as_u64(), Some(events));
+    assert_eq!(after[0]["captures_bytes"].as_u64(), Some(events));
+    assert_eq!(after[0]["bound"], "2097152 bytes");
+    assert_eq!(after[0]["bytes_per_capture"].as_u64(), Some(after[0]["bytes"].as_u64().unwrap() / 3));
+    assert_eq!(after[0]["kinds"]["ci-agg"], serde_json::json!({"files": 1, "bytes": bytes}));
+    assert_eq!(after[0]["kinds"]["discovery"], serde_json::json!({"files": 1, "bytes": size(&after[peeks])}));
 }
 
 /// Past `CI_CACHE_MAX_BYTES`, the least recently used cache files go (never
@@ -736,7 +745,7 @@ fn the_cache_keeps_within_its_size_bound() {
         .run();
     assert_eq!(
         r.stderr,
-        "ci-agg: warning: CI_CACHE_MAX_BYTES=\"lots\": expected a whole number of bytes with an optional k, M or G suffix (1024-based: 1k = 1024); using 1073741824\n"
+        "ci-agg: warning: CI_CACHE_MAX_BYTES=\"lots\": expected a whole number of bytes with an optional k, M or G suffix (1024-based: 1k = 1024), or a percentage such as 5%; using 5% of the captures' bytes, at least 4194304 bytes, at most 1073741824 bytes\n"
     );
 }
 

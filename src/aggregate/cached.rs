@@ -40,9 +40,13 @@
 //! merged by adding them one by one where the capture's turn is, which is what
 //! reading it gives.
 //!
-//! Not cached (always read): a hooks session whose every event has a
-//! timestamp (read whole, in time order); a writer's JSON array file (read
-//! element by element); piped event records.
+//! A session read whole and visited in another order than its files'
+//! (time order, or a mutation log's last copies: [`crate::format::Order`])
+//! is kept whole too: its files' ends are told once it is visited; changed,
+//! it is read whole again (never from its kept end).
+//!
+//! Not cached (always read): a writer's JSON array file or database rows
+//! (read element by element, or row by row); piped event records.
 //!
 //! A capture of several files (a Claude Code session and its subagent
 //! transcripts; a hooks session and the transcript copy `--tokens` and
@@ -89,6 +93,7 @@ pub fn file_name(q: &Query, prices: &[u8]) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     h.update(&SCHEMA.to_le_bytes());
+    h.update(&crate::cache::file::VERSION.to_le_bytes());
     h.update(&serde_json::to_vec(&q.spec).unwrap_or_default());
     h.update(&xxhash_rust::xxh3::xxh3_64(prices).to_le_bytes());
     // Another line limit reads other lines (the default's names stay).
@@ -274,7 +279,7 @@ impl Cache {
                 Some(answer) => Begin::Answered(Box::new(answer), entry.untimed, entry.touch(&reading.key, self.now)),
                 None => Begin::Read(Box::new(reading)),
             },
-            Fresh::Grew { from } if self.resumable && cap.format.profile.lines_independent && others.is_empty() => {
+            Fresh::Grew { from } if self.resumable && self.resumes(cap) && others.is_empty() => {
                 if let Some(kept) = self.decode(q, &reading.key, entry.payload) {
                     reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
                     reading.base = Some(kept.into_answer(q));
@@ -285,6 +290,14 @@ impl Cache {
             }
             Fresh::Grew { .. } | Fresh::Rebuild(_) => Begin::Read(Box::new(reading)),
         }
+    }
+
+    /// Whether a grown capture of `cap`'s writer may be read from its kept
+    /// end on: its lines stand alone, and it is read in file order (a
+    /// session read whole and visited in another order, time order or last
+    /// copy wins, is read whole again once it changed).
+    fn resumes(&self, cap: &Capture) -> bool {
+        cap.format.profile.lines_independent && cap.format.profile.order == crate::format::Order::File
     }
 
     /// The state kept for the capture `key`; one its reader refuses (a min

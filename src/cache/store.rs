@@ -12,6 +12,8 @@
 //! ```text
 //! u32 label length, label (the question, as `ci-find --cache-info` shows it)
 //! u64 the oldest `used` of its entries (seconds since the epoch)
+//! u64 the captures' bytes the question covers (the `len` of its entries;
+//!     a delta's counts its base's entries too)
 //! u32 entries
 //! per entry, in order of (XXH3 of its path, path), an index record:
 //!   u64 XXH3 of the path bytes, u64 offset of the entry in the body,
@@ -212,12 +214,14 @@ const DAMAGE_CHECKSUM: u8 = 1;
 const DAMAGE_CORRUPT: u8 = 2;
 
 /// Where a body's index is: its entry count, and the offset of its first
-/// record; and when its least recently used entry was last used.
+/// record; when its least recently used entry was last used; and the
+/// captures' bytes it covers.
 #[derive(Debug, Clone, Copy, Default)]
 struct Head {
     n: usize,
     index: usize,
     oldest: u64,
+    covers: u64,
 }
 
 /// Bytes of an index record: the XXH3 of the entry's path, its offset in the
@@ -282,6 +286,7 @@ impl EntryRef<'_> {
 pub fn name_for(prefix: &str, label: &str) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(&super::file::VERSION.to_le_bytes());
     h.update(label.as_bytes());
     format!("{prefix}{:016x}.bin", h.digest())
 }
@@ -320,9 +325,10 @@ impl Store {
         if let Some(e) = self.damage() {
             diag.warn(&format_args!("cache: {e}"));
         }
-        let max = super::usage::max_bytes().unwrap_or_else(|e| {
-            diag.warn(&format_args!("{e}; using {}", super::usage::DEFAULT_MAX_BYTES));
-            super::usage::DEFAULT_MAX_BYTES
+        let max = super::usage::bound().unwrap_or_else(|e| {
+            let default = super::usage::Bound::default();
+            diag.warn(&format_args!("{e}; using {}", default.describe()));
+            default
         });
         if let Err(e) = self.save(updates, now, max) {
             diag.warn(&format_args!("cache: could not write it: {e}; {next}"));
@@ -411,7 +417,8 @@ impl Store {
     /// written whole instead: its entries and the delta's, with the changes,
     /// less entries unused for [`STALE_DAYS`] and damaged ones; the delta is
     /// then removed. Entries not changed are copied as they are, unparsed.
-    pub fn save(&self, updates: Vec<Update>, now: u64, max: u64) -> std::io::Result<()> {
+    pub fn save(&self, updates: Vec<Update>, now: u64, max: impl Into<super::usage::Bound>) -> std::io::Result<()> {
+        let max = max.into();
         let damaged = self.refused || self.damage().is_some();
         if updates.is_empty() && !damaged {
             if !self.parts.is_empty() {
@@ -451,8 +458,14 @@ impl Store {
         // A full file system never takes the question's own files.
         let keep = [self.name.as_str(), delta_name.as_str()];
         if !whole {
-            write_store(&self.dir, &delta_name, self.kind, &self.label, pieces, &keep)?;
-            return self.dir.evict(max, &[&self.name, &delta_name]).map(|_| ());
+            // What the question covers: the base's, with the delta's lengths
+            // in place of the base's for the captures both hold.
+            let base_covers = base.as_ref().map_or(0, |b| b.head.covers);
+            let covers = pieces.iter().fold(base_covers, |c, p| {
+                c.saturating_sub(in_base(p.path()).map_or(0, |e| e.identity.len)).saturating_add(p.len)
+            });
+            write_store(&self.dir, &delta_name, self.kind, &self.label, pieces, covers, &keep)?;
+            return self.dir.evict(max, &[&self.name, &delta_name], covers).map(|_| ());
         }
         // The base written whole: the delta's entries (changed or not) over
         // the base's, without the removed, the stale and the damaged.
@@ -464,13 +477,19 @@ impl Store {
             }
         }
         pieces.retain(|p| p.used >= stale);
-        write_store(&self.dir, &self.name, self.kind, &self.label, pieces, &keep)?;
+        let covers = covers(&pieces);
+        write_store(&self.dir, &self.name, self.kind, &self.label, pieces, covers, &keep)?;
         match std::fs::remove_file(self.dir.file(&delta_name)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
-        self.dir.evict(max, &[&self.name]).map(|_| ())
+        self.dir.evict(max, &[&self.name], covers).map(|_| ())
     }
+}
+
+/// The captures' bytes `pieces` cover (their entries' lengths).
+fn covers(pieces: &[Piece<'_>]) -> u64 {
+    pieces.iter().fold(0u64, |c, p| c.saturating_add(p.len))
 }
 
 /// Writes `pieces` as the store file `name`, in index order; on a full file
@@ -482,10 +501,11 @@ fn write_store(
     kind: Kind,
     label: &str,
     mut pieces: Vec<Piece<'_>>,
+    covers: u64,
     keep: &[&str],
 ) -> std::io::Result<()> {
     sort(&mut pieces);
-    let head = encode_head(label, &pieces);
+    let head = encode_head(label, &pieces, covers);
     let rest: Vec<&[u8]> = pieces.iter().map(|p| &p.bytes[..]).collect();
     let need = super::file::HEADER + head.len() + rest.iter().map(|p| p.len()).sum::<usize>();
     dir.write_making_room(need as u64, keep, || dir.write_parts(name, kind, &head, &rest))
@@ -521,23 +541,25 @@ fn changes(updates: Vec<Update>, now: u64) -> HashMap<Vec<u8>, Change> {
 }
 
 /// One entry of a body being written: its bytes (copied from the file as
-/// it was, or newly encoded), with its index record's hashes and its last use.
+/// it was, or newly encoded), with its index record's hashes, its last use
+/// and its capture's length.
 struct Piece<'a> {
     hash: u64,
     sum: u64,
     used: u64,
+    len: u64,
     bytes: Cow<'a, [u8]>,
 }
 
 impl<'a> Piece<'a> {
     fn of(path: &[u8], e: &Entry) -> Piece<'static> {
         let bytes = encode_entry(path, e);
-        Piece { hash: xxh3_64(path), sum: xxh3_64(&bytes), used: e.used, bytes: Cow::Owned(bytes) }
+        Piece { hash: xxh3_64(path), sum: xxh3_64(&bytes), used: e.used, len: e.identity.len, bytes: Cow::Owned(bytes) }
     }
 
     /// An entry of a file as it is, copied unchanged.
     fn kept(r: Record, bytes: &'a [u8], e: EntryRef<'_>) -> Piece<'a> {
-        Piece { hash: r.hash, sum: r.sum, used: e.used, bytes: Cow::Borrowed(bytes) }
+        Piece { hash: r.hash, sum: r.sum, used: e.used, len: e.identity.len, bytes: Cow::Borrowed(bytes) }
     }
 
     /// The entry's path (its first field).
@@ -572,13 +594,15 @@ fn sort(pieces: &mut [Piece<'_>]) {
     pieces.sort_by(|a, b| a.hash.cmp(&b.hash).then_with(|| a.path().cmp(b.path())));
 }
 
-/// A body's head: the label, the entry count and the index (`pieces`, in
-/// order, are the entries that follow it).
-fn encode_head(label: &str, pieces: &[Piece<'_>]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + label.len() + pieces.len() * RECORD);
+/// A body's head: the label, the oldest use, the captures' bytes covered,
+/// the entry count and the index (`pieces`, in order, are the entries that
+/// follow it).
+fn encode_head(label: &str, pieces: &[Piece<'_>], covers: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(24 + label.len() + pieces.len() * RECORD);
     put_bytes(&mut out, label.as_bytes());
     let oldest = pieces.iter().map(|p| p.used).min();
     out.extend_from_slice(&oldest.unwrap_or(u64::MAX).to_le_bytes());
+    out.extend_from_slice(&covers.to_le_bytes());
     put_len(&mut out, pieces.len());
     let mut at = out.len() + pieces.len() * RECORD;
     for p in pieces {
@@ -614,7 +638,7 @@ fn encode_entry(path: &[u8], e: &Entry) -> Vec<u8> {
 pub fn encode(label: &str, entries: &HashMap<PathBuf, Entry>) -> Vec<u8> {
     let mut pieces: Vec<Piece<'_>> = entries.iter().map(|(p, e)| Piece::of(&path_bytes(p), e)).collect();
     sort(&mut pieces);
-    let mut out = encode_head(label, &pieces);
+    let mut out = encode_head(label, &pieces, covers(&pieces));
     for p in &pieces {
         out.extend_from_slice(&p.bytes);
     }
@@ -636,11 +660,21 @@ pub fn decode(body: &[u8]) -> Option<(String, HashMap<PathBuf, Entry>)> {
     Some((label, entries))
 }
 
-/// The label and entry count of a store file (what `ci-find --cache-info`
-/// shows), read from its head only.
-pub fn summary(file: &Mapped) -> Option<(String, usize)> {
+/// What a store file's head says (what `ci-find --cache-info` shows).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// The question (or kind) it holds, as JSON text.
+    pub label: String,
+    /// Its entries.
+    pub entries: usize,
+    /// The captures' bytes its question covers (a delta's: with its base's).
+    pub covers: u64,
+}
+
+/// The head of a store file, read from its head only.
+pub fn summary(file: &Mapped) -> Option<Summary> {
     let (label, h) = head(file.body(), Some(file.checked()))?;
-    Some((String::from_utf8(label.to_vec()).ok()?, h.n))
+    Some(Summary { label: String::from_utf8(label.to_vec()).ok()?, entries: h.n, covers: h.covers })
 }
 
 /// The label of a body and where its index is, when the head is laid out as
@@ -651,13 +685,14 @@ fn head(body: &[u8], checked: Option<usize>) -> Option<(&[u8], Head)> {
     let mut r = Reader(body);
     let label = r.bytes()?;
     let oldest = r.u64()?;
+    let covers = r.u64()?;
     let n = r.count()?;
     let index = body.len() - r.left();
     let end = n.checked_mul(RECORD)?.checked_add(index)?;
     if end > body.len() || checked.is_some_and(|c| c != end) {
         return None;
     }
-    let h = Head { n, index, oldest };
+    let h = Head { n, index, oldest, covers };
     let (mut at, mut last) = (end, 0);
     for rec in h.records(body).iter().map(Record::of) {
         if rec.hash < last || rec.at != at || rec.len > body.len() - at {

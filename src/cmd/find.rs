@@ -227,8 +227,9 @@ pub struct Args {
     #[arg(long)]
     pub no_cache: bool,
     /// Print where the capture cache is and what it holds (one NDJSON record
-    /// for the directory, then one per cache file: its question, entries,
-    /// bytes, last use), and nothing else.
+    /// for the directory: its bytes, bound, the captures' bytes it covers,
+    /// bytes per capture and bytes by kind; then one per cache file: its
+    /// question, entries, bytes, captures' bytes, last use), and nothing else.
     #[arg(long, exclusive = true)]
     pub cache_info: bool,
     /// Print the parent/child structure as an indented text tree.

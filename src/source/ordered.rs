@@ -58,6 +58,11 @@ pub(super) struct Ordered {
     texts: Vec<(Vec<u8>, bool)>,
     order: Vec<Entry>,
     damaged: Vec<Damage>,
+    /// The plain files read whole, still open, by their place in `texts`:
+    /// how each ended is told to the visitor once all is visited
+    /// ([`crate::source::Visitor::read_end`]: the capture cache keeps the
+    /// session whole).
+    opened: Vec<(usize, std::fs::File)>,
 }
 
 /// What a session's kept indexes may hold: as many bytes as its text, so
@@ -146,11 +151,16 @@ impl Worker<'_> {
         let mut lines = Vec::new();
         let mut damaged = Vec::new();
         let mut budget = Budget::default();
+        let mut opened = Vec::new();
         for (fi, (path, display)) in files.iter().enumerate() {
             let (text, framed) = match cap.format.layout.lines_of(cap, path, display, &crate::discover::cx(), self.diag)
             {
                 Some(mut records) => (self.framed(&mut *records, display, fi, &mut lines, &mut budget)?, true),
-                None => (read_whole(path)?, false),
+                None => {
+                    let (file, text) = read_whole(path)?;
+                    opened.push((fi, file));
+                    (text, false)
+                }
             };
             if !framed {
                 budget.0 += text.len();
@@ -229,7 +239,7 @@ impl Worker<'_> {
             }
             _ => log.into_order(),
         };
-        (!order.is_empty()).then_some(Ordered { texts, order, damaged })
+        (!order.is_empty()).then_some(Ordered { texts, order, damaged, opened })
     }
 
     /// Visits a session read whole in its order; damaged lines are
@@ -253,6 +263,7 @@ impl Worker<'_> {
                 Damage::Torn => self.diag.torn_tail(),
             }
         }
+        let mut stopped = false;
         for e in &session.order {
             let bytes = &session.texts[e.file].0[e.range.clone()];
             let rec = match &e.index {
@@ -272,11 +283,17 @@ impl Worker<'_> {
             if visit_line(v, &mut self.out, &mut self.parts, rec, cap, (e.line, e.site), &files[e.file].1, self.diag)
                 == Flow::Stop
             {
+                stopped = true;
                 break;
             }
             if self.out.len() >= CHUNK && !self.send() {
                 return false;
             }
+        }
+        // Read to its end: each plain file's end is told, as a file read
+        // line by line tells it.
+        for (fi, file) in session.opened.iter().filter(|_| !stopped) {
+            v.read_end(cap, &whole_end(*fi, file, &session.texts[*fi].0));
         }
         self.companion(v, cap);
         v.end(cap, &mut self.out);
@@ -361,16 +378,28 @@ impl Worker<'_> {
     }
 }
 
-/// A regular file's bytes, when it is no longer than a line may be.
-fn read_whole(path: &Path) -> Option<Vec<u8>> {
-    let file = crate::files::open_regular(path).ok()?;
+/// A regular file, open, and its bytes, when it is no longer than a line may be.
+fn read_whole(path: &Path) -> Option<(std::fs::File, Vec<u8>)> {
+    let mut file = crate::files::open_regular(path).ok()?;
     let limit = crate::lines::max_line() as u64;
     if file.metadata().ok()?.len() > limit {
         return None;
     }
     let mut text = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(file, limit + 1), &mut text).ok()?;
-    (text.len() as u64 <= limit).then_some(text)
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, limit + 1), &mut text).ok()?;
+    (text.len() as u64 <= limit).then_some((file, text))
+}
+
+/// How reading the file `index` of a capture, whose bytes were `text`,
+/// ended: its whole lines, where the last starts, and whether an unfinished
+/// line followed (read as a record or reported: [`Tail::Read`], never kept).
+fn whole_end<'f>(index: usize, file: &'f std::fs::File, text: &[u8]) -> crate::lines::ReadEnd<'f> {
+    use crate::lines::Tail;
+    let whole = memchr::memrchr(b'\n', text).map_or(0, |i| i + 1);
+    let last_line_at = whole.checked_sub(1).map(|end| memchr::memrchr(b'\n', &text[..end]).map_or(0, |i| i + 1) as u64);
+    let lines = memchr::memchr_iter(b'\n', text).count() as u64;
+    let tail = if whole == text.len() { Tail::None } else { Tail::Read };
+    crate::lines::ReadEnd { index, file, whole: whole as u64, last_line_at, lines, tail }
 }
 
 #[cfg(test)]

@@ -388,3 +388,28 @@ fn a_full_file_system_removes_the_least_recently_used_files_and_writes_again() {
     r.save(vec![Update::Put(path(1), entry(1, None))], 1_000, u64::MAX).unwrap();
     assert_eq!(names(&dir), ["q.bin", "q.bin.delta", "r.bin"]);
 }
+
+/// Each file's head says the captures' bytes its question covers (the
+/// lengths of its entries' files), a delta's with its base's: what the
+/// cache's size bound is a share of (issue 33).
+#[test]
+fn a_head_holds_the_captures_bytes_covered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = forty(tmp.path());
+    let covers = |name: &str| summary(&dir.map(name, Kind::Answers).unwrap().unwrap()).unwrap().covers;
+    let len = |n: u64| entry(n, None).identity.len;
+    let all: u64 = (0..40).map(len).sum();
+    assert_eq!(covers("q.bin"), all);
+    // A capture that grew by 1,000 bytes and a new one, in the delta.
+    let grown = Entry { identity: Identity { len: len(3) + 1_000, ..entry(3, None).identity }, ..entry(3, None) };
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    s.save(vec![Update::Put(path(3), grown), Update::Put(path(99), entry(99, None))], 1_000, u64::MAX).unwrap();
+    assert!(dir.file("q.bin.delta").exists());
+    assert_eq!(covers("q.bin"), all);
+    assert_eq!(covers("q.bin.delta"), all + 1_000 + len(99));
+    // Written whole without a capture: the same sum, less it.
+    let (s, _) = Store::open(dir.clone(), "q.bin", Kind::Answers, "Q");
+    s.save(vec![Update::Drop(path(4))], 1_000, u64::MAX).unwrap();
+    assert!(!dir.file("q.bin.delta").exists());
+    assert_eq!(covers("q.bin"), all + 1_000 + len(99) - len(4));
+}
