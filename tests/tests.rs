@@ -32,6 +32,7 @@ mod follow;
 mod follow_new_files;
 mod gemini;
 mod geminigen;
+mod goose;
 mod grep;
 mod hooklogs;
 mod hooklogsgen;
