@@ -33,6 +33,7 @@ mod follow_new_files;
 mod gemini;
 mod geminigen;
 mod goose;
+mod goosegen;
 mod grep;
 mod hooklogs;
 mod hooklogsgen;
