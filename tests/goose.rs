@@ -251,30 +251,9 @@ fn a_database_written_while_read_loses_and_doubles_nothing() {
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "journal_mode", "wal").unwrap();
     conn.execute_batch(&std::fs::read_to_string(root().join(SQL)).unwrap()).unwrap();
-    conn.busy_timeout(std::time::Duration::ZERO).unwrap();
-    const N: u64 = 200;
-    let writer = std::thread::spawn(move || {
-        for _ in 0..N {
-            conn.execute(
-                "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens) \
-                 VALUES ('20260801_1', 1785579330, 'claude-sonnet-4-5', 1, 0)",
-                [],
-            )
-            .expect("the writer is never blocked");
-        }
-        conn
+    crate::kit::live_db::written_while_read(&db, conn, 24500, 200, |conn, _| {
+        let sql = "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens) \
+                   VALUES ('20260801_1', 1785579330, 'claude-sonnet-4-5', 1, 0)";
+        conn.execute(sql, []).expect("the writer is never blocked");
     });
-    let input = |run: crate::util::Run| -> u64 {
-        assert_eq!((run.stderr.as_str(), run.code), ("", 0));
-        run.json().iter().map(|r| r["input_tokens"].as_u64().unwrap()).sum()
-    };
-    let mut last = 0;
-    while !writer.is_finished() {
-        let n = input(ci("ci-agg").args(["--tokens", "--no-cache"]).arg(&db).run());
-        assert!(n >= last && n <= 24500 + N, "input went from {last} to {n}");
-        last = n;
-    }
-    let conn = writer.join().unwrap();
-    assert_eq!(input(ci("ci-agg").args(["--tokens", "--no-cache"]).arg(&db).run()), 24500 + N);
-    drop(conn);
 }

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use serde_json::json;
 
+use crate::kit::Rng;
 use crate::util::{ci, root};
 
 /// What the generated folder holds.
@@ -25,15 +26,6 @@ pub struct Expected {
     pub by_session: BTreeMap<String, [u64; 5]>,
     /// Tool → (calls, failures).
     pub tools: BTreeMap<String, (u64, u64)>,
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
 }
 
 const TOOLS: [&str; 3] = ["developer__shell", "developer__text_editor", "todo__write"];
