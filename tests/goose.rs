@@ -257,3 +257,20 @@ fn a_database_written_while_read_loses_and_doubles_nothing() {
         conn.execute(sql, []).expect("the writer is never blocked");
     });
 }
+
+/// A legacy session's totals are made for its first message from the
+/// metadata line before it: a record of that part read back from its
+/// marker reads the file up to it again (`reread`'s replay).
+#[test]
+fn a_legacy_sessions_totals_read_back_from_their_marker() {
+    let file = format!("{SESSIONS}/20250901_101500.jsonl");
+    let m = ci("ci-grep").args(["-F", "Run the tests", &file]).run();
+    assert_eq!((m.stderr.as_str(), m.code), ("", 0));
+    let marker = m.stdout.replace(r#""part":0"#, r#""part":4294967295"#);
+    let back = ci("ci-cat").arg("--full").stdin(marker).run();
+    assert_eq!((back.stderr.as_str(), back.code), ("", 0));
+    assert_eq!(
+        back.json()[0]["data"].to_string(),
+        r#"{"usage":{"input_tokens":24500,"output_tokens":490,"cache_read_tokens":0,"cache_write_tokens":0}}"#
+    );
+}

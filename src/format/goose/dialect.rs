@@ -71,7 +71,7 @@ fn write_accumulated(meta: [u64; 2], out: &mut Vec<u8>) {
     // Writing into a Vec cannot fail.
     let _ = write!(
         out,
-        "{{\"type\":\"accumulated\",\"usage\":{{\"input_tokens\":{input},\"output_tokens\":{output},\"cache_read_tokens\":0,\"cache_write_tokens\":0}}}}"
+        "{{\"usage\":{{\"input_tokens\":{input},\"output_tokens\":{output},\"cache_read_tokens\":0,\"cache_write_tokens\":0}}}}"
     );
 }
 
@@ -148,7 +148,7 @@ impl Dialect for Goose {
         if other || out.is_empty() {
             out.insert(0, 0);
         }
-        if state.line_data.starts_with(b"{\"type\":\"accumulated\"") {
+        if state.line_data.starts_with(b"{\"usage\"") {
             out.push(SESSION_USAGE);
         }
     }
