@@ -13,8 +13,10 @@
 #![no_main]
 
 use ci_tools::format::goose::{store, FORMAT};
-use ci_tools::lines::rows::read_row;
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common/rows.rs"]
+mod rows;
 
 #[path = "common/normalise.rs"]
 #[allow(dead_code)] // its `run` does only the legacy half
@@ -76,18 +78,7 @@ fuzz_target!(|data: &[u8]| {
         let t = 1_785_579_330i64 + i as i64;
         conn.execute(sql, rusqlite::params![format!("msg_f{i:03}"), role, text, t]).expect("a message row");
     }
-    let mut capture = Vec::new();
-    let (mut record, mut again) = (Vec::new(), Vec::new());
-    for (table, rowid) in store::keys(&conn, "20260801_1").expect("the session's rows") {
-        assert!(read_row(&conn, table, rowid, &mut record).expect("a record is made"), "row {rowid} of {}", table.name);
-        assert!(read_row(&conn, table, rowid, &mut again).expect("made again"));
-        assert_eq!(record, again, "reading a row again gives the same bytes");
-        assert!(!record.contains(&b'\n'), "one line");
-        let v: serde_json::Value = serde_json::from_slice(&record).expect("a record is JSON");
-        assert!(v.is_object(), "a record is an object: {v}");
-        capture.extend_from_slice(&record);
-        capture.push(b'\n');
-    }
+    let capture = rows::records(&conn, store::keys(&conn, "20260801_1").expect("the session's rows"));
     let printed = normalise::check(&FORMAT, &capture);
     assert_eq!(normalise::check(&FORMAT, &capture), printed, "reading is deterministic");
 });
