@@ -205,30 +205,12 @@ fn a_database_written_while_read_loses_and_doubles_nothing() {
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "journal_mode", "wal").unwrap();
     conn.execute_batch(&std::fs::read_to_string(root().join(SQL)).unwrap()).unwrap();
-    conn.busy_timeout(std::time::Duration::ZERO).unwrap();
-    const N: u64 = 200;
-    let writer = std::thread::spawn(move || {
-        for i in 0..N {
-            let data = r#"{"type":"step-finish","reason":"stop","cost":0,"tokens":{"input":1,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}"#;
-            conn.execute(
-                "INSERT INTO part VALUES (?1, 'msg_c0001', 'ses_child00001', 1781085640000, 1781085640000, ?2)",
-                rusqlite::params![format!("prt_live{i:05}"), data],
-            )
-            .expect("the writer is never blocked");
-        }
-        conn
+    crate::kit::live_db::written_while_read(&db, conn, 2700, 200, |conn, i| {
+        let data = r#"{"type":"step-finish","reason":"stop","cost":0,"tokens":{"input":1,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}"#;
+        conn.execute(
+            "INSERT INTO part VALUES (?1, 'msg_c0001', 'ses_child00001', 1781085640000, 1781085640000, ?2)",
+            rusqlite::params![format!("prt_live{i:05}"), data],
+        )
+        .expect("the writer is never blocked");
     });
-    let input = |run: crate::util::Run| -> u64 {
-        assert_eq!((run.stderr.as_str(), run.code), ("", 0));
-        run.json().iter().map(|r| r["input_tokens"].as_u64().unwrap()).sum()
-    };
-    let mut last = 0;
-    while !writer.is_finished() {
-        let n = input(ci("ci-agg").args(["--tokens", "--no-cache"]).arg(&db).run());
-        assert!(n >= last && n <= 2700 + N, "input went from {last} to {n}");
-        last = n;
-    }
-    let conn = writer.join().unwrap();
-    assert_eq!(input(ci("ci-agg").args(["--tokens", "--no-cache"]).arg(&db).run()), 2700 + N);
-    drop(conn);
 }

@@ -29,6 +29,7 @@ const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("cline", "fixtures/cline/User"),
     ("gemini-cli", "fixtures/gemini-cli"),
     ("opencode", "fixtures/opencode/handmade"),
+    ("goose", "fixtures/goose/planted"),
 ];
 
 /// Each registered format's root env var and its fixture root (a format

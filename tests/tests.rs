@@ -35,6 +35,8 @@ mod follow;
 mod follow_new_files;
 mod gemini;
 mod geminigen;
+mod goose;
+mod goosegen;
 mod grep;
 mod hooklogs;
 mod hooklogsgen;

@@ -13,8 +13,10 @@
 #![no_main]
 
 use ci_tools::format::opencode::{store, FORMAT};
-use ci_tools::lines::rows::read_row;
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common/rows.rs"]
+mod rows;
 
 #[path = "common/normalise.rs"]
 #[allow(dead_code)] // its `run` reads a file's bytes, not rows
@@ -79,18 +81,7 @@ fuzz_target!(|data: &[u8]| {
             conn.execute(sql, rusqlite::params![format!("prt_f{i:03}"), message, t, text]).expect("a part row");
         }
     }
-    let mut capture = Vec::new();
-    let (mut record, mut again) = (Vec::new(), Vec::new());
-    for (table, rowid) in store::keys(&conn, "ses_child00001").expect("the session's rows") {
-        assert!(read_row(&conn, table, rowid, &mut record).expect("a record is made"), "row {rowid} of {}", table.name);
-        assert!(read_row(&conn, table, rowid, &mut again).expect("made again"));
-        assert_eq!(record, again, "reading a row again gives the same bytes");
-        assert!(!record.contains(&b'\n'), "one line");
-        let v: serde_json::Value = serde_json::from_slice(&record).expect("a record is JSON");
-        assert!(v.is_object(), "a record is an object: {v}");
-        capture.extend_from_slice(&record);
-        capture.push(b'\n');
-    }
+    let capture = rows::records(&conn, store::keys(&conn, "ses_child00001").expect("the session's rows"));
     let printed = normalise::check(&FORMAT, &capture);
     assert_eq!(normalise::check(&FORMAT, &capture), printed, "reading is deterministic");
 });

@@ -68,6 +68,7 @@ pub mod codex;
 mod context;
 pub mod copilot;
 pub mod gemini;
+pub mod goose;
 pub mod hook_logs;
 pub mod kimi;
 pub mod opencode;
@@ -104,6 +105,7 @@ pub static FORMATS: &[&Format] = &[
     &cline::CLINE_FORMAT, &cline::ROO_FORMAT, &cline::KILO_FORMAT,
     &gemini::FORMAT,
     &opencode::FORMAT,
+    &goose::FORMAT,
 ];
 
 /// The format of event records as every tool prints them, which is the
@@ -901,10 +903,12 @@ mod tests {
              ~/.config/claude/projects, ~/.codex/sessions, ~/.copilot/session-state, ~/.kimi/sessions, \
              ~/.kimi-code/sessions, ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev, ~/.cline/data, \
              ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline, \
-             ~/.config/Code/User/globalStorage/kilocode.kilo-code, ~/.gemini/tmp, ~/.local/share/opencode \
-             exists (name a PATH or --root, or set AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, \
-             QWEN_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, KIMI_SHARE_DIR, KIMI_CODE_HOME, \
-             CI_VSCODE_DIR, GEMINI_CLI_HOME, OPENCODE_DATA_DIR or SESSION_DATA_DIR)"
+             ~/.config/Code/User/globalStorage/kilocode.kilo-code, ~/.gemini/tmp, ~/.local/share/opencode, \
+             ~/.local/share/goose/sessions, ~/Library/Application Support/goose/sessions, \
+             ~/.local/share/Block/goose/sessions exists (name a PATH or --root, or set \
+             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, \
+             COPILOT_HOME, KIMI_SHARE_DIR, KIMI_CODE_HOME, CI_VSCODE_DIR, GEMINI_CLI_HOME, OPENCODE_DATA_DIR, \
+             GOOSE_PATH_ROOT or SESSION_DATA_DIR)"
         );
     }
 

@@ -243,5 +243,56 @@ impl LineSource for Rows {
     }
 }
 
+/// The rows of session `id` as a writer's `sql` lists them: each result
+/// row is (the index of its table in `tables`, its rowid), in order.
+pub fn keys_of(
+    conn: &Connection,
+    sql: &str,
+    id: &str,
+    tables: &[&'static Table],
+) -> Result<Vec<(&'static Table, i64)>, String> {
+    let last = tables.len().checked_sub(1).ok_or("no table")?;
+    let mut stmt = conn.prepare(sql).map_err(|e| e.to_string())?;
+    let rows = stmt.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for r in rows {
+        let (t, rowid) = r.map_err(|e| e.to_string())?;
+        out.push((tables[t.clamp(0, last as i64) as usize], rowid));
+    }
+    Ok(out)
+}
+
+/// Column `i` of a result row as text (`None`: not text).
+pub fn text_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<String>> {
+    Ok(match r.get_ref(i)? {
+        rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        _ => None,
+    })
+}
+
+/// What `read` makes of the database at `db` when `is_writer` says it is
+/// the writer's (`None`: it is not); a database that cannot be opened or
+/// read is reported to `diag` (as its path) and gives nothing.
+pub fn read_store<T>(
+    db: &Path,
+    diag: Option<&crate::diag::Diag>,
+    is_writer: fn(&Connection) -> Result<bool, String>,
+    read: impl FnOnce(&Connection) -> Result<Vec<T>, String>,
+) -> Option<Vec<T>> {
+    let read = open(db).and_then(|conn| match is_writer(&conn)? {
+        true => read(&conn).map(Some),
+        false => Ok(None),
+    });
+    match read {
+        Ok(rows) => rows,
+        Err(e) => {
+            if let Some(d) = diag {
+                d.error(&format_args!("{}: {e}", db.display()));
+            }
+            Some(Vec::new())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

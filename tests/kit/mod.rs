@@ -3,6 +3,7 @@
 //! proptest strategies of the property tests ([`strategies`]). Spawning the binaries with the pinned environment is
 //! `tests/util.rs`.
 
+pub mod live_db;
 pub mod skip;
 pub mod strategies;
 pub mod tree;

@@ -1,0 +1,224 @@
+//! Goose's database (`sessions.db`, schema v15): the tables whose rows are
+//! records, the SQL that makes each row's record, a session's rows in
+//! order, and the session records.
+//!
+//! A row's record is a JSON object SQLite builds ([`Table::record`]) in the
+//! shape of a legacy JSONL line where there is one (a message: `id`,
+//! `role`, `created`, `content`), plus `type` (`session`, `message`,
+//! `usage`), `session_id` and `timestamp` (RFC 3339). A `usage_ledger` row,
+//! and a session row of a session with no ledger row, carry the toolkit's
+//! `usage` (module docs of [`super`]).
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use crate::lines::rows::Table;
+
+/// A time column `$c` (Unix seconds, or milliseconds when 10^11 or more;
+/// text as SQLite reads it) as RFC 3339.
+macro_rules! time_of {
+    ($c:literal) => {
+        concat!(
+            "CASE WHEN typeof(",
+            $c,
+            ") IN ('integer', 'real') THEN strftime('%Y-%m-%dT%H:%M:%SZ', CASE WHEN ",
+            $c,
+            " >= 100000000000 THEN ",
+            $c,
+            " / 1000.0 ELSE ",
+            $c,
+            " END, 'unixepoch') ELSE strftime('%Y-%m-%dT%H:%M:%SZ', ",
+            $c,
+            ") END"
+        )
+    };
+}
+
+/// A text column `$c` as JSON: itself when it is JSON, else a string.
+macro_rules! json_of {
+    ($c:literal) => {
+        concat!("json(CASE WHEN json_valid(", $c, ") THEN ", $c, " ELSE json_quote(", $c, ") END)")
+    };
+}
+
+/// The toolkit's `usage` of four count columns and a cost column.
+macro_rules! usage_of {
+    ($input:literal, $output:literal, $read:literal, $write:literal, $cost:literal) => {
+        concat!(
+            "json_object('input_tokens', coalesce(",
+            $input,
+            ", 0), 'output_tokens', coalesce(",
+            $output,
+            ", 0), 'cache_read_tokens', coalesce(",
+            $read,
+            ", 0), 'cache_write_tokens', coalesce(",
+            $write,
+            ", 0), 'cost_usd', ",
+            $cost,
+            ")"
+        )
+    };
+}
+
+/// The number of ledger rows of the session row in scope.
+macro_rules! ledger_rows {
+    () => {
+        "(SELECT count(*) FROM usage_ledger u WHERE u.session_id = sessions.id)"
+    };
+}
+
+/// A session row: `session:start`, and the session's accumulated totals as
+/// `usage` when it has no ledger row.
+pub static SESSION: Table = Table {
+    writer: "goose",
+    name: "sessions",
+    record: concat!(
+        "json_object('type', 'session', 'id', id, 'name', name, 'description', description, ",
+        "'session_type', session_type, 'working_dir', working_dir, 'created_at', created_at, ",
+        "'updated_at', updated_at, 'parent_session_id', parent_session_id, 'provider_name', provider_name, ",
+        "'model', CASE WHEN json_valid(model_config_json) THEN json_extract(model_config_json, '$.model_name') END, ",
+        "'total_tokens', total_tokens, 'input_tokens', input_tokens, 'output_tokens', output_tokens, ",
+        "'accumulated_total_tokens', accumulated_total_tokens, 'accumulated_input_tokens', accumulated_input_tokens, ",
+        "'accumulated_output_tokens', accumulated_output_tokens, ",
+        "'accumulated_cache_read_tokens', accumulated_cache_read_tokens, ",
+        "'accumulated_cache_write_tokens', accumulated_cache_write_tokens, 'accumulated_cost', accumulated_cost, ",
+        "'timestamp', ",
+        time_of!("created_at"),
+        ", 'ledger_rows', ",
+        ledger_rows!(),
+        ", 'usage', CASE WHEN ",
+        ledger_rows!(),
+        " = 0 AND coalesce(accumulated_input_tokens, accumulated_output_tokens) IS NOT NULL THEN ",
+        usage_of!(
+            "accumulated_input_tokens",
+            "accumulated_output_tokens",
+            "accumulated_cache_read_tokens",
+            "accumulated_cache_write_tokens",
+            "accumulated_cost"
+        ),
+        " END)"
+    ),
+};
+
+/// A message row, shaped as a legacy line (`id`, `role`, `created`,
+/// `content`).
+pub static MESSAGE: Table = Table {
+    writer: "goose",
+    name: "messages",
+    record: concat!(
+        "json_object('type', 'message', 'id', message_id, 'session_id', session_id, 'role', role, ",
+        "'created', created_timestamp, 'timestamp', ",
+        time_of!("created_timestamp"),
+        ", 'tokens', tokens, 'content', ",
+        json_of!("content_json"),
+        ", 'metadata', CASE WHEN metadata_json IS NOT NULL THEN ",
+        json_of!("metadata_json"),
+        " END)"
+    ),
+};
+
+/// A `usage_ledger` row: one request's usage.
+pub static LEDGER: Table = Table {
+    writer: "goose",
+    name: "usage_ledger",
+    record: concat!(
+        "json_object('type', 'usage', 'id', id, 'session_id', session_id, 'timestamp', ",
+        time_of!("created_timestamp"),
+        ", 'model', model, 'total_tokens', total_tokens, 'cost_source', cost_source, ",
+        "'is_compaction', is_compaction, 'usage', ",
+        usage_of!("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost"),
+        ")"
+    ),
+};
+
+/// The tables, in the order their rows come at one time in a session.
+pub static TABLES: [&Table; 3] = [&SESSION, &MESSAGE, &LEDGER];
+
+/// A session's rows in order: the session, then its messages and ledger
+/// rows by time (a message before a ledger row of the same second), then
+/// row id.
+const KEYS: &str = "SELECT t, rid FROM (
+    SELECT 0 AS t, rowid AS rid, 0 AS k FROM sessions WHERE id = ?1
+    UNION ALL SELECT 1, rowid, 1 + created_timestamp FROM messages WHERE session_id = ?1
+    UNION ALL SELECT 2, rowid, 1 + created_timestamp FROM usage_ledger WHERE session_id = ?1
+) ORDER BY k, t, rid";
+
+/// The rows of session `id`, in order ([`KEYS`]).
+pub fn keys(conn: &Connection, id: &str) -> Result<Vec<(&'static Table, i64)>, String> {
+    crate::lines::rows::keys_of(conn, KEYS, id, &TABLES)
+}
+
+/// What discovery reads of a session row.
+#[derive(Debug, Default, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    pub parent: Option<String>,
+    pub working_dir: Option<String>,
+    pub provider: Option<String>,
+    /// `created_at`, `updated_at` as RFC 3339.
+    pub created: Option<String>,
+    pub updated: Option<String>,
+    /// `model_config_json.model_name`, else the first ledger row's model.
+    pub model: Option<String>,
+    /// The length of its messages' `content_json`.
+    pub bytes: u64,
+}
+
+/// Every session of the database, by creation time then id.
+pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
+    let sql = concat!(
+        "SELECT s.id, s.parent_session_id, s.working_dir, s.provider_name, ",
+        time_of!("s.created_at"),
+        ", ",
+        time_of!("s.updated_at"),
+        ", ",
+        "coalesce(CASE WHEN json_valid(s.model_config_json) THEN json_extract(s.model_config_json, '$.model_name') END, ",
+        "(SELECT u.model FROM usage_ledger u WHERE u.session_id = s.id ORDER BY u.created_timestamp, u.id LIMIT 1)), ",
+        "coalesce((SELECT sum(length(content_json)) FROM messages m WHERE m.session_id = s.id), 0) ",
+        "FROM sessions s ORDER BY s.created_at, s.id"
+    );
+    let mut stmt = conn.prepare(sql).map_err(|e| e.to_string())?;
+    let text = crate::lines::rows::text_at;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(SessionRow {
+                id: text(r, 0)?.unwrap_or_default(),
+                parent: text(r, 1)?.filter(|p| !p.is_empty()),
+                working_dir: text(r, 2)?.filter(|d| !d.is_empty()),
+                provider: text(r, 3)?.filter(|v| !v.is_empty()),
+                created: text(r, 4)?,
+                updated: text(r, 5)?,
+                model: text(r, 6)?.filter(|m| !m.is_empty()),
+                bytes: r.get::<_, Option<i64>>(7).ok().flatten().unwrap_or(0).max(0) as u64,
+            })
+        })
+        .map_err(|e| e.to_string())?;
+    rows.map(|r| r.map_err(|e| e.to_string())).collect()
+}
+
+/// Why a Goose database without a ledger is not read.
+pub const BEFORE_V15: &str = "a Goose database before schema v15 (no usage_ledger table): not read yet";
+
+/// Whether `conn` is a Goose database: it has the `sessions` and
+/// `messages` tables; one without the `usage_ledger` table (schema v15) is
+/// an error ([`BEFORE_V15`]).
+pub fn is_goose(conn: &Connection) -> Result<bool, String> {
+    let sql = "SELECT count(*), count(CASE WHEN name = 'usage_ledger' THEN 1 END) FROM sqlite_master \
+               WHERE type = 'table' AND name IN ('sessions', 'messages', 'usage_ledger')";
+    let (all, ledger) =
+        conn.query_row(sql, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))).map_err(|e| e.to_string())?;
+    match (all - ledger, ledger) {
+        (2, 1) => Ok(true),
+        (2, _) => Err(BEFORE_V15.into()),
+        _ => Ok(false),
+    }
+}
+
+/// The database of a sessions folder: `sessions.db`, when it is a file.
+pub fn database(dir: &Path) -> Option<std::path::PathBuf> {
+    Some(dir.join(DB_NAME)).filter(|p| p.is_file())
+}
+
+/// The database's file name.
+pub const DB_NAME: &str = "sessions.db";
