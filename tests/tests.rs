@@ -58,6 +58,7 @@ mod qwengen;
 mod regression;
 mod relative;
 mod reliability;
+mod session_files;
 mod session_ids;
 mod signals;
 mod stdin;

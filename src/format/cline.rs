@@ -135,7 +135,9 @@ pub static CLINE_FORMAT: Format = Format {
   its tokensIn is uncached input, except over the OpenAI protocol (apiProtocol
   \"openai\") where it includes the cache reads: input_tokens = tokensIn -
   cacheReads there. cost_usd is the extension's recorded cost. The task indexes'
-  totals (taskHistory.json, history_item.json) are never added.",
+  totals (taskHistory.json, history_item.json) are never added.
+  --sessions files: readFile rows read, editedExistingFile, newFileCreated,
+  appliedDiff, insertContent and searchAndReplace rows edit (their path).",
         }),
         ..Help::NONE
     },

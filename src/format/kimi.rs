@@ -54,7 +54,7 @@ mod layout;
 
 use std::borrow::Cow;
 
-use super::{str_at, CallKey, Dialect, Format, Help, Profile, ReadState, Section};
+use super::{str_at, CallKey, Dialect, FileTools, Format, Help, Profile, ReadState, Section};
 use crate::json::{Kind, Raw, Record};
 use crate::time::{self, Timestamp};
 
@@ -91,7 +91,9 @@ pub static FORMAT: Format = Format {
   input_cache_read, cache_write_tokens = input_cache_creation, output_tokens =
   output. Usage mirrored inside SubagentEvent counts nothing (the subagent's
   own wire file counts it); a /fork's verbatim copies count once, in the session
-  that ends first.",
+  that ends first.
+  --sessions files: ReadFile and ReadMediaFile read, WriteFile and
+  StrReplaceFile edit (the path argument).",
         }),
         ..Help::NONE
     },
@@ -347,6 +349,10 @@ impl Dialect for Kimi {
         Some(Cow::Owned(format!("{}\0{}", String::from_utf8_lossy(at.bytes()), String::from_utf8_lossy(kind))))
     }
 
+    fn file_tools(&self) -> &'static FileTools {
+        &FILE_TOOLS
+    }
+
     /// A `ToolCall`'s `path` or `file_path` argument (a JSON string).
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         let args = payload(data)?.get("function")?.get("arguments")?.as_str()?;
@@ -359,6 +365,10 @@ impl Dialect for Kimi {
         None
     }
 }
+
+/// Kimi CLI's file tools; their `path` argument.
+const FILE_TOOLS: FileTools =
+    FileTools { read: &["ReadFile", "ReadMediaFile"], edit: &["WriteFile", "StrReplaceFile"] };
 
 /// Whether a record type is dotted lower-case words (`usage.record`).
 fn dotted(t: &str) -> bool {

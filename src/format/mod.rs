@@ -67,6 +67,7 @@ pub mod cline;
 pub mod codex;
 mod context;
 pub mod copilot;
+pub mod file_tools;
 pub mod gemini;
 pub mod hook_logs;
 pub mod kimi;
@@ -85,6 +86,7 @@ use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 pub use context::{Cx, Detail, Memo, PeekCache};
+pub use file_tools::{FileTools, FileUse};
 pub use registry::{
     billing_roots, event_names, no_default_root, roots_list, with_sections, Format, Help, Order, Profile, Section,
 };
@@ -582,6 +584,20 @@ pub trait Dialect: Sync {
 
     /// The file a tool event reads or edits.
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
+
+    /// The writer's tools that read a file and those that edit one
+    /// (`--sessions` `files_read`, `files_edited`); default: Claude Code's.
+    fn file_tools(&self) -> &'static FileTools {
+        &file_tools::CLAUDE
+    }
+
+    /// What a call of `tool` does to a file, and the file its input names
+    /// (`data`): a tool of [`Dialect::file_tools`] and the path of
+    /// [`Dialect::file_path`], unless the writer knows better.
+    fn file_use<'a>(&self, tool: &str, data: Raw<'a>) -> Option<(FileUse, Cow<'a, str>)> {
+        let used = self.file_tools().of(tool)?;
+        Some((used, self.file_path(data)?))
+    }
 
     /// The parent session every event of a child names (none: the writer
     /// has no parent links in its events).

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::super::{str_at, CallKey, Dialect, ReadState};
+use super::super::{str_at, CallKey, Dialect, FileTools, ReadState};
 use crate::json::{key_eq, Index, Kind, Raw, Record};
 use crate::time;
 
@@ -189,6 +189,10 @@ impl Dialect for Rows {
         super::super::amplifier::Amplifier.tokens(data)
     }
 
+    fn file_tools(&self) -> &'static FileTools {
+        &FILE_TOOLS
+    }
+
     /// A tool row's `path` (made from its `text`).
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         str_at(data, "path")
@@ -198,6 +202,12 @@ impl Dialect for Rows {
         None
     }
 }
+
+/// The Cline family's file tool rows (Roo's and Kilo's edits included); their `path`.
+const FILE_TOOLS: FileTools = FileTools {
+    read: &["readFile"],
+    edit: &["editedExistingFile", "newFileCreated", "appliedDiff", "insertContent", "searchAndReplace"],
+};
 
 /// A `ClineApiReqInfo` count (absent or not a whole number: 0).
 fn count(info: &Record<'_>, key: &str) -> u64 {
