@@ -15,9 +15,10 @@
 //!   `main` is the session itself (id: the session folder) and every other
 //!   agent a child session as above. `project` = `workspace` = the work-dir
 //!   folder; `working_dir` = the `path` of the `kimi.json` work dir whose
-//!   `last_session_id` is the session (Kimi CLI names its work-dir folders by
-//!   an MD5 of the path, not recomputed here), else Kimi Code's `state.json`
-//!   `workDir`, else the first `cwd` of a `config.update` record; `model` =
+//!   MD5 names the folder (Kimi CLI's rule, `<kaos>_<md5>` off the local
+//!   kaos), else of the one whose `last_session_id` is the session, else Kimi
+//!   Code's `state.json` `workDir`, else the first `cwd` of a
+//!   `config.update` record, else null; `model` =
 //!   the first model a record names (Kimi CLI's wire files name none: null);
 //!   `tags` = `protocol:` the wire protocol version.
 //! - **Events**: one per line; the record keeps Kimi's message type as
@@ -51,6 +52,7 @@
 //!   `ToolCall.payload.function.name`.
 
 mod layout;
+mod md5;
 
 use std::borrow::Cow;
 
@@ -80,8 +82,9 @@ pub static FORMAT: Format = Format {
   <id>/subagents/<agent>/wire.jsonl (child sessions: parent = the session,
   agent = the agent id) and Kimi Code's sessions/<wd>/<id>/agents/<agent>/
   wire.jsonl (agent main is the session, the others its children).
-  project/workspace = the work-dir folder, working_dir = kimi.json's path for
-  the session, else state.json's workDir, tags = protocol:. Kimi CLI's wire
+  project/workspace = the work-dir folder, working_dir = the kimi.json path
+  whose MD5 names that folder (else whose last_session_id is the session),
+  else state.json's workDir, else a config.update cwd, tags = protocol:. Kimi CLI's wire
   files name no model: model is null and cost_usd null.",
         }),
         agg: Some(Section {
