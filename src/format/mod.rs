@@ -431,6 +431,11 @@ pub trait Layout: Sync {
     fn subagents(&self, _rec: &SessionRecord) -> u64 {
         0
     }
+
+    /// Fills what the dialect needs to know of capture `cap` before its
+    /// first line from the files beside it (the Cline family: the task's
+    /// models by time, [`ReadState::models`]); the state is a new capture's.
+    fn prime(&self, _cap: &Capture, _state: &mut ReadState) {}
 }
 
 /// What a line of a format means: which lines are its events, their
@@ -686,6 +691,9 @@ pub struct ReadState {
     /// `tool_result`, a Codex `function_call_output`) is that tool's
     /// ([`ReadState::tool_of`]).
     tools: foldhash::HashMap<Box<str>, Box<[u8]>>,
+    /// The models a capture's files beside it say were chosen, each with
+    /// the time it was chosen (ms since the epoch), in time order ([`Layout::prime`]).
+    pub models: Vec<(f64, Box<str>)>,
     /// Whether the current line repeats a response an earlier line of the
     /// capture wrote (Claude transcripts: its later lines are `llm:content`),
     /// or is a copy of another session's history (Codex forks, [`COPY_PREFIX`]),
@@ -729,6 +737,7 @@ impl ReadState {
         self.meta_read = false;
         self.copied_until = None;
         self.tools.clear();
+        self.models.clear();
         self.repeat = false;
     }
 }
