@@ -13,6 +13,7 @@ mod cat;
 mod chart;
 mod chunks;
 mod cline;
+mod clinegen;
 mod codex;
 mod codexgen;
 mod conformance;
