@@ -54,4 +54,23 @@ mod tests {
         assert_eq!(CLAUDE.of("Bash"), None);
         assert_eq!(CLAUDE.of("read"), None, "names are case-sensitive");
     }
+
+    /// The tools the writers' fixtures lack, by the path each reads.
+    #[test]
+    fn writers_name_their_own_tools() {
+        use crate::format::{gemini, opencode, qwen, Format};
+        use crate::json::Raw;
+        let used = |f: &Format, tool: &str, data: &str| {
+            f.dialect.file_use(tool, Raw(data.as_bytes())).map(|(u, p)| (u, p.into_owned()))
+        };
+        let edit = |p: &str| Some((FileUse::Edit, p.to_owned()));
+        let call = r#"{"id":"c1","name":"replace","args":{"file_path":"/a.rs","old_string":"x"}}"#;
+        assert_eq!(used(&gemini::FORMAT, "replace", call), edit("/a.rs"));
+        assert_eq!(used(&gemini::FORMAT, "glob", r#"{"id":"c2","name":"glob","args":{"path":"/src"}}"#), None);
+        let call = r#"{"functionCall":{"id":"c1","name":"edit","args":{"file_path":"/b.rs"}}}"#;
+        assert_eq!(used(&qwen::FORMAT, "edit", call), edit("/b.rs"));
+        let part = r#"{"data":{"type":"tool","tool":"write","state":{"input":{"filePath":"/c.rs"}}}}"#;
+        assert_eq!(used(&opencode::FORMAT, "write", part), edit("/c.rs"));
+        assert_eq!(used(&opencode::FORMAT, "glob", part), None);
+    }
 }
