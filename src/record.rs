@@ -521,6 +521,13 @@ impl<'a> Event<'a> {
         self.format.dialect.file_path(self.data()?)
     }
 
+    /// What a tool event does to a file, and which file, by its writer
+    /// ([`crate::format::Dialect::file_use`]).
+    pub fn file_use(&self) -> Option<(crate::format::FileUse, Cow<'a, str>)> {
+        let tool = self.tool_name()?.as_str()?;
+        self.format.dialect.file_use(&tool, self.data()?)
+    }
+
     /// The parent session the payload names.
     pub fn parent_id(&self) -> Option<Cow<'a, str>> {
         self.format.dialect.parent_id(self.data()?)

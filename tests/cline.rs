@@ -253,3 +253,48 @@ fn default_roots_are_every_vs_code_builds_and_clines_own() {
     found.sort();
     assert_eq!(found, [r#""cline" "c1""#, r#""kilo-code" "k1""#, r#""roo-code" "r1""#]);
 }
+
+/// A usage row that names no model takes the one the nearest earlier row
+/// named (`modelInfo.modelId`), else the one `task_metadata.json` says was
+/// chosen last at its time (before the first choice: the first); a
+/// subagent's usage keeps none (its requests' model is not recorded).
+#[test]
+fn a_request_without_a_model_takes_the_one_in_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("globalStorage/saoudrizwan.claude-dev/tasks/1760000000000");
+    std::fs::create_dir_all(&task).unwrap();
+    let metadata = serde_json::json!({"model_usage": [
+        {"ts": 1760000000300u64, "model_id": "model-b", "model_provider_id": "anthropic", "mode": "act"},
+        {"ts": 1760000000100u64, "model_id": "model-a", "model_provider_id": "anthropic", "mode": "plan"},
+    ]});
+    std::fs::write(task.join("task_metadata.json"), metadata.to_string()).unwrap();
+    let usage = |ts: u64, say: &str, n: u64| {
+        let info = serde_json::json!({"tokensIn": n, "tokensOut": 1, "cacheWrites": 0, "cacheReads": 0, "cost": 0.5});
+        serde_json::json!({"ts": ts, "type": "say", "say": say, "text": info.to_string()})
+    };
+    let mut rows = vec![serde_json::json!({"ts": 1760000000000u64, "type": "say", "say": "task", "text": "go"})];
+    rows.push(usage(1760000000050, "api_req_started", 1));
+    rows.push(usage(1760000000200, "api_req_started", 2));
+    rows.push(usage(1760000000400, "api_req_started", 4));
+    let named = serde_json::json!({"ts": 1760000000500u64, "type": "say", "say": "text", "text": "on it",
+        "modelInfo": {"providerId": "openrouter", "modelId": "model-c", "mode": "act"}});
+    rows.push(named);
+    rows.push(usage(1760000000600, "api_req_started", 8));
+    rows.push(usage(1760000000700, "deleted_api_reqs", 16));
+    rows.push(usage(1760000000800, "subagent_usage", 32));
+    std::fs::write(task.join("ui_messages.json"), serde_json::Value::Array(rows).to_string()).unwrap();
+    let run = ci("ci-agg").arg("--tokens").arg(dir.path()).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0), "{run:?}");
+    let mut got: Vec<(Value, u64, u64)> = run
+        .json()
+        .iter()
+        .map(|r| (r["model"].clone(), r["responses"].as_u64().unwrap(), r["input_tokens"].as_u64().unwrap()))
+        .collect();
+    got.sort_by_key(|r| r.0.to_string());
+    let m = |s: &str| Value::String(s.to_owned());
+    assert_eq!(got, [(m("model-a"), 2, 3), (m("model-b"), 1, 4), (m("model-c"), 2, 24), (Value::Null, 1, 32)]);
+    // Through a pipeline: the printed events carry the model.
+    let cat = ci("ci-cat").arg(dir.path()).run();
+    let piped = ci("ci-agg").arg("--tokens").stdin(cat.stdout).run();
+    assert_eq!(piped.stdout, run.stdout);
+}

@@ -303,6 +303,51 @@ fn default_roots_are_kimi_share_and_kimi_code_homes() {
     assert_eq!(counts(&run.json()[0]), (2500, 22100, 0, 210));
 }
 
+/// `working_dir`: the `kimi.json` work dir whose MD5 names the session's
+/// folder (`<kaos>_<md5>` off the local kaos), whichever session was its
+/// last; else the one whose `last_session_id` is the session; else a
+/// `config.update` record's `cwd`; else null. The digests are Python's
+/// `hashlib.md5` of the paths.
+#[test]
+fn the_working_dir_is_the_kimi_json_path_whose_md5_names_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let share = dir.path();
+    let index = json!({"work_dirs": [
+        {"path": "/home/dev/demo", "kaos": "local", "last_session_id": "newer"},
+        {"path": "/srv/app", "kaos": "ssh", "last_session_id": null},
+        {"path": "/home/dev/elsewhere", "kaos": "local", "last_session_id": "moved"},
+    ]});
+    std::fs::write(share.join("kimi.json"), index.to_string()).unwrap();
+    let line = r#"{"timestamp":1781085600.5,"message":{"type":"TurnBegin","payload":{"user_input":"hi"}}}"#;
+    let cwd = r#"{"type":"config.update","time":1781085600000,"cwd":"/home/dev/told"}"#;
+    for (folder, session, first) in [
+        ("caa990f2469364441262014be4057c2a", "older", line),
+        ("ssh_8d9fbf108f79c6229f0b59258b273b63", "remote", line),
+        ("8d9fbf108f79c6229f0b59258b273b63", "local-hash", line),
+        ("03f7d059e7ac11fe4e5c919c7f47d59d", "moved", line),
+        ("03f7d059e7ac11fe4e5c919c7f47d59d", "told", cwd),
+        ("03f7d059e7ac11fe4e5c919c7f47d59d", "lost", line),
+    ] {
+        let at = share.join("sessions").join(folder).join(session);
+        std::fs::create_dir_all(&at).unwrap();
+        std::fs::write(at.join("wire.jsonl"), format!("{first}\n")).unwrap();
+    }
+    let run = ci("ci-find").arg("--root").arg(share).args(["--sort", "id"]).run();
+    let picked: Vec<Value> = run.json().iter().map(|r| json!([r["session"], r["working_dir"]])).collect();
+    assert_eq!(
+        picked,
+        [
+            json!(["local-hash", null]),
+            json!(["lost", null]),
+            json!(["moved", "/home/dev/elsewhere"]),
+            json!(["older", "/home/dev/demo"]),
+            json!(["remote", "/srv/app"]),
+            json!(["told", "/home/dev/told"]),
+        ],
+        "{run:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Hostile wire files
 

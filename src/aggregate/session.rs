@@ -25,7 +25,7 @@
 //! | `cost_usd` | sum of `data.usage.cost_usd` over `llm:response` (decimal strings summed exactly); null when none had one |
 //! | `models` | distinct `data.model` of `llm:response` and `session:start` (Claude hooks: SessionStart `model`) |
 //! | `compactions` | `context:compaction` events |
-//! | `files_read`, `files_edited` | sorted distinct `data.tool_input.file_path` of tool events (pre, post or error) by tool: read = Read, NotebookRead, Glob, Grep, LS, read_file, glob, grep; edited = Edit, MultiEdit, Write, NotebookEdit, edit_file, write_file; a call copied from another session (a resume's history) lists its file in the session owning the call ([`settle`]) |
+//! | `files_read`, `files_edited` | sorted distinct files of tool events (pre, post or error) whose tool reads or edits the file its input names, by the writer's tools ([`crate::format::file_tools`]; by default the path `data.tool_input.file_path`, read = Read, NotebookRead, Glob, Grep, LS, read_file, glob, grep; edited = Edit, MultiEdit, Write, NotebookEdit, edit_file, write_file); a call copied from another session (a resume's history) lists its file in the session owning the call ([`settle`]) |
 //! | `subagents` | `delegate:agent_spawned` events (Claude hooks: SubagentStart) |
 //! | `children` | `data.sub_session_id` of `delegate:agent_spawned`/`_completed`, plus every session of the same run whose `parent` is this one |
 //!
@@ -50,7 +50,7 @@ use super::groups::Row;
 use super::json_num;
 use super::responses::{Held, Responses};
 use super::stat::Sum;
-use crate::format::{CallKey, Usage};
+use crate::format::{CallKey, FileUse, Usage};
 
 /// A turn boundary, by position in the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -309,11 +309,6 @@ impl SessionState {
     }
 }
 
-/// Tools whose `tool_input.file_path` is a file read.
-pub const READ_TOOLS: [&str; 8] = ["Read", "NotebookRead", "Glob", "Grep", "LS", "read_file", "glob", "grep"];
-/// Tools whose `tool_input.file_path` is a file edited.
-pub const EDIT_TOOLS: [&str; 6] = ["Edit", "MultiEdit", "Write", "NotebookEdit", "edit_file", "write_file"];
-
 /// Adds a response's token and cost figures to the session's sums.
 fn add_tokens(ev: &Event<'_>, costing: &mut Costing, sum: &mut Summary) {
     for (i, raw) in ev.tokens()[..Usage::Cost as usize].iter().enumerate() {
@@ -329,17 +324,11 @@ fn add_tokens(ev: &Event<'_>, costing: &mut Costing, sum: &mut Summary) {
     }
 }
 
-/// The file a tool event reads or edits (`true`: edits).
+/// The file a tool event reads or edits (`true`: edits), by its writer's
+/// file tools ([`crate::format::Dialect::file_use`]).
 fn file_touched(ev: &Event<'_>) -> Option<(bool, String)> {
-    let tool = ev.tool_name().and_then(|t| t.as_str())?;
-    let edited = if READ_TOOLS.contains(&tool.as_ref()) {
-        false
-    } else if EDIT_TOOLS.contains(&tool.as_ref()) {
-        true
-    } else {
-        return None;
-    };
-    Some((edited, ev.file_path()?.into_owned()))
+    let (used, path) = ev.file_use()?;
+    Some((used == FileUse::Edit, path.into_owned()))
 }
 
 /// Counts one turn's response time when both ends have a timestamp.

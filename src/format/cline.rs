@@ -40,7 +40,9 @@
 //!   `prompt:complete`; anything else `cline:say:<say>` or `cline:ask:<ask>`.
 //!   The record keeps the row's `say`/`ask` as `cline` (`roo`, `kilo`).
 //! - **Tokens**: a usage row's `data` is the row with the toolkit's `usage`
-//!   put first (and `model`, from `modelId` or the row's `modelInfo`):
+//!   put first (and `model`: its `modelId` or the row's `modelInfo`, else
+//!   the nearest earlier row's, else the `task_metadata.json` choice in
+//!   effect at its `ts`, [`Layout::prime`]; a `subagent_usage` row only its own):
 //!   `tokensIn` is uncached input over the Anthropic protocol but includes
 //!   the cache reads over the OpenAI protocol (`apiProtocol: "openai"`, Roo
 //!   and Kilo), so `input_tokens` = `tokensIn` − `cacheReads` there;
@@ -134,8 +136,13 @@ pub static CLINE_FORMAT: Format = Format {
             body: "  Each api_req_started, deleted_api_reqs and subagent_usage row is one response:
   its tokensIn is uncached input, except over the OpenAI protocol (apiProtocol
   \"openai\") where it includes the cache reads: input_tokens = tokensIn -
-  cacheReads there. cost_usd is the extension's recorded cost. The task indexes'
-  totals (taskHistory.json, history_item.json) are never added.",
+  cacheReads there. cost_usd is the extension's recorded cost. The model is the
+  row's modelId (modelInfo.modelId), else the nearest earlier row's, else the
+  task_metadata.json model_usage entry chosen last at the row's ts (else the
+  first); a subagent_usage row keeps its own or none. The task indexes' totals
+  (taskHistory.json, history_item.json) are never added.
+  --sessions files: readFile rows read, editedExistingFile, newFileCreated,
+  appliedDiff, insertContent and searchAndReplace rows edit (their path).",
         }),
         ..Help::NONE
     },
@@ -253,6 +260,14 @@ impl Layout for Tasks {
 
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
         vec![PathBuf::from(&rec.path)]
+    }
+
+    /// The models the task's `task_metadata.json` names, for its rows that
+    /// name none ([`rows`]).
+    fn prime(&self, cap: &Capture, state: &mut crate::format::ReadState) {
+        if let Some(task) = cap.path.parent() {
+            state.models = tasks::models_by_time(task);
+        }
     }
 
     /// The elements of `ui_messages.json`, a rewrite while reading reported.

@@ -54,7 +54,9 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use super::{str_at, CallKey, Cx, Detail, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
+use super::{
+    str_at, CallKey, Cx, Detail, Dialect, FileTools, Format, Help, Layout, LineKind, Profile, ReadState, Section,
+};
 use crate::diag::Diag;
 use crate::files::expand_tilde;
 use crate::format::FileSessions;
@@ -105,7 +107,8 @@ pub static FORMAT: Format = Format {
   per request, at its time, cost = total_nano_aiu) and its shutdowns count
   nothing: never both; a session without rows counts its roll-ups. A store that
   cannot be read (locked) is reported and the roll-ups count. Followed (-f),
-  rows written later are printed, each once. OTel exports are not read.",
+  rows written later are printed, each once. OTel exports are not read.
+  --sessions files: view reads, create and edit edit (arguments.path).",
         }),
         ..Help::NONE
     },
@@ -387,6 +390,10 @@ impl Dialect for Copilot {
         super::amplifier::Amplifier.tokens(data)
     }
 
+    fn file_tools(&self) -> &'static FileTools {
+        &FILE_TOOLS
+    }
+
     /// A tool start's `arguments.path` (else `file_path`).
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         let args = payload(data)?.get("arguments")?;
@@ -397,6 +404,9 @@ impl Dialect for Copilot {
         str_at(payload(data)?, "sessionId")
     }
 }
+
+/// Copilot CLI's file tools: `view` (a file, or a folder it lists), `create`, `edit`; their `arguments.path`.
+const FILE_TOOLS: FileTools = FileTools { read: &["view"], edit: &["create", "edit"] };
 
 #[cfg(test)]
 mod tests;

@@ -55,7 +55,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use super::{counter, str_at, CallKey, Cx, Detail, Dialect, Format, Help, Layout, LineKind, Mutation, Order};
-use super::{Profile, ReadState, Section};
+use super::{FileTools, Profile, ReadState, Section};
 use crate::diag::Diag;
 use crate::format::FileSessions;
 use crate::json::{Kind, Raw, Record};
@@ -105,7 +105,9 @@ pub static FORMAT: Format = Format {
             body: "  tokens.cached is part of tokens.input: input_tokens = input - cached + tool,
   cache_read_tokens = cached; output_tokens = output + thoughts (billed as
   output; ccusage 20.0.24 leaves thoughts out of its outputTokens), thoughts also
-  as usage.reasoning_tokens. A rewound response was billed and counts.",
+  as usage.reasoning_tokens. A rewound response was billed and counts.
+  --sessions files: read_file reads, write_file and replace edit (file_path,
+  else absolute_path).",
         }),
         ..Help::NONE
     },
@@ -400,6 +402,10 @@ impl Dialect for GeminiCli {
         }
     }
 
+    fn file_tools(&self) -> &'static FileTools {
+        &FILE_TOOLS
+    }
+
     /// A tool call's `args.file_path` (`absolute_path`, `path`).
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         let args = data.get("args").filter(|_| is_call(data))?;
@@ -427,6 +433,9 @@ impl Dialect for GeminiCli {
         }
     }
 }
+
+/// Gemini CLI's file tools; their `file_path` (older: `absolute_path`) argument.
+const FILE_TOOLS: FileTools = FileTools { read: &["read_file"], edit: &["write_file", "replace"] };
 
 /// Whether an event's data is a tool call (an `id`, a `name`, no `type`).
 fn is_call(data: Raw<'_>) -> bool {

@@ -15,9 +15,10 @@
 //!   `main` is the session itself (id: the session folder) and every other
 //!   agent a child session as above. `project` = `workspace` = the work-dir
 //!   folder; `working_dir` = the `path` of the `kimi.json` work dir whose
-//!   `last_session_id` is the session (Kimi CLI names its work-dir folders by
-//!   an MD5 of the path, not recomputed here), else Kimi Code's `state.json`
-//!   `workDir`, else the first `cwd` of a `config.update` record; `model` =
+//!   MD5 names the folder (Kimi CLI's rule, `<kaos>_<md5>` off the local
+//!   kaos), else of the one whose `last_session_id` is the session, else Kimi
+//!   Code's `state.json` `workDir`, else the first `cwd` of a
+//!   `config.update` record, else null; `model` =
 //!   the first model a record names (Kimi CLI's wire files name none: null);
 //!   `tags` = `protocol:` the wire protocol version.
 //! - **Events**: one per line; the record keeps Kimi's message type as
@@ -51,10 +52,11 @@
 //!   `ToolCall.payload.function.name`.
 
 mod layout;
+mod md5;
 
 use std::borrow::Cow;
 
-use super::{str_at, CallKey, Dialect, Format, Help, Profile, ReadState, Section};
+use super::{str_at, CallKey, Dialect, FileTools, Format, Help, Profile, ReadState, Section};
 use crate::json::{Kind, Raw, Record};
 use crate::time::{self, Timestamp};
 
@@ -80,8 +82,9 @@ pub static FORMAT: Format = Format {
   <id>/subagents/<agent>/wire.jsonl (child sessions: parent = the session,
   agent = the agent id) and Kimi Code's sessions/<wd>/<id>/agents/<agent>/
   wire.jsonl (agent main is the session, the others its children).
-  project/workspace = the work-dir folder, working_dir = kimi.json's path for
-  the session, else state.json's workDir, tags = protocol:. Kimi CLI's wire
+  project/workspace = the work-dir folder, working_dir = the kimi.json path
+  whose MD5 names that folder (else whose last_session_id is the session),
+  else state.json's workDir, else a config.update cwd, tags = protocol:. Kimi CLI's wire
   files name no model: model is null and cost_usd null.",
         }),
         agg: Some(Section {
@@ -91,7 +94,9 @@ pub static FORMAT: Format = Format {
   input_cache_read, cache_write_tokens = input_cache_creation, output_tokens =
   output. Usage mirrored inside SubagentEvent counts nothing (the subagent's
   own wire file counts it); a /fork's verbatim copies count once, in the session
-  that ends first.",
+  that ends first.
+  --sessions files: ReadFile and ReadMediaFile read, WriteFile and
+  StrReplaceFile edit (the path argument).",
         }),
         ..Help::NONE
     },
@@ -347,6 +352,10 @@ impl Dialect for Kimi {
         Some(Cow::Owned(format!("{}\0{}", String::from_utf8_lossy(at.bytes()), String::from_utf8_lossy(kind))))
     }
 
+    fn file_tools(&self) -> &'static FileTools {
+        &FILE_TOOLS
+    }
+
     /// A `ToolCall`'s `path` or `file_path` argument (a JSON string).
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         let args = payload(data)?.get("function")?.get("arguments")?.as_str()?;
@@ -359,6 +368,10 @@ impl Dialect for Kimi {
         None
     }
 }
+
+/// Kimi CLI's file tools; their `path` argument.
+const FILE_TOOLS: FileTools =
+    FileTools { read: &["ReadFile", "ReadMediaFile"], edit: &["WriteFile", "StrReplaceFile"] };
 
 /// Whether a record type is dotted lower-case words (`usage.record`).
 fn dotted(t: &str) -> bool {

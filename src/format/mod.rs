@@ -67,6 +67,7 @@ pub mod cline;
 pub mod codex;
 mod context;
 pub mod copilot;
+pub mod file_tools;
 pub mod gemini;
 pub mod goose;
 pub mod hook_logs;
@@ -87,6 +88,7 @@ use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
 pub use context::{Cx, Detail, Memo, PeekCache};
+pub use file_tools::{FileTools, FileUse};
 pub use registry::{
     billing_roots, event_names, no_default_root, roots_list, with_sections, Format, Help, Order, Profile, Section,
 };
@@ -432,6 +434,11 @@ pub trait Layout: Sync {
     fn subagents(&self, _rec: &SessionRecord) -> u64 {
         0
     }
+
+    /// Fills what the dialect needs to know of capture `cap` before its
+    /// first line from the files beside it (the Cline family: the task's
+    /// models by time, [`ReadState::models`]); the state is a new capture's.
+    fn prime(&self, _cap: &Capture, _state: &mut ReadState) {}
 }
 
 /// What a line of a format means: which lines are its events, their
@@ -586,6 +593,20 @@ pub trait Dialect: Sync {
     /// The file a tool event reads or edits.
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>>;
 
+    /// The writer's tools that read a file and those that edit one
+    /// (`--sessions` `files_read`, `files_edited`); default: Claude Code's.
+    fn file_tools(&self) -> &'static FileTools {
+        &file_tools::CLAUDE
+    }
+
+    /// What a call of `tool` does to a file, and the file its input names
+    /// (`data`): a tool of [`Dialect::file_tools`] and the path of
+    /// [`Dialect::file_path`], unless the writer knows better.
+    fn file_use<'a>(&self, tool: &str, data: Raw<'a>) -> Option<(FileUse, Cow<'a, str>)> {
+        let used = self.file_tools().of(tool)?;
+        Some((used, self.file_path(data)?))
+    }
+
     /// The parent session every event of a child names (none: the writer
     /// has no parent links in its events).
     fn parent_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
@@ -682,6 +703,9 @@ pub struct ReadState {
     /// `tool_result`, a Codex `function_call_output`) is that tool's
     /// ([`ReadState::tool_of`]).
     tools: foldhash::HashMap<Box<str>, Box<[u8]>>,
+    /// The models a capture's files beside it say were chosen, each with
+    /// the time it was chosen (ms since the epoch), in time order ([`Layout::prime`]).
+    pub models: Vec<(f64, Box<str>)>,
     /// Whether the current line repeats a response an earlier line of the
     /// capture wrote (Claude transcripts: its later lines are `llm:content`),
     /// or is a copy of another session's history (Codex forks, [`COPY_PREFIX`]),
@@ -725,6 +749,7 @@ impl ReadState {
         self.meta_read = false;
         self.copied_until = None;
         self.tools.clear();
+        self.models.clear();
         self.repeat = false;
     }
 }

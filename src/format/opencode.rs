@@ -80,7 +80,8 @@ pub static FORMAT: Format = Format {
             title: "OPENCODE TOKENS",
             body: "  Each step-finish part is a response (a message's own tokens hold only its last
   step; ccusage 20.0.24 reads those and undercounts multi-step messages).
-  output_tokens = output + reasoning; cost_usd = the step's recorded cost.",
+  output_tokens = output + reasoning; cost_usd = the step's recorded cost.
+  --sessions files: read reads, edit, write and multiedit edit (filePath).",
         }),
         ..Help::NONE
     },

@@ -50,7 +50,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use super::Detail;
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
+use super::{str_at, CallKey, Dialect, FileTools, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
 use crate::files::{expand_tilde, read_dir_sorted};
 use crate::format::FileSessions;
@@ -95,7 +95,9 @@ pub static FORMAT: Format = Format {
   promptTokenCount - cachedContentTokenCount, cache_read_tokens = the cached ones
   (ccusage 20.0.24 counts them twice). Records a fork copied (forkedFrom) are
   copy:qwen:forked events and count nothing: each response counts once, in the
-  session that made it.",
+  session that made it.
+  --sessions files: read_file reads, write_file and edit edit (file_path, else
+  absolute_path).",
         }),
         ..Help::NONE
     },
@@ -420,6 +422,10 @@ impl Dialect for QwenCode {
         }
     }
 
+    fn file_tools(&self) -> &'static FileTools {
+        &FILE_TOOLS
+    }
+
     /// A `functionCall`'s `args.file_path` (`absolute_path` for `read_file`).
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         let args = data.get("functionCall")?.get("args")?;
@@ -430,6 +436,9 @@ impl Dialect for QwenCode {
         str_at(data, "sessionId")
     }
 }
+
+/// Qwen Code's file tools; their `file_path` (older: `absolute_path`) argument.
+const FILE_TOOLS: FileTools = FileTools { read: &["read_file"], edit: &["write_file", "edit"] };
 
 /// Whether a record is a fork's copy of its parent's (`forkedFrom` object).
 fn copied(rec: &Record<'_>) -> bool {

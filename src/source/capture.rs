@@ -119,6 +119,7 @@ impl Worker<'_> {
             self.use_state_of(cap);
         } else {
             self.parts.state.clear();
+            cap.format.layout.prime(cap, &mut self.parts.state);
         }
         (self.lines_ok, self.lines_bad) = (0, 0);
         let files: Vec<(&Path, String)> = cap

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::super::{str_at, CallKey, Dialect, ReadState};
+use super::super::{str_at, CallKey, Dialect, FileTools, ReadState};
 use crate::json::{key_eq, Index, Kind, Raw, Record};
 use crate::time;
 
@@ -94,15 +94,32 @@ impl Dialect for Rows {
         state.repeat = state.meta_read;
         state.meta_read = true;
         let Some((t, value)) = kind(rec) else { return };
+        let row_model = rec.get("modelInfo").and_then(|m| m.get("modelId")).filter(|m| m.kind() == Kind::String);
         let text = rec.get_str("text");
-        let Some(text) = text.filter(|s| s.trim_start().starts_with('{')) else { return };
         let mut idx = Index::new();
-        let Ok(info) = idx.parse(text.as_bytes()) else { return };
-        if t == "say" && USAGE_ROWS.contains(&value.as_ref()) {
-            response_data(rec, &info, &mut state.line_data);
+        let info =
+            text.as_deref().filter(|s| s.trim_start().starts_with('{')).and_then(|s| idx.parse(s.as_bytes()).ok());
+        let usage_row = t == "say" && USAGE_ROWS.contains(&value.as_ref());
+        let own =
+            info.as_ref().filter(|_| usage_row).and_then(|i| i.get("modelId")).filter(|m| m.kind() == Kind::String);
+        let own = own.or(row_model);
+        let Some(info) = info else {
+            remember_model(own, state);
+            return;
+        };
+        if usage_row {
+            // A subagent's usage is its own requests': the task's model is
+            // not theirs.
+            let model = match own {
+                Some(m) => Some(Cow::Borrowed(m.bytes())),
+                None if value == "subagent_usage" => None,
+                None => earlier_model(rec, state).map(|m| Cow::Owned(serde_json::to_vec(m).unwrap_or_default())),
+            };
+            response_data(rec, &info, model.as_deref(), &mut state.line_data);
         } else if value == "tool" || value == "use_mcp_server" {
             tool_data(rec, &info, &mut state.line_data);
         }
+        remember_model(own, state);
     }
 
     /// Every row: whether one came before decides a `text` row's name.
@@ -189,6 +206,10 @@ impl Dialect for Rows {
         super::super::amplifier::Amplifier.tokens(data)
     }
 
+    fn file_tools(&self) -> &'static FileTools {
+        &FILE_TOOLS
+    }
+
     /// A tool row's `path` (made from its `text`).
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         str_at(data, "path")
@@ -198,6 +219,12 @@ impl Dialect for Rows {
         None
     }
 }
+
+/// The Cline family's file tool rows (Roo's and Kilo's edits included); their `path`.
+const FILE_TOOLS: FileTools = FileTools {
+    read: &["readFile"],
+    edit: &["editedExistingFile", "newFileCreated", "appliedDiff", "insertContent", "searchAndReplace"],
+};
 
 /// A `ClineApiReqInfo` count (absent or not a whole number: 0).
 fn count(info: &Record<'_>, key: &str) -> u64 {
@@ -231,8 +258,30 @@ fn close_with_members(rec: &Record<'_>, skip: &[&str], d: &mut Vec<u8>) {
     d.push(b'}');
 }
 
-/// Writes a usage row's data: `usage` (and `model` where named) first, then the element.
-fn response_data(rec: &Record<'_>, info: &Record<'_>, d: &mut Vec<u8>) {
+/// Keeps the model a row named (a JSON string) as the model of the rows
+/// after it that name none.
+fn remember_model(model: Option<Raw<'_>>, state: &mut ReadState) {
+    if let Some(m) = model.and_then(|m| m.as_str()) {
+        state.model = Some(m.into_owned());
+    }
+}
+
+/// The model of a usage row that names none: the one the nearest earlier
+/// row named (its `modelInfo.modelId`, a usage row's `modelId`), else the
+/// one `task_metadata.json` says was chosen last at the row's `ts` (before
+/// the first choice: the first).
+fn earlier_model<'s>(rec: &Record<'_>, state: &'s ReadState) -> Option<&'s str> {
+    if let Some(m) = &state.model {
+        return Some(m);
+    }
+    let ts = rec.get("ts").and_then(|t| t.as_f64());
+    let chosen = state.models.iter().take_while(|(at, _)| ts.is_some_and(|ts| *at <= ts)).last();
+    chosen.or(state.models.first()).map(|(_, m)| &**m)
+}
+
+/// Writes a usage row's data: `usage` and `model` (a JSON string, when
+/// known) first, then the element.
+fn response_data(rec: &Record<'_>, info: &Record<'_>, model: Option<&[u8]>, d: &mut Vec<u8>) {
     if !has_usage(info) {
         return;
     }
@@ -249,10 +298,9 @@ fn response_data(rec: &Record<'_>, info: &Record<'_>, d: &mut Vec<u8>) {
         d.extend_from_slice(c.bytes());
     }
     d.push(b'}');
-    let model = info.get("modelId").or_else(|| rec.get("modelInfo").and_then(|m| m.get("modelId")));
-    if let Some(m) = model.filter(|m| m.kind() == Kind::String) {
+    if let Some(m) = model {
         d.extend_from_slice(b",\"model\":");
-        d.extend_from_slice(m.bytes());
+        d.extend_from_slice(m);
     }
     close_with_members(rec, &["usage", "model"], d);
 }

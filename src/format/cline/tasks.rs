@@ -135,6 +135,25 @@ fn first_of(rec: &Record<'_>, array: &str, key: &str) -> Option<String> {
     first.get(key).filter(|v| v.kind() == Kind::String)?.as_str().map(|s| s.into_owned())
 }
 
+/// The models `task_metadata.json` says the task chose (`model_usage`:
+/// `model_id`, chosen at `ts` in ms), in time order.
+pub fn models_by_time(task: &Path) -> Vec<(f64, Box<str>)> {
+    let Some(bytes) = small_file(&task.join("task_metadata.json")) else { return vec![] };
+    let mut idx = Index::new();
+    let Ok(rec) = idx.parse(&bytes) else { return vec![] };
+    let Some(usage) = rec.get("model_usage") else { return vec![] };
+    let mut out: Vec<(f64, Box<str>)> = usage
+        .items()
+        .filter_map(|u| {
+            let ts = u.get("ts")?.as_f64().filter(|t| t.is_finite())?;
+            let model = u.get("model_id").filter(|m| m.kind() == Kind::String)?.as_str()?;
+            Some((ts, model.into()))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
 /// Reads what the task's own files and its extension's index say.
 fn head(task: &Path, messages: &Path, detail: Detail, memo: Option<&Memo>) -> Head {
     let mut h = Head { first: first_time(messages), ..Head::default() };

@@ -57,9 +57,9 @@ fn usage_rows_are_responses_with_the_usage_and_cost_first() {
         got[2].1,
         r#"{"usage":{"input_tokens":1,"output_tokens":2,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0.5},"model":"m","ts":3,"type":"say","say":"api_req_started","text":"{\"tokensIn\":1,\"tokensOut\":2,\"cost\":0.5,\"modelId\":\"m\"}"}"#
     );
-    // A negative cost is no cost.
+    // A negative cost is no cost; a row naming no model takes the earlier row's.
     assert!(got[3].1.starts_with(
-        r#"{"usage":{"input_tokens":4,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0},"ts""#
+        r#"{"usage":{"input_tokens":4,"output_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0},"model":"m","ts""#
     ));
 }
 

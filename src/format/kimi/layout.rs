@@ -92,15 +92,34 @@ fn place(file: &Path) -> Option<Place> {
 }
 
 /// The working directory `kimi.json` (in the share directory above the
-/// `sessions` folder holding `file`) gives for `session`: the `path` of the
-/// work dir whose `last_session_id` it is.
-fn kimi_json_dir(file: &Path, session: &str) -> Option<String> {
+/// `sessions` folder holding `file`) gives for a session in the work-dir
+/// folder `folder`: the `path` of the work dir whose folder name it is (Kimi
+/// CLI names the folder by the MD5 of the path, prefixed by `<kaos>_` for a
+/// work dir not on the local `kaos`), else the one whose `last_session_id`
+/// is `session`.
+fn kimi_json_dir(file: &Path, session: &str, folder: Option<&str>) -> Option<String> {
     let sessions = file.ancestors().find(|a| a.file_name().is_some_and(|n| n == "sessions"))?;
-    let text = std::fs::read(sessions.parent()?.join("kimi.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+    let index = crate::files::open_regular(&sessions.parent()?.join("kimi.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_reader(std::io::Read::take(index, KIMI_JSON_LIMIT)).ok()?;
     let dirs = v.get("work_dirs")?.as_array()?;
-    let hit = dirs.iter().find(|d| d.get("last_session_id").and_then(|s| s.as_str()) == Some(session))?;
-    hit.get("path")?.as_str().map(str::to_owned)
+    let text = |d: &serde_json::Value, k: &str| d.get(k).and_then(|s| s.as_str()).map(str::to_owned);
+    let named = |d: &&serde_json::Value| text(d, "path").zip(folder).is_some_and(|(p, f)| work_dir_folder(&p, d) == f);
+    let hit = dirs.iter().find(named);
+    let hit = hit.or_else(|| dirs.iter().find(|d| text(d, "last_session_id").as_deref() == Some(session)))?;
+    text(hit, "path")
+}
+
+/// The most of `kimi.json` read (a work-dir index of a few kilobytes).
+const KIMI_JSON_LIMIT: u64 = 16 << 20;
+
+/// The folder Kimi CLI keeps a work dir's sessions in: the MD5 of its path,
+/// with `<kaos>_` before it when its `kaos` is not `local`.
+fn work_dir_folder(path: &str, dir: &serde_json::Value) -> String {
+    let hash = super::md5::hex(path.as_bytes());
+    match dir.get("kaos").and_then(|k| k.as_str()) {
+        Some(kaos) if kaos != "local" => format!("{kaos}_{hash}"),
+        _ => hash,
+    }
 }
 
 /// Kimi Code's `state.json` `workDir` in a session folder.
@@ -165,7 +184,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
         Detail::Reading => None,
     };
     let main = at.parent.as_deref().unwrap_or(&at.session);
-    let working_dir = kimi_json_dir(file, main).or_else(|| state_dir(&at.dir)).or(h.cwd);
+    let working_dir = kimi_json_dir(file, main, at.project.as_deref()).or_else(|| state_dir(&at.dir)).or(h.cwd);
     Some(SessionRecord {
         project: at.project.clone(),
         workspace: at.project,

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::OpenCode;
-use crate::format::{str_at, CallKey, Dialect, ReadState};
+use crate::format::{str_at, CallKey, Dialect, FileTools, ReadState};
 use crate::json::{Kind, Raw, Record};
 
 /// Part index of a finished tool call's end (part 0 is the row's own event).
@@ -179,6 +179,10 @@ impl Dialect for OpenCode {
         crate::format::Usage::ALL.map(|u| usage.get(u.name()).filter(|v| v.kind() != Kind::Null))
     }
 
+    fn file_tools(&self) -> &'static FileTools {
+        &FILE_TOOLS
+    }
+
     /// A tool part's `state.input.filePath`.
     fn file_path<'a>(&self, data: Raw<'a>) -> Option<Cow<'a, str>> {
         str_at(data.get("data")?.get("state")?.get("input")?, "filePath")
@@ -209,3 +213,6 @@ impl Dialect for OpenCode {
         }
     }
 }
+
+/// OpenCode's file tools; their `filePath` input.
+const FILE_TOOLS: FileTools = FileTools { read: &["read"], edit: &["edit", "write", "multiedit"] };
