@@ -1,5 +1,8 @@
 //! OpenCode's database (formats-next.md §3): `<data dir>/opencode.db`, the
-//! first database store the toolkit reads.
+//! first database store the toolkit reads, and the legacy `storage/` tree
+//! of older builds beside it ([`legacy`]: a file per session, message and
+//! part, each one record made in the shape of a row's, so the events below
+//! hold for both; a session in both is the database's, read once).
 //!
 //! - **Roots**: OpenCode's data directory: `$OPENCODE_DATA_DIR` (the peers'
 //!   convention), else `$XDG_DATA_HOME/opencode`, else
@@ -71,13 +74,20 @@ pub static FORMAT: Format = Format {
   beside it); each session row is a session, format opencode, path = the
   database: working_dir = directory, project/workspace = its folder name,
   parent = parent_id (subagent sessions), model/agent = the first assistant
-  message's. A database file named as a PATH is read too.",
+  message's. A database file named as a PATH is read too.
+  The legacy tree of builds before v1.2 beside it is read too: each
+  storage/session/<project>/<id>.json is a session (path = that file) unless
+  the database holds it (then the database's is read, once); each of its
+  message and part files is one record (line 1 of that file).",
         }),
         agg: Some(Section {
             title: "OPENCODE TOKENS",
             body: "  Each step-finish part is a response (a message's own tokens hold only its last
   step; ccusage 20.0.24 reads those and undercounts multi-step messages).
-  output_tokens = output + reasoning; cost_usd = the step's recorded cost.",
+  output_tokens = output + reasoning; cost_usd = the step's recorded cost.
+  Legacy storage/ files (builds before AI SDK v6): output_tokens = output as
+  written (it holds the reasoning); a message without step-finish parts is
+  the response.",
         }),
         ..Help::NONE
     },

@@ -58,12 +58,17 @@ pub fn kind_of(file: &Path) -> Option<&'static str> {
 }
 
 /// The files of the session whose file is `session` (its `id` is `id`),
-/// in reading order: it, then each message (by id: OpenCode's ids sort by
-/// time) followed by its parts (by id).
+/// in reading order: it, then each message (by `time.created`, then id, as
+/// the database's rows) followed by its parts (by id: OpenCode's ids sort
+/// by time).
 pub fn files(session: &Path, id: &str) -> Vec<PathBuf> {
     let mut out = vec![session.to_path_buf()];
     let Some(storage) = storage_of(session) else { return out };
-    for msg in json_files(&storage.join("message").join(id)) {
+    let mut messages = json_files(&storage.join("message").join(id));
+    let created = |f: &PathBuf| read_doc(f).and_then(|d| Raw(&d).get("time")?.get("created")?.as_f64());
+    let mut keyed: Vec<(f64, PathBuf)> = messages.drain(..).map(|f| (created(&f).unwrap_or(f64::MAX), f)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    for (_, msg) in keyed {
         let parts = msg.file_stem().map(|m| json_files(&storage.join("part").join(m))).unwrap_or_default();
         out.push(msg);
         out.extend(parts);
