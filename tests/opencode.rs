@@ -356,3 +356,26 @@ fn a_session_in_both_the_database_and_the_legacy_tree_is_read_once() {
     assert!(found[0]["path"].as_str().unwrap().ends_with("opencode.db"));
     assert_eq!(ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&data).run().stdout, before);
 }
+
+/// A ci-grep match in a legacy file names that file (line 1) and its
+/// document; ci-cat makes the event whole from it.
+#[test]
+fn a_grep_match_in_a_legacy_file_names_it_and_reads_back() {
+    let planted = "fixtures/opencode/planted";
+    let m = ci("ci-grep").args(["-F", "The build script compiles", planted]).run();
+    assert_eq!((m.stderr.as_str(), m.code), ("", 0));
+    let recs = m.json();
+    assert_eq!(recs.len(), 1, "{}", m.stdout);
+    let ci_ = &recs[0]["ci"];
+    assert_eq!(ci_["path"], format!("{planted}/storage/part/msg_legacyA01/prt_legacyA00t.json"));
+    assert_eq!(
+        (&ci_["line"], &ci_["cut"]["document"], &ci_["cut"]["bytes"]),
+        (&Value::from(1), &Value::from("storage"), &Value::from(1466))
+    );
+    let whole = ci("ci-cat").arg("--full").stdin(m.stdout.clone()).run();
+    let direct = ci("ci-cat").args(["--full", planted]).run().stdout;
+    assert_eq!(
+        whole.stdout,
+        direct.lines().find(|l| l.contains("The build script compiles")).unwrap().to_owned() + "\n"
+    );
+}
