@@ -372,6 +372,10 @@ impl Reread {
     fn read_document(&mut self, m: &Marker<'_>, doc: &'static Document) -> Result<bool, String> {
         let fail = |e: &dyn std::fmt::Display| format!("{}:{}: cannot read the document again: {e}", m.path, m.line);
         let path = std::path::Path::new(m.path.as_ref());
+        // A file of another length is not read (a forged marker costs a stat).
+        if std::fs::metadata(path).map_err(|e| fail(&e))?.len() != m.site.len {
+            return Ok(false);
+        }
         match crate::lines::documents::read(path, doc, &mut self.line).map_err(|e| fail(&e))? {
             None => Err(fail(&crate::lines::TooLong)),
             Some(len) => Ok(len == m.site.len && line_hash(&self.line) == m.hash),

@@ -297,13 +297,16 @@ fn a_cut_legacy_document_reads_back_whole_and_a_changed_file_is_reported() {
     let full = ci("ci-cat").arg("--full").arg(&data).run().stdout;
     assert_eq!(ci("ci-cat").arg("--full").stdin(cut.stdout.clone()).run().stdout, full);
 
-    std::fs::write(&long, doc.replace("word word", "word ward")).unwrap();
-    let back = ci("ci-cat").arg("--full").stdin(ours.to_string() + "\n").run();
-    assert_eq!(back.code, 2, "{back:?}");
-    assert_eq!(
-        back.stderr,
-        format!("ci-cat: -:1: {}:1: the line changed since this record was printed cut\n", long.display())
-    );
+    // The same length, another record; another length.
+    for changed in [doc.replace("word word", "word ward"), doc.clone() + "\n"] {
+        std::fs::write(&long, changed).unwrap();
+        let back = ci("ci-cat").arg("--full").stdin(ours.to_string() + "\n").run();
+        assert_eq!(back.code, 2, "{back:?}");
+        assert_eq!(
+            back.stderr,
+            format!("ci-cat: -:1: {}:1: the line changed since this record was printed cut\n", long.display())
+        );
+    }
 }
 
 /// A legacy file named as a PATH is its one record; a message without
