@@ -248,7 +248,7 @@ impl Layout for OpenCode {
     /// Every session of an OpenCode database (a SQLite file with its
     /// tables); a legacy session file's session; a legacy message or part
     /// file alone, as a capture of its session.
-    fn file_captures(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
+    fn file_captures(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
         if crate::lines::rows::is_database(file) {
             return Some(sessions_of(file, Detail::Full, Some(diag))?.into_iter().map(super::capture).collect());
         }
@@ -258,7 +258,7 @@ impl Layout for OpenCode {
                 let doc = legacy::read_doc(file);
                 let session = doc.as_deref().and_then(|d| crate::json::Raw(d).get("sessionID")?.as_str());
                 let session = session.map(|s| s.into_owned()).unwrap_or_default();
-                let record = self.record_of_file(file, &session, &crate::discover::cx());
+                let record = self.record_of_file(file, &session, cx);
                 let path = file.to_path_buf();
                 let display = file.to_string_lossy().into_owned();
                 let workspace = record.as_ref().and_then(|r| r.workspace.clone());

@@ -80,7 +80,11 @@ pub fn compact(doc: &[u8], out: &mut Vec<u8>) {
 /// left in `out` compacted.
 pub fn read(path: &Path, doc: &Document, out: &mut Vec<u8>) -> std::io::Result<Option<u64>> {
     out.clear();
-    let file = crate::files::open_regular(path)?;
+    // What is not a regular file is never opened (a FIFO would block).
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file, skipped"));
+    }
+    let file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();
     if len > super::max_line() as u64 {
         return Ok(None);
