@@ -179,7 +179,10 @@ fn sessions_in(root: &Path, detail: Detail, diag: &Diag) -> Vec<SessionRecord> {
     let mut out: Vec<SessionRecord> =
         store::databases(root).iter().filter_map(|db| sessions_of(db, detail, Some(diag))).flatten().collect();
     let held: HashSet<String> = out.iter().map(|r| r.session.clone()).collect();
-    let legacy = legacy::session_files(root).into_iter().filter_map(|f| legacy_session(&f, detail, Some(diag)));
+    // A held session's files are not read (a session file is named by its id).
+    let unheld = |f: &PathBuf| f.file_stem().and_then(|s| s.to_str()).is_none_or(|s| !held.contains(s));
+    let files = legacy::session_files(root).into_iter().filter(unheld);
+    let legacy = files.filter_map(|f| legacy_session(&f, detail, Some(diag)));
     out.extend(legacy.filter(|r| !held.contains(&r.session)));
     out
 }
