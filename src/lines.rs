@@ -8,6 +8,7 @@
 
 use std::io::{self, Read};
 
+pub mod documents;
 mod end;
 pub mod rows;
 pub use end::{ReadEnd, Tail};
@@ -112,10 +113,10 @@ pub struct Line<'a> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Site {
     /// Byte offset of the line's first byte (after a byte-order mark); for
-    /// a row, its `rowid`.
+    /// a row, its `rowid`; for a document, 0.
     pub offset: u64,
     /// Its length in the file, in bytes (without the `\n`); for a row, the
-    /// length of its record.
+    /// length of its record; for a document, the file's length.
     pub len: u64,
     /// What the record is in its file.
     pub framing: Framing,
@@ -132,6 +133,8 @@ pub enum Framing {
     Element,
     /// A row of a database table ([`rows`]).
     Row(&'static rows::Table),
+    /// A whole file, one JSON document ([`documents`]).
+    Document(&'static documents::Document),
 }
 
 /// A place in the input to go on reading from ([`LineReader::restart_at`]).

@@ -25,6 +25,7 @@ use crate::elements::ElementReader;
 
 use crate::format::{self, Format, ReadState};
 use crate::json::{decode_str, key_eq, Index, Kind, Path, Raw, Record};
+use crate::lines::documents::Document;
 use crate::lines::rows::Table;
 use crate::lines::{Framing, Site};
 use crate::output::EventPrinter;
@@ -301,6 +302,9 @@ impl Reread {
         if let Framing::Row(table) = m.site.framing {
             return self.read_row(m, table);
         }
+        if let Framing::Document(doc) = m.site.framing {
+            return self.read_document(m, doc);
+        }
         let fail = |e: &dyn std::fmt::Display| format!("{}:{}: cannot read the line again: {e}", m.path, m.line);
         if self.open.as_ref().is_none_or(|(p, _)| *p != m.path) {
             let file = crate::files::open_regular(std::path::Path::new(m.path.as_ref())).map_err(|e| fail(&e))?;
@@ -358,6 +362,24 @@ impl Reread {
             return Err(fail(&format_args!("no row {} in table {}", m.site.offset as i64, table.name)));
         }
         Ok(self.line.len() as u64 == m.site.len && line_hash(&self.line) == m.hash)
+    }
+}
+
+impl Reread {
+    /// Reads the document the marker names into `self.line`
+    /// ([`crate::lines::documents`]); `Ok(false)` when the file's length or
+    /// the record's hash is not the marker's.
+    fn read_document(&mut self, m: &Marker<'_>, doc: &'static Document) -> Result<bool, String> {
+        let fail = |e: &dyn std::fmt::Display| format!("{}:{}: cannot read the document again: {e}", m.path, m.line);
+        let path = std::path::Path::new(m.path.as_ref());
+        // A file of another length is not read (a forged marker costs a stat).
+        if std::fs::metadata(path).map_err(|e| fail(&e))?.len() != m.site.len {
+            return Ok(false);
+        }
+        match crate::lines::documents::read(path, doc, &mut self.line).map_err(|e| fail(&e))? {
+            None => Err(fail(&crate::lines::TooLong)),
+            Some(len) => Ok(len == m.site.len && line_hash(&self.line) == m.hash),
+        }
     }
 }
 
@@ -457,6 +479,12 @@ fn marker<'a>(ci: Raw<'a>, cut: Raw<'a>) -> Result<Marker<'a>, String> {
             let table = writer.and_then(|w| w.profile.tables.iter().find(|t| t.name == name)).ok_or_else(bad)?;
             let rowid = cut.get("rowid").and_then(|r| r.as_f64()).filter(|r| r.fract() == 0.0 && r.abs() < 9.0e15);
             (rowid.map(|r| r as i64 as u64), Framing::Row(table))
+        }
+        // A document: its kind (one of its writer's); the file is the record.
+        None if cut.get("document").is_some() => {
+            let name = cut.get("document").and_then(|n| n.as_str()).ok_or_else(bad)?;
+            let doc = writer.and_then(|w| w.profile.documents.iter().find(|d| d.name == name)).ok_or_else(bad)?;
+            (Some(0), Framing::Document(doc))
         }
         None if cut.get("element").and_then(|e| e.as_bool()) == Some(true) => (num("offset"), Framing::Element),
         None => (num("offset"), Framing::Line),

@@ -1,7 +1,8 @@
 //! OpenCode's database: the hand-made data dir (fixtures/opencode/handmade,
 //! the shared sample with its expected totals) against SOURCE.md and
 //! ccusage 20.0.24's answers, cut rows read back whole, and a database being
-//! written, locked or in a read-only folder.
+//! written, locked or in a read-only folder; the legacy `storage/` tree
+//! (a file per record) beside it.
 
 use std::path::{Path, PathBuf};
 
@@ -33,7 +34,9 @@ fn ccusage_session(id: &str) -> (u64, u64, u64, u64) {
 
 /// SOURCE.md: the parent's two steps sum to input 2,400, output 650 +
 /// reasoning 120, cache 30,000 / 1,500, cost 0.0309 (the message's `tokens`
-/// hold the last step only); the child 300 / 90 / 2,000 / 0, 0.0021.
+/// hold the last step only); the child 300 / 90 / 2,000 / 0, 0.0021; the
+/// legacy tree's session 1,800 / 300 (its `output` taken as written, the
+/// reasoning in it) / 6,400 / 0, 0.0042.
 #[test]
 fn the_sample_counts_the_expected_totals_of_source_md() {
     let run = ci("ci-agg").args(["--tokens", "--by", "session", HANDMADE]).run();
@@ -44,24 +47,29 @@ fn the_sample_counts_the_expected_totals_of_source_md() {
             r#"{"session":"ses_parent0001","model":"claude-sonnet-4-5","responses":2,"input_tokens":2400,"output_tokens":770,"cache_read_tokens":30000,"cache_write_tokens":1500,"cost_usd":0.0309,"cost_source":"writer","unpriced_models":[]}"#,
             "\n",
             r#"{"session":"ses_child00001","model":"claude-haiku-4-5","responses":1,"input_tokens":300,"output_tokens":90,"cache_read_tokens":2000,"cache_write_tokens":0,"cost_usd":0.0021,"cost_source":"writer","unpriced_models":[]}"#,
+            "\n",
+            r#"{"session":"ses_legacy0001","model":"gpt-5","responses":1,"input_tokens":1800,"output_tokens":300,"cache_read_tokens":6400,"cache_write_tokens":0,"cost_usd":0.0042,"cost_source":"writer","unpriced_models":[]}"#,
             "\n"
         )
     );
 }
 
 /// ccusage 20.0.24 reads each message's `tokens`: right for the one-step
-/// child, the last step only for the parent (README's OpenCode table).
+/// child and the legacy tree's one-step message, the last step only for the parent (README's OpenCode table).
 #[test]
 fn ccusage_agrees_on_a_one_step_message_and_undercounts_a_two_step_one() {
     let rows = ci("ci-agg").args(["--tokens", "--by", "session", HANDMADE]).run().json();
     let ours = |id: &str| counts(rows.iter().find(|r| r["session"] == id).unwrap());
     assert_eq!(ours("ses_child00001"), ccusage_session("ses_child00001"));
+    assert_eq!(ours("ses_legacy0001"), ccusage_session("ses_legacy0001"));
+    assert_eq!(ours("ses_legacy0001"), (1800, 300, 6400, 0));
     assert_eq!(ccusage_session("ses_parent0001"), (400, 450, 16000, 400));
     // Ours: both steps, reasoning billed as output.
     assert_eq!(ours("ses_parent0001"), (2000 + 400, 200 + 100 + 450 + 20, 14000 + 16000, 1100 + 400));
 }
 
-/// Sessions with their parent, model, agent and working directory.
+/// Sessions with their parent, model, agent and working directory: the
+/// database's, then the legacy tree's (its agent from the older `mode`).
 #[test]
 fn sessions_are_found_with_parent_model_and_agent() {
     let run = ci("ci-find").args(["--root", HANDMADE]).run();
@@ -81,6 +89,7 @@ fn sessions_are_found_with_parent_model_and_agent() {
                 Value::from("claude-haiku-4-5")
             ),
             (Value::from("ses_parent0001"), Value::Null, Value::from("build"), Value::from("claude-sonnet-4-5")),
+            (Value::from("ses_legacy0001"), Value::Null, Value::from("build"), Value::from("gpt-5")),
         ]
     );
 }
@@ -213,4 +222,145 @@ fn a_database_written_while_read_loses_and_doubles_nothing() {
         )
         .expect("the writer is never blocked");
     });
+}
+
+/// A copy of the sample data dir in a temporary folder.
+fn handmade_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("opencode");
+    crate::conformance::copy_tree(&root().join(HANDMADE), &to);
+    (dir, to)
+}
+
+/// The legacy tree's part folder of the sample's message.
+const LEGACY_PARTS: &str = "storage/part/msg_legacyA01";
+
+/// A legacy part file that is not JSON is reported with its path (line 1,
+/// the file's one record; the byte counted in the document with its
+/// whitespace removed); the session's other files are read.
+#[test]
+fn a_legacy_part_file_that_is_not_json_is_reported_with_its_path_and_the_rest_kept() {
+    let (_dir, data) = handmade_copy();
+    std::fs::write(data.join(LEGACY_PARTS).join("prt_legacyA01b.json"), "{\"id\": \"prt_legacyA01b\", torn").unwrap();
+    let run = ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&data).run();
+    let bad = data.join(LEGACY_PARTS).join("prt_legacyA01b.json");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "{}:1: invalid JSON at byte 23: expected a key\nci-agg: 1 bad line skipped (--strict makes bad lines an error)\n",
+            bad.display()
+        )
+    );
+    assert_eq!(run.code, 0);
+    let legacy = run.json().into_iter().find(|r| r["session"] == "ses_legacy0001").unwrap();
+    assert_eq!(counts(&legacy), (1800, 300, 6400, 0));
+}
+
+/// A legacy document printed cut names its kind and the file's length; the
+/// next tool reads the file again whole; a file changed since is reported.
+#[test]
+fn a_cut_legacy_document_reads_back_whole_and_a_changed_file_is_reported() {
+    let (_dir, data) = handmade_copy();
+    let long = data.join(LEGACY_PARTS).join("prt_legacyA00t.json");
+    let text = "word ".repeat(300);
+    let doc = format!(
+        "{{\n  \"id\": \"prt_legacyA00t\",\n  \"sessionID\": \"ses_legacy0001\",\n  \"messageID\": \"msg_legacyA01\",\n  \"type\": \"text\",\n  \"text\": \"{text}\"\n}}\n"
+    );
+    std::fs::write(&long, &doc).unwrap();
+    let cut = ci("ci-cat").args(["--max-bytes", "1k"]).arg(&data).run();
+    assert_eq!((cut.stderr.as_str(), cut.code), ("", 0));
+    let marked: Vec<&str> = cut.stdout.lines().filter(|l| l.contains(r#""cut":{"#)).collect();
+    assert_eq!(marked.len(), 1, "{}", cut.stdout);
+    let ours = marked[0];
+    assert!(ours.contains("prt_legacyA00t"), "{ours}");
+    let marker = format!(r#""line":1,"part":0,"cut":{{"document":"storage","bytes":{},"xxh3":"#, doc.len());
+    assert!(ours.contains(&marker), "{ours}");
+    assert!(ours.contains(r#""writer":"opencode"}}}"#), "{ours}");
+    let full = ci("ci-cat").arg("--full").arg(&data).run().stdout;
+    assert_eq!(ci("ci-cat").arg("--full").stdin(cut.stdout.clone()).run().stdout, full);
+
+    // The same length, another record; another length.
+    for changed in [doc.replace("word word", "word ward"), doc.clone() + "\n"] {
+        std::fs::write(&long, changed).unwrap();
+        let back = ci("ci-cat").arg("--full").stdin(ours.to_string() + "\n").run();
+        assert_eq!(back.code, 2, "{back:?}");
+        assert_eq!(
+            back.stderr,
+            format!("ci-cat: -:1: {}:1: the line changed since this record was printed cut\n", long.display())
+        );
+    }
+}
+
+/// A legacy file named as a PATH is its one record; a message without
+/// `step-finish` parts is the response, its own `tokens` counted.
+#[test]
+fn a_legacy_file_is_its_record_and_a_message_without_steps_is_the_response() {
+    let (_dir, data) = handmade_copy();
+    let part = data.join(LEGACY_PARTS).join("prt_legacyA01a.json");
+    let one = ci("ci-cat").arg(&part).run();
+    assert_eq!((one.stderr.as_str(), one.code), ("", 0));
+    let recs = one.json();
+    assert_eq!(recs.len(), 1);
+    assert_eq!((&recs[0]["event"], &recs[0]["ci"]["line"]), (&Value::from("llm:response"), &Value::from(1)));
+    assert_eq!(recs[0]["ci"]["path"], part.to_str().unwrap());
+    assert_eq!(recs[0]["data"]["model"], "gpt-5");
+
+    std::fs::remove_file(&part).unwrap();
+    let events = ci("ci-cat").arg(&data).run().json();
+    let legacy: Vec<_> = events.iter().filter(|e| e["ci"]["session"] == "ses_legacy0001").collect();
+    let names: Vec<_> = legacy.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(names, ["session:start", "llm:response"]);
+    assert_eq!(legacy[1]["data"]["steps"], 0);
+    let rows = ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&data).run().json();
+    let row = rows.iter().find(|r| r["session"] == "ses_legacy0001").unwrap();
+    assert_eq!((counts(row), row["cost_usd"].as_f64()), ((1800, 300, 6400, 0), Some(0.0042)));
+}
+
+/// A session in both the database and the legacy tree (OpenCode migrated
+/// it) is the database's, read once.
+#[test]
+fn a_session_in_both_the_database_and_the_legacy_tree_is_read_once() {
+    let (_dir, data) = handmade_copy();
+    let before = ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&data).run().stdout;
+    let copy = |from: &str, to: &str, body: &str| {
+        let path = data.join(to);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let text = std::fs::read_to_string(data.join(from)).unwrap();
+        std::fs::write(path, text.replace("ses_legacy0001", "ses_child00001").replace("msg_legacyA01", body)).unwrap();
+    };
+    copy("storage/session/global/ses_legacy0001.json", "storage/session/global/ses_child00001.json", "msg_c0001");
+    copy(
+        "storage/message/ses_legacy0001/msg_legacyA01.json",
+        "storage/message/ses_child00001/msg_c0001.json",
+        "msg_c0001",
+    );
+    copy("storage/part/msg_legacyA01/prt_legacyA01a.json", "storage/part/msg_c0001/prt_c0001a.json", "msg_c0001");
+    let found = ci("ci-find").args(["--root"]).arg(&data).run().json();
+    let ids: Vec<_> = found.iter().map(|r| r["session"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["ses_child00001", "ses_parent0001", "ses_legacy0001"]);
+    assert!(found[0]["path"].as_str().unwrap().ends_with("opencode.db"));
+    assert_eq!(ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&data).run().stdout, before);
+}
+
+/// A ci-grep match in a legacy file names that file (line 1) and its
+/// document; ci-cat makes the event whole from it.
+#[test]
+fn a_grep_match_in_a_legacy_file_names_it_and_reads_back() {
+    let planted = "fixtures/opencode/planted";
+    let m = ci("ci-grep").args(["-F", "The build script compiles", planted]).run();
+    assert_eq!((m.stderr.as_str(), m.code), ("", 0));
+    let recs = m.json();
+    assert_eq!(recs.len(), 1, "{}", m.stdout);
+    let ci_ = &recs[0]["ci"];
+    assert_eq!(ci_["path"], format!("{planted}/storage/part/msg_legacyA01/prt_legacyA00t.json"));
+    assert_eq!(
+        (&ci_["line"], &ci_["cut"]["document"], &ci_["cut"]["bytes"]),
+        (&Value::from(1), &Value::from("storage"), &Value::from(1466))
+    );
+    let whole = ci("ci-cat").arg("--full").stdin(m.stdout.clone()).run();
+    let direct = ci("ci-cat").args(["--full", planted]).run().stdout;
+    assert_eq!(
+        whole.stdout,
+        direct.lines().find(|l| l.contains("The build script compiles")).unwrap().to_owned() + "\n"
+    );
 }

@@ -8,7 +8,11 @@
 //! parts count), older messages without step parts (their own `tokens`
 //! count), reasoning billed as output, tool calls completed, failed
 //! (`error`, or a bash exit code) and still running, child sessions, and
-//! the session roll-up columns (never added).
+//! the session roll-up columns (never added). [`generate_legacy`] writes a
+//! legacy `storage/` tree beside it (a file per session, message and part,
+//! some pretty-printed), with sessions of its own and copies of database
+//! sessions with other figures (OpenCode migrated them: the database's
+//! count, once).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -179,40 +183,127 @@ fn generated_databases_give_the_figures_written() {
         let db = dir.path().join("opencode.db");
         let (conn, exp) = generate(&db, seed, 40);
         assert!(dir.path().join("opencode.db-wal").exists());
-        let run = ci("ci-agg").args(["--tokens", "--by", "session", "--no-cache"]).arg(&db).run();
-        assert_eq!((run.stderr.as_str(), run.code), ("", 0), "seed {seed}");
-        let n = |r: &serde_json::Value, k: &str| r[k].as_u64().unwrap();
-        let got: BTreeMap<String, [u64; 5]> = run
-            .json()
-            .iter()
-            .map(|r| {
-                let f = [
-                    n(r, "responses"),
-                    n(r, "input_tokens"),
-                    n(r, "output_tokens"),
-                    n(r, "cache_read_tokens"),
-                    n(r, "cache_write_tokens"),
-                ];
-                (r["session"].as_str().unwrap().to_owned(), f)
-            })
-            .collect();
-        assert_eq!(got, exp.by_session, "seed {seed}");
-        let tools: BTreeMap<String, (u64, u64)> = ci("ci-agg")
-            .args(["--tools", "--no-cache"])
-            .arg(&db)
-            .run()
-            .json()
-            .iter()
-            .map(|r| (r["tool"].as_str().unwrap().to_owned(), (n(r, "calls") - n(r, "unfinished"), n(r, "errors"))))
-            .collect();
-        assert_eq!(tools, exp.tools, "seed {seed}");
-        let found = ci("ci-find").args(["--root"]).arg(dir.path()).run().json();
-        assert_eq!(found.len(), 40);
-        let parents: BTreeMap<String, String> = found
-            .iter()
-            .filter_map(|r| Some((r["session"].as_str()?.to_owned(), r["parent"].as_str()?.to_owned())))
-            .collect();
-        assert_eq!(parents, exp.parents, "seed {seed}");
+        assert_figures(&db, dir.path(), 40, &exp, seed);
+        drop(conn);
+    }
+}
+
+/// ci-agg on `path` gives each session's responses and tokens, the tools'
+/// finished calls and failures of `exp`; ci-find under `root` finds
+/// `sessions` sessions, with `exp`'s parents.
+fn assert_figures(path: &Path, root: &Path, sessions: usize, exp: &Expected, seed: u64) {
+    let run = ci("ci-agg").args(["--tokens", "--by", "session", "--no-cache"]).arg(path).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0), "seed {seed}");
+    let n = |r: &serde_json::Value, k: &str| r[k].as_u64().unwrap();
+    let got: BTreeMap<String, [u64; 5]> = run
+        .json()
+        .iter()
+        .map(|r| {
+            let keys = ["responses", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"];
+            (r["session"].as_str().unwrap().to_owned(), keys.map(|k| n(r, k)))
+        })
+        .collect();
+    assert_eq!(got, exp.by_session, "seed {seed}");
+    let tools = ci("ci-agg").args(["--tools", "--no-cache"]).arg(path).run().json();
+    let tools: BTreeMap<String, (u64, u64)> = tools
+        .iter()
+        .map(|r| (r["tool"].as_str().unwrap().to_owned(), (n(r, "calls") - n(r, "unfinished"), n(r, "errors"))))
+        .collect();
+    assert_eq!(tools, exp.tools, "seed {seed}");
+    let found = ci("ci-find").args(["--root"]).arg(root).run().json();
+    assert_eq!(found.len(), sessions, "seed {seed}");
+    let parents: BTreeMap<String, String> = found
+        .iter()
+        .filter_map(|r| Some((r["session"].as_str()?.to_owned(), r["parent"].as_str()?.to_owned())))
+        .collect();
+    assert_eq!(parents, exp.parents, "seed {seed}");
+}
+
+/// Writes a legacy `storage/` tree into the data dir `dir`: `sessions`
+/// sessions of its own (added to `exp`), and a copy of each database
+/// session in `migrated` with other figures (not added: the database's
+/// count). Its messages have zero to three `step-finish` parts (none: the
+/// message's own `tokens` count); `output` counts as written (the
+/// reasoning in it, builds before AI SDK v6).
+pub fn generate_legacy(dir: &Path, seed: u64, sessions: usize, migrated: &[String], exp: &mut Expected) {
+    let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+    let storage = dir.join("storage");
+    let write = |rng: &mut Rng, path: std::path::PathBuf, v: serde_json::Value| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let text = if rng.below(2) == 0 { serde_json::to_string_pretty(&v).unwrap() } else { v.to_string() };
+        std::fs::write(path, text).unwrap();
+    };
+    let own = (0..sessions).map(|s| (format!("ses_L{seed:04x}{s:06}"), true));
+    let copies = migrated.iter().map(|id| (id.clone(), false));
+    let (mut msg, mut prt) = (0u64, 0u64);
+    for (s, (id, counted)) in own.chain(copies).enumerate() {
+        let parent =
+            (counted && s > 0 && rng.below(3) == 0).then(|| format!("ses_L{seed:04x}{:06}", rng.below(s as u64)));
+        let t = 1_764_000_000_000 + s as i64 * 3_600_000;
+        let session = json!({"id": id, "version": "1.0.150", "projectID": "global", "directory": "/w",
+            "parentID": parent, "title": "t", "time": {"created": t, "updated": t + 60_000}});
+        write(&mut rng, storage.join("session/global").join(format!("{id}.json")), session);
+        let mut totals = [0u64; 5];
+        for m in 0..1 + rng.below(3) as i64 {
+            msg += 1;
+            let mid = format!("msg_L{msg:08}");
+            let (mut last, mut cost) = (json!({}), 0.0);
+            let steps = rng.below(4);
+            for _ in 0..steps {
+                if rng.below(2) == 0 {
+                    prt += 1;
+                    let (status, failed) = if rng.below(3) == 0 { ("error", true) } else { ("completed", false) };
+                    let tool = TOOLS[rng.below(3) as usize];
+                    let p = json!({"id": format!("prt_L{prt:08}"), "sessionID": id, "messageID": mid, "type": "tool",
+                        "callID": format!("lcall_{prt}"), "tool": tool, "state": {"status": status, "input": {}}});
+                    write(&mut rng, storage.join("part").join(&mid).join(format!("prt_L{prt:08}.json")), p);
+                    if counted {
+                        let e = exp.tools.entry(tool.to_owned()).or_default();
+                        e.0 += 1;
+                        e.1 += u64::from(failed);
+                    }
+                }
+                let (i, o, r, cr, cw) =
+                    (rng.below(5000), rng.below(900), rng.below(300), rng.below(40000), rng.below(2000));
+                last = json!({"input": i, "output": o, "reasoning": r, "cache": {"read": cr, "write": cw}});
+                let step_cost = (1 + rng.below(100)) as f64 / 10000.0;
+                cost += step_cost;
+                prt += 1;
+                let p = json!({"id": format!("prt_L{prt:08}"), "sessionID": id, "messageID": mid, "type": "step-finish",
+                    "cost": step_cost, "tokens": last});
+                write(&mut rng, storage.join("part").join(&mid).join(format!("prt_L{prt:08}.json")), p);
+                totals = [totals[0] + 1, totals[1] + i, totals[2] + o, totals[3] + cr, totals[4] + cw];
+            }
+            if steps == 0 {
+                let (i, o, r) = (rng.below(5000), rng.below(900), rng.below(300));
+                last = json!({"input": i, "output": o, "reasoning": r, "cache": {"read": 0, "write": 0}});
+                cost = 0.001;
+                totals = [totals[0] + 1, totals[1] + i, totals[2] + o, totals[3], totals[4]];
+            }
+            let a = json!({"id": mid, "sessionID": id, "role": "assistant", "time": {"created": t + 1000 * (m + 1)},
+                "modelID": "gpt-5", "providerID": "openai", "mode": "build", "cost": cost, "tokens": last});
+            write(&mut rng, storage.join("message").join(&id).join(format!("{mid}.json")), a);
+        }
+        if counted {
+            if let Some(p) = parent {
+                exp.parents.insert(id.clone(), p);
+            }
+            exp.by_session.insert(id, totals);
+        }
+    }
+}
+
+/// A data dir with a database and a legacy tree beside it: each session
+/// counted once (a migrated one, in both, as the database's), its
+/// responses, tokens, tools and parents as written.
+#[test]
+fn a_legacy_tree_beside_the_database_gives_the_figures_written_each_session_once() {
+    for seed in [4, 5] {
+        let dir = tempfile::tempdir().unwrap();
+        let (conn, mut exp) = generate(&dir.path().join("opencode.db"), seed, 12);
+        let migrated: Vec<String> = exp.by_session.keys().step_by(3).cloned().collect();
+        generate_legacy(dir.path(), seed, 15, &migrated, &mut exp);
+        assert_figures(dir.path(), dir.path(), 12 + 15, &exp, seed);
         drop(conn);
     }
 }

@@ -25,44 +25,9 @@ mod normalise;
 /// The hand-made database's script: its tables and two sessions.
 const SQL: &str = include_str!("../../fixtures/opencode/handmade/opencode-v1.16-minimal.sql");
 
-/// The rows' keys and strings.
-const WORDS: &[&str] = &[
-    "type",
-    "text",
-    "reasoning",
-    "tool",
-    "step-start",
-    "step-finish",
-    "compaction",
-    "callID",
-    "bash",
-    "state",
-    "status",
-    "completed",
-    "error",
-    "running",
-    "input",
-    "output",
-    "metadata",
-    "exit",
-    "tokens",
-    "cache",
-    "read",
-    "write",
-    "cost",
-    "role",
-    "user",
-    "assistant",
-    "modelID",
-    "path",
-    "cwd",
-    "filePath",
-    "time",
-    "created",
-    "usage",
-    "steps",
-    "\\u0000",
-];
+#[path = "common/opencode_words.rs"]
+mod opencode_words;
+use opencode_words::WORDS;
 
 fuzz_target!(|data: &[u8]| {
     let bytes = normalise::capture_bytes(data, WORDS);

@@ -1,5 +1,8 @@
 //! OpenCode's database (formats-next.md §3): `<data dir>/opencode.db`, the
-//! first database store the toolkit reads.
+//! first database store the toolkit reads, and the legacy `storage/` tree
+//! of older builds beside it ([`legacy`]: a file per session, message and
+//! part, each one record made in the shape of a row's, so the events below
+//! hold for both; a session in both is the database's, read once).
 //!
 //! - **Roots**: OpenCode's data directory: `$OPENCODE_DATA_DIR` (the peers'
 //!   convention), else `$XDG_DATA_HOME/opencode`, else
@@ -39,6 +42,7 @@
 //!   call whose `state.metadata.exit` is not 0 failed.
 
 mod dialect;
+pub mod legacy;
 pub mod store;
 
 use std::collections::HashSet;
@@ -74,13 +78,20 @@ pub static FORMAT: Format = Format {
   committed later are printed once each, when finished: an assistant message
   without time.completed, a tool part pending or running, a text or reasoning
   part still streaming is held until OpenCode finishes it (a tool part's
-  tool:pre and tool:post then come together).",
+  tool:pre and tool:post then come together).
+  The legacy tree of builds before v1.2 beside it is read too: each
+  storage/session/<project>/<id>.json is a session (path = that file) unless
+  the database holds it (then the database's is read, once); each of its
+  message and part files is one record (line 1 of that file).",
         }),
         agg: Some(Section {
             title: "OPENCODE TOKENS",
             body: "  Each step-finish part is a response (a message's own tokens hold only its last
   step; ccusage 20.0.24 reads those and undercounts multi-step messages).
   output_tokens = output + reasoning; cost_usd = the step's recorded cost.
+  Legacy storage/ files (builds before AI SDK v6): output_tokens = output as
+  written (it holds the reasoning); a message without step-finish parts is
+  the response.
   --sessions files: read reads, edit, write and multiedit edit (filePath).",
         }),
         ..Help::NONE
@@ -96,6 +107,7 @@ pub static FORMAT: Format = Format {
         usage_bytes: Some(b"\"usage\":{"),
         reply_ends_turn: true,
         tables: &store::TABLES,
+        documents: &legacy::DOCUMENTS,
         ..Profile::new("active", "an OpenCode row record, not an event")
     },
 };
@@ -124,34 +136,79 @@ fn sessions_of(db: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Vec<Ses
             return Some(Vec::new());
         }
     };
-    let mtime = std::fs::metadata(db).ok().and_then(|m| m.modified().ok()).and_then(|t| Timestamp::try_from(t).ok());
-    let stamp = |ms: Option<i64>| ms.and_then(|ms| Timestamp::from_millisecond(ms).ok()).map(time::format_timestamp);
-    let mut out = Vec::new();
-    for row in rows {
-        if crate::session::unsafe_name(&row.id) {
-            report(&format_args!("{}, skipped", crate::session::unsafe_id_message(&row.id)));
-            continue;
+    Some(rows.into_iter().filter_map(|row| session_record(row, db, path, detail, diag)).collect())
+}
+
+/// The session record of `row`, kept in the file `file` (shown as `path`);
+/// `None` for an id unsafe as a file name (reported to `diag`).
+fn session_record(
+    row: store::SessionRow,
+    file: &Path,
+    path: &str,
+    detail: Detail,
+    diag: Option<&Diag>,
+) -> Option<SessionRecord> {
+    if crate::session::unsafe_name(&row.id) {
+        if let Some(d) = diag {
+            let why = crate::session::unsafe_id_message(&row.id);
+            d.error(&format_args!("{}: {why}, skipped", file.display()));
         }
-        let project = row.directory.as_deref().map(|d| OpenCode.project_folder(d));
-        out.push(SessionRecord {
-            project: project.clone(),
-            workspace: project,
-            working_dir: row.directory,
-            parent: row.parent,
-            agent: row.agent,
-            started_at: stamp(row.created_ms),
-            last_event_at: match detail {
-                Detail::Full => stamp(row.updated_ms),
-                Detail::Reading => None,
-            },
-            bytes: row.bytes,
-            mtime: mtime.map(time::format_timestamp),
-            model: row.model,
-            tags: Some(row.version.map(|v| format!("cli:{v}")).into_iter().collect()),
-            ..SessionRecord::new(row.id, &FORMAT, path.to_owned())
-        });
+        return None;
     }
-    Some(out)
+    let mtime = std::fs::metadata(file).ok().and_then(|m| m.modified().ok()).and_then(|t| Timestamp::try_from(t).ok());
+    let stamp = |ms: Option<i64>| ms.and_then(|ms| Timestamp::from_millisecond(ms).ok()).map(time::format_timestamp);
+    let project = row.directory.as_deref().map(|d| OpenCode.project_folder(d));
+    Some(SessionRecord {
+        project: project.clone(),
+        workspace: project,
+        working_dir: row.directory,
+        parent: row.parent,
+        agent: row.agent,
+        started_at: stamp(row.created_ms),
+        last_event_at: match detail {
+            Detail::Full => stamp(row.updated_ms),
+            Detail::Reading => None,
+        },
+        bytes: row.bytes,
+        mtime: mtime.map(time::format_timestamp),
+        model: row.model,
+        tags: Some(row.version.map(|v| format!("cli:{v}")).into_iter().collect()),
+        ..SessionRecord::new(row.id, &FORMAT, path.to_owned())
+    })
+}
+
+/// The session records of the data directory `root`: its databases',
+/// then the legacy tree's sessions that no database holds (the database
+/// wins: OpenCode migrated them into it).
+fn sessions_in(root: &Path, detail: Detail, diag: &Diag) -> Vec<SessionRecord> {
+    let mut out: Vec<SessionRecord> =
+        store::databases(root).iter().filter_map(|db| sessions_of(db, detail, Some(diag))).flatten().collect();
+    let held: HashSet<String> = out.iter().map(|r| r.session.clone()).collect();
+    // A held session's files are not read (a session file is named by its id).
+    let unheld = |f: &PathBuf| f.file_stem().and_then(|s| s.to_str()).is_none_or(|s| !held.contains(s));
+    let files = legacy::session_files(root).into_iter().filter(unheld);
+    let legacy = files.filter_map(|f| legacy_session(&f, detail, Some(diag)));
+    out.extend(legacy.filter(|r| !held.contains(&r.session)));
+    out
+}
+
+/// The session record of a legacy session file; `None` when it is no
+/// session document (reported to `diag`).
+fn legacy_session(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<SessionRecord> {
+    let report = |e: &dyn std::fmt::Display| {
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {e}", file.display()));
+        }
+    };
+    let Some(path) = file.to_str() else {
+        report(&crate::files::NOT_UTF8);
+        return None;
+    };
+    let Some(row) = legacy::session_row(file) else {
+        report(&"not an OpenCode session document (JSON with an \"id\"), skipped");
+        return None;
+    };
+    session_record(row, file, path, detail, diag)
 }
 
 impl Layout for OpenCode {
@@ -183,7 +240,7 @@ impl Layout for OpenCode {
         _cx: &Cx<'_>,
         diag: &Diag,
     ) -> crate::error::Result<Vec<SessionRecord>> {
-        Ok(store::databases(root).iter().filter_map(|db| sessions_of(db, detail, Some(diag))).flatten().collect())
+        Ok(sessions_in(root, detail, diag))
     }
 
     /// A data directory given as an argument is read as a root.
@@ -196,25 +253,44 @@ impl Layout for OpenCode {
         self.file_captures(file, cx, diag)?.into_iter().next()
     }
 
-    /// Every session of an OpenCode database (a SQLite file with its tables).
-    fn file_captures(&self, file: &Path, _cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
-        if !crate::lines::rows::is_database(file) {
-            return None;
+    /// Every session of an OpenCode database (a SQLite file with its
+    /// tables); a legacy session file's session; a legacy message or part
+    /// file alone, as a capture of its session.
+    fn file_captures(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
+        if crate::lines::rows::is_database(file) {
+            return Some(sessions_of(file, Detail::Full, Some(diag))?.into_iter().map(super::capture).collect());
         }
-        Some(sessions_of(file, Detail::Full, Some(diag))?.into_iter().map(super::capture).collect())
+        match legacy::kind_of(file)? {
+            "session" => Some(legacy_session(file, Detail::Full, Some(diag)).into_iter().map(super::capture).collect()),
+            _ => {
+                let doc = legacy::read_doc(file);
+                let session = doc.as_deref().and_then(|d| crate::json::Raw(d).get("sessionID")?.as_str());
+                let session = session.map(|s| s.into_owned()).unwrap_or_default();
+                let record = self.record_of_file(file, &session, cx);
+                let path = file.to_path_buf();
+                let display = file.to_string_lossy().into_owned();
+                let workspace = record.as_ref().and_then(|r| r.workspace.clone());
+                let files = vec![path.clone()];
+                Some(vec![Capture { session, path, display, workspace, format: &FORMAT, record, files }])
+            }
+        }
     }
 
+    /// The session of a database, or of a legacy tree's file (its session
+    /// file's).
     fn record_of_file(&self, file: &Path, session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
-        if !crate::lines::rows::is_database(file) {
-            return None;
+        if crate::lines::rows::is_database(file) {
+            return sessions_of(file, Detail::Full, None)?.into_iter().find(|r| r.session == session);
         }
-        sessions_of(file, Detail::Full, None)?.into_iter().find(|r| r.session == session)
+        legacy::kind_of(file)?;
+        let root = file.parent()?.parent()?.parent()?.parent()?;
+        let mut files = legacy::session_files(root).into_iter();
+        let found = files.find(|f| f.file_stem().is_some_and(|s| s == session))?;
+        legacy_session(&found, Detail::Full, None)
     }
 
     fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        let all =
-            store::databases(root).into_iter().filter_map(|db| sessions_of(&db, Detail::Full, Some(diag))).flatten();
-        all.filter(|r| seen.insert(self.session_dir(r))).collect()
+        sessions_in(root, Detail::Full, diag).into_iter().filter(|r| seen.insert(self.session_dir(r))).collect()
     }
 
     /// The database and the session id.
@@ -222,18 +298,25 @@ impl Layout for OpenCode {
         Path::new(&rec.path).join(&rec.session)
     }
 
-    /// Its rows (a finished tool call's row, two events, counts once).
+    /// Its rows or legacy files (a finished tool call's, two events, counts once).
     fn event_count(&self, rec: &SessionRecord) -> u64 {
+        if !is_db(rec) {
+            return self.files(rec).len() as u64;
+        }
         let Ok(conn) = crate::lines::rows::open(Path::new(&rec.path)) else { return 0 };
         store::keys(&conn, &rec.session).map_or(0, |k| k.len() as u64)
     }
 
+    /// The database; a legacy session's files ([`legacy::files`]).
     fn files(&self, rec: &SessionRecord) -> Vec<PathBuf> {
-        vec![PathBuf::from(&rec.path)]
+        match is_db(rec) {
+            true => vec![PathBuf::from(&rec.path)],
+            false => legacy::files(Path::new(&rec.path), &rec.session),
+        }
     }
 
-    /// The session's rows, in order ([`store::keys`]); a database that
-    /// cannot be read is reported.
+    /// The session's rows, in order ([`store::keys`]), a database that
+    /// cannot be read reported; a legacy file's document.
     fn lines_of<'d>(
         &self,
         cap: &Capture,
@@ -242,8 +325,16 @@ impl Layout for OpenCode {
         _cx: &Cx<'_>,
         diag: &'d Diag,
     ) -> Option<Box<dyn crate::lines::LineSource + 'd>> {
+        if !crate::lines::rows::is_database(file) {
+            return Some(crate::lines::documents::source(file, display, diag, &legacy::DOCUMENT));
+        }
         Some(crate::lines::rows::source(file, display, diag, |conn| store::keys(conn, &cap.session)))
     }
+}
+
+/// Whether a session record is a database's (else a legacy tree's).
+fn is_db(rec: &SessionRecord) -> bool {
+    !rec.path.ends_with(".json")
 }
 
 #[cfg(test)]

@@ -265,6 +265,9 @@ pub struct Profile {
     /// The database tables whose rows are its records (a database store:
     /// [`crate::lines::rows`]); a cut row is read again through them.
     pub tables: &'static [&'static crate::lines::rows::Table],
+    /// The kinds of documents that are records, one file each
+    /// ([`crate::lines::documents`]); a cut one is read again through them.
+    pub documents: &'static [&'static crate::lines::documents::Document],
 }
 
 impl Profile {
@@ -285,6 +288,7 @@ impl Profile {
             usage_bytes: None,
             billing_blocks: false,
             tables: &[],
+            documents: &[],
         }
     }
 }

@@ -60,7 +60,8 @@ pub fn write_provenance(out: &mut Vec<u8>, session: Option<&str>, path: &str, li
 
 /// Writes the cut marker, the member `"cut":{"offset":O,"bytes":L,"xxh3":H}`
 /// (`{"table":T,"rowid":R,"bytes":L,"xxh3":H,"writer":W}` for a database
-/// row, [`crate::lines::rows`]; with `"element":true` for an array element, `"writer":W` when the
+/// row, [`crate::lines::rows`]; `{"document":D,"bytes":L,"xxh3":H,"writer":W}`
+/// for a file that is one record, [`crate::lines::documents`]; with `"element":true` for an array element, `"writer":W` when the
 /// record may not tell its writer — a projection, a ci-grep match record —
 /// and for a projection `"fields":[…]`, the paths it picked): the line's byte offset and
 /// length in its file and the XXH3 hash of the line as read (hex), which is
@@ -85,6 +86,12 @@ pub fn write_cut(
             json_str(out, table.name);
             let _ = write!(out, ",\"rowid\":{},\"bytes\":{},\"xxh3\":\"{hash:016x}\"", site.offset as i64, site.len);
             writer.or_else(|| Format::named(table.writer))
+        }
+        crate::lines::Framing::Document(doc) => {
+            out.extend_from_slice(b"{\"document\":");
+            json_str(out, doc.name);
+            let _ = write!(out, ",\"bytes\":{},\"xxh3\":\"{hash:016x}\"", site.len);
+            writer.or_else(|| Format::named(doc.writer))
         }
         framing => {
             let _ = write!(out, "{{\"offset\":{},\"bytes\":{},\"xxh3\":\"{hash:016x}\"", site.offset, site.len);

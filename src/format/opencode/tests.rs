@@ -124,3 +124,51 @@ fn rows_being_written_are_unfinished() {
         assert!(records(&path, id).iter().all(|r| !unfinished(r)), "{id}");
     }
 }
+
+/// A legacy file of the hand-made tree.
+fn legacy_record(path: &str) -> String {
+    let mut out = Vec::new();
+    let len = crate::lines::documents::read(Path::new(path), &legacy::DOCUMENT, &mut out).unwrap();
+    assert_eq!(len, Some(std::fs::metadata(path).unwrap().len()));
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn a_legacy_document_is_a_record_in_the_rows_shape() {
+    let part = legacy_record("fixtures/opencode/handmade/storage/part/msg_legacyA01/prt_legacyA01a.json");
+    assert_eq!(
+        part,
+        concat!(
+            r#"{"type":"part","id":"prt_legacyA01a","message_id":"msg_legacyA01","session_id":"ses_legacy0001","#,
+            r#""timestamp":"2025-11-24T16:00:01.000Z","model":"gpt-5","usage":{"input_tokens":1800,"output_tokens":300,"#,
+            r#""cache_read_tokens":6400,"cache_write_tokens":0,"reasoning_tokens":256,"cost_usd":0.0042},"data":"#,
+            r#"{"id":"prt_legacyA01a","sessionID":"ses_legacy0001","messageID":"msg_legacyA01","type":"step-finish","#,
+            r#""reason":"stop","cost":0.0042,"tokens":{"input":1800,"output":300,"reasoning":256,"cache":{"read":6400,"write":0}}}}"#
+        )
+    );
+    let msg = legacy_record("fixtures/opencode/handmade/storage/message/ses_legacy0001/msg_legacyA01.json");
+    assert!(msg.starts_with(r#"{"type":"message","id":"msg_legacyA01","session_id":"ses_legacy0001","timestamp":"2025-11-24T16:00:01.000Z","steps":1,"usage":null,"data":{"#), "{msg}");
+    let mut idx = crate::json::Index::new();
+    for rec in [&part, &msg] {
+        assert_eq!(crate::format::Dialect::accept(&OpenCode, &idx.parse(rec.as_bytes()).unwrap()), Ok(()));
+    }
+}
+
+#[test]
+fn a_legacy_session_file_is_a_session_record_with_its_files_in_order() {
+    let file = Path::new("fixtures/opencode/planted/storage/session/global/ses_legacy0001.json");
+    let rec = legacy_session(file, Detail::Full, None).unwrap();
+    assert_eq!(
+        (&*rec.session, rec.model.as_deref(), rec.agent.as_deref()),
+        ("ses_legacy0001", Some("gpt-5"), Some("build"))
+    );
+    assert_eq!(rec.started_at.as_deref(), Some("2025-11-24T16:00:00Z"));
+    let names: Vec<_> = legacy::files(file, "ses_legacy0001")
+        .iter()
+        .map(|f| f.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["ses_legacy0001", "msg_legacyU01", "prt_legacyU01a", "msg_legacyA01", "prt_legacyA00t", "prt_legacyA01a"]
+    );
+}
