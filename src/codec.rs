@@ -4,18 +4,18 @@
 //! file is input like any other: a damaged one is refused, never a panic).
 
 /// Appends a count or length as a `u32` (saturated: no cache holds 4 G of anything).
-pub fn put_len(out: &mut Vec<u8>, n: usize) {
+pub(crate) fn put_len(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
 }
 
 /// Appends `b` after its length.
-pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_len(out, b.len());
     out.extend_from_slice(b);
 }
 
 /// Appends an optional text (a byte 0, or 1 and the text).
-pub fn put_opt_text(out: &mut Vec<u8>, s: Option<&str>) {
+pub(crate) fn put_opt_text(out: &mut Vec<u8>, s: Option<&str>) {
     match s {
         None => out.push(0),
         Some(s) => {
@@ -27,7 +27,7 @@ pub fn put_opt_text(out: &mut Vec<u8>, s: Option<&str>) {
 
 /// Appends `n` in LEB128: seven bits a byte, low first (small numbers,
 /// such as the gaps between lines, take one byte).
-pub fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push((n as u8 & 0x7f) | 0x80);
         n >>= 7;

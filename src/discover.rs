@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::diag::Diag;
 use crate::error::Result;
 use crate::files::expand_tilde;
-pub use crate::format::Detail;
+pub(crate) use crate::format::Detail;
 use crate::format::{Cx, Memo, FORMATS};
 use crate::session::{Capture, SessionRecord};
 
@@ -20,7 +20,7 @@ use crate::session::{Capture, SessionRecord};
 /// gets one note saying where the tools looked ([`crate::format::no_default_root`]), and
 /// the run finds nothing (exit 1, never 2: a Claude-only home's cron job
 /// has nothing to mail about).
-pub fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
+pub(crate) fn resolve_roots(cli: &[PathBuf], diag: &Diag) -> Vec<PathBuf> {
     if !cli.is_empty() {
         return cli.iter().map(|p| expand_tilde(&p.to_string_lossy())).collect();
     }
@@ -39,14 +39,14 @@ static MEMO: Memo = Memo::new();
 /// kept peeks ([`crate::cache::peeks::current`]: on in `ci-find` and
 /// `ci-filter`) and the process's memo of per-file indexes. The writers
 /// never reach either themselves.
-pub fn cx() -> Cx<'static> {
+pub(crate) fn cx() -> Cx<'static> {
     Cx { peeks: crate::cache::peeks::current(), memo: &MEMO }
 }
 
 /// Lists every session under `root`: each writer's, in registry order, each
 /// in path order. Fails when the root does not exist; an empty result is
 /// for the caller to report.
-pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
+pub(crate) fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
     let mut out = vec![];
     for w in FORMATS {
         out.extend(w.layout.discover(root, detail, &cx(), diag)?);
@@ -61,7 +61,7 @@ pub fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionR
 /// Code project folder, a Codex `sessions/YYYY/MM` folder, a project's
 /// `logs/`). An error only when it cannot be listed; a root with no
 /// session is noted (`looked in DIR, found 0`), not an error.
-pub fn sessions_at(dir: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
+pub(crate) fn sessions_at(dir: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
     if let Some(rec) = session_in(dir, diag) {
         return Ok(rec.into_iter().collect());
     }
@@ -75,7 +75,7 @@ pub fn sessions_at(dir: &Path, detail: Detail, diag: &Diag) -> Result<Vec<Sessio
 /// The session of a directory named as an argument, when it is one
 /// writer's session directory (`Some(None)`: it is, but is unusable and
 /// was reported); `None` when no writer recognises it (it may be a root).
-pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
+pub(crate) fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
     FORMATS.iter().find_map(|w| w.layout.session_in(dir, diag))
 }
 
@@ -83,7 +83,7 @@ pub fn session_in(dir: &Path, diag: &Diag) -> Option<Option<SessionRecord>> {
 /// when it sits in a writer's layout (the sessions it holds, for a writer
 /// whose files mix sessions); any other file is its own session, named
 /// after the file stem, read as Amplifier lines.
-pub fn file_captures(path: &Path, diag: &Diag) -> Vec<Capture> {
+pub(crate) fn file_captures(path: &Path, diag: &Diag) -> Vec<Capture> {
     if let Some(caps) = FORMATS.iter().find_map(|w| w.layout.file_captures(path, &cx(), diag)) {
         return caps;
     }
@@ -107,12 +107,12 @@ fn file_capture(path: &Path) -> Capture {
 /// The record of session `session` that a file belongs to, when a writer
 /// knows it (no reports): for piped event records, looked up by provenance
 /// path and session id ([`crate::format::Layout::record_of_file`]).
-pub fn record_of_file(path: &Path, session: &str) -> Option<SessionRecord> {
+pub(crate) fn record_of_file(path: &Path, session: &str) -> Option<SessionRecord> {
     FORMATS.iter().find_map(|w| w.layout.record_of_file(path, session, &cx()))
 }
 
 /// The project folder a capture file's path names, by the first writer whose
 /// layout it fits (no file is read).
-pub fn project_of_path(path: &str) -> Option<String> {
+pub(crate) fn project_of_path(path: &str) -> Option<String> {
     FORMATS.iter().find_map(|w| w.layout.project_of_path(path))
 }

@@ -65,7 +65,7 @@ impl From<io::Error> for Error {
 }
 
 /// Result type of the library.
-pub type Result<T> = std::result::Result<T, Error>;
+pub(crate) type Result<T> = std::result::Result<T, Error>;
 
 /// How a run ended when it did not fail: the exit status 0 or 1, as grep's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +90,7 @@ impl Outcome {
 /// Maps the outcome of a run to the process exit code, printing the error.
 /// `failed` is true when diagnostics already decided the run failed (bad
 /// lines under `--strict`, unreadable files).
-pub fn exit_code(prog: &str, result: Result<Outcome>, failed: bool) -> ExitCode {
+pub(crate) fn exit_code(prog: &str, result: Result<Outcome>, failed: bool) -> ExitCode {
     match result {
         Err(Error::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {

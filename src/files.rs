@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 
 /// Why a session whose path is not UTF-8 is skipped: session records carry
 /// paths as JSON strings, and a lossy path would not open again.
-pub const NOT_UTF8: &str = "path is not valid UTF-8 (not supported: records carry paths as JSON strings)";
+pub(crate) const NOT_UTF8: &str = "path is not valid UTF-8 (not supported: records carry paths as JSON strings)";
 
 /// The metadata of `path` when it is a readable regular file (following
 /// symbolic links). `Err(None)`: nothing there (not a capture); `Err(Some)`:
 /// something unusable is there — a dangling or looping symbolic link, a
 /// FIFO, socket, device or directory (never opened: it could block) — with
 /// the reason to report.
-pub fn usable_file(path: &Path) -> std::result::Result<fs::Metadata, Option<String>> {
+pub(crate) fn usable_file(path: &Path) -> std::result::Result<fs::Metadata, Option<String>> {
     // One stat that follows links answers the common case (a regular file, or
     // nothing there); `lstat` is asked only when that fails with "not found",
     // to tell a dangling link from no file. Any other failure of `stat` is the
@@ -37,7 +37,7 @@ pub fn usable_file(path: &Path) -> std::result::Result<fs::Metadata, Option<Stri
 /// [`usable_file`] for discovery: the metadata of a capture file, or `None`
 /// when nothing is there or (reported as `path: reason, skipped` when a
 /// `diag` is given) something unusable is.
-pub fn usable_or_reported(path: &Path, diag: Option<&crate::diag::Diag>) -> Option<fs::Metadata> {
+pub(crate) fn usable_or_reported(path: &Path, diag: Option<&crate::diag::Diag>) -> Option<fs::Metadata> {
     match usable_file(path) {
         Ok(m) => Some(m),
         Err(reason) => {
@@ -52,7 +52,7 @@ pub fn usable_or_reported(path: &Path, diag: Option<&crate::diag::Diag>) -> Opti
 /// The entries of `dir`, sorted. All share the parent `dir`, so comparing the
 /// whole paths as bytes gives the order of `Path`'s component-wise comparison
 /// at a fraction of its cost (a sessions folder can hold thousands of entries).
-pub fn read_dir_sorted(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn read_dir_sorted(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut v: Vec<PathBuf> = fs::read_dir(dir)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     v.sort_unstable_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
     Ok(v)
@@ -60,14 +60,14 @@ pub fn read_dir_sorted(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// The directories in `dir`, sorted as [`read_dir_sorted`] (none when it
 /// cannot be read).
-pub fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
     let mut v = read_dir_sorted(dir).unwrap_or_default();
     v.retain(|p| p.is_dir());
     v
 }
 
 /// `~` and `~/…` expanded against `$HOME`; anything else unchanged.
-pub fn expand_tilde(s: &str) -> PathBuf {
+pub(crate) fn expand_tilde(s: &str) -> PathBuf {
     match (s.strip_prefix('~'), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
             PathBuf::from(home).join(rest.trim_start_matches('/'))
@@ -80,7 +80,7 @@ pub fn expand_tilde(s: &str) -> PathBuf {
 /// absolute and names the same directory as `.` (a path through a symbolic
 /// link stays as typed), else the physical one; `None` when neither can be
 /// read (the directory was removed).
-pub fn working_dir() -> Option<PathBuf> {
+pub(crate) fn working_dir() -> Option<PathBuf> {
     let physical = std::env::current_dir().ok();
     let logical = std::env::var_os("PWD").map(PathBuf::from).filter(|p| p.is_absolute());
     match (logical, &physical) {
@@ -107,7 +107,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// lexically (as `cd` does: `a/link/..` is `a`), so `.`, `..`, `./x` and
 /// `sessions/<id>` name the folders they stand for. Unchanged when the
 /// working directory cannot be read.
-pub fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     if path.is_absolute() {
         return absolute_in(Path::new("/"), path);
     }
@@ -119,7 +119,7 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// [`absolute`] against a working directory read once (`cwd`, absolute):
 /// for callers that make many paths absolute (the capture cache's keys).
-pub fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
+pub(crate) fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
     use std::path::Component;
     let joined = cwd.join(path);
     let mut out = PathBuf::new();
@@ -140,7 +140,7 @@ pub fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
 /// working directory ([`absolute`]): writers name sessions and projects
 /// after folders, and `.`, `..` or a short relative path (`sessions/<id>`
 /// typed inside a project folder) does not show them.
-pub fn name_above(path: &Path, up: usize) -> Option<String> {
+pub(crate) fn name_above(path: &Path, up: usize) -> Option<String> {
     use std::path::Component;
     let nth = |p: &Path| {
         let mut names = p.components().rev().filter_map(|c| match c {
@@ -159,7 +159,7 @@ pub fn name_above(path: &Path, up: usize) -> Option<String> {
 /// The folder `up` levels above `path` (0: `path` itself): as typed when the
 /// typed path holds it, else resolved against the working directory
 /// ([`absolute`]), so a bare `events.jsonl` still has its session folder.
-pub fn dir_above(path: &Path, up: usize) -> Option<PathBuf> {
+pub(crate) fn dir_above(path: &Path, up: usize) -> Option<PathBuf> {
     use std::path::Component;
     let typed = path.ancestors().nth(up).filter(|p| !p.as_os_str().is_empty());
     let lexical = !path.components().any(|c| c == Component::ParentDir);
@@ -172,14 +172,14 @@ pub fn dir_above(path: &Path, up: usize) -> Option<PathBuf> {
 /// Opens `path` for reading without waiting: a FIFO opens at once (and reads
 /// as empty with no writer) instead of blocking the tool. Reading a regular
 /// file is unaffected.
-pub fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
     open_read(path, false)
 }
 
 /// [`open_nonblocking`], not following a symbolic link in the last
 /// component (a link is an error, `ELOOP`): for files the toolkit wrote
 /// itself, in its private cache directory, which are never links.
-pub fn open_own(path: &Path) -> io::Result<fs::File> {
+pub(crate) fn open_own(path: &Path) -> io::Result<fs::File> {
     open_read(path, true)
 }
 
@@ -203,7 +203,7 @@ fn open_read(path: &Path, nofollow: bool) -> io::Result<fs::File> {
 /// directory named by a piped session record or a rotated followed file is
 /// never read: it could block or never end), checked on the open handle,
 /// with no extra path lookup.
-pub fn open_regular(path: &Path) -> io::Result<fs::File> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<fs::File> {
     let file = open_nonblocking(path)?;
     if file.metadata()?.is_file() {
         Ok(file)
@@ -213,7 +213,7 @@ pub fn open_regular(path: &Path) -> io::Result<fs::File> {
 }
 
 /// Non-blank lines of a file (0 when it cannot be read as a regular file).
-pub fn count_lines(path: &Path) -> u64 {
+pub(crate) fn count_lines(path: &Path) -> u64 {
     let Ok(f) = open_regular(path) else { return 0 };
     let mut lines = crate::lines::LineReader::new(f);
     let mut n = 0;
@@ -232,7 +232,7 @@ pub fn count_lines(path: &Path) -> u64 {
 /// waiting. Each result is written once into its slot of one allocation,
 /// which is then compacted in place (session records are large: copying
 /// 100,000 of them into fresh memory costs more than reading their metadata).
-pub fn in_parallel<T: Sync, R: Send>(
+pub(crate) fn in_parallel<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> Option<R> + Sync,
     diag: &crate::diag::Diag,

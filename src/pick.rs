@@ -26,7 +26,7 @@ use crate::json::{Kind, Path, Raw};
 use crate::record::{Event, PROVENANCE_KEY};
 
 /// The projection of `ev` on `fields` (paths into `ci` are skipped).
-pub fn pick(ev: &Event<'_>, fields: &[Path]) -> Map<String, Value> {
+pub(crate) fn pick(ev: &Event<'_>, fields: &[Path]) -> Map<String, Value> {
     let mut obj = Map::new();
     for path in fields {
         let Some((first, rest)) = path.segments().split_first() else { continue };

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::session::{unsafe_id_message, unsafe_name};
 
 /// The shortest prefix that may stand for an id (Amplifier's rule).
-pub const MIN_PREFIX: usize = 8;
+pub(crate) const MIN_PREFIX: usize = 8;
 
 /// Candidates listed in a refusal, at most.
 const LISTED: usize = 10;

@@ -26,10 +26,10 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Exit status of a tool interrupted while streaming (128 + SIGINT).
-pub const INTERRUPTED: u8 = 130;
+pub(crate) const INTERRUPTED: u8 = 130;
 
 /// How long a stop may take before the signal handler exits the process.
-pub const GRACE: Duration = Duration::from_secs(2);
+pub(crate) const GRACE: Duration = Duration::from_secs(2);
 
 /// Set by the signal handler. Necessarily a static: the handler runs on a
 /// thread of its own, installed before the run starts, and can reach the
@@ -39,18 +39,18 @@ static STOP: AtomicBool = AtomicBool::new(false);
 static WRITING: Mutex<()> = Mutex::new(());
 
 /// Whether a stop was asked for (by a signal, or [`request_stop`]).
-pub fn stop_requested() -> bool {
+pub(crate) fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
 }
 
 /// Asks the run to stop, as a signal does.
-pub fn request_stop() {
+pub(crate) fn request_stop() {
     STOP.store(true, Ordering::SeqCst);
 }
 
 /// The exit status of a stopped run: 0 when `following` (2 when `failed`),
 /// else [`INTERRUPTED`].
-pub fn status(following: bool, failed: bool) -> u8 {
+pub(crate) fn status(following: bool, failed: bool) -> u8 {
     match (following, failed) {
         (true, false) => 0,
         (true, true) => 2,
@@ -60,6 +60,6 @@ pub fn status(following: bool, failed: bool) -> u8 {
 
 /// Held while bytes are written to stdout, so that the safety net never
 /// exits in the middle of a write.
-pub fn write_guard() -> MutexGuard<'static, ()> {
+pub(crate) fn write_guard() -> MutexGuard<'static, ()> {
     WRITING.lock().unwrap_or_else(|e| e.into_inner())
 }

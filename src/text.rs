@@ -2,11 +2,11 @@
 //! control characters ([`printable`]), the typo hint ([`nearest`]) and the
 //! plural ending of a count ([`plural`]).
 
-pub mod printable;
+pub(crate) mod printable;
 
 /// `"s"` unless `n` is one: the plural ending of a counted English noun
 /// (`1 bad line`, `2 bad lines`).
-pub fn plural(n: u64) -> &'static str {
+pub(crate) fn plural(n: u64) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -17,7 +17,7 @@ pub fn plural(n: u64) -> &'static str {
 /// The candidate nearest to `word` by edit distance (insertions, deletions,
 /// substitutions, swaps of neighbours; ASCII case ignored), when it is close enough to be a typo:
 /// at most one edit per three characters of `word`, and at least one.
-pub fn nearest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+pub(crate) fn nearest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
     let limit = (word.chars().count() / 3).max(1);
     candidates
         .iter()
@@ -29,7 +29,7 @@ pub fn nearest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
 
 /// Of `candidates`, the one fewest edits from `word` (ties: the first), however
 /// many: for a hint among values known to be relevant.
-pub fn closest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+pub(crate) fn closest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
     candidates.iter().min_by_key(|c| edit_distance(word, c)).copied()
 }
 

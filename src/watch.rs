@@ -21,10 +21,10 @@ use crate::format::FORMATS;
 use crate::session::SessionRecord;
 
 /// How often the roots are listed for new sessions.
-pub const INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const INTERVAL: Duration = Duration::from_secs(1);
 
 /// The roots being watched, and the session directories seen so far.
-pub struct Watch {
+pub(crate) struct Watch {
     roots: Vec<PathBuf>,
     seen: HashSet<PathBuf>,
 }
@@ -32,14 +32,14 @@ pub struct Watch {
 impl Watch {
     /// Starts watching `roots`; the sessions of `known` (the first listing,
     /// before any filter) are not new.
-    pub fn new(roots: &[PathBuf], known: &[SessionRecord]) -> Watch {
+    pub(crate) fn new(roots: &[PathBuf], known: &[SessionRecord]) -> Watch {
         let seen = known.iter().map(|r| r.format.layout.session_dir(r)).collect();
         Watch { roots: roots.to_vec(), seen }
     }
 
     /// Sessions that appeared since the last call (or since [`Watch::new`]),
     /// root by root, each writer's in path order.
-    pub fn fresh(&mut self, diag: &Diag) -> Vec<SessionRecord> {
+    pub(crate) fn fresh(&mut self, diag: &Diag) -> Vec<SessionRecord> {
         let mut found = vec![];
         for root in &self.roots {
             for w in FORMATS {

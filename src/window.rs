@@ -15,7 +15,7 @@ use std::collections::{HashMap, VecDeque};
 /// Which records of each session are kept: the first `first`, and of
 /// those the last `last` (`--head H --tail T`: the last T of the first H).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Keep {
+pub(crate) struct Keep {
     /// At most the first K.
     pub first: Option<u64>,
     /// Of those, the last K.
@@ -36,7 +36,7 @@ type Held = (u64, u64, Vec<u8>);
 
 /// One worker's records, per session.
 #[derive(Debug)]
-pub struct Window {
+pub(crate) struct Window {
     keep: Keep,
     sessions: HashMap<String, VecDeque<Held>>,
     /// Records held so far (orders the records of one line).
@@ -45,13 +45,13 @@ pub struct Window {
 
 impl Window {
     /// An empty window.
-    pub fn new(keep: Keep) -> Window {
+    pub(crate) fn new(keep: Keep) -> Window {
         Window { keep, sessions: HashMap::new(), seq: 0 }
     }
 
     /// Whether a record of `session` would be kept now (false once a
     /// worker holds the first K of it), so that the caller can skip its work.
-    pub fn wants(&self, session: &str) -> bool {
+    pub(crate) fn wants(&self, session: &str) -> bool {
         match (self.keep.first, self.keep.last) {
             (Some(k), _) => self.sessions.get(session).is_none_or(|h| (h.len() as u64) < k),
             (None, Some(k)) => k > 0,
@@ -61,7 +61,7 @@ impl Window {
 
     /// Holds the output `write` makes for a record of `session` read from
     /// stdin line `line` (for `Last`, in the buffer of the record it pushes out).
-    pub fn hold(&mut self, session: &str, line: u64, write: impl FnOnce(&mut Vec<u8>)) {
+    pub(crate) fn hold(&mut self, session: &str, line: u64, write: impl FnOnce(&mut Vec<u8>)) {
         if !self.wants(session) {
             return;
         }
@@ -82,7 +82,7 @@ impl Window {
 
     /// Appends to `out`, in input order, the records every worker's window
     /// holds that are among their session's first (last) K.
-    pub fn merge(parts: impl IntoIterator<Item = Window>, out: &mut Vec<u8>) {
+    pub(crate) fn merge(parts: impl IntoIterator<Item = Window>, out: &mut Vec<u8>) {
         let mut keep = None;
         let mut all: Vec<(u64, u64, usize, Vec<u8>)> = vec![];
         let mut names: HashMap<String, usize> = HashMap::new();

@@ -4,7 +4,7 @@
 use clap::{Arg, ArgAction, Command};
 
 /// The man page for a command, as committed under `man/`.
-pub fn page(mut cmd: Command) -> Vec<u8> {
+pub(super) fn page(mut cmd: Command) -> Vec<u8> {
     cmd.build();
     let synopsis = synopsis(&cmd);
     let mut buf = vec![];

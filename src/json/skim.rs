@@ -33,7 +33,7 @@ use super::simd::{self, block_at, escaped, prefix_xor, Classify, Scan, BLOCK};
 /// a string or with brackets open) and with a syntax error when a closing
 /// bracket outside strings has no opening one. Never panics; `b[i]` must be
 /// `{` or `[` for a meaningful answer.
-pub fn skip_container(b: &[u8], i: usize) -> Result<usize, ParseError> {
+pub(crate) fn skip_container(b: &[u8], i: usize) -> Result<usize, ParseError> {
     simd::with_popcnt(Skip { b, i })
 }
 

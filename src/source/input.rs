@@ -30,7 +30,7 @@ pub enum Input {
 
 /// Turns command-line arguments into inputs: `-` is stdin; no argument means
 /// stdin when [`stdin_has_data`], else the default capture roots.
-pub fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
+pub(crate) fn inputs_from_args(args: &[PathBuf], diag: &Diag) -> Vec<Input> {
     if args.is_empty() {
         if !stdin_has_data() {
             return discover::resolve_roots(&[], diag).into_iter().map(Input::Path).collect();
@@ -100,7 +100,7 @@ fn push(dealer: &mut Dealer, mut cap: Capture, chunk: Option<chunk::Chunking>, o
 }
 
 /// Expands a path argument into captures (reported and skipped when unusable).
-pub fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
+pub(crate) fn captures_at(path: &Path, detail: Detail, diag: &Diag) -> Vec<Capture> {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) => {

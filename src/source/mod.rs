@@ -31,7 +31,7 @@
 mod capture;
 mod chunk;
 mod deal;
-pub mod follow;
+pub(crate) mod follow;
 mod held;
 mod input;
 mod narrow;
@@ -43,10 +43,9 @@ mod visitor;
 mod worker;
 mod writer;
 
-pub use self::input::{captures_at, inputs_from_args, Input};
-pub use self::narrow::Narrow;
-pub use self::stdin::stdin_has_data;
-pub use self::visitor::{Flow, Known, Part, Pick, ReadEnd, SessionFlow, Tail, Visitor};
+pub(crate) use self::input::{captures_at, inputs_from_args, Input};
+pub(crate) use self::stdin::stdin_has_data;
+pub(crate) use self::visitor::{Flow, Known, Part, Pick, ReadEnd, SessionFlow, Tail, Visitor};
 
 use crossbeam_channel::{bounded, unbounded};
 
@@ -64,7 +63,7 @@ const BATCH: usize = 512 * 1024;
 
 /// Engine settings.
 #[derive(Debug, Clone)]
-pub struct RunOpts {
+pub(crate) struct RunOpts {
     /// Worker threads (at least one).
     pub threads: usize,
     /// Keep reading the captures after their end, as they grow (see
@@ -99,7 +98,7 @@ pub struct RunOpts {
 
 /// Which large captures to read whole ([`RunOpts::whole`]).
 #[derive(Clone)]
-pub struct Whole(pub std::sync::Arc<dyn Fn(&crate::session::Capture) -> bool + Send + Sync>);
+pub(crate) struct Whole(pub std::sync::Arc<dyn Fn(&crate::session::Capture) -> bool + Send + Sync>);
 
 impl std::fmt::Debug for Whole {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -122,13 +121,13 @@ impl Default for RunOpts {
 }
 
 /// All cores.
-pub fn default_threads() -> usize {
+pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 /// Runs `make()` visitors over every event of `inputs`, writing their output
 /// in input order to `out`. Returns the visitors (for tools that aggregate).
-pub fn run<V, F>(inputs: &[Input], opts: &RunOpts, diag: &Diag, out: &mut Output, mut make: F) -> Result<Vec<V>>
+pub(crate) fn run<V, F>(inputs: &[Input], opts: &RunOpts, diag: &Diag, out: &mut Output, mut make: F) -> Result<Vec<V>>
 where
     V: Visitor,
     F: FnMut() -> V,

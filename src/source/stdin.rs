@@ -22,7 +22,7 @@ use crate::session::{Capture, SessionRecord};
 /// directory, or a stdin that cannot be inspected (closed: Rust reopens a
 /// closed stdin on `/dev/null` at start-up). Then the default roots are read,
 /// as on a terminal. An explicit `-` reads stdin whatever it is.
-pub fn stdin_has_data() -> bool {
+pub(crate) fn stdin_has_data() -> bool {
     stdin_kind_has_data()
 }
 

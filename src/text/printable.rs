@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 /// `\r` and `\t` as those two-character escapes; they differ on purpose only
 /// in these three.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Escapes {
+pub(crate) struct Escapes {
     /// `\` doubled too: TSV cells, where the escapes must read back.
     pub backslash: bool,
     /// A newline followed by two spaces is kept: the indented continuation
@@ -30,13 +30,13 @@ pub struct Escapes {
 
 impl Escapes {
     /// A table cell (`--format table`) and the base of the others.
-    pub const CELL: Escapes = Escapes { backslash: false, continuation: false, hex4: false };
+    pub(crate) const CELL: Escapes = Escapes { backslash: false, continuation: false, hex4: false };
     /// A TSV cell.
-    pub const TSV: Escapes = Escapes { backslash: true, ..Escapes::CELL };
+    pub(crate) const TSV: Escapes = Escapes { backslash: true, ..Escapes::CELL };
     /// A report line for stderr.
-    pub const REPORT: Escapes = Escapes { continuation: true, ..Escapes::CELL };
+    pub(crate) const REPORT: Escapes = Escapes { continuation: true, ..Escapes::CELL };
     /// A snippet or a `ci-grep` text line.
-    pub const SNIPPET: Escapes = Escapes { hex4: true, ..Escapes::CELL };
+    pub(crate) const SNIPPET: Escapes = Escapes { hex4: true, ..Escapes::CELL };
 
     /// Whether `c` is written as an escape.
     #[inline]
@@ -47,7 +47,7 @@ impl Escapes {
 
 /// Appends `s` to `out` with control characters (and, per `how`, `\`)
 /// written as visible escapes; runs without any are copied whole.
-pub fn escape_into(out: &mut String, s: &str, how: Escapes) {
+pub(crate) fn escape_into(out: &mut String, s: &str, how: Escapes) {
     let mut rest = s;
     while let Some(i) = rest.find(|c: char| how.escapes(c)) {
         out.push_str(&rest[..i]);
@@ -71,7 +71,7 @@ pub fn escape_into(out: &mut String, s: &str, how: Escapes) {
 
 /// `s` escaped as `how` says ([`escape_into`]); borrowed when there is
 /// nothing to escape.
-pub fn escape(s: &str, how: Escapes) -> Cow<'_, str> {
+pub(crate) fn escape(s: &str, how: Escapes) -> Cow<'_, str> {
     if !s.chars().any(|c| how.escapes(c)) {
         return Cow::Borrowed(s);
     }
@@ -83,7 +83,7 @@ pub fn escape(s: &str, how: Escapes) -> Cow<'_, str> {
 /// `s` with control characters written as Rust escapes (`\n`, `\t`,
 /// `\u{1b}`), and `\` doubled when `backslash` (TSV, where the escapes must
 /// read back). Borrowed when there is nothing to escape.
-pub fn escape_controls(s: &str, backslash: bool) -> Cow<'_, str> {
+pub(crate) fn escape_controls(s: &str, backslash: bool) -> Cow<'_, str> {
     escape(s, if backslash { Escapes::TSV } else { Escapes::CELL })
 }
 
@@ -93,7 +93,7 @@ pub fn escape_controls(s: &str, backslash: bool) -> Cow<'_, str> {
 /// (a `--where` caret, the candidates of an ambiguous id) indent their
 /// continuation lines; a newline from a name or a value, followed by anything
 /// else, is shown as `\n`, so it can never start a line of its own.
-pub fn escape_report(s: &str) -> Cow<'_, str> {
+pub(crate) fn escape_report(s: &str) -> Cow<'_, str> {
     escape(s, Escapes::REPORT)
 }
 
@@ -105,7 +105,7 @@ mod tests {
     /// The three escapers this one replaced, as they were: the one
     /// implementation must write what each wrote.
     mod before {
-        pub fn controls(s: &str, backslash: bool) -> String {
+        pub(super) fn controls(s: &str, backslash: bool) -> String {
             let mut out = String::new();
             for c in s.chars() {
                 if c.is_control() {
@@ -119,7 +119,7 @@ mod tests {
             out
         }
 
-        pub fn report(s: &str) -> String {
+        pub(super) fn report(s: &str) -> String {
             let mut out = String::new();
             for (i, c) in s.char_indices() {
                 if c == '\n' && s[i + 1..].starts_with("  ") {
@@ -133,7 +133,7 @@ mod tests {
             out
         }
 
-        pub fn snippet(s: &str) -> String {
+        pub(super) fn snippet(s: &str) -> String {
             let mut out = String::new();
             for c in s.chars() {
                 match c {

@@ -22,7 +22,7 @@ use crate::signal::stop_requested;
 use crate::source::follow::{nap, stdout_closed, POLL};
 
 /// What one ci-agg run answers, and how.
-pub struct Run<'a> {
+pub(super) struct Run<'a> {
     /// The query.
     pub q: &'a crate::aggregate::query::Query,
     /// The command line.
@@ -43,7 +43,7 @@ const CLEAR: &[u8] = b"\x1b[H\x1b[2J";
 /// Follows the inputs of `run` until a signal or a closed reader, printing
 /// each new answer; on a signal, the last answer once more, as the final
 /// snapshot. `terminal`: stdout is a terminal (a table is redrawn in place).
-pub fn follow(run: &Run<'_>, terminal: bool, diag: &Diag) -> Result<Outcome> {
+pub(super) fn follow(run: &Run<'_>, terminal: bool, diag: &Diag) -> Result<Outcome> {
     if run.args.paths.iter().any(|p| p.as_os_str() == "-")
         || (run.args.paths.is_empty() && crate::source::stdin_has_data())
     {

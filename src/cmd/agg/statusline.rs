@@ -75,7 +75,7 @@ impl Hook {
 }
 
 /// Runs `ci-agg --statusline`.
-pub fn run(mut args: Args, diag: &Diag) -> Result<Outcome> {
+pub(super) fn run(mut args: Args, diag: &Diag) -> Result<Outcome> {
     let hook = Hook::read(diag);
     if args.paths.is_empty() {
         args.paths = crate::format::billing_roots(diag);

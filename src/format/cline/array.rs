@@ -17,7 +17,7 @@ fn stamp(file: &File) -> Option<(u64, Option<SystemTime>)> {
 }
 
 /// Why what was read of a file may not be one version of it.
-pub const CHANGED: &str = "the file was rewritten while it was read: what was read may mix two versions of it \
+pub(super) const CHANGED: &str = "the file was rewritten while it was read: what was read may mix two versions of it \
                            (some rows missing or counted twice); read it again";
 
 /// The elements of one array file as lines. At its end (or a torn array)
@@ -27,7 +27,7 @@ pub const CHANGED: &str = "the file was rewritten while it was read: what was re
 /// inside an element (or before its `]`) in a file that did not change is a
 /// bad line at the cut element's first line (the elements before it read);
 /// any other damage to the array is an error.
-pub struct Elements<'d> {
+pub(super) struct Elements<'d> {
     reader: ElementReader<File>,
     /// The open file (another handle), to tell a rewrite in place.
     file: File,
@@ -41,7 +41,7 @@ pub struct Elements<'d> {
 
 impl<'d> Elements<'d> {
     /// Opens `path`; an error is reported and gives `None`.
-    pub fn open(path: &Path, display: &str, diag: &'d Diag) -> Option<Elements<'d>> {
+    pub(super) fn open(path: &Path, display: &str, diag: &'d Diag) -> Option<Elements<'d>> {
         let opened = crate::files::open_regular(path).and_then(|f| Ok((f.try_clone()?, f)));
         let (file, read) = match opened {
             Ok(f) => f,
@@ -95,7 +95,7 @@ impl LineSource for Elements<'_> {
 }
 
 /// The number of elements of an array file (0 when it cannot be read).
-pub fn count(path: &Path) -> u64 {
+pub(super) fn count(path: &Path) -> u64 {
     let Ok(file) = crate::files::open_regular(path) else { return 0 };
     let mut reader = ElementReader::new(file);
     let mut n = 0;

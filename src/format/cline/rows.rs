@@ -8,7 +8,7 @@ use crate::json::{key_eq, Index, Kind, Raw, Record};
 use crate::time;
 
 /// The dialect of the Cline family's `ui_messages.json` rows.
-pub struct Rows;
+pub(super) struct Rows;
 
 /// Why an element of `ui_messages.json` is not an event.
 const NOT_A_ROW: &str = "not a Cline message (needs a string \"type\")";
@@ -41,7 +41,7 @@ const KNOWN: [&str; 16] = [
 ];
 
 /// The event names the family's rows get.
-pub fn vocabulary() -> Vec<&'static str> {
+pub(super) fn vocabulary() -> Vec<&'static str> {
     let mapped = ["prompt:submit", "prompt:complete", "llm:response", "llm:content", "tool:pre", "tool:post"];
     mapped.into_iter().chain(["cline:unknown"]).chain(KNOWN).collect()
 }

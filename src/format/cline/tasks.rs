@@ -15,14 +15,14 @@ use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
 
 /// The VS Code builds whose user folders hold `globalStorage`.
-pub const HOSTS: [&str; 5] = ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
+pub(super) const HOSTS: [&str; 5] = ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
 
 /// The largest task index or metadata file read whole (bytes).
 const SMALL_FILE: u64 = 8 << 20;
 
 /// The `tasks` folders a root names: itself (named `tasks`), its `tasks`,
 /// or those of the family's extension folders in it or in its `globalStorage`.
-pub fn tasks_folders(root: &Path) -> Vec<PathBuf> {
+pub(super) fn tasks_folders(root: &Path) -> Vec<PathBuf> {
     if root.file_name().is_some_and(|n| n == "tasks") && root.is_dir() {
         return vec![root.to_path_buf()];
     }
@@ -38,12 +38,12 @@ pub fn tasks_folders(root: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether a folder is a task folder: it holds a `ui_messages.json`.
-pub fn is_task_dir(dir: &Path) -> bool {
+pub(super) fn is_task_dir(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir.join(UI_MESSAGES)).is_ok()
 }
 
 /// The task folders under `root`, in path order.
-pub fn task_dirs(root: &Path) -> Vec<PathBuf> {
+pub(super) fn task_dirs(root: &Path) -> Vec<PathBuf> {
     let folders = tasks_folders(root);
     folders.iter().flat_map(|t| read_dir_sorted(t).unwrap_or_default()).filter(|d| is_task_dir(d)).collect()
 }
@@ -51,7 +51,7 @@ pub fn task_dirs(root: &Path) -> Vec<PathBuf> {
 /// The format of a task folder: the extension whose folder holds it
 /// (`<extension id>/tasks/<task id>`), Cline for `~/.cline/data/tasks`;
 /// elsewhere Roo Code when the task has a `history_item.json`, else Cline.
-pub fn family_of(task: &Path) -> &'static Format {
+pub(super) fn family_of(task: &Path) -> &'static Format {
     let ext = crate::files::name_above(task, 2);
     let by_id = FAMILY.iter().find(|f| ext.as_deref().is_some_and(|e| super::ids_of(f).contains(&e)));
     match by_id {
@@ -71,13 +71,13 @@ fn small_file(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// A `ts` (milliseconds since the epoch) as a time.
-pub fn millis(rec: &Record<'_>) -> Option<Timestamp> {
+pub(super) fn millis(rec: &Record<'_>) -> Option<Timestamp> {
     rec.get("ts")?.as_f64().and_then(time::from_millis)
 }
 
 /// The working directory of each task of a Cline `taskHistory.json`
 /// (`id` → `cwdOnTaskInitialization`).
-pub type Cwds = HashMap<String, String>;
+pub(super) type Cwds = HashMap<String, String>;
 
 fn cwds(path: &Path) -> Cwds {
     let mut out = Cwds::new();
@@ -137,7 +137,7 @@ fn first_of(rec: &Record<'_>, array: &str, key: &str) -> Option<String> {
 
 /// The models `task_metadata.json` says the task chose (`model_usage`:
 /// `model_id`, chosen at `ts` in ms), in time order.
-pub fn models_by_time(task: &Path) -> Vec<(f64, Box<str>)> {
+pub(super) fn models_by_time(task: &Path) -> Vec<(f64, Box<str>)> {
     let Some(bytes) = small_file(&task.join("task_metadata.json")) else { return vec![] };
     let mut idx = Index::new();
     let Ok(rec) = idx.parse(&bytes) else { return vec![] };

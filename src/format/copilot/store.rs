@@ -56,7 +56,7 @@ macro_rules! created {
 }
 
 /// A usage row: one `llm:response`.
-pub static USAGE: Table = Table {
+pub(super) static USAGE: Table = Table {
     writer: "copilot-cli",
     name: "assistant_usage_events",
     record: concat!(
@@ -86,7 +86,7 @@ pub static USAGE: Table = Table {
 };
 
 /// The tables whose rows are records.
-pub static TABLES: [&Table; 1] = [&USAGE];
+pub(super) static TABLES: [&Table; 1] = [&USAGE];
 
 /// The store of the Copilot home an event log is in
 /// (`<home>/session-state/<id>/events.jsonl` or `<home>/session-state/<id>.jsonl`),

@@ -10,7 +10,7 @@ use crate::json::{Kind, Raw, Record};
 
 /// Part of a record that carries a session's accumulated totals: a
 /// session row without ledger rows, a legacy file's first message.
-pub const SESSION_USAGE: u32 = u32::MAX;
+pub(super) const SESSION_USAGE: u32 = u32::MAX;
 
 /// Part `1 + i` is content item `i` of a message (a tool request or
 /// response); at most this many are read.
@@ -27,7 +27,7 @@ const NOT_CONTENT: &str = "its content is not a JSON array (damaged or half-writ
 const KNOWN: [&str; 1] = ["goose:message"];
 
 /// The event names it gives for the records it knows.
-pub fn vocabulary() -> Vec<&'static str> {
+pub(super) fn vocabulary() -> Vec<&'static str> {
     let mapped = ["session:start", "prompt:submit", "llm:response", "tool:pre", "tool:post", "tool:error"];
     mapped.into_iter().chain(KNOWN).collect()
 }

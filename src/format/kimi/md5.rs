@@ -11,7 +11,7 @@ fn sine(i: usize) -> u32 {
 }
 
 /// The MD5 digest of `data` as 32 lower-case hex digits.
-pub fn hex(data: &[u8]) -> String {
+pub(super) fn hex(data: &[u8]) -> String {
     let k: Vec<u32> = (0..64).map(sine).collect();
     let mut state: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
     let mut msg = data.to_vec();

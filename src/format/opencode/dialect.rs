@@ -31,7 +31,7 @@ const KNOWN: [&str; 11] = [
 ];
 
 /// The event names it gives for the rows it knows.
-pub fn vocabulary() -> Vec<&'static str> {
+pub(super) fn vocabulary() -> Vec<&'static str> {
     let mapped = ["session:start", "prompt:submit", "llm:response", "context:compaction"];
     let tools = ["tool:pre", "tool:post", "tool:error"];
     mapped.into_iter().chain(tools).chain(KNOWN).collect()

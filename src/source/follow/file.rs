@@ -16,7 +16,7 @@ use crate::session::Capture;
 const KEEP_BUFFER: usize = 16 * 1024;
 
 /// One file being followed.
-pub struct Followed {
+pub(crate) struct Followed {
     /// The capture it belongs to (for provenance).
     pub cap: Capture,
     /// Its path, as opened.
@@ -55,7 +55,7 @@ struct Mark {
 }
 
 /// What happened to a followed file since the last poll.
-pub enum Change {
+pub(crate) enum Change {
     /// Nothing unusual (it may have grown, been truncated or, while closed,
     /// replaced): read on.
     Same,
@@ -69,26 +69,26 @@ pub enum Change {
 
 impl Followed {
     /// Follows a file read to its end, `lines`; it stays open.
-    pub fn new(cap: Capture, path: PathBuf, display: String, mut lines: LineReader<File>) -> Followed {
+    pub(crate) fn new(cap: Capture, path: PathBuf, display: String, mut lines: LineReader<File>) -> Followed {
         lines.shrink(KEEP_BUFFER);
         Followed { cap, path, display, file: State::Open(lines), parked: false, unusable: false, done: false }
     }
 
     /// Whether it stays open between polls.
-    pub fn is_open_between_polls(&self) -> bool {
+    pub(crate) fn is_open_between_polls(&self) -> bool {
         !self.parked
     }
 
     /// From now on, closes the file between polls (reopened by path and
     /// identity at each); its buffer goes to `spare`.
-    pub fn park(&mut self, spare: &mut Vec<u8>) {
+    pub(crate) fn park(&mut self, spare: &mut Vec<u8>) {
         self.parked = true;
         self.rest(spare);
     }
 
     /// After a poll: a file kept closed between polls is closed (its buffer
     /// goes to `spare`), one kept open gives back a buffer grown for a long line.
-    pub fn rest(&mut self, spare: &mut Vec<u8>) {
+    pub(crate) fn rest(&mut self, spare: &mut Vec<u8>) {
         let State::Open(lines) = &mut self.file else { return };
         if !self.parked {
             lines.shrink(KEEP_BUFFER);
@@ -103,7 +103,7 @@ impl Followed {
 
     /// The capture, the path shown and the open file's lines, to read on
     /// (`None` while closed).
-    pub fn reading(&mut self) -> Option<(&Capture, &str, &mut LineReader<File>)> {
+    pub(crate) fn reading(&mut self) -> Option<(&Capture, &str, &mut LineReader<File>)> {
         match &mut self.file {
             State::Open(lines) => Some((&self.cap, &self.display, lines)),
             State::Closed(_) => None,
@@ -112,7 +112,7 @@ impl Followed {
 
     /// Goes on with the file that replaced the old one, from its first byte
     /// (a held unfinished line of the old one is counted as torn).
-    pub fn switch_to(&mut self, file: File, diag: &Diag) {
+    pub(crate) fn switch_to(&mut self, file: File, diag: &Diag) {
         if let State::Open(lines) = &mut self.file {
             if lines.pending() > 0 {
                 diag.torn_tail();
@@ -126,7 +126,7 @@ impl Followed {
     /// from `spare`). A truncation is dealt with here (`truncated`);
     /// errors (a path gone for now, a failed stat) count as no change: an
     /// open handle is read on.
-    pub fn change(&mut self, diag: &Diag, spare: &mut Vec<u8>) -> Change {
+    pub(crate) fn change(&mut self, diag: &Diag, spare: &mut Vec<u8>) -> Change {
         let mark = match &mut self.file {
             State::Closed(mark) => *mark,
             State::Open(lines) => {

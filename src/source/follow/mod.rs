@@ -63,8 +63,8 @@ mod file;
 mod rows;
 mod worker;
 
-pub use self::file::{Change, Followed};
-pub use self::rows::FollowedRows;
+pub(crate) use self::file::{Change, Followed};
+pub(crate) use self::rows::FollowedRows;
 
 /// The writer's state ([`crate::format::ReadState`]) of each followed
 /// capture, by session and path, and the capture whose state is the
@@ -72,7 +72,7 @@ pub use self::rows::FollowedRows;
 /// running roll-up counters, whether its store's rows were read), so
 /// captures followed together do not change each other's events.
 #[derive(Default)]
-pub struct States {
+pub(crate) struct States {
     kept: std::collections::HashMap<(String, std::path::PathBuf), crate::format::ReadState>,
     current: Option<(String, std::path::PathBuf)>,
 }
@@ -82,19 +82,19 @@ use std::time::Duration;
 use crate::signal::stop_requested;
 
 /// How often followed files are polled for new bytes.
-pub const POLL: Duration = Duration::from_millis(200);
+pub(crate) const POLL: Duration = Duration::from_millis(200);
 
 /// How often the files of followed sessions are listed again, for files a
 /// writer adds to a session later ([`Followed`] of each).
-pub const RELIST: Duration = Duration::from_secs(1);
+pub(crate) const RELIST: Duration = Duration::from_secs(1);
 
 /// Only the sessions whose files grew (or were written, before they were
 /// followed) within this long are listed again: a history of thousands of
 /// idle sessions costs no listing.
-pub const ACTIVE: Duration = Duration::from_secs(3600);
+pub(crate) const ACTIVE: Duration = Duration::from_secs(3600);
 
 /// Sleeps one poll interval, waking early when a stop is asked for.
-pub fn nap() {
+pub(crate) fn nap() {
     for _ in 0..4 {
         if stop_requested() {
             return;
@@ -109,7 +109,7 @@ pub fn nap() {
 /// writes nothing, so it would never see `EPIPE`; it asks this instead.
 /// False when it cannot tell (a file, an error, a platform without poll).
 #[cfg(unix)]
-pub fn stdout_closed() -> bool {
+pub(crate) fn stdout_closed() -> bool {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
     let stdout = std::io::stdout();
     // No events asked for: only the always-reported error and hang-up.
@@ -135,7 +135,7 @@ const RESERVE: u64 = 64;
 /// Followed files beyond it are closed between polls and reopened by path at
 /// each ([`Followed::park`]).
 #[cfg(unix)]
-pub fn open_budget() -> usize {
+pub(crate) fn open_budget() -> usize {
     use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
     let limit = getrlimit(Resource::Nofile);
     let raised = Rlimit { current: limit.maximum, maximum: limit.maximum };
@@ -156,7 +156,7 @@ pub fn open_budget() -> usize {
 }
 
 /// Whether opening failed for want of a file descriptor (`EMFILE`, `ENFILE`).
-pub fn out_of_descriptors(e: &std::io::Error) -> bool {
+pub(crate) fn out_of_descriptors(e: &std::io::Error) -> bool {
     #[cfg(unix)]
     {
         use rustix::io::Errno;
@@ -203,7 +203,7 @@ const HELP: &str = "\
 
 /// A tool's long help: `text` with the FOLLOW section (the shared text and
 /// the tool's own `note`) put before its EXIT STATUS section, if any.
-pub fn long_help(text: &str, tool: &str, note: &str) -> String {
+pub(crate) fn long_help(text: &str, tool: &str, note: &str) -> String {
     let section = format!("\n\nFOLLOW (-f, --follow):\n  {}\n  {note}", HELP.replace("TOOL", tool));
     let at = text.find("\n\nEXIT STATUS:").unwrap_or(text.len());
     format!("{}{section}{}", &text[..at], &text[at..])

@@ -28,7 +28,7 @@ use crate::source::Visitor;
 type Stamp = [Option<(u64, SystemTime)>; 2];
 
 /// A followed capture's database.
-pub struct FollowedRows {
+pub(crate) struct FollowedRows {
     /// The capture the rows are of.
     cap: Capture,
     /// The database.
@@ -71,7 +71,7 @@ fn settled(stamp: &Stamp) -> bool {
 impl FollowedRows {
     /// Follows the rows of `cap` in the database `path`, from its first
     /// row (read at the next poll).
-    pub fn new(cap: &Capture, path: &Path) -> FollowedRows {
+    pub(crate) fn new(cap: &Capture, path: &Path) -> FollowedRows {
         FollowedRows {
             cap: cap.clone(),
             path: path.to_path_buf(),
@@ -83,7 +83,7 @@ impl FollowedRows {
     }
 
     /// Whether these are the rows of `cap` (its session) in `path`.
-    pub fn is(&self, cap: &Capture, path: &Path) -> bool {
+    pub(crate) fn is(&self, cap: &Capture, path: &Path) -> bool {
         self.path == path && self.cap.session == cap.session && std::ptr::eq(self.cap.format, cap.format)
     }
 }
