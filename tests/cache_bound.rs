@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use crate::cache::{lines, own_cache};
+use crate::cache::lines;
+use crate::cache_dir::own_cache;
 use crate::kit::Tree;
 use crate::util::{ci, Run};
 

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::cache::own_cache;
+use crate::cache_dir::own_cache;
 use crate::kit::Tree;
 use crate::util::ci;
 

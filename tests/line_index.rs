@@ -7,7 +7,8 @@
 
 use std::path::Path;
 
-use crate::cache::{in_parts, lines, own_cache};
+use crate::cache::lines;
+use crate::cache_dir::{in_parts, own_cache};
 use crate::kit::Tree;
 use crate::util::{ci, Run};
 
