@@ -217,19 +217,23 @@ impl Tool for Args {
 }
 
 impl Args {
-    /// Resolves the predicate flags into a [`Selection`].
-    pub fn selection(&self) -> Result<Selection> {
+    /// Resolves the predicate flags into a [`Selection`], and the
+    /// `--session` ids it was made with (each flag parsed once).
+    pub fn selection(&self) -> Result<(Selection, crate::session_id::SessionIds)> {
         let globs = |flag: &str, v: &[String]| {
             v.iter()
                 .map(|s| Glob::new(s).map_err(|e| Error::Usage(format!("{flag} {s:?}: {e}"))))
                 .collect::<Result<Vec<_>>>()
         };
         let (since, until) = self.time.bounds(time::now())?;
-        Ok(Selection {
-            events: globs("--event", &self.select.event)?,
-            not_events: globs("--not-event", &self.not_event)?,
+        let events = globs("--event", &self.select.event)?;
+        let not_events = globs("--not-event", &self.not_event)?;
+        let ids = self.session.ids()?;
+        let sel = Selection {
+            events,
+            not_events,
             workspaces: self.select.workspace.clone(),
-            sessions: self.session.ids()?.values().to_vec(),
+            sessions: ids.values().to_vec(),
             statuses: self.status.clone(),
             agents: self.agent.clone(),
             since,
@@ -241,7 +245,8 @@ impl Args {
                 .iter()
                 .map(|w| Where::parse(w).map_err(|e| Error::Usage(e.to_string())))
                 .collect::<Result<_>>()?,
-        })
+        };
+        Ok((sel, ids))
     }
 }
 
@@ -415,7 +420,7 @@ fn warn_unmatched_events(sel: &crate::predicate::Selection, visitors: &[Filter<'
 
 /// Runs ci-filter.
 pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
-    let sel = args.selection()?;
+    let (sel, ids) = args.selection()?;
     for g in sel.events.iter().filter(|g| g.is_exact() && PHANTOM_EVENTS.contains(&g.as_str())) {
         let hint = if g.as_str().ends_with("error") {
             "; errors surface as provider:error, tool:error and orchestrator:complete with status error (--errors)"
@@ -428,7 +433,6 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let mut opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
     // The rule is checked here; the selection (or its inverse) is the
     // visitor's, so every capture stays.
-    let ids = args.session.ids()?;
     // What discovery reads of transcripts' bytes is kept (written when the run ends).
     let _peeks = crate::cache::peeks::for_run(args.no_cache || args.follow, diag);
     let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), false, opts.detail, diag)?;
