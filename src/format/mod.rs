@@ -47,9 +47,10 @@
 //!    Claude hooks' [`claude_hooks::Hooks`] and [`claude_hooks::PROFILE`]).
 //! 2. Two lines here: `pub mod <name>;` and `&<name>::FORMAT` in [`FORMATS`].
 //! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
-//!    `fixtures/README.md`), and a line in `tests/stdin.rs`'s fixture roots
-//!    when the format has a root env var; a generator in `tests/` for what
-//!    fixtures cannot show.
+//!    `fixtures/README.md`), with its conformance tree
+//!    (`fixtures/conformance/<name>/`, docs/adding-a-writer.md, which also
+//!    reads its root env var in `tests/stdin.rs`); a generator in `tests/`
+//!    for what fixtures cannot show.
 //!    A format whose files are not one event per line (JSON arrays) gives
 //!    its lines through [`Layout::lines_of`] ([`hook_logs`] and
 //!    [`crate::elements`]).
