@@ -17,7 +17,9 @@ const TOOLS: &[(&str, &[&str])] = &[
     ("ci-grep", &["-F", "e"]),
 ];
 
-/// A fixture root for each format that has a root env var, by format name.
+/// A fixture root for a format that has a root env var, by format name,
+/// when its conformance tree (`fixtures/conformance/<name>/root`) is not the
+/// one to read.
 const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("amplifier", DEMO),
     ("claude-hooks", "fixtures/sessiondata"),
@@ -32,12 +34,15 @@ const FIXTURE_ROOTS: &[(&str, &str)] = &[
     ("goose", "fixtures/goose/planted"),
 ];
 
-/// Each registered format's root env var and its fixture root (a format
-/// with a root env var and no fixture root here fails the test).
-fn env_roots() -> Vec<(&'static str, &'static str)> {
+/// Each registered format's root env var and its fixture root: the one of
+/// [`FIXTURE_ROOTS`], else its conformance tree (which every format has).
+fn env_roots() -> Vec<(&'static str, String)> {
     let with_env = ci_tools::format::FORMATS.iter().flat_map(|f| f.root_env.iter().map(|v| (f.name, *v)));
-    let fixture = |name| FIXTURE_ROOTS.iter().find(|(n, _)| *n == name).map(|(_, dir)| *dir);
-    with_env.map(|(name, var)| (var, fixture(name).unwrap_or_else(|| panic!("no fixture root for {name}")))).collect()
+    let fixture = |name| match FIXTURE_ROOTS.iter().find(|(n, _)| *n == name) {
+        Some((_, dir)) => dir.to_string(),
+        None => format!("fixtures/conformance/{name}/root"),
+    };
+    with_env.map(|(name, var)| (var, fixture(name))).collect()
 }
 
 /// `</dev/null` (cron, CI, subprocesses) reads the default roots, so a root

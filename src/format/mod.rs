@@ -47,9 +47,10 @@
 //!    Claude hooks' [`claude_hooks::Hooks`] and [`claude_hooks::PROFILE`]).
 //! 2. Two lines here: `pub mod <name>;` and `&<name>::FORMAT` in [`FORMATS`].
 //! 3. Fixtures in `fixtures/` (real files whose licence allows it, named in
-//!    `fixtures/README.md`), and a line in `tests/stdin.rs`'s fixture roots
-//!    when the format has a root env var; a generator in `tests/` for what
-//!    fixtures cannot show.
+//!    `fixtures/README.md`), with its conformance tree
+//!    (`fixtures/conformance/<name>/`, docs/adding-a-writer.md, which also
+//!    reads its root env var in `tests/stdin.rs`); a generator in `tests/`
+//!    for what fixtures cannot show.
 //!    A format whose files are not one event per line (JSON arrays) gives
 //!    its lines through [`Layout::lines_of`] ([`hook_logs`] and
 //!    [`crate::elements`]).
@@ -486,20 +487,22 @@ mod tests {
         assert!(!hook_logs::FORMAT.profile.lines_independent);
     }
 
+    /// Read from the registry, so a new format needs no edit here: every
+    /// default place in registry order, then every root variable, those of
+    /// formats with default places first, the last joined by "or".
     #[test]
     fn a_home_without_roots_is_told_every_default_place_and_root_variable() {
-        assert_eq!(
-            no_default_root(),
-            "found no capture root: none of ~/.amplifier/projects, ~/.qwen/projects, ~/.claude/projects, \
-             ~/.config/claude/projects, ~/.codex/sessions, ~/.copilot/session-state, ~/.kimi/sessions, \
-             ~/.kimi-code/sessions, ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev, ~/.cline/data, \
-             ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline, \
-             ~/.config/Code/User/globalStorage/kilocode.kilo-code, ~/.gemini/tmp, ~/.local/share/opencode, \
-             ~/.local/share/goose/sessions, ~/Library/Application Support/goose/sessions, \
-             ~/.local/share/Block/goose/sessions exists (name a PATH or --root, or set \
-             AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, QWEN_RUNTIME_DIR, QWEN_HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, \
-             COPILOT_HOME, KIMI_SHARE_DIR, KIMI_CODE_HOME, CI_VSCODE_DIR, GEMINI_CLI_HOME, OPENCODE_DATA_DIR, \
-             GOOSE_PATH_ROOT or SESSION_DATA_DIR)"
+        let msg = no_default_root();
+        let (head, vars) = msg.split_once(" exists (name a PATH or --root, or set ").expect(&msg);
+        let places: Vec<&str> = FORMATS.iter().flat_map(|f| f.places.iter().copied()).collect();
+        assert_eq!(head, format!("found no capture root: none of {}", places.join(", ")));
+        let placed = FORMATS.iter().filter(|f| !f.places.is_empty());
+        let unplaced = FORMATS.iter().filter(|f| f.places.is_empty());
+        let expected: Vec<&str> = placed.chain(unplaced).flat_map(|f| f.root_env.iter().copied()).collect();
+        let (last, rest) = expected.split_last().expect("formats have root variables");
+        assert_eq!(vars, format!("{} or {last})", rest.join(", ")));
+        assert!(
+            head.contains("~/.amplifier/projects, ") && vars.starts_with("AMPLIFIER_CONTEXT_INTELLIGENCE_BASE_PATH, ")
         );
     }
 
