@@ -481,9 +481,18 @@ fn message_key_of(usage: bool, id: Option<Raw<'_>>, timestamp: Option<Raw<'_>>, 
 /// Gemini CLI's file tools; their `file_path` (older: `absolute_path`) argument.
 const FILE_TOOLS: FileTools = FileTools { read: &["read_file"], edit: &["write_file", "replace"] };
 
-/// Whether an event's data is a tool call (an `id`, a `name`, no `type`).
+/// Whether an event's data is a tool call (an `id`, a `name`, no `type`),
+/// in one walk of it (a call's result is most of it).
 fn is_call(data: Raw<'_>) -> bool {
-    data.get("type").is_none() && data.get("name").is_some() && data.get("id").is_some()
+    let (mut name, mut id) = (false, false);
+    for (key, _) in data.members() {
+        if crate::json::key_eq(key, "type") {
+            return false;
+        }
+        name |= crate::json::key_eq(key, "name");
+        id |= crate::json::key_eq(key, "id");
+    }
+    name && id
 }
 
 /// Whether a tool call failed: status `error` or `cancelled`, or an `error`
