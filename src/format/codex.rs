@@ -360,15 +360,7 @@ impl Dialect for Codex {
 
     /// A response's usage in the toolkit's names (its made data).
     fn tokens<'a>(&self, data: Raw<'a>) -> [Option<Raw<'a>>; 5] {
-        let Some(usage) = data.get("usage") else { return [None; 5] };
-        let mut out = [None; 5];
-        for (key, v) in usage.members() {
-            const KEYS: [&str; 3] = ["input_tokens", "output_tokens", "cache_read_tokens"];
-            if let Some(slot) = KEYS.iter().position(|k| crate::json::key_eq(key, k)) {
-                out[slot] = Some(v);
-            }
-        }
-        out
+        data.get("usage").map_or([None; 5], usage_tokens)
     }
 
     fn file_path<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
@@ -378,6 +370,20 @@ impl Dialect for Codex {
     fn session_id<'a>(&self, _data: Raw<'a>) -> Option<Cow<'a, str>> {
         None
     }
+}
+
+/// The figures of a made `usage` object (the toolkit's names:
+/// `input_tokens`, `output_tokens`, `cache_read_tokens`), in
+/// [`super::Usage::ALL`] order.
+pub(crate) fn usage_tokens(usage: Raw<'_>) -> [Option<Raw<'_>>; 5] {
+    let mut out = [None; 5];
+    for (key, v) in usage.members() {
+        const KEYS: [&str; 3] = ["input_tokens", "output_tokens", "cache_read_tokens"];
+        if let Some(slot) = KEYS.iter().position(|k| crate::json::key_eq(key, k)) {
+            out[slot] = Some(v);
+        }
+    }
+    out
 }
 
 impl Codex {

@@ -270,10 +270,8 @@ impl Dialect for GeminiCli {
     /// A response's data, made from its own line (module docs).
     fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
         state.line_data.clear();
-        if rec.get_str("type").as_deref() == Some("gemini") {
-            if let Some(tokens) = rec.get("tokens").filter(|u| u.kind() == Kind::Object) {
-                super::usage_first(rec, usage_counts(tokens), &mut state.line_data);
-            }
+        if let Some(tokens) = response_tokens(rec) {
+            super::usage_first(rec, usage_counts(tokens), &mut state.line_data);
         }
     }
 
@@ -385,21 +383,43 @@ impl Dialect for GeminiCli {
         super::codex::Codex.tokens(data)
     }
 
+    /// [`Dialect::tokens`] of the message itself (part 0) without walking
+    /// its data: a response's made data has its one `usage` first; any
+    /// other message's data is its line, whose `usage` the index holds.
+    fn line_tokens<'a>(&self, rec: &Record<'a>, part: u32, data: Option<Raw<'a>>) -> [Option<Raw<'a>>; 5] {
+        let usage = match (part, data) {
+            (0, Some(d)) if response_tokens(rec).is_some() => d.members().next().map(|(_, u)| u),
+            (0, Some(_)) => rec.get("usage"),
+            _ => return data.map_or([None; 5], |d| self.tokens(d)),
+        };
+        usage.map_or([None; 5], super::codex::usage_tokens)
+    }
+
+    /// The message's `model` through the line's index (part 0: its data
+    /// holds the line's members, `usage` aside).
+    fn line_model<'a>(&self, rec: &Record<'a>, part: u32, data: Option<Raw<'a>>) -> Option<Raw<'a>> {
+        match part {
+            0 => data.and(rec.get("model")).filter(|m| m.kind() == Kind::String),
+            _ => self.model(data?),
+        }
+    }
+
+    /// [`Dialect::message_key`] of the message itself through the line's
+    /// index (a response's made data has a `usage`; any other's is the line).
+    fn line_message_key(&self, rec: &Record<'_>, part: u32, data: Option<Raw<'_>>, out: &mut String) -> bool {
+        if part != 0 || data.is_none() {
+            return data.is_some_and(|d| self.message_key(d, out));
+        }
+        let usage = response_tokens(rec).is_some() || rec.get("usage").is_some();
+        message_key_of(usage, rec.get("id"), rec.get("timestamp"), out)
+    }
+
     /// A response's message `id` and `timestamp`: its copies count once
     /// (read in file order, under `--follow`; a legacy `.json` and the
     /// `.jsonl` that continued it). Ids are UUIDs, unique per session; the
     /// time keeps two sessions' hand-made `g-1` apart.
     fn message_key(&self, data: Raw<'_>, out: &mut String) -> bool {
-        out.clear();
-        match data.get("usage").and(str_at(data, "id")) {
-            Some(id) => {
-                out.push_str(&id);
-                out.push(' ');
-                out.push_str(&str_at(data, "timestamp").unwrap_or_default());
-                true
-            }
-            None => false,
-        }
+        message_key_of(data.get("usage").is_some(), data.get("id"), data.get("timestamp"), out)
     }
 
     fn file_tools(&self) -> &'static FileTools {
@@ -434,12 +454,45 @@ impl Dialect for GeminiCli {
     }
 }
 
+/// A response's `tokens` object: a `gemini` message's, when an object (its
+/// data is then made, [`Dialect::observe`]).
+fn response_tokens<'a>(rec: &Record<'a>) -> Option<Raw<'a>> {
+    if rec.get_str("type").as_deref() != Some("gemini") {
+        return None;
+    }
+    rec.get("tokens").filter(|u| u.kind() == Kind::Object)
+}
+
+/// A response's key (module docs, [`Dialect::message_key`]): its string
+/// `id` and `timestamp`, when it has a `usage`.
+fn message_key_of(usage: bool, id: Option<Raw<'_>>, timestamp: Option<Raw<'_>>, out: &mut String) -> bool {
+    out.clear();
+    match id.filter(|_| usage).and_then(|i| i.as_str()) {
+        Some(id) => {
+            out.push_str(&id);
+            out.push(' ');
+            out.push_str(&timestamp.and_then(|t| t.as_str()).unwrap_or_default());
+            true
+        }
+        None => false,
+    }
+}
+
 /// Gemini CLI's file tools; their `file_path` (older: `absolute_path`) argument.
 const FILE_TOOLS: FileTools = FileTools { read: &["read_file"], edit: &["write_file", "replace"] };
 
-/// Whether an event's data is a tool call (an `id`, a `name`, no `type`).
+/// Whether an event's data is a tool call (an `id`, a `name`, no `type`),
+/// in one walk of it (a call's result is most of it).
 fn is_call(data: Raw<'_>) -> bool {
-    data.get("type").is_none() && data.get("name").is_some() && data.get("id").is_some()
+    let (mut name, mut id) = (false, false);
+    for (key, _) in data.members() {
+        if crate::json::key_eq(key, "type") {
+            return false;
+        }
+        name |= crate::json::key_eq(key, "name");
+        id |= crate::json::key_eq(key, "id");
+    }
+    name && id
 }
 
 /// Whether a tool call failed: status `error` or `cancelled`, or an `error`

@@ -83,3 +83,48 @@ fn gemini_records_are_told_from_other_writers_lines() {
     let claude = r#"{"uuid":"u","sessionId":"s","type":"user","message":{"role":"user","content":"hi"}}"#;
     assert_ne!(LineKind::of(&idx.parse(claude.as_bytes()).unwrap()), LineKind::Format(&FORMAT));
 }
+
+/// Each part's tokens, model and message key as the index reads them
+/// (`line_*`) and as its data says (what a piped record of it reads).
+fn both_ways(line: &str) -> Vec<(String, String)> {
+    let mut idx = Index::new();
+    let rec = idx.parse(line.as_bytes()).unwrap();
+    let (mut state, mut parts) = (ReadState::default(), vec![]);
+    GeminiCli.observe(&rec, &mut state);
+    GeminiCli.parts(&rec, &mut state, &mut parts);
+    let g = GeminiCli;
+    let text = |t: [Option<Raw<'_>>; 5], m: Option<Raw<'_>>| format!("{:?} {:?}", t.map(|r| r.map(|r| r.bytes())), m);
+    parts
+        .iter()
+        .map(|&p| {
+            let data = g.data(&rec, p, &state);
+            let (mut k1, mut k2) = (String::new(), String::new());
+            let by_index = (g.line_message_key(&rec, p, data, &mut k1), g.line_tokens(&rec, p, data));
+            let by_data = (data.is_some_and(|d| g.message_key(d, &mut k2)), data.map_or([None; 5], |d| g.tokens(d)));
+            (
+                format!("{} {k1} {}", by_index.0, text(by_index.1, g.line_model(&rec, p, data))),
+                format!("{} {k2} {}", by_data.0, text(by_data.1, data.and_then(|d| g.model(d)))),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_index_reads_a_message_as_its_data_does() {
+    let lines = [
+        r#"{"id":"g-1","timestamp":"t","type":"gemini","content":"x","model":"m","tokens":{"input":9,"cached":2},"toolCalls":[{"id":"c","name":"n","status":"success","usage":{"input_tokens":3}}]}"#,
+        r#"{"id":"g-1","type":"gemini","model":"a","tokens":{"input":1},"usage":{"input_tokens":5},"model":"b","id":"g-2"}"#,
+        r#"{"id":"g-1","type":"gemini","model":7,"tokens":[1]}"#,
+        r#"{"id":"u-1","type":"user","content":"x","usage":{"output_tokens":4},"timestamp":"t"}"#,
+        r#"{"type":"gemini","tokens":{"output":1}}"#,
+        r#"{"$set":{"lastUpdated":"t"}}"#,
+    ];
+    for line in lines {
+        for (by_index, by_data) in both_ways(line) {
+            assert_eq!(by_index, by_data, "{line}");
+        }
+    }
+    // A response: its made usage, its model, its key.
+    let first = &both_ways(lines[0])[0].0;
+    assert_eq!(first, r#"true g-1 t [Some([55]), Some([48]), Some([50]), None, None] Some(Raw("m"))"#);
+}
