@@ -44,6 +44,12 @@ pub struct Table {
     /// record as JSON text (SQLite's `json_object`), a function of the row
     /// (and of rows it names) only, so that a re-read makes the same bytes.
     pub record: &'static str,
+    /// A condition on a row (SQL) true of every row a tokens count reads:
+    /// each whose record carries usage, each the writer's dialect rejects,
+    /// and each whose record may be longer than `?2` bytes (the longest
+    /// line, [`super::max_line`]; [`Rows::usage_only`]). `None`: every row
+    /// is read.
+    pub usage: Option<&'static str>,
 }
 
 /// Opens the database at `path` read-only, leaving nothing beside it (module docs).
@@ -110,15 +116,53 @@ fn escape_uri(path: &str) -> String {
 
 /// Reads the record of row `rowid` of `table` into `out` (cleared first);
 /// `Ok(false)` when there is no such row.
-pub fn read_row(conn: &Connection, table: &Table, rowid: i64, out: &mut Vec<u8>) -> Result<bool, String> {
+pub fn read_row(conn: &Connection, table: &'static Table, rowid: i64, out: &mut Vec<u8>) -> Result<bool, String> {
+    read_by(conn, &Query::all(table), rowid, out)
+}
+
+/// The statement that reads a row's record of a table.
+struct Query {
+    table: &'static Table,
+    sql: String,
+    /// Whether it reads only the rows of [`Table::usage`] (a NULL record: a
+    /// row left unread).
+    usage_only: bool,
+}
+
+impl Query {
+    /// Every row's record.
+    fn all(table: &'static Table) -> Query {
+        let sql = format!("SELECT {} FROM {} WHERE rowid = ?1", table.record, table.name);
+        Query { table, sql, usage_only: false }
+    }
+
+    /// The record of a row a tokens count reads ([`Table::usage`]), NULL for
+    /// another; every row's when the table has no such condition.
+    fn usage(table: &'static Table) -> Query {
+        let Some(cond) = table.usage else { return Query::all(table) };
+        let sql = format!(
+            "SELECT CASE WHEN {cond} THEN {} END FROM {} WHERE rowid = ?1 AND ?2 >= 0",
+            table.record, table.name
+        );
+        Query { table, sql, usage_only: true }
+    }
+}
+
+/// Reads row `rowid`'s record by `q` into `out` (cleared first);
+/// `Ok(false)` when there is no such row or `q` leaves it unread.
+fn read_by(conn: &Connection, q: &Query, rowid: i64, out: &mut Vec<u8>) -> Result<bool, String> {
     out.clear();
-    let sql = format!("SELECT {} FROM {} WHERE rowid = ?1", table.record, table.name);
-    let mut stmt = conn.prepare_cached(&sql).map_err(|e| e.to_string())?;
-    let mut rows = stmt.query([rowid]).map_err(|e| e.to_string())?;
+    let mut stmt = conn.prepare_cached(&q.sql).map_err(|e| e.to_string())?;
+    let mut rows = match q.usage_only {
+        true => stmt.query([rowid, super::max_line() as i64]),
+        false => stmt.query([rowid]),
+    }
+    .map_err(|e| e.to_string())?;
     let Some(row) = rows.next().map_err(|e| e.to_string())? else { return Ok(false) };
     let text = row.get_ref(0).map_err(|e| e.to_string())?;
     match text {
         rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => out.extend_from_slice(t),
+        rusqlite::types::ValueRef::Null if q.usage_only => return Ok(false),
         _ => return Err("the row's record is not text".into()),
     }
     Ok(true)
@@ -170,13 +214,31 @@ pub struct Rows {
     hold: Option<Box<Unfinished>>,
     /// The rows held (unfinished) so far.
     held: Vec<(&'static Table, i64)>,
+    /// Each table's statement.
+    queries: Vec<Query>,
 }
 
 impl Rows {
     /// The rows `keys` (table, rowid) of the database `conn`.
     pub fn new(conn: Connection, keys: Vec<(&'static Table, i64)>) -> Rows {
-        let keys = keys.into_iter().zip(1..).map(|((t, r), n)| (t, r, n)).collect();
-        Rows { conn, keys, next: 0, number: 0, buf: Vec::new(), hold: None, held: Vec::new() }
+        let keys: Vec<_> = keys.into_iter().zip(1..).map(|((t, r), n)| (t, r, n)).collect();
+        let mut queries: Vec<Query> = Vec::new();
+        for (t, _, _) in &keys {
+            if !queries.iter().any(|q| std::ptr::eq(q.table, *t)) {
+                queries.push(Query::all(t));
+            }
+        }
+        Rows { conn, keys, next: 0, number: 0, buf: Vec::new(), hold: None, held: Vec::new(), queries }
+    }
+
+    /// From now on, reads only the rows a tokens count reads, by each
+    /// table's [`Table::usage`]: the others are left out as a row gone is
+    /// (their line numbers kept by the rest), and their records never made.
+    /// Not for rows followed (a row left out counts as taken).
+    pub fn usage_only(&mut self) {
+        for q in &mut self.queries {
+            *q = Query::usage(q.table);
+        }
     }
 
     /// Leaves out the rows `taken` names (by table name and rowid), keeping
@@ -203,7 +265,11 @@ impl Rows {
         loop {
             let Some(&(table, rowid, number)) = self.keys.get(self.next) else { return Ok(None) };
             self.next += 1;
-            let found = read_row(&self.conn, table, rowid, &mut self.buf).map_err(std::io::Error::other)?;
+            let found = match self.queries.iter().find(|q| std::ptr::eq(q.table, table)) {
+                Some(q) => read_by(&self.conn, q, rowid, &mut self.buf),
+                None => read_row(&self.conn, table, rowid, &mut self.buf),
+            };
+            let found = found.map_err(std::io::Error::other)?;
             if !found {
                 continue;
             }
