@@ -22,6 +22,7 @@
 //! - Rollback-journal mode: `mode=ro`; a writer's lock is waited for up to
 //!   [`BUSY_WAIT_MS`], then reported ("database is locked").
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -120,52 +121,46 @@ pub fn read_row(conn: &Connection, table: &'static Table, rowid: i64, out: &mut 
     read_by(conn, &Query::all(table), rowid, out)
 }
 
-/// The statement that reads a row's record of a table.
+/// The statement that reads a row's record of a table ([`Table::record`]).
 struct Query {
     table: &'static Table,
     sql: String,
-    /// Whether it reads only the rows of [`Table::usage`] (a NULL record: a
-    /// row left unread).
-    usage_only: bool,
 }
 
 impl Query {
-    /// Every row's record.
     fn all(table: &'static Table) -> Query {
         let sql = format!("SELECT {} FROM {} WHERE rowid = ?1", table.record, table.name);
-        Query { table, sql, usage_only: false }
-    }
-
-    /// The record of a row a tokens count reads ([`Table::usage`]), NULL for
-    /// another; every row's when the table has no such condition.
-    fn usage(table: &'static Table) -> Query {
-        let Some(cond) = table.usage else { return Query::all(table) };
-        let sql = format!(
-            "SELECT CASE WHEN {cond} THEN {} END FROM {} WHERE rowid = ?1 AND ?2 >= 0",
-            table.record, table.name
-        );
-        Query { table, sql, usage_only: true }
+        Query { table, sql }
     }
 }
 
 /// Reads row `rowid`'s record by `q` into `out` (cleared first);
-/// `Ok(false)` when there is no such row or `q` leaves it unread.
+/// `Ok(false)` when there is no such row.
 fn read_by(conn: &Connection, q: &Query, rowid: i64, out: &mut Vec<u8>) -> Result<bool, String> {
     out.clear();
     let mut stmt = conn.prepare_cached(&q.sql).map_err(|e| e.to_string())?;
-    let mut rows = match q.usage_only {
-        true => stmt.query([rowid, super::max_line() as i64]),
-        false => stmt.query([rowid]),
-    }
-    .map_err(|e| e.to_string())?;
+    let mut rows = stmt.query([rowid]).map_err(|e| e.to_string())?;
     let Some(row) = rows.next().map_err(|e| e.to_string())? else { return Ok(false) };
     let text = row.get_ref(0).map_err(|e| e.to_string())?;
     match text {
         rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => out.extend_from_slice(t),
-        rusqlite::types::ValueRef::Null if q.usage_only => return Ok(false),
         _ => return Err("the row's record is not text".into()),
     }
     Ok(true)
+}
+
+/// Of the rows `rowids` of `table`, those its [`Table::usage`] condition
+/// holds of (one statement: the rowids go as a JSON array).
+fn usage_rows(conn: &Connection, table: &Table, cond: &str, rowids: &[i64]) -> Result<HashSet<i64>, String> {
+    let sql = format!(
+        "SELECT rowid FROM {} WHERE rowid IN (SELECT value FROM json_each(?1)) AND ({cond}) AND ?2 >= 0",
+        table.name
+    );
+    let list = format!("[{}]", rowids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+    let mut stmt = conn.prepare(&sql).map_err(|e| e.to_string())?;
+    let max = super::max_line() as i64;
+    let rows = stmt.query_map(rusqlite::params![list, max], |r| r.get::<_, i64>(0)).map_err(|e| e.to_string())?;
+    rows.map(|r| r.map_err(|e| e.to_string())).collect()
 }
 
 /// The rows `keys` lists of the database at `file`, as a [`LineSource`];
@@ -231,13 +226,23 @@ impl Rows {
         Rows { conn, keys, next: 0, number: 0, buf: Vec::new(), hold: None, held: Vec::new(), queries }
     }
 
-    /// From now on, reads only the rows a tokens count reads, by each
-    /// table's [`Table::usage`]: the others are left out as a row gone is
-    /// (their line numbers kept by the rest), and their records never made.
-    /// Not for rows followed (a row left out counts as taken).
+    /// Leaves out the rows a tokens count does not read, by each table's
+    /// [`Table::usage`] (one statement per table): their records are never
+    /// made, and the other rows keep their line numbers. A table whose
+    /// condition cannot be checked keeps every row. Not for rows followed
+    /// (a row left out would count as taken).
     pub fn usage_only(&mut self) {
-        for q in &mut self.queries {
-            *q = Query::usage(q.table);
+        let tables: Vec<&'static Table> = self.queries.iter().map(|q| q.table).collect();
+        for table in tables {
+            let Some(cond) = table.usage else { continue };
+            let of_table: Vec<i64> =
+                self.keys[self.next..].iter().filter(|(t, _, _)| std::ptr::eq(*t, table)).map(|k| k.1).collect();
+            let Ok(keep) = usage_rows(&self.conn, table, cond, &of_table) else { continue };
+            let (next, mut i) = (self.next, 0);
+            self.keys.retain(|(t, r, _)| {
+                i += 1;
+                i <= next || !std::ptr::eq(*t, table) || keep.contains(r)
+            });
         }
     }
 
