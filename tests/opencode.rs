@@ -149,6 +149,33 @@ fn a_cut_row_reads_back_whole_and_a_changed_row_is_reported() {
     );
 }
 
+/// A tokens count leaves unread the rows that carry no usage, yet reports
+/// each damaged or too long row as a whole read does; its totals are the
+/// sums of the undamaged steps.
+#[test]
+fn a_tokens_count_reports_damaged_and_long_rows_as_a_whole_read_does() {
+    let (_dir, db) = planted_copy();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let before = ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&db).run();
+    assert_eq!((before.stderr.as_str(), before.code), ("", 0));
+    // A text part that is not JSON, a message whose data is an array.
+    let text = "SELECT rowid FROM part WHERE json_extract(data, '$.type') = 'text' LIMIT 1";
+    let part: i64 = conn.query_row(text, [], |r| r.get(0)).unwrap();
+    conn.execute("UPDATE part SET data = 'not json' WHERE rowid = ?1", [part]).unwrap();
+    let user = "SELECT rowid FROM message WHERE json_extract(data, '$.role') = 'user' LIMIT 1";
+    let message: i64 = conn.query_row(user, [], |r| r.get(0)).unwrap();
+    conn.execute("UPDATE message SET data = '[1]' WHERE rowid = ?1", [message]).unwrap();
+    drop(conn);
+    // Every row (`--by session` without --tokens) against the tokens count's rows.
+    let all = ci("ci-agg").args(["--by", "session"]).env("CI_MAX_LINE_BYTES", "1500").arg(&db).run();
+    let tokens = ci("ci-agg").args(["--tokens", "--by", "session"]).env("CI_MAX_LINE_BYTES", "1500").arg(&db).run();
+    assert_eq!(tokens.stderr, all.stderr);
+    assert_eq!(tokens.stderr.lines().count(), 4, "{}", tokens.stderr);
+    assert!(tokens.stderr.contains("longer than the limit of 1500 bytes"), "{}", tokens.stderr);
+    let whole = ci("ci-agg").args(["--tokens", "--by", "session"]).arg(&db).run();
+    assert_eq!(whole.stdout, before.stdout);
+}
+
 /// A ci-grep match names its row; ci-cat makes the event whole from it.
 #[test]
 fn a_grep_match_names_its_row_and_reads_back() {

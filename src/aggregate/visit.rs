@@ -186,6 +186,10 @@ impl Visitor for Aggregator<'_> {
         }
     }
 
+    fn usage_only(&self) -> bool {
+        self.usage_bytes.is_some()
+    }
+
     /// `--by` and `--tokens` merge exactly whatever the split ([`Query::splits`]).
     fn splits(&self) -> bool {
         self.q.splits()

@@ -22,6 +22,7 @@
 //! - Rollback-journal mode: `mode=ro`; a writer's lock is waited for up to
 //!   [`BUSY_WAIT_MS`], then reported ("database is locked").
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -44,6 +45,12 @@ pub struct Table {
     /// record as JSON text (SQLite's `json_object`), a function of the row
     /// (and of rows it names) only, so that a re-read makes the same bytes.
     pub record: &'static str,
+    /// A condition on a row (SQL) true of every row a tokens count reads:
+    /// each whose record carries usage, each the writer's dialect rejects,
+    /// and each whose record may be longer than `?2` bytes (the longest
+    /// line, [`super::max_line`]; [`Rows::usage_only`]). `None`: every row
+    /// is read.
+    pub usage: Option<&'static str>,
 }
 
 /// Opens the database at `path` read-only, leaving nothing beside it (module docs).
@@ -110,10 +117,28 @@ fn escape_uri(path: &str) -> String {
 
 /// Reads the record of row `rowid` of `table` into `out` (cleared first);
 /// `Ok(false)` when there is no such row.
-pub fn read_row(conn: &Connection, table: &Table, rowid: i64, out: &mut Vec<u8>) -> Result<bool, String> {
+pub fn read_row(conn: &Connection, table: &'static Table, rowid: i64, out: &mut Vec<u8>) -> Result<bool, String> {
+    read_by(conn, &Query::all(table), rowid, out)
+}
+
+/// The statement that reads a row's record of a table ([`Table::record`]).
+struct Query {
+    table: &'static Table,
+    sql: String,
+}
+
+impl Query {
+    fn all(table: &'static Table) -> Query {
+        let sql = format!("SELECT {} FROM {} WHERE rowid = ?1", table.record, table.name);
+        Query { table, sql }
+    }
+}
+
+/// Reads row `rowid`'s record by `q` into `out` (cleared first);
+/// `Ok(false)` when there is no such row.
+fn read_by(conn: &Connection, q: &Query, rowid: i64, out: &mut Vec<u8>) -> Result<bool, String> {
     out.clear();
-    let sql = format!("SELECT {} FROM {} WHERE rowid = ?1", table.record, table.name);
-    let mut stmt = conn.prepare_cached(&sql).map_err(|e| e.to_string())?;
+    let mut stmt = conn.prepare_cached(&q.sql).map_err(|e| e.to_string())?;
     let mut rows = stmt.query([rowid]).map_err(|e| e.to_string())?;
     let Some(row) = rows.next().map_err(|e| e.to_string())? else { return Ok(false) };
     let text = row.get_ref(0).map_err(|e| e.to_string())?;
@@ -122,6 +147,20 @@ pub fn read_row(conn: &Connection, table: &Table, rowid: i64, out: &mut Vec<u8>)
         _ => return Err("the row's record is not text".into()),
     }
     Ok(true)
+}
+
+/// Of the rows `rowids` of `table`, those its [`Table::usage`] condition
+/// holds of (one statement: the rowids go as a JSON array).
+fn usage_rows(conn: &Connection, table: &Table, cond: &str, rowids: &[i64]) -> Result<HashSet<i64>, String> {
+    let sql = format!(
+        "SELECT rowid FROM {} WHERE rowid IN (SELECT value FROM json_each(?1)) AND ({cond}) AND ?2 >= 0",
+        table.name
+    );
+    let list = format!("[{}]", rowids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+    let mut stmt = conn.prepare(&sql).map_err(|e| e.to_string())?;
+    let max = super::max_line() as i64;
+    let rows = stmt.query_map(rusqlite::params![list, max], |r| r.get::<_, i64>(0)).map_err(|e| e.to_string())?;
+    rows.map(|r| r.map_err(|e| e.to_string())).collect()
 }
 
 /// The rows `keys` lists of the database at `file`, as a [`LineSource`];
@@ -170,13 +209,41 @@ pub struct Rows {
     hold: Option<Box<Unfinished>>,
     /// The rows held (unfinished) so far.
     held: Vec<(&'static Table, i64)>,
+    /// Each table's statement.
+    queries: Vec<Query>,
 }
 
 impl Rows {
     /// The rows `keys` (table, rowid) of the database `conn`.
     pub fn new(conn: Connection, keys: Vec<(&'static Table, i64)>) -> Rows {
-        let keys = keys.into_iter().zip(1..).map(|((t, r), n)| (t, r, n)).collect();
-        Rows { conn, keys, next: 0, number: 0, buf: Vec::new(), hold: None, held: Vec::new() }
+        let keys: Vec<_> = keys.into_iter().zip(1..).map(|((t, r), n)| (t, r, n)).collect();
+        let mut queries: Vec<Query> = Vec::new();
+        for (t, _, _) in &keys {
+            if !queries.iter().any(|q| std::ptr::eq(q.table, *t)) {
+                queries.push(Query::all(t));
+            }
+        }
+        Rows { conn, keys, next: 0, number: 0, buf: Vec::new(), hold: None, held: Vec::new(), queries }
+    }
+
+    /// Leaves out the rows a tokens count does not read, by each table's
+    /// [`Table::usage`] (one statement per table): their records are never
+    /// made, and the other rows keep their line numbers. A table whose
+    /// condition cannot be checked keeps every row. Not for rows followed
+    /// (a row left out would count as taken).
+    pub fn usage_only(&mut self) {
+        let tables: Vec<&'static Table> = self.queries.iter().map(|q| q.table).collect();
+        for table in tables {
+            let Some(cond) = table.usage else { continue };
+            let of_table: Vec<i64> =
+                self.keys[self.next..].iter().filter(|(t, _, _)| std::ptr::eq(*t, table)).map(|k| k.1).collect();
+            let Ok(keep) = usage_rows(&self.conn, table, cond, &of_table) else { continue };
+            let (next, mut i) = (self.next, 0);
+            self.keys.retain(|(t, r, _)| {
+                i += 1;
+                i <= next || !std::ptr::eq(*t, table) || keep.contains(r)
+            });
+        }
     }
 
     /// Leaves out the rows `taken` names (by table name and rowid), keeping
@@ -203,7 +270,11 @@ impl Rows {
         loop {
             let Some(&(table, rowid, number)) = self.keys.get(self.next) else { return Ok(None) };
             self.next += 1;
-            let found = read_row(&self.conn, table, rowid, &mut self.buf).map_err(std::io::Error::other)?;
+            let found = match self.queries.iter().find(|q| std::ptr::eq(q.table, table)) {
+                Some(q) => read_by(&self.conn, q, rowid, &mut self.buf),
+                None => read_row(&self.conn, table, rowid, &mut self.buf),
+            };
+            let found = found.map_err(std::io::Error::other)?;
             if !found {
                 continue;
             }

@@ -31,6 +31,10 @@ impl<V: Visitor> Visitor for Companion<'_, V> {
     fn needs_events(&mut self, raw: &[u8]) -> bool {
         self.0.needs_events(raw)
     }
+
+    fn usage_only(&self) -> bool {
+        self.0.usage_only()
+    }
 }
 
 /// Visits the events of one line of a capture: one, or (for a writer whose
@@ -145,6 +149,10 @@ impl Worker<'_> {
             {
                 let read = match elements.as_rows() {
                     Some(rows) if self.follow => self.read_rows_to_follow(v, cap, (path, display), rows),
+                    Some(rows) if v.usage_only() => {
+                        rows.usage_only();
+                        self.capture_lines(v, cap, display, &mut *elements, false)
+                    }
                     _ => self.capture_lines(v, cap, display, &mut *elements, false),
                 };
                 match read {

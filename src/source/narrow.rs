@@ -160,6 +160,10 @@ impl<V: Visitor> Visitor for Narrow<'_, V> {
         self.inner.needs_events(raw)
     }
 
+    fn usage_only(&self) -> bool {
+        self.inner.usage_only()
+    }
+
     fn reads_tools(&self) -> bool {
         self.inner.reads_tools()
     }

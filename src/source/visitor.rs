@@ -211,6 +211,15 @@ pub(crate) trait Visitor: Send {
         true
     }
 
+    /// Whether [`Visitor::needs_events`] wants only the lines that carry
+    /// usage (a tokens count): a database's rows read whole (not followed)
+    /// are then left unread where their table's condition tells they carry
+    /// none and are whole ([`crate::lines::rows::Rows::usage_only`]). The
+    /// default: no.
+    fn usage_only(&self) -> bool {
+        false
+    }
+
     /// Whether the visitor may read the tool of a call's end that does not
     /// name it ([`Event::paired_tool`]): lines it skips unread
     /// ([`Visitor::precheck`], [`Visitor::line`]) are then still read for

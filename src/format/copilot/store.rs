@@ -83,6 +83,7 @@ pub(super) static USAGE: Table = Table {
         "'reasoning_tokens', reasoning_tokens, 'output_tokens', output_tokens, 'created_at', created_at, ",
         "'total_nano_aiu', total_nano_aiu, 'initiator', initiator))"
     ),
+    usage: None,
 };
 
 /// The tables whose rows are records.

@@ -99,6 +99,7 @@ pub static SESSION: Table = Table {
         ),
         " END)"
     ),
+    usage: None,
 };
 
 /// A message row, shaped as a legacy line (`id`, `role`, `created`,
@@ -116,6 +117,7 @@ pub static MESSAGE: Table = Table {
         json_of!("metadata_json"),
         " END)"
     ),
+    usage: None,
 };
 
 /// A `usage_ledger` row: one request's usage.
@@ -130,6 +132,7 @@ pub static LEDGER: Table = Table {
         usage_of!("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost"),
         ")"
     ),
+    usage: None,
 };
 
 /// The tables, in the order their rows come at one time in a session.

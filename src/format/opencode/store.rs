@@ -65,6 +65,14 @@ macro_rules! steps {
     };
 }
 
+/// Whether the row's `data` may make a record longer than `?2` bytes
+/// ([`Table::usage`]).
+macro_rules! long {
+    () => {
+        "2 * length(CAST(data AS BLOB)) + 4096 > ?2"
+    };
+}
+
 /// A session row: `session:start`.
 pub static SESSION: Table = Table {
     writer: "opencode",
@@ -74,6 +82,11 @@ pub static SESSION: Table = Table {
         "'directory', directory, 'title', title, 'version', version, 'timestamp', ",
         time_of!(),
         ")"
+    ),
+    // No usage; only a record too long is reported.
+    usage: Some(
+        "2 * length(CAST(coalesce(id, '') || coalesce(project_id, '') || coalesce(parent_id, '') \
+         || coalesce(directory, '') || coalesce(title, '') || coalesce(version, '') AS BLOB)) + 4096 > ?2",
     ),
 };
 
@@ -96,6 +109,13 @@ pub static MESSAGE: Table = Table {
         data_json!("data"),
         ")"
     ),
+    usage: Some(concat!(
+        "CASE WHEN json_valid(data) THEN json_type(data) <> 'object' OR (json_extract(data, '$.role') = 'assistant' ",
+        "AND json_type(data, '$.tokens') = 'object' AND ",
+        steps!(),
+        " = 0) ELSE 1 END OR ",
+        long!()
+    )),
 };
 
 /// A part row; a `step-finish` part carries its `tokens` and `cost` as
@@ -113,6 +133,11 @@ pub static PART: Table = Table {
         data_json!("data"),
         ")"
     ),
+    usage: Some(concat!(
+        "CASE WHEN json_valid(data) THEN json_type(data) <> 'object' OR json_extract(data, '$.type') = 'step-finish' ",
+        "ELSE 1 END OR ",
+        long!()
+    )),
 };
 
 /// The tables, in the order their rows come in a session.

@@ -1,6 +1,6 @@
 use super::*;
 
-static T: Table = Table { writer: "test", name: "t", record: "json_object('id', id, 'v', v)" };
+static T: Table = Table { writer: "test", name: "t", record: "json_object('id', id, 'v', v)", usage: None };
 
 /// A database with table `t` in the journal mode `mode`, `n` rows.
 fn make(dir: &Path, mode: &str, n: i64) -> (std::path::PathBuf, Connection) {
