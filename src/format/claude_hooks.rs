@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use super::{Cx, Detail};
 use crate::diag::Diag;
-use crate::files::{expand_tilde, sorted_dirs, NOT_UTF8};
+use crate::files::{sorted_dirs, NOT_UTF8};
 use crate::json::{Raw, Record};
 use crate::session::{slug_of, unsafe_id_message, unsafe_name, Capture, SessionRecord};
 use crate::time::{self, Timestamp};
@@ -162,10 +162,7 @@ const NOT_A_HOOK_LINE: &str = "not a Claude Code hook line (needs \"hook_event_n
 impl Layout for ClaudeHooks {
     /// `$SESSION_DATA_DIR` when set and non-empty (no default place).
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
-        match std::env::var(ROOT_ENV) {
-            Ok(v) if !v.trim().is_empty() => vec![expand_tilde(v.trim())],
-            _ => vec![],
-        }
+        super::env_dir(ROOT_ENV).into_iter().collect()
     }
 
     fn discover(

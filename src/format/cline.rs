@@ -200,12 +200,9 @@ impl Layout for Tasks {
     /// of the family only), else each VS Code build's
     /// `globalStorage/<id>` holding `tasks`, and the extra places.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
-        if let Ok(v) = std::env::var(ROOT_ENV) {
-            if !v.trim().is_empty() {
-                // One root, given once: each format reads its own tasks there.
-                let first = std::ptr::eq(self.format, FAMILY[0]);
-                return first.then(|| expand_tilde(v.trim())).into_iter().collect();
-            }
+        if let Some(root) = super::env_dir(ROOT_ENV) {
+            // One root, given once: each format reads its own tasks there.
+            return std::ptr::eq(self.format, FAMILY[0]).then_some(root).into_iter().collect();
         }
         let storage = user_bases()
             .into_iter()

@@ -62,7 +62,6 @@ use bstr::ByteSlice;
 use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use super::{Cx, Detail};
 use crate::diag::Diag;
-use crate::files::expand_tilde;
 use crate::json::{Index, Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
@@ -139,17 +138,9 @@ impl Layout for Codex {
     /// `$CODEX_HOME` (`~`-expanded; a missing one is an error like any
     /// root), else `~/.codex` when it holds `sessions/` or `archived_sessions/`.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
-        if let Ok(v) = std::env::var(ROOT_ENV) {
-            if !v.trim().is_empty() {
-                return vec![expand_tilde(v.trim())];
-            }
-        }
-        let home = expand_tilde("~/.codex");
-        if home.join("sessions").is_dir() || home.join("archived_sessions").is_dir() {
-            vec![home]
-        } else {
-            vec![]
-        }
+        super::env_or_place(ROOT_ENV, "~/.codex", |h| {
+            h.join("sessions").is_dir() || h.join("archived_sessions").is_dir()
+        })
     }
 
     fn discover(

@@ -58,7 +58,6 @@ use super::{
     str_at, CallKey, Cx, Detail, Dialect, FileTools, Format, Help, Layout, LineKind, Profile, ReadState, Section,
 };
 use crate::diag::Diag;
-use crate::files::expand_tilde;
 use crate::format::FileSessions;
 use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord};
@@ -175,17 +174,7 @@ impl Layout for Copilot {
     /// `$COPILOT_HOME` (trimmed, `~`-expanded; a missing one is an error
     /// like any root), else `~/.copilot` when it holds `session-state/`.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
-        if let Ok(v) = std::env::var(ROOT_ENV) {
-            if !v.trim().is_empty() {
-                return vec![expand_tilde(v.trim())];
-            }
-        }
-        let home = expand_tilde("~/.copilot");
-        if home.join(sessions::STATE).is_dir() {
-            vec![home]
-        } else {
-            vec![]
-        }
+        super::env_or_place(ROOT_ENV, "~/.copilot", |h| h.join(sessions::STATE).is_dir())
     }
 
     fn file_sessions(&self) -> Option<&FileSessions> {

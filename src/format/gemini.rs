@@ -162,16 +162,9 @@ impl Layout for GeminiCli {
     /// `$GEMINI_CLI_HOME/.gemini/tmp` (trimmed, `~`-expanded; a missing one
     /// is an error like any root), else `~/.gemini/tmp` when it exists.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
-        if let Ok(v) = std::env::var(HOME_ENV) {
-            if !v.trim().is_empty() {
-                return vec![crate::files::expand_tilde(v.trim()).join(".gemini").join("tmp")];
-            }
-        }
-        let tmp = crate::files::expand_tilde("~/.gemini/tmp");
-        if tmp.is_dir() {
-            vec![tmp]
-        } else {
-            vec![]
+        match super::env_dir(HOME_ENV) {
+            Some(home) => vec![home.join(".gemini").join("tmp")],
+            None => super::env_or_place(HOME_ENV, "~/.gemini/tmp", |t| t.is_dir()),
         }
     }
 

@@ -171,16 +171,10 @@ impl Layout for Goose {
     /// `$GOOSE_PATH_ROOT/data/sessions` (a missing one is an error like any
     /// root), else each of the default places that exists.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
-        if let Ok(v) = std::env::var(ROOT_ENV) {
-            if !v.trim().is_empty() {
-                return vec![expand_tilde(v.trim()).join("data").join("sessions")];
-            }
+        if let Some(root) = super::env_dir(ROOT_ENV) {
+            return vec![root.join("data").join("sessions")];
         }
-        let xdg = std::env::var("XDG_DATA_HOME").ok().filter(|v| Path::new(v.trim()).is_absolute());
-        let first = match xdg {
-            Some(x) => Path::new(x.trim()).join("goose").join("sessions"),
-            None => expand_tilde(PLACES[0]),
-        };
+        let first = super::xdg_data("goose/sessions", PLACES[0]);
         let others = PLACES[1..].iter().map(|p| expand_tilde(p));
         std::iter::once(first).chain(others).filter(|d| d.is_dir()).collect()
     }

@@ -78,6 +78,7 @@ mod layout;
 pub mod opencode;
 pub mod qwen;
 mod registry;
+mod roots;
 pub mod session;
 
 use std::borrow::Cow;
@@ -97,6 +98,7 @@ pub use layout::Layout;
 pub use registry::{
     billing_roots, event_names, no_default_root, roots_list, with_sections, Format, Help, Order, Profile, Section,
 };
+pub(crate) use roots::{env_dir, env_or_place, xdg_data};
 
 /// Every format, in the order roots and sessions are listed (the registry).
 #[rustfmt::skip] // one line per format: adding one is adding a line

@@ -50,7 +50,6 @@ use std::path::{Path, PathBuf};
 
 use super::{Cx, Detail, Format, Help, Layout, Profile, Section};
 use crate::diag::Diag;
-use crate::files::expand_tilde;
 use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
@@ -216,20 +215,12 @@ impl Layout for OpenCode {
     /// error like any root), else `$XDG_DATA_HOME/opencode`, else
     /// `~/.local/share/opencode`, when it exists.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
-        if let Ok(v) = std::env::var(DATA_ENV) {
-            if !v.trim().is_empty() {
-                return vec![expand_tilde(v.trim())];
-            }
-        }
-        let xdg = std::env::var("XDG_DATA_HOME").ok().filter(|v| Path::new(v.trim()).is_absolute());
-        let dir = match xdg {
-            Some(x) => Path::new(x.trim()).join("opencode"),
-            None => expand_tilde("~/.local/share/opencode"),
-        };
-        if dir.is_dir() {
-            vec![dir]
-        } else {
-            vec![]
+        match super::env_dir(DATA_ENV) {
+            Some(dir) => vec![dir],
+            None => Some(super::xdg_data("opencode", "~/.local/share/opencode"))
+                .filter(|d| d.is_dir())
+                .into_iter()
+                .collect(),
         }
     }
 

@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 use super::Detail;
 use super::{str_at, CallKey, Dialect, FileTools, Format, Help, Layout, LineKind, Profile, ReadState, Section};
 use crate::diag::Diag;
-use crate::files::{expand_tilde, read_dir_sorted};
+use crate::files::read_dir_sorted;
 use crate::format::FileSessions;
 use crate::json::{Kind, Raw, Record};
 use crate::session::SessionRecord;
@@ -212,18 +212,9 @@ impl Layout for QwenCode {
     /// missing one is an error like any root), else `~/.qwen` when it holds
     /// a `projects` folder.
     fn default_roots(&self, _diag: &Diag) -> Vec<PathBuf> {
-        for var in [RUNTIME_ENV, HOME_ENV] {
-            if let Ok(v) = std::env::var(var) {
-                if !v.trim().is_empty() {
-                    return vec![expand_tilde(v.trim())];
-                }
-            }
-        }
-        let home = expand_tilde("~/.qwen");
-        if home.join("projects").is_dir() {
-            vec![home]
-        } else {
-            vec![]
+        match super::env_dir(RUNTIME_ENV) {
+            Some(dir) => vec![dir],
+            None => super::env_or_place(HOME_ENV, "~/.qwen", |h| h.join("projects").is_dir()),
         }
     }
 

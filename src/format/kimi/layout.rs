@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::{parse_time, time_raw, Kimi, FORMAT};
 use crate::diag::Diag;
-use crate::files::{expand_tilde, name_above, read_dir_sorted};
+use crate::files::{name_above, read_dir_sorted};
 use crate::format::FileSessions;
 use crate::format::{Detail, Layout, LineKind};
 use crate::json::Record;
@@ -205,10 +205,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
 /// (trimmed, `~`-expanded; a missing one is an error like any root), else
 /// `home` when it holds a `sessions` folder.
 fn store_root(var: &str, home: &str) -> Option<PathBuf> {
-    match std::env::var(var) {
-        Ok(v) if !v.trim().is_empty() => Some(expand_tilde(v.trim())),
-        _ => Some(expand_tilde(home)).filter(|h| h.join("sessions").is_dir()),
-    }
+    crate::format::env_or_place(var, home, |h| h.join("sessions").is_dir()).pop()
 }
 
 /// Its sessions are files, one file one session.
