@@ -25,9 +25,7 @@ const SAMPLE_INPUT: u64 = 2700;
 fn live_opencode() -> (tempfile::TempDir, PathBuf, Connection) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("opencode.db");
-    let conn = Connection::open(&db).unwrap();
-    conn.pragma_update(None, "journal_mode", "wal").unwrap();
-    conn.execute_batch(&std::fs::read_to_string(root().join(SQL)).unwrap()).unwrap();
+    let conn = crate::kit::live_db::wal_from_sql(&db, SQL);
     conn.busy_timeout(std::time::Duration::ZERO).unwrap();
     (dir, db, conn)
 }

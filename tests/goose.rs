@@ -234,11 +234,9 @@ fn a_wal_database_in_a_read_only_folder_is_read_and_a_locked_one_reported() {
 
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "journal_mode", "delete").unwrap();
-    conn.execute_batch("BEGIN EXCLUSIVE; DELETE FROM usage_ledger WHERE rowid = 1;").unwrap();
-    let run = ci("ci-agg").args(["--tokens"]).arg(&db).run();
-    conn.execute_batch("ROLLBACK").unwrap();
-    assert_ne!(run.code, 0, "{run:?}");
-    assert!(run.stderr.contains(&format!("{}: database is locked", db.display())), "{}", run.stderr);
+    drop(conn);
+    let lock = "BEGIN EXCLUSIVE; DELETE FROM usage_ledger WHERE rowid = 1;";
+    crate::kit::live_db::while_locked(&db, lock, || ci("ci-agg").args(["--tokens"]).arg(&db).run());
 }
 
 /// A writer inserting ledger rows into a live WAL database (no busy
@@ -248,9 +246,7 @@ fn a_wal_database_in_a_read_only_folder_is_read_and_a_locked_one_reported() {
 fn a_database_written_while_read_loses_and_doubles_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("sessions.db");
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.pragma_update(None, "journal_mode", "wal").unwrap();
-    conn.execute_batch(&std::fs::read_to_string(root().join(SQL)).unwrap()).unwrap();
+    let conn = crate::kit::live_db::wal_from_sql(&db, SQL);
     crate::kit::live_db::written_while_read(&db, conn, 24500, 200, |conn, _| {
         let sql = "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens) \
                    VALUES ('20260801_1', 1785579330, 'claude-sonnet-4-5', 1, 0)";

@@ -222,12 +222,8 @@ fn a_wal_database_in_a_read_only_folder_is_read_leaving_nothing_beside_it() {
 #[test]
 fn a_locked_database_is_reported_with_its_path() {
     let (_dir, db) = planted_copy();
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute_batch("BEGIN EXCLUSIVE; DELETE FROM part WHERE rowid = 1;").unwrap();
-    let run = ci("ci-agg").args(["--tokens"]).arg(&db).run();
-    conn.execute_batch("ROLLBACK").unwrap();
-    assert_ne!(run.code, 0, "{run:?}");
-    assert!(run.stderr.contains(&format!("{}: database is locked", db.display())), "{}", run.stderr);
+    let lock = "BEGIN EXCLUSIVE; DELETE FROM part WHERE rowid = 1;";
+    crate::kit::live_db::while_locked(&db, lock, || ci("ci-agg").args(["--tokens"]).arg(&db).run());
 }
 
 /// A writer inserting one-step responses into a live WAL database (its own
@@ -238,9 +234,7 @@ fn a_locked_database_is_reported_with_its_path() {
 fn a_database_written_while_read_loses_and_doubles_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("opencode.db");
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.pragma_update(None, "journal_mode", "wal").unwrap();
-    conn.execute_batch(&std::fs::read_to_string(root().join(SQL)).unwrap()).unwrap();
+    let conn = crate::kit::live_db::wal_from_sql(&db, SQL);
     crate::kit::live_db::written_while_read(&db, conn, 2700, 200, |conn, i| {
         let data = r#"{"type":"step-finish","reason":"stop","cost":0,"tokens":{"input":1,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}"#;
         conn.execute(
