@@ -205,14 +205,7 @@ impl Dialect for ClaudeTranscript {
     /// snapshot lines carry no `uuid` or `sessionId`), that leaves room to be
     /// an event's `data` (`format::fits_as_data`).
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
-        super::fits_as_data(rec)?;
-        match LineKind::of(rec) {
-            LineKind::Format(f) if f == &FORMAT => Ok(()),
-            LineKind::Unknown | LineKind::Session if rec.get("type").is_some_and(|t| t.kind() == Kind::String) => {
-                Ok(())
-            }
-            _ => Err(NOT_A_TRANSCRIPT_LINE),
-        }
+        super::accept_typed(rec, (&FORMAT, &[]), &["type"], NOT_A_TRANSCRIPT_LINE)
     }
 
     /// Each assistant line (and each subagent response a `progress` line

@@ -253,13 +253,7 @@ impl Dialect for Copilot {
     /// A line with a string `type` (an event type of a later version too)
     /// that leaves room to be an event's `data`.
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
-        super::fits_as_data(rec)?;
-        let has_type = rec.get("type").is_some_and(|t| t.kind() == Kind::String);
-        match LineKind::of(rec) {
-            LineKind::Format(f) if f == &FORMAT => Ok(()),
-            LineKind::Unknown | LineKind::Session if has_type => Ok(()),
-            _ => Err(NOT_AN_EVENT_LINE),
-        }
+        super::accept_typed(rec, (&FORMAT, &[]), &["type"], NOT_AN_EVENT_LINE)
     }
 
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {

@@ -247,13 +247,7 @@ impl Dialect for GeminiCli {
     /// A Gemini record, or any object with a string `type` or `id` (a
     /// message type of a later version), that leaves room to be an event's `data`.
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
-        super::fits_as_data(rec)?;
-        let typed = ["type", "id"].iter().any(|k| rec.get(k).is_some_and(|t| t.kind() == Kind::String));
-        match LineKind::of(rec) {
-            LineKind::Format(f) if f == &FORMAT => Ok(()),
-            LineKind::Unknown | LineKind::Session if typed => Ok(()),
-            _ => Err(NOT_A_CHAT_RECORD),
-        }
+        super::accept_typed(rec, (&FORMAT, &[]), &["type", "id"], NOT_A_CHAT_RECORD)
     }
 
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {

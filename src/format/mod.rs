@@ -414,6 +414,28 @@ pub(crate) fn fits_as_data(rec: &Record<'_>) -> std::result::Result<(), &'static
     }
 }
 
+/// [`Dialect::accept`] of a writer whose records are typed JSON objects: a
+/// line that leaves room to be an event's `data` ([`fits_as_data`]) and is
+/// `own`'s ([`LineKind::Format`]), or one of an `also` format's lines or
+/// one no writer claims ([`LineKind::Unknown`], [`LineKind::Session`])
+/// holding one of `keys` as a string (a record type of a later version);
+/// else `refusal`.
+pub(crate) fn accept_typed(
+    rec: &Record<'_>,
+    (own, also): (&Format, &[&Format]),
+    keys: &[&str],
+    refusal: &'static str,
+) -> std::result::Result<(), &'static str> {
+    fits_as_data(rec)?;
+    let typed = || keys.iter().any(|k| rec.get(k).is_some_and(|t| t.kind() == Kind::String));
+    match LineKind::of(rec) {
+        LineKind::Format(f) if f == own => Ok(()),
+        LineKind::Format(f) if also.contains(&f) && typed() => Ok(()),
+        LineKind::Unknown | LineKind::Session if typed() => Ok(()),
+        _ => Err(refusal),
+    }
+}
+
 /// `prefix` + `name` as an event name: one of `known` (no allocation) when
 /// it is there, else a new string. For writers that name events after their
 /// own line types (`codex:message`, `system:turn_duration`): every event's

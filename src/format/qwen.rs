@@ -268,14 +268,7 @@ impl Dialect for QwenCode {
     /// A Qwen record, or any line with a string `type` (a record type of a
     /// later version), that leaves room to be an event's `data`.
     fn accept(&self, rec: &Record<'_>) -> std::result::Result<(), &'static str> {
-        super::fits_as_data(rec)?;
-        let has_type = rec.get("type").is_some_and(|t| t.kind() == Kind::String);
-        match LineKind::of(rec) {
-            LineKind::Format(f) if f == &FORMAT => Ok(()),
-            LineKind::Format(f) if f == &super::claude_transcript::FORMAT && has_type => Ok(()),
-            LineKind::Unknown | LineKind::Session if has_type => Ok(()),
-            _ => Err(NOT_A_CHAT_RECORD),
-        }
+        super::accept_typed(rec, (&FORMAT, &[&super::claude_transcript::FORMAT]), &["type"], NOT_A_CHAT_RECORD)
     }
 
     fn original<'a>(&self, rec: &Record<'a>, _part: u32) -> Option<Raw<'a>> {
