@@ -115,26 +115,13 @@ pub static FORMAT: Format = Format {
 /// OpenCode database. One that cannot be read (locked, damaged) is reported
 /// to `diag` and has none.
 fn sessions_of(db: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Vec<SessionRecord>> {
-    let report = |e: &dyn std::fmt::Display| {
-        if let Some(d) = diag {
-            d.error(&format_args!("{}: {e}", db.display()));
-        }
-    };
     let Some(path) = db.to_str() else {
-        report(&crate::files::NOT_UTF8);
+        if let Some(d) = diag {
+            d.error(&format_args!("{}: {}", db.display(), crate::files::NOT_UTF8));
+        }
         return None;
     };
-    let read = crate::lines::rows::open(db).and_then(|conn| match store::is_opencode(&conn)? {
-        true => store::sessions(&conn).map(Some),
-        false => Ok(None),
-    });
-    let rows = match read {
-        Ok(rows) => rows?,
-        Err(e) => {
-            report(&e);
-            return Some(Vec::new());
-        }
-    };
+    let rows = crate::lines::rows::read_store(db, diag, store::is_opencode, store::sessions)?;
     Some(rows.into_iter().filter_map(|row| session_record(row, db, path, detail, diag)).collect())
 }
 

@@ -154,14 +154,7 @@ const KEYS: &str = "SELECT t, rid FROM (
 
 /// The rows of session `id`, in order ([`KEYS`]).
 pub fn keys(conn: &Connection, id: &str) -> Result<Vec<(&'static Table, i64)>, String> {
-    let mut stmt = conn.prepare(KEYS).map_err(|e| e.to_string())?;
-    let rows = stmt.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    for r in rows {
-        let (t, rowid) = r.map_err(|e| e.to_string())?;
-        out.push((TABLES[t.clamp(0, 2) as usize], rowid));
-    }
-    Ok(out)
+    crate::lines::rows::keys_of(conn, KEYS, id, &TABLES)
 }
 
 /// What discovery reads of a session row.
@@ -192,12 +185,7 @@ pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
             + coalesce((SELECT sum(length(data)) FROM part p WHERE p.session_id = s.id), 0)
         FROM session s ORDER BY s.time_created, s.id";
     let mut stmt = conn.prepare(SQL).map_err(|e| e.to_string())?;
-    let text = |r: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<Option<String>> {
-        Ok(match r.get_ref(i)? {
-            rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
-            _ => None,
-        })
-    };
+    let text = crate::lines::rows::text_at;
     let rows = stmt
         .query_map([], |r| {
             Ok(SessionRow {
