@@ -362,6 +362,22 @@ pub(crate) fn tail_times(
     tail_times_by(f, len, first, max, |r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
 }
 
+/// The latest `timestamp` of the complete lines at the end of `file` (whose
+/// length is `len`): what a session record's `last_event_at` is read from.
+pub(crate) fn last_time(file: &Path, len: u64) -> Option<Timestamp> {
+    last_time_by(file, len, |r| r.get_str("timestamp").as_deref().and_then(time::parse_timestamp))
+}
+
+/// [`last_time`] with the time of a line read by `time_of`.
+pub(crate) fn last_time_by(
+    file: &Path,
+    len: u64,
+    time_of: impl Fn(&Record<'_>) -> Option<Timestamp>,
+) -> Option<Timestamp> {
+    let mut f = crate::files::open_regular(file).ok()?;
+    tail_times_by(&mut f, len, 64 * 1024, 4 << 20, time_of).1
+}
+
 /// [`tail_times`] with the time of a line read by `time_of`.
 pub(crate) fn tail_times_by(
     f: &mut std::fs::File,

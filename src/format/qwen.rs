@@ -533,9 +533,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
     let started = h.own.or(h.copied);
     let last = match detail {
         Detail::Full => {
-            let tail = crate::files::open_regular(file)
-                .ok()
-                .and_then(|mut f| super::tail_times(&mut f, meta.len(), 64 * 1024, 4 << 20).1);
+            let tail = crate::format::last_time(file, meta.len());
             tail.max(h.last)
         }
         Detail::Reading => None,

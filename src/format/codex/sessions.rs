@@ -110,12 +110,6 @@ fn head(file: &Path) -> Head {
     h
 }
 
-/// The latest timestamp of the complete lines at a file's end.
-pub(super) fn last_time(file: &Path, len: u64) -> Option<Timestamp> {
-    let mut f = crate::files::open_regular(file).ok()?;
-    super::super::tail_times(&mut f, len, 64 * 1024, 4 << 20).1
-}
-
 /// Whether a file's first non-blank line is a Codex line.
 pub(super) fn first_line_is_rollout(file: &Path) -> bool {
     let mut found = false;
@@ -145,7 +139,7 @@ pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Op
         return None;
     }
     let slug = h.cwd.as_deref().map(slug_of);
-    let last = if detail == Detail::Full { last_time(file, meta.len()) } else { None };
+    let last = if detail == Detail::Full { crate::format::last_time(file, meta.len()) } else { None };
     Some(SessionRecord {
         project: slug.clone(),
         workspace: slug,

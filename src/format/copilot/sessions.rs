@@ -126,9 +126,7 @@ pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Op
     let cwd = h.cwd.or_else(|| in_folder.then(|| file.parent().and_then(workspace_cwd)).flatten());
     let last = match detail {
         Detail::Full => {
-            let tail = crate::files::open_regular(file)
-                .ok()
-                .and_then(|mut f| super::super::tail_times(&mut f, meta.len(), 64 * 1024, 4 << 20).1);
+            let tail = crate::format::last_time(file, meta.len());
             tail.max(h.last)
         }
         Detail::Reading => None,

@@ -206,9 +206,7 @@ pub(super) fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Op
     let last = match detail {
         Detail::Full if legacy::is_legacy_name(file) => h.last.max(h.started),
         Detail::Full => {
-            let tail = crate::files::open_regular(file)
-                .ok()
-                .and_then(|mut f| crate::format::tail_times(&mut f, meta.len(), 64 * 1024, 4 << 20).1);
+            let tail = crate::format::last_time(file, meta.len());
             tail.max(h.last).max(h.started)
         }
         Detail::Reading => None,

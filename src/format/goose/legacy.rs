@@ -84,9 +84,7 @@ fn session_of(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Sessio
     }
     let last = match detail {
         Detail::Full => {
-            let tail = crate::files::open_regular(file)
-                .ok()
-                .and_then(|mut f| crate::format::tail_times_by(&mut f, meta.len(), 64 * 1024, 4 << 20, line_time).1);
+            let tail = crate::format::last_time_by(file, meta.len(), line_time);
             tail.max(h.last)
         }
         Detail::Reading => None,
