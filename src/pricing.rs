@@ -114,7 +114,8 @@ const BUILTIN: &str = include_str!("pricing/prices.json");
 const HEADER: &str = "ci_prices";
 
 /// Providers whose entries take part in canonical-name matching, with their
-/// preference rank (lower wins).
+/// preference rank (lower wins). These are model providers of the price
+/// table (as `claude` in [`Price`] is Anthropic's models), not writers.
 const FIRST_PARTY: [(&str, u8); 8] = [
     ("anthropic", 0),
     ("openai", 0),

@@ -137,6 +137,25 @@ fn a_sum_of_cost_over_lines_that_repeat_a_response_is_refused() {
     assert_ne!(run.code, 2, "{}", run.stderr);
 }
 
+/// The refusal names how each writer met repeats a response (the format's
+/// own words, else its program's name), once each.
+#[test]
+fn the_refusal_names_the_writers_whose_responses_repeat() {
+    let tail = "so a sum over lines would count it several times; --tokens counts each response once, \
+                its largest copy (ci-agg --tokens --by day)\n";
+    let claude = "Claude Code transcripts: one per content block, each repeating its usage";
+    for (root, how) in [("fixtures/claude-transcripts", claude), ("fixtures/kimi", "Kimi CLI")] {
+        let run = ci("ci-agg").args(["--sum", "cost_usd", root]).run();
+        assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{root}");
+        let want = format!("ci-agg: cost_usd: these captures write one response on several lines ({how}), {tail}");
+        assert!(run.stderr.ends_with(&want), "{root}: {}", run.stderr);
+    }
+    // Read by one thread, Kimi first: both named, in the registry's order.
+    let both = ci("ci-agg").args(["-j1", "--sum", "cost_usd", "fixtures/kimi", "fixtures/claude-transcripts"]).run();
+    let want = format!("({claude}; Kimi CLI), {tail}");
+    assert!(both.stderr.ends_with(&want), "{}", both.stderr);
+}
+
 /// The `--help` example "cost per day" over the writers whose events carry
 /// each response once equals `--tokens --by day` summed over models.
 #[test]

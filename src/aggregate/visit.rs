@@ -65,8 +65,9 @@ pub struct Aggregator<'q> {
     /// Whether the run reads a time window (`--since`/`--until`).
     windowed: bool,
     /// A usage or cost metric met a response its writer writes on several
-    /// lines ([`Query::usage_metric`]): the answer would count it several times.
-    pub repeated: bool,
+    /// lines ([`Query::usage_metric`]): the answer would count it several
+    /// times. The formats of such responses, each once.
+    pub repeated: Vec<&'static crate::format::Format>,
     /// Whether to look for such responses: the query has a usage or cost
     /// metric (decided once, not per event).
     watch_repeats: bool,
@@ -97,7 +98,7 @@ impl<'q> Aggregator<'q> {
             untimed: 0,
             updates: Vec::new(),
             windowed: false,
-            repeated: false,
+            repeated: Vec::new(),
             watch_repeats: q.usage_metric().is_some(),
             watches: q.paths().into_iter().map(Watch::new).collect(),
         }
@@ -280,11 +281,11 @@ impl Visitor for Aggregator<'_> {
             Preset::Tokens if ev.capture.is_none() && !ev.may_have_usage() => {}
             Preset::Group | Preset::Tokens => {
                 if self.watch_repeats
-                    && !self.repeated
+                    && !self.repeated.contains(&ev.format())
                     && matches!(ev.name().as_ref(), "llm:response" | "llm:content")
                     && ev.message_key_into(&mut self.key)
                 {
-                    self.repeated = true;
+                    self.repeated.push(ev.format());
                 }
                 if let Answer::Groups(g) = &mut self.answer {
                     // A response its writer writes more than once is held by

@@ -210,8 +210,7 @@ impl LineIndex {
     /// of a writer whose lines are events on their own.
     pub fn key(&self, cap: &Capture) -> Option<PathBuf> {
         let single = matches!(cap.files.as_slice(), [f] if *f == cap.path);
-        (single && cap.format.profile.lines_independent && !cap.format.profile.multi_part)
-            .then(|| crate::files::absolute_in(&self.cwd, &cap.path))
+        (single && cap.format.profile.line_indexed()).then(|| crate::files::absolute_in(&self.cwd, &cap.path))
     }
 
     /// Whether the index has an entry for `cap` (current or not).

@@ -19,6 +19,7 @@ use crate::cli::{Common, SessionArg, Tabular, TimeWindow, Tool};
 use crate::diag::Diag;
 use crate::discover::Detail;
 use crate::error::{Error, Outcome, Result};
+use crate::format::Format;
 use crate::lines::LineReader;
 use crate::output::table::{self, Columns, Fit, Record, TableStyle};
 use crate::output::Output;
@@ -559,12 +560,11 @@ fn aggregate(
         ids.narrow(Aggregator::new(q, diag).with_cache(cache).with_window(window), true)
     })?;
     ids.check_stream(&inputs, &visitors, diag)?;
-    if let (Some(metric), true) = (q.usage_metric(), visitors.iter().any(|v| v.inner.repeated)) {
-        return Err(Error::Usage(format!(
-            "{metric}: these captures write one response on several lines (Claude Code transcripts: one per \
-             content block, each repeating its usage), so a sum over lines would count it several times; \
-             --tokens counts each response once, its largest copy (ci-agg --tokens --by day)"
-        )));
+    if let Some(metric) = q.usage_metric() {
+        let formats: Vec<&Format> = visitors.iter().flat_map(|v| v.inner.repeated.iter().copied()).collect();
+        if !formats.is_empty() {
+            return Err(repeated_usage(metric, &formats));
+        }
     }
     drop(peeks);
     if let Some(c) = cache {
@@ -580,6 +580,24 @@ fn aggregate(
     let companions = piped_companions(q, &visitors, &opts, diag, &mut out)?;
     visitors.extend(companions);
     Ok((combine(q, visitors), watches))
+}
+
+/// What a usage `metric` summed over lines is told when it met responses
+/// the writers of `formats` write on several lines
+/// ([`crate::format::Profile::repeats`]), each writer named once.
+fn repeated_usage(metric: &str, formats: &[&Format]) -> Error {
+    let mut how: Vec<&str> = Vec::new();
+    for f in crate::format::FORMATS.iter().filter(|f| formats.contains(f)) {
+        let said = f.profile.repeats.unwrap_or(f.product);
+        if !how.contains(&said) {
+            how.push(said);
+        }
+    }
+    Error::Usage(format!(
+        "{metric}: these captures write one response on several lines ({}), so a sum over lines would count \
+         it several times; --tokens counts each response once, its largest copy (ci-agg --tokens --by day)",
+        how.join("; ")
+    ))
 }
 
 /// Reads the companion files of the piped sessions that want them

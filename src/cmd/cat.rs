@@ -17,7 +17,7 @@ use crate::window::{Keep, Window};
 const EXAMPLES: &str = "\
 EXAMPLES:
   ci-find --workspace my-api | ci-cat              events of every my-api session
-  ci-cat ~/.amplifier/projects/-home-u-api/sessions/63cc3feb-…/   one session directory
+  ci-cat $EXAMPLE_SESSION   one session directory
   ci-cat events.jsonl --lines 120                  the event at physical line 120
   ci-cat events.jsonl --lines 100-140              lines 100 to 140 (as sed -n 100,140p)
   ci-find --session 63cc3feb | ci-cat --head 3 --fields event,timestamp,data.tool_name
@@ -81,7 +81,7 @@ const FOLLOW_NOTE: &str = "\
 #[command(
     name = "ci-cat",
     version,
-    after_long_help = crate::source::follow::long_help(&crate::format::with_sections(EXAMPLES, |h| h.cat.as_ref(), "DAMAGED INPUT"), "ci-cat", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(&crate::format::with_sections(&crate::format::with_example(EXAMPLES), |h| h.cat.as_ref(), "DAMAGED INPUT"), "ci-cat", FOLLOW_NOTE),
     after_help = "Run with --help for examples."
 )]
 pub struct Args {

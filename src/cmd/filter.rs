@@ -26,7 +26,7 @@ EXAMPLES:
   ci-find | ci-filter --workspace my-api              sessions of a workspace (session records pass on)
   ci-find | ci-filter --event 'tool:*' --tool bash    bash tool events of every session
   ci-find --session 63cc3feb | ci-filter --errors     what failed in that session
-  ci-filter --errors --since 2h ~/.amplifier/projects   errors of the last two hours, from a root
+  ci-filter --errors --since 2h $EXAMPLE_ROOT   errors of the last two hours, from a root
   ci-cat events.jsonl | ci-filter --not-event 'llm:*' --not-event 'content_block:*'
   ci-filter --where 'data.usage.output_tokens > 1000' events.jsonl
   ci-filter --where 'data.tool_input.agent == \"self\"' --event tool:pre events.jsonl
@@ -104,7 +104,7 @@ SESSION RECORDS:
   records (piped, or read from PATH arguments) are always filtered as events.
 
 LINE INDEX:
-  ci-filter keeps, per Amplifier capture file, the event name and place of
+  ci-filter keeps, per LINE INDEXED capture file, the event name and place of
   each line in $XDG_CACHE_HOME/ci-tools (default ~/.cache/ci-tools; directory
   0700, files 0600; ci-agg's CACHE in its --help). When the events are narrowed
   by name (--event, --not-event, --errors), a capture whose file is as it was
@@ -112,8 +112,8 @@ LINE INDEX:
   can match, and one that grew at those lines and from its old end on; every
   other predicate is then checked on those lines as always. Output, stderr and
   exit status are those of --no-cache, byte for byte. Not used with --where,
-  --invert or --strict (they look at every line), nor for other writers (a
-  Claude Code or Codex line's events depend on earlier lines); a capture read
+  --invert or --strict (they look at every line), nor for other writers (their
+  lines' events depend on earlier lines); a capture read
   with a report is not kept. Any other change (rotated, shrunk, rewritten,
   touched) reads it whole and indexes it again. --no-cache or CI_CACHE=0 turns
   it off; ci-find --cache-info lists it.
@@ -137,6 +137,16 @@ EXIT STATUS:
   or SIGHUP: the output holds whole records only (with --follow a signal is
   the normal end: 0).";
 
+/// [`EXAMPLES`] with the registry's parts: the example root, the formats
+/// whose capture files have a line index.
+fn examples() -> String {
+    crate::format::with_example(EXAMPLES).replacen(
+        "LINE INDEXED",
+        &crate::format::products(|f| f.profile.line_indexed()),
+        1,
+    )
+}
+
 const FOLLOW_NOTE: &str = "\
 Each passing event is printed as its line is written. Session records that
   pass as session records (only session-level predicates, no --expand) are
@@ -147,7 +157,7 @@ Each passing event is printed as its line is written. Session records that
 #[command(
     name = "ci-filter",
     version,
-    after_long_help = crate::source::follow::long_help(&crate::format::with_sections(EXAMPLES, |h| h.filter.as_ref(), "LINE INDEX"), "ci-filter", FOLLOW_NOTE),
+    after_long_help = crate::source::follow::long_help(&crate::format::with_sections(&examples(), |h| h.filter.as_ref(), "LINE INDEX"), "ci-filter", FOLLOW_NOTE),
     after_help = "Run with --help for examples.",
     mut_arg("since", |a| a.help("Only records at or after this time (RFC 3339, date, age like 30m, 2h, 7d or -7d, or today, yesterday, this-week, last-week, this-month, last-month)")),
     mut_arg("until", |a| a.help("Only records before this time (exclusive: a date or a word means its start)")),

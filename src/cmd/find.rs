@@ -24,13 +24,13 @@ mod bare;
 const EXAMPLES: &str = "\
 EXAMPLES:
   ci-find                                   all captures under the default root, newest first
-  ci-find --root ~/.amplifier/projects --workspace my-api
+  ci-find --root $EXAMPLE_ROOT --workspace my-api
   ci-find --status running --since 2h       sessions active in the last two hours
   ci-find --parent 63cc3feb --children      children of a session (8-char prefix)
   ci-find --session 63cc3feb | ci-cat --head 5
   ci-find -0 --paths | xargs -0 -P4 wc -l
   ci-find --tree
-  ci-find --root $SESSION_DATA_DIR --model claude-sonnet-4-5 --min-events 10 --active
+  ci-find --root ROOT --model claude-sonnet-4-5 --min-events 10 --active
   ci-find --root A --root B --tag source:startup | ci-agg --by tool
   ci-find --root myproject/logs | ci-agg --tools   a project's committed hook logs
   ci-find --format table --columns session,agent,status,started_at
@@ -45,10 +45,9 @@ OUTPUT:
   One session record per line (JSON): session, project, workspace, parent, agent,
   status, started_at, last_event_at, ended_at, working_dir, recipe, recipe_step,
   parallel_group_id, format, path, bytes, mtime, metadata, model, files, transcript,
-  events, tags (the last five null for Amplifier captures; Amplifier's model is set
-  when --model read the capture). Every key is always
-  present (null when unknown). A session record has `session` and `path` and no
-  `event` key; every ci-* tool expands it into the capture's events.
+  events, tags (each format's section below says which it leaves null). Every
+  key is always present (null when unknown). A session record has `session` and
+  `path` and no `event` key; every ci-* tool expands it into the capture's events.
   On a terminal (without --paths, -0, --tree, --follow) the default is a table;
   --format json|table|markdown|tsv|csv|chart always wins. Tables print the
   records as columns for people and spreadsheets (the renderer of ci-agg --format, see
@@ -79,10 +78,7 @@ FOLLOW (-f, --follow):
   or SIGHUP (exit 0) or until the reader goes away (exit 0, noticed within a
   second even when nothing new appears). The roots are listed every second
   (polling); only new session directories are read. A session appears when its
-  capture exists: an Amplifier session when its context-intelligence/
-  events.jsonl exists (one whose metadata.json is written first is printed once
-  events.jsonl appears, with the metadata there by then), a hooks session with
-  its first _claude_*.jsonl file. The filters judge each session once, when it
+  capture exists: SESSIONS APPEAR. The filters judge each session once, when it
   first appears (--status running, --since 2h as at start); --sort orders each
   batch. --session matches an exact id or an id starting with it (at least 8
   characters), with no ambiguity check; --parent must exist at start. Not with
@@ -124,7 +120,9 @@ pub const TABLE_COLUMNS: [&str; 5] = ["session", "workspace", "status", "started
     name = "ci-find",
     version,
     after_long_help = crate::format::with_sections(
-        &EXAMPLES.replacen("ROOT LIST\n", &crate::format::roots_list(), 1),
+        &crate::format::with_example(EXAMPLES)
+            .replacen("ROOT LIST\n", &crate::format::roots_list(), 1)
+            .replacen("SESSIONS APPEAR", &crate::format::appearances(), 1),
         |h| h.find.as_ref(),
         "OUTPUT"
     ),

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{str_at, CallKey, Dialect, Format, Help, Layout, LineKind, Profile, ReadState, Section, Usage};
+use super::{str_at, CallKey, Dialect, Example, Format, Help, Layout, LineKind, Profile, ReadState, Section, Usage};
 use super::{Cx, Detail};
 use crate::diag::Diag;
 use crate::error::Result;
@@ -52,7 +52,17 @@ pub static FORMAT: Format = Format {
             title: "AMPLIFIER CAPTURES",
             body: "  A capture is exactly <root>/<project>/sessions/<id>/context-intelligence/events.jsonl,
   format amplifier. A _sessiondata folder inside an Amplifier root is not searched:
-  name it with a second --root.",
+  name it with a second --root. Its session records leave model, files,
+  transcript, events and tags null (model is set when --model read the capture).",
+        }),
+        appears: Some(
+            "an Amplifier session when its context-intelligence/
+  events.jsonl exists (one whose metadata.json is written first is printed once
+  events.jsonl appears, with the metadata there by then)",
+        ),
+        example: Some(Example {
+            root: "~/.amplifier/projects",
+            session: "~/.amplifier/projects/-home-u-api/sessions/63cc3feb-…/",
         }),
         ..Help::NONE
     },

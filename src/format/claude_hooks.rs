@@ -117,7 +117,11 @@ pub static FORMAT: Format = Format {
   data.tool_response.* and failures data.error; match records are the same, with
   ci.path the hook file. The AssistantResponse copy and transcript are not searched.",
         }),
-        agg: None,
+        appears: Some(
+            "a hooks session with
+  its first _claude_*.jsonl file",
+        ),
+        ..Help::NONE
     },
     vocabulary: event_names,
     layout: &ClaudeHooks,

@@ -65,6 +65,7 @@ use crate::session::{unsafe_name, Capture, SessionRecord};
 mod layout;
 mod message;
 mod sessions;
+mod status_line;
 mod vocabulary;
 
 use message::*;
@@ -118,6 +119,10 @@ pub static FORMAT: Format = Format {
         usage_bytes: Some(b"\"usage\""),
         // Claude's plans bill in 5-hour windows (`--blocks`, `--statusline`).
         billing_blocks: true,
+        // One response, one line per content block, each with its usage.
+        repeats: Some("Claude Code transcripts: one per content block, each repeating its usage"),
+        // Claude Code runs a statusLine command with its JSON on stdin.
+        status_line: Some(status_line::read),
         ..Profile::new("active", "a Claude Code transcript line, not an event")
     },
 };

@@ -126,11 +126,27 @@ pub struct Help {
     pub grep: Option<Section>,
     /// Of `ci-agg`: how its events are counted.
     pub agg: Option<Section>,
+    /// Of `ci-find --follow`: when one of its sessions appears, as an item
+    /// of a list (`an X session when its … exists`, no final punctuation).
+    pub appears: Option<&'static str>,
+    /// A root and a session directory of it for the tools' EXAMPLES (the
+    /// first format that has them gives them: [`with_example`]).
+    pub example: Option<Example>,
 }
 
 impl Help {
     /// No section in any tool's help.
-    pub const NONE: Help = Help { roots: None, find: None, cat: None, filter: None, grep: None, agg: None };
+    pub const NONE: Help =
+        Help { roots: None, find: None, cat: None, filter: None, grep: None, agg: None, appears: None, example: None };
+}
+
+/// Paths of a format the tools' EXAMPLES show.
+#[derive(Debug)]
+pub struct Example {
+    /// A capture root (`$EXAMPLE_ROOT` in an EXAMPLES text).
+    pub root: &'static str,
+    /// One session directory under it (`$EXAMPLE_SESSION`).
+    pub session: &'static str,
 }
 
 /// One section of a `--help` text.
@@ -179,6 +195,65 @@ pub fn with_sections(text: &str, of: fn(&Help) -> Option<&Section>, before: &str
         out.push_str(&format!("\n\n{}:\n{}", s.title, s.body));
     }
     out + &text[at..]
+}
+
+/// A tool's EXAMPLES `text` with `$EXAMPLE_ROOT` and `$EXAMPLE_SESSION`
+/// replaced by the first format's [`Help::example`] that has one.
+pub fn with_example(text: &str) -> String {
+    let Some(e) = FORMATS.iter().find_map(|f| f.help.example.as_ref()) else { return text.to_owned() };
+    text.replace("$EXAMPLE_SESSION", e.session).replace("$EXAMPLE_ROOT", e.root)
+}
+
+/// The programs ([`Format::product`]) of the formats `keep` keeps, in
+/// registry order, each once: `A`, `A or B`, `A, B or C`.
+pub fn products(keep: fn(&Format) -> bool) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for f in FORMATS.iter().filter(|f| keep(f)) {
+        if !names.contains(&f.product) {
+            names.push(f.product);
+        }
+    }
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// The names of the formats `keep` keeps, in registry order, comma-separated.
+pub fn names(keep: fn(&Format) -> bool) -> String {
+    FORMATS.iter().filter(|f| keep(f)).map(|f| f.name).collect::<Vec<_>>().join(", ")
+}
+
+/// When a session appears under `ci-find --follow`: every format's
+/// [`Help::appears`], in registry order, comma-separated.
+pub fn appearances() -> String {
+    FORMATS.iter().filter_map(|f| f.help.appears).collect::<Vec<_>>().join(", ")
+}
+
+/// What an agent gives its status-line command on stdin, as the status
+/// line (`ci-agg --statusline`) reads it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct StatusInput {
+    /// The session the status line is about.
+    pub session: Option<String>,
+    /// The file of that session, read too when it exists.
+    pub transcript: Option<String>,
+    /// The model's name, as shown.
+    pub model: Option<String>,
+}
+
+/// Reads the whole stdin of an agent's status-line command
+/// ([`Profile::status_line`]); the error says why it is no such input.
+pub type StatusLine = fn(&[u8]) -> Result<StatusInput, String>;
+
+/// Reads `text`, a status-line command's stdin, by the first format that
+/// reads one ([`Profile::status_line`]).
+pub fn status_input(text: &[u8]) -> Result<StatusInput, String> {
+    match FORMATS.iter().find_map(|f| f.profile.status_line) {
+        Some(read) => read(text),
+        None => Err("no format reads a status line's input".to_owned()),
+    }
 }
 
 /// The default roots of the formats billed in 5-hour windows
@@ -262,6 +337,13 @@ pub struct Profile {
     /// Code's plans): `ci-agg --blocks` and `--statusline` with no PATH
     /// read the default roots of such formats ([`billing_roots`]).
     pub billing_blocks: bool,
+    /// How its writer writes one response on several lines, when it does
+    /// (what a usage metric summed over lines is told; else its
+    /// [`Format::product`] is named).
+    pub repeats: Option<&'static str>,
+    /// Reads the input of its agent's status-line command, when it has one
+    /// (`ci-agg --statusline`).
+    pub status_line: Option<StatusLine>,
     /// The database tables whose rows are its records (a database store:
     /// [`crate::lines::rows`]); a cut row is read again through them.
     pub tables: &'static [&'static crate::lines::rows::Table],
@@ -271,6 +353,12 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// Whether `ci-filter` keeps a line index of its capture files
+    /// ([`crate::cache::line_index`]): each line one event of its own.
+    pub const fn line_indexed(&self) -> bool {
+        self.lines_independent && !self.multi_part
+    }
+
     /// A profile with these required answers and the defaults for the rest.
     pub const fn new(live_status: &'static str, foreign_line: &'static str) -> Profile {
         Profile {
@@ -287,6 +375,8 @@ impl Profile {
             reply_ends_turn: false,
             usage_bytes: None,
             billing_blocks: false,
+            repeats: None,
+            status_line: None,
             tables: &[],
             documents: &[],
         }

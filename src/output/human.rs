@@ -168,7 +168,8 @@ fn instant(s: &str) -> Option<String> {
     Some(format!("{} {}{offset}", &s[..10], &s[11..16]))
 }
 
-/// A model name as a table shows it (see the module docs).
+/// A model name as a table shows it (see the module docs). `claude-` is
+/// the prefix of Anthropic's model ids, not a writer's name.
 pub fn short_model(name: &str) -> Cow<'_, str> {
     let base = name.rsplit('/').next().unwrap_or(name);
     let Some(rest) = base.strip_prefix("claude-") else { return Cow::Borrowed(name) };

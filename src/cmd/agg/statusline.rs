@@ -1,19 +1,20 @@
-//! `ci-agg --statusline`: one line for Claude Code's `statusLine` command.
+//! `ci-agg --statusline`: one line for an agent's status-line command
+//! (Claude Code's `statusLine`).
 //!
-//! Claude Code runs the command with a JSON object on stdin (`session_id`,
-//! `transcript_path`, `cwd`, `model{id,display_name}`, …) and shows its
-//! first line of output. The line names the model and three costs, each
-//! computed from the transcripts as `--tokens` computes them: this
-//! session's, today's (every session, days in `--tz`) and the active
-//! 5-hour block's ([`crate::aggregate::blocks`]) with its time left.
-//! What is read: the PATHs given, else the Claude Code transcript roots,
-//! and the session's own transcript (`transcript_path`); through the
-//! capture cache, so a warm run reads only what changed. The run always
-//! exits 0: what it cannot know is printed as `-`, and why on stderr.
+//! The agent runs the command with a JSON object on stdin, read by the
+//! format that knows it ([`crate::format::Profile::status_line`]: the
+//! session, its transcript, the model's name), and shows its first line of
+//! output. The line names the model and three costs, each computed from
+//! the transcripts as `--tokens` computes them: this session's, today's
+//! (every session, days in `--tz`) and the active 5-hour block's
+//! ([`crate::aggregate::blocks`]) with its time left. What is read: the
+//! PATHs given, else the default roots of the formats billed in 5-hour
+//! blocks ([`crate::format::billing_roots`]), and the session's own
+//! transcript; through the capture cache, so a warm run reads only what
+//! changed. The run always exits 0: what it cannot know is printed as `-`,
+//! and why on stderr.
 
 use std::io::Read;
-
-use serde_json::Value;
 
 use super::views::{note_untimed, INSTANT};
 use super::{aggregate, open_cache, Args};
@@ -22,65 +23,35 @@ use crate::aggregate::blocks::{self, format_minutes};
 use crate::aggregate::query::Query;
 use crate::diag::Diag;
 use crate::error::{Outcome, Result};
+use crate::format::StatusInput;
 use crate::output::Output;
 use crate::time::{self, Bucket, Interval, TimeZone, Timestamp};
 
-/// The most of stdin read (Claude Code's object is a few hundred bytes).
+/// The most of stdin read (a status-line input is a few hundred bytes).
 const STDIN_MAX: u64 = 1 << 20;
 
-/// What the status line says about the session from Claude Code's JSON.
-#[derive(Debug, Default)]
-struct Hook {
-    session: Option<String>,
-    transcript: Option<String>,
-    model: Option<String>,
-}
-
-impl Hook {
-    /// Reads the statusLine JSON; what is missing or unreadable is noted.
-    fn read(diag: &Diag) -> Hook {
-        let mut text = Vec::new();
-        if let Err(e) = std::io::stdin().lock().take(STDIN_MAX).read_to_end(&mut text) {
-            diag.note(&format_args!("--statusline: stdin: {e}"));
-            return Hook::default();
-        }
-        if text.iter().all(u8::is_ascii_whitespace) {
-            diag.note(&"--statusline: no statusLine JSON on stdin: costs of no session");
-            return Hook::default();
-        }
-        let v: Value = match serde_json::from_slice(&text) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(_) => {
-                diag.note(&"--statusline: stdin is not a JSON object (Claude Code's statusLine JSON)");
-                return Hook::default();
-            }
-            Err(e) => {
-                diag.note(&format_args!("--statusline: stdin is not Claude Code's statusLine JSON: {e}"));
-                return Hook::default();
-            }
-        };
-        let text = |path: &[&str]| {
-            let mut at = &v;
-            for p in path {
-                at = at.get(p)?;
-            }
-            at.as_str().filter(|s| !s.is_empty()).map(str::to_owned)
-        };
-        Hook {
-            session: text(&["session_id"]),
-            transcript: text(&["transcript_path"]),
-            model: text(&["model", "display_name"]).or_else(|| text(&["model", "id"])),
-        }
+/// Reads stdin as the input of an agent's status-line command
+/// ([`crate::format::status_input`]); what is missing or unreadable is
+/// noted, and the line is then about no session.
+fn read_input(diag: &Diag) -> StatusInput {
+    let mut text = Vec::new();
+    if let Err(e) = std::io::stdin().lock().take(STDIN_MAX).read_to_end(&mut text) {
+        diag.note(&format_args!("--statusline: stdin: {e}"));
+        return StatusInput::default();
     }
+    crate::format::status_input(&text).unwrap_or_else(|e| {
+        diag.note(&format_args!("--statusline: {e}"));
+        StatusInput::default()
+    })
 }
 
 /// Runs `ci-agg --statusline`.
 pub(super) fn run(mut args: Args, diag: &Diag) -> Result<Outcome> {
-    let hook = Hook::read(diag);
+    let input = read_input(diag);
     if args.paths.is_empty() {
         args.paths = crate::format::billing_roots(diag);
     }
-    if let Some(t) = &hook.transcript {
+    if let Some(t) = &input.transcript {
         let t = crate::files::expand_tilde(t);
         if t.is_file() && !args.paths.contains(&t) {
             args.paths.push(t);
@@ -88,7 +59,7 @@ pub(super) fn run(mut args: Args, diag: &Diag) -> Result<Outcome> {
     }
     let tz = args.time.zone.tz.clone();
     let mut entries = if args.paths.is_empty() { vec![] } else { entries(&args, tz.clone(), diag) };
-    let line = line(&hook, &mut entries, time::now(), &tz);
+    let line = line(&input, &mut entries, time::now(), &tz);
     let mut out = Output::stdout();
     out.write(format!("{line}\n").as_bytes())?;
     out.flush()?;
@@ -123,12 +94,12 @@ fn entries(args: &Args, tz: TimeZone, diag: &Diag) -> Vec<Entry> {
 }
 
 /// `Sonnet 4.5 | session $0.23 | today $1.20 | block $0.45 (2h 45m left)`.
-fn line(hook: &Hook, entries: &mut [Entry], now: Timestamp, tz: &TimeZone) -> String {
+fn line(input: &StatusInput, entries: &mut [Entry], now: Timestamp, tz: &TimeZone) -> String {
     // A fold from 0: the sum of no f64 is -0 ("$-0.00").
     let cost =
         |keep: &dyn Fn(&Entry) -> bool| entries.iter().filter(|e| keep(e)).map(Entry::usd).fold(0.0, |a, b| a + b);
     let today = time::bucket(now, Bucket::Day, tz);
-    let session = match &hook.session {
+    let session = match &input.session {
         Some(id) => dollars(cost(&|e| e.session.as_ref() == Some(id))),
         None => "-".to_owned(),
     };
@@ -138,7 +109,7 @@ fn line(hook: &Hook, entries: &mut [Entry], now: Timestamp, tz: &TimeZone) -> St
         Some(b) => format!("block {} ({} left)", dollars(b.cost()), format_minutes(b.minutes_left(now))),
         None => "no active block".to_owned(),
     };
-    let model = hook.model.as_deref().unwrap_or("-");
+    let model = input.model.as_deref().unwrap_or("-");
     format!("{model} | session {session} | today {today} | {block}")
 }
 

@@ -79,6 +79,7 @@ pub(crate) struct States {
 
 use std::time::Duration;
 
+use crate::format::{self, Order};
 use crate::signal::stop_requested;
 
 /// How often followed files are polled for new bytes.
@@ -185,14 +186,13 @@ const HELP: &str = "\
     ci-find --follow --root ROOT | TOOL -f ...
   (ci-find --follow prints a session once its events.jsonl exists). Captures
   named as PATH are those there at start; files a writer adds to a followed
-  session written to in the last hour (a Claude subagent's
-  <session>/subagents/agent-*.jsonl) are found within a second and read from
-  their first line. Event records on stdin are passed on
+  session written to in the last hour (a subagent's transcript) are found
+  within a second and read from their first line. Event records on stdin are passed on
   line by line (`tail -f x | TOOL -f -`). SIGINT/SIGTERM/SIGHUP: finish the
   record at hand, flush, exit 0. A closed reader (`| head -1`) ends the run
-  quietly with 0, even while nothing new is written. Claude hook sessions are
-  followed file by file (no time ordering; hook files created later are not
-  picked up). A path that comes to name a FIFO, device or directory is never
+  quietly with 0, even while nothing new is written. Sessions read in time
+  order (TIME ORDERED) are followed file by file (no time ordering; their files
+  created later are not picked up). A path that comes to name a FIFO, device or directory is never
   read: reported once, the old file read on, the path taken again once it is
   a regular file. A database whose rows are records is polled alike: when it
   or its -wal changed, the session's rows are listed again read-only (never
@@ -204,7 +204,8 @@ const HELP: &str = "\
 /// A tool's long help: `text` with the FOLLOW section (the shared text and
 /// the tool's own `note`) put before its EXIT STATUS section, if any.
 pub(crate) fn long_help(text: &str, tool: &str, note: &str) -> String {
-    let section = format!("\n\nFOLLOW (-f, --follow):\n  {}\n  {note}", HELP.replace("TOOL", tool));
+    let help = HELP.replace("TOOL", tool).replace("TIME ORDERED", &format::names(|f| f.profile.order == Order::Time));
+    let section = format!("\n\nFOLLOW (-f, --follow):\n  {help}\n  {note}");
     let at = text.find("\n\nEXIT STATUS:").unwrap_or(text.len());
     format!("{}{section}{}", &text[..at], &text[at..])
 }
