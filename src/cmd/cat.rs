@@ -11,6 +11,7 @@ use crate::json::Path;
 use crate::output::{EventPrinter, Output};
 use crate::record::Event;
 use crate::session::Capture;
+use crate::session_id::SessionIds;
 use crate::source::{self, Flow, RunOpts, Visitor};
 use crate::window::{Keep, Window};
 
@@ -240,30 +241,71 @@ impl Cat<'_> {
     }
 }
 
-/// Runs ci-cat.
-pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
-    let mut printer = args.output.printer();
-    printer.raw = args.raw;
-    if !args.fields.is_empty() {
-        let paths = args.fields.iter().map(|f| Path::parse(f)).collect::<std::result::Result<Vec<_>, _>>();
-        printer.fields = Some(paths.map_err(Error::Usage)?);
-    }
-    if args.head == Some(0) || args.tail == Some(0) {
-        return Ok(Outcome::Nothing);
-    }
-    let window = args.time.interval(crate::time::now())?;
-    let opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, window, ..RunOpts::default() };
-    let ids = args.session.ids()?;
-    let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), true, opts.detail, diag)?;
-    let keep = Keep { first: args.head, last: args.tail.map(|k| k as u64) };
-    let keep = (!args.follow && (keep.first.is_some() || keep.last.is_some())).then_some(keep);
-    let mut out = Output::stdout();
-    let visitors = source::run(&inputs, &opts, diag, &mut out, || {
-        let cat = Cat {
-            printer: &printer,
+/// ci-cat's flags, resolved once (fields parsed, the time window and the
+/// session ids checked): what a run reads.
+struct Config {
+    paths: Vec<std::path::PathBuf>,
+    printer: EventPrinter,
+    lines: Option<(u64, u64)>,
+    head: Option<u64>,
+    tail: Option<usize>,
+    follow: bool,
+    window: crate::time::Interval,
+    threads: usize,
+    ids: SessionIds,
+}
+
+impl Config {
+    /// Resolves `args`, in the order their errors are told; `None` when
+    /// they ask for no event (`--head 0`, `--tail 0`: nothing else checked).
+    fn new(args: Args, diag: &Diag) -> Result<Option<Config>> {
+        let mut printer = args.output.printer();
+        printer.raw = args.raw;
+        if !args.fields.is_empty() {
+            let paths = args.fields.iter().map(|f| Path::parse(f)).collect::<std::result::Result<Vec<_>, _>>();
+            printer.fields = Some(paths.map_err(Error::Usage)?);
+        }
+        if args.head == Some(0) || args.tail == Some(0) {
+            return Ok(None);
+        }
+        let window = args.time.interval(crate::time::now())?;
+        let threads = args.common.threads(diag);
+        let ids = args.session.ids()?;
+        Ok(Some(Config {
+            paths: args.paths,
+            printer,
             lines: args.lines,
             head: args.head,
             tail: args.tail,
+            follow: args.follow,
+            window,
+            threads,
+            ids,
+        }))
+    }
+
+    /// What `--head`/`--tail` keep of piped event records (not when
+    /// following: a live stream has no end to count back from).
+    fn keep(&self) -> Option<Keep> {
+        let keep = Keep { first: self.head, last: self.tail.map(|k| k as u64) };
+        (!self.follow && (keep.first.is_some() || keep.last.is_some())).then_some(keep)
+    }
+}
+
+/// Runs ci-cat.
+pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
+    let Some(cfg) = Config::new(args, diag)? else { return Ok(Outcome::Nothing) };
+    let opts = RunOpts { threads: cfg.threads, follow: cfg.follow, window: cfg.window, ..RunOpts::default() };
+    let ids = &cfg.ids;
+    let inputs = ids.narrow_inputs(source::inputs_from_args(&cfg.paths, diag), true, opts.detail, diag)?;
+    let keep = cfg.keep();
+    let mut out = Output::stdout();
+    let visitors = source::run(&inputs, &opts, diag, &mut out, || {
+        let cat = Cat {
+            printer: &cfg.printer,
+            lines: cfg.lines,
+            head: cfg.head,
+            tail: cfg.tail,
             count: 0,
             ring: VecDeque::new(),
             in_capture: false,

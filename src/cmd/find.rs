@@ -254,6 +254,7 @@ impl Tool for Args {
 }
 
 /// Filters resolved from the arguments.
+#[derive(Default)]
 struct Filters {
     workspaces: Vec<String>,
     projects: Vec<Project>,
@@ -281,6 +282,30 @@ struct Filters {
 }
 
 impl Filters {
+    /// These filters with what depends on the sessions found (`all`): the
+    /// `--project` values, the working directories bare `--workspace` and
+    /// `--project` names are taken as, the `--parent` ids, and the event
+    /// counts' cache when `--min-events`/`--max-events` read it.
+    fn for_sessions(
+        mut self,
+        projects: Vec<Project>,
+        parent: Option<HashSet<String>>,
+        no_cache: bool,
+        all: &[SessionRecord],
+        diag: &Diag,
+    ) -> Filters {
+        self.workspace_dirs = bare::taken_as("--workspace", &self.workspaces, all, SessionRecord::in_workspace, diag);
+        let names: Vec<String> = projects.iter().map(|p| p.name.clone()).collect();
+        self.project_dirs =
+            bare::taken_as("--project", &names, all, |r, v| projects.iter().any(|p| p.name == v && p.holds(r)), diag);
+        self.projects = projects;
+        self.parent = parent;
+        self.counts = (self.min_events.is_some() || self.max_events.is_some())
+            .then(|| if no_cache { None } else { EventCounts::open(diag) })
+            .flatten();
+        self
+    }
+
     /// Whether `r` passes; the checks that read a capture (`--model` for
     /// a writer whose record names no model, `--min-events`/`--max-events`)
     /// come last, and what they read is kept in the record (`model`).
@@ -351,33 +376,140 @@ impl Filters {
     }
 }
 
+/// What ci-find prints of the sessions it selected.
+enum Listing {
+    /// `--tree`.
+    Tree,
+    /// `--format table|markdown|tsv|csv|chart` (or a terminal's default).
+    Table(TableStyle),
+    /// `--columns` without a table format: NDJSON with those keys.
+    Columns,
+    /// Session records, paths or `--fields` (also what `--follow` prints).
+    Records(Records),
+}
+
+/// The shape of each printed session when records are printed.
+enum Records {
+    /// `--paths` (`-0`: NUL-terminated).
+    Paths { null: bool },
+    /// `--fields`: these keys only.
+    Fields(Vec<String>),
+    /// Whole session records.
+    Whole,
+}
+
+/// ci-find's flags, resolved once, before any root is read (so a bad
+/// bound, format, key or id is the only message): what a run reads.
+struct Config {
+    roots: Vec<PathBuf>,
+    ids: SessionIds,
+    /// `--parent`, parsed.
+    parent: Option<SessionIds>,
+    /// `--project`, each value read as a folder name or a directory.
+    projects: Vec<Project>,
+    /// The filters that depend on the flags only (those that depend on the
+    /// sessions found are filled in by [`Filters::for_sessions`]).
+    filters: Filters,
+    listing: Listing,
+    sort: SortKey,
+    reverse: bool,
+    limit: Option<usize>,
+    follow: bool,
+    no_cache: bool,
+    output: Tabular,
+}
+
+impl Config {
+    /// Resolves `args`, in the order their errors are told.
+    fn new(args: Args) -> Result<Config> {
+        let (since, until) = args.time.bounds(time::now())?;
+        // A table for a person at a terminal; records (or paths, a tree, a
+        // live listing) otherwise.
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        let records = !(args.paths || args.null || args.tree || args.follow || !args.fields.is_empty());
+        let format = args.output.table_format(terminal && records)?;
+        if args.follow && format.is_some() {
+            return Err(Error::Usage(
+                "--follow prints NDJSON records (or paths) as sessions appear: not with --format table, markdown, tsv \
+                 or csv"
+                    .into(),
+            ));
+        }
+        if let Some(bad) = args.fields.iter().find(|k| !session::FIELDS.contains(&k.as_str())) {
+            let hint = crate::text::nearest(bad, &session::FIELDS).map(|n| format!("; did you mean \"{n}\"?"));
+            return Err(Error::Usage(format!(
+                "--fields: no key \"{bad}\" in session records{}",
+                hint.unwrap_or_default()
+            )));
+        }
+        let ids = args.session.ids()?;
+        let parent =
+            args.parent.as_ref().map(|p| SessionIds::parse("--parent", std::slice::from_ref(p))).transpose()?;
+        let listing = if args.tree {
+            Listing::Tree
+        } else if let Some(format) = format {
+            Listing::Table(format)
+        } else if !args.output.columns.is_empty() {
+            Listing::Columns
+        } else if args.paths || args.null {
+            Listing::Records(Records::Paths { null: args.null })
+        } else if !args.fields.is_empty() {
+            Listing::Records(Records::Fields(args.fields))
+        } else {
+            Listing::Records(Records::Whole)
+        };
+        let projects = args.project.iter().map(|p| Project::new(p)).collect();
+        let filters = Filters {
+            workspaces: args.workspace,
+            projects: Vec::new(),
+            workspace_dirs: Vec::new(),
+            project_dirs: Vec::new(),
+            statuses: args.status,
+            agents: args.agent,
+            recipes: args.recipe,
+            since,
+            until,
+            parent: None,
+            roots: args.roots,
+            children: args.children,
+            min_bytes: args.min_bytes,
+            models: args.model,
+            min_events: args.min_events,
+            max_events: args.max_events,
+            counts: None,
+            active: args.active,
+            tags: args.tag,
+        };
+        Ok(Config {
+            roots: args.root,
+            ids,
+            parent,
+            projects,
+            filters,
+            listing,
+            sort: args.sort,
+            reverse: args.reverse,
+            limit: args.limit,
+            follow: args.follow,
+            no_cache: args.no_cache,
+            output: args.output,
+        })
+    }
+}
+
 /// Runs ci-find.
 pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     if args.cache_info {
         return cache_info();
     }
-    // Resolved before any root is read, so a bad bound or format is the only message.
-    let (since, until) = args.time.bounds(time::now())?;
-    // A table for a person at a terminal; records (or paths, a tree, a live
-    // listing) otherwise.
-    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let records = !(args.paths || args.null || args.tree || args.follow || !args.fields.is_empty());
-    let format = args.output.table_format(terminal && records)?;
-    if args.follow && format.is_some() {
-        return Err(Error::Usage(
-            "--follow prints NDJSON records (or paths) as sessions appear: not with --format table, markdown, tsv or csv"
-                .into(),
-        ));
-    }
-    if let Some(bad) = args.fields.iter().find(|k| !session::FIELDS.contains(&k.as_str())) {
-        let hint = crate::text::nearest(bad, &session::FIELDS).map(|n| format!("; did you mean \"{n}\"?"));
-        return Err(Error::Usage(format!("--fields: no key \"{bad}\" in session records{}", hint.unwrap_or_default())));
-    }
-    let ids = args.session.ids()?;
-    let parent_id = args.parent.as_ref().map(|p| SessionIds::parse("--parent", std::slice::from_ref(p))).transpose()?;
-    let roots = discover::resolve_roots(&args.root, diag);
+    list(Config::new(args)?, diag)
+}
+
+/// Lists the sessions `cfg` selects (then follows the roots with `--follow`).
+fn list(mut cfg: Config, diag: &Diag) -> Result<Outcome> {
+    let roots = discover::resolve_roots(&cfg.roots, diag);
     // What discovery reads of transcripts' bytes is kept (written when the run ends).
-    let _peeks = crate::cache::peeks::for_run(args.no_cache, diag);
+    let _peeks = crate::cache::peeks::for_run(cfg.no_cache, diag);
     let mut all = vec![];
     for root in &roots {
         match discover::sessions_at(root, Detail::Full, diag) {
@@ -387,89 +519,70 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
             Err(e) => diag.error(&e),
         }
     }
-    let parent = match parent_id {
+    let parent = match &cfg.parent {
         Some(p) => {
             let parents = p.select(all.iter().collect(), |r| (r.session.as_str(), r.path.as_str()), diag)?;
             Some(parents.into_iter().map(|r| r.session.clone()).collect())
         }
         None => None,
     };
-    let projects: Vec<Project> = args.project.iter().map(|p| Project::new(p)).collect();
-    let mut filters = Filters {
-        workspace_dirs: bare::taken_as("--workspace", &args.workspace, &all, SessionRecord::in_workspace, diag),
-        project_dirs: bare::taken_as(
-            "--project",
-            &args.project,
-            &all,
-            |r, v| projects.iter().any(|p| p.name == v && p.holds(r)),
-            diag,
-        ),
-        workspaces: args.workspace.clone(),
-        projects,
-        statuses: args.status.clone(),
-        agents: args.agent.clone(),
-        recipes: args.recipe.clone(),
-        since,
-        until,
+    let mut filters = std::mem::take(&mut cfg.filters).for_sessions(
+        std::mem::take(&mut cfg.projects),
         parent,
-        roots: args.roots,
-        children: args.children,
-        min_bytes: args.min_bytes,
-        models: args.model.clone(),
-        min_events: args.min_events,
-        max_events: args.max_events,
-        counts: (args.min_events.is_some() || args.max_events.is_some())
-            .then(|| if args.no_cache { None } else { EventCounts::open(diag) })
-            .flatten(),
-        active: args.active,
-        tags: args.tag.clone(),
-    };
-    let watch = args.follow.then(|| Watch::new(&roots, &all));
-    let mut selected: Vec<SessionRecord> = if args.follow {
+        cfg.no_cache,
+        &all,
+        diag,
+    );
+    let watch = cfg.follow.then(|| Watch::new(&roots, &all));
+    let mut selected: Vec<SessionRecord> = if cfg.follow {
         // Following: the session may not exist yet, so no lookup error.
-        all.into_iter().filter(|r| ids.matches(&r.session)).collect()
+        all.into_iter().filter(|r| cfg.ids.matches(&r.session)).collect()
     } else {
-        ids.select(all, |r| (r.session.as_str(), r.path.as_str()), diag)?
+        cfg.ids.select(all, |r| (r.session.as_str(), r.path.as_str()), diag)?
     };
     selected.retain_mut(|r| filters.matches(r));
     if let Some(counts) = filters.counts.take() {
         counts.save(diag);
     }
-    sort(&mut selected, args.sort);
-    if args.reverse {
-        selected.reverse();
-    }
-    if let Some(n) = args.limit.filter(|&n| n < selected.len()) {
+    cfg.order(&mut selected);
+    if let Some(n) = cfg.limit.filter(|&n| n < selected.len()) {
         diag.note(&format_args!("{n} of {} sessions shown (--limit {n})", selected.len()));
         selected.truncate(n);
     }
     let mut out = Output::stdout();
-    if args.tree {
-        let mut buf = Vec::with_capacity(64 * 1024);
-        tree::write_tree(&selected, &mut buf);
-        out.write(&buf)?;
-    } else if let Some(format) = format {
-        out.write(&write_table(&selected, format, &args.output, diag)?)?;
-    } else if !args.output.columns.is_empty() {
-        out.write(&args.output.ndjson(&sessions::as_records(&selected), None)?)?;
-    } else {
-        write_records(&selected, &args, &mut out)?;
+    match &cfg.listing {
+        Listing::Tree => {
+            let mut buf = Vec::with_capacity(64 * 1024);
+            tree::write_tree(&selected, &mut buf);
+            out.write(&buf)?;
+        }
+        Listing::Table(format) => out.write(&write_table(&selected, *format, &cfg.output, diag)?)?,
+        Listing::Columns => out.write(&cfg.output.ndjson(&sessions::as_records(&selected), None)?)?,
+        Listing::Records(shape) => write_records(&selected, shape, &mut out)?,
     }
     out.flush()?;
     if let Some(watch) = watch {
-        follow(watch, &filters, &ids, &args, diag, &mut out)?;
+        follow(watch, &filters, &cfg, diag, &mut out)?;
     }
     Ok(Outcome::printed_if(!selected.is_empty()))
 }
 
-/// Prints session records (or paths, or `--fields`) as the flags ask.
-fn write_records(list: &[SessionRecord], args: &Args, out: &mut Output) -> Result<()> {
-    let shape = if args.paths || args.null {
-        sessions::Shape::Path { null: args.null }
-    } else if !args.fields.is_empty() {
-        sessions::Shape::Fields(&args.fields)
-    } else {
-        sessions::Shape::Whole
+impl Config {
+    /// Sorts sessions by `--sort`, reversed with `-r`.
+    fn order(&self, v: &mut [SessionRecord]) {
+        sort(v, self.sort);
+        if self.reverse {
+            v.reverse();
+        }
+    }
+}
+
+/// Prints session records (or paths, or `--fields`) in `shape`.
+fn write_records(list: &[SessionRecord], shape: &Records, out: &mut Output) -> Result<()> {
+    let shape = match shape {
+        Records::Paths { null } => sessions::Shape::Path { null: *null },
+        Records::Fields(keys) => sessions::Shape::Fields(keys),
+        Records::Whole => sessions::Shape::Whole,
     };
     sessions::write_records(list, shape, out)
 }
@@ -486,14 +599,12 @@ fn write_table(list: &[SessionRecord], format: TableStyle, output: &Tabular, dia
 
 /// `--follow`: prints each session that appears under the roots, until a
 /// signal (Ok) or until stdout's reader is gone (a closed pipe).
-fn follow(
-    mut watch: Watch,
-    filters: &Filters,
-    ids: &SessionIds,
-    args: &Args,
-    diag: &Diag,
-    out: &mut Output,
-) -> Result<()> {
+fn follow(mut watch: Watch, filters: &Filters, cfg: &Config, diag: &Diag, out: &mut Output) -> Result<()> {
+    // Following prints records (a tree, a table or --columns are refused).
+    let shape = match &cfg.listing {
+        Listing::Records(shape) => shape,
+        _ => &Records::Whole,
+    };
     loop {
         // One interval, in steps that notice a signal or a closed reader.
         for _ in 0..10 {
@@ -506,12 +617,9 @@ fn follow(
             std::thread::sleep(crate::watch::INTERVAL / 10);
         }
         let mut fresh = watch.fresh(diag);
-        fresh.retain_mut(|r| ids.matches(&r.session) && filters.matches(r));
-        sort(&mut fresh, args.sort);
-        if args.reverse {
-            fresh.reverse();
-        }
-        write_records(&fresh, args, out)?;
+        fresh.retain_mut(|r| cfg.ids.matches(&r.session) && filters.matches(r));
+        cfg.order(&mut fresh);
+        write_records(&fresh, shape, out)?;
         out.flush()?;
     }
 }
