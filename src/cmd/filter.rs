@@ -185,7 +185,8 @@ pub struct Args {
     #[command(flatten)]
     pub time: TimeWindow,
     /// Only events whose tool matches (exact or glob; repeatable, OR): data.tool_name, or for a
-    /// tool:post/tool:error that names none (Claude transcripts, Codex) its call's tool.
+    /// tool:post/tool:error that names none (a writer's result that names only its call) its
+    /// call's tool.
     #[arg(long, value_name = "NAME")]
     pub tool: Vec<String>,
     /// Only error events: tool:error, provider:error, orchestrator:complete with

@@ -95,6 +95,19 @@ EXIT STATUS:
   SIGTERM or SIGHUP (whole records only; with --follow a signal is the normal
   end: 0).";
 
+/// `--active`'s help: the live status of every format, each once
+/// ([`crate::format::Profile::live_status`]).
+fn active_help() -> String {
+    let mut statuses: Vec<&str> = Vec::new();
+    for f in crate::format::FORMATS {
+        if !statuses.contains(&f.profile.live_status) {
+            statuses.push(f.profile.live_status);
+        }
+    }
+    let statuses: Vec<String> = statuses.iter().map(|s| format!("`{s}`")).collect();
+    format!("Only live sessions: status is its format's live one ({})", statuses.join(", "))
+}
+
 /// Sort orders of `--sort`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SortKey {
@@ -130,7 +143,8 @@ pub const TABLE_COLUMNS: [&str; 5] = ["session", "workspace", "status", "started
     mut_arg("since", |a| a.help("Only sessions active at or after this time (RFC 3339, YYYY-MM-DD, an age like 30m, 2h, 7d or -7d, or today, yesterday, this-week, last-week, this-month, last-month). Activity is metadata started_at..last_event_at (else ended_at); a session with no time in its metadata never matches. The records carry the window (\"window\"), so a tool reading their events reads those in it")),
     mut_arg("until", |a| a.help("Only sessions started before this time (exclusive: a date or a word means its start)")),
     mut_arg("tz", |a| a.help("Time zone for dates in --since/--until (IANA name, UTC, ±HH:MM or local)")),
-    mut_arg("columns", |a| a.value_parser(values::known(&session::FIELDS)))
+    mut_arg("columns", |a| a.value_parser(values::known(&session::FIELDS))),
+    mut_arg("active", |a| a.help(active_help()))
 )]
 pub struct Args {
     /// Capture root to search (repeatable).
@@ -175,26 +189,26 @@ pub struct Args {
     /// 4k, 1M; k, M, G are powers of 1024).
     #[arg(long, value_name = "SIZE", value_parser = values::size)]
     pub min_bytes: Option<u64>,
-    /// Only sessions of this model. Claude hooks: the first SessionStart's
-    /// `model`. Amplifier: any `llm:response` event's `data.model` (the
-    /// capture is read only when this flag is given; the record's `model`
-    /// is then the first one). Repeatable (OR).
+    /// Only sessions of this model: the record's `model`, or, for a format
+    /// whose record names none until its events are read, any response's
+    /// model (the capture is read only when this flag is given; the
+    /// record's `model` is then the first one). Repeatable (OR).
     #[arg(long, value_name = "MODEL")]
     pub model: Vec<String>,
-    /// Only sessions with at least N events (Claude hooks: the record's
-    /// `events`; Amplifier: non-blank lines of events.jsonl, counted only when
-    /// this flag or --max-events is given).
+    /// Only sessions with at least N events, as each format counts them
+    /// (the record's `events`, else its capture's lines, elements or rows,
+    /// counted only when this flag or --max-events is given).
     #[arg(long, value_name = "N")]
     pub min_events: Option<u64>,
     /// Only sessions with at most N events (counted as for --min-events).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
-    /// Only live sessions: Claude hooks status `active` (no SessionEnd yet);
-    /// Amplifier metadata status `running`.
+    /// Only live sessions (the help lists each format's live status).
     #[arg(long)]
     pub active: bool,
     /// Only sessions carrying this derived tag (source:S, permission:P,
-    /// agent:T; Claude hooks only). Repeatable: every tag given must be present (AND).
+    /// agent:T, of the formats whose records carry tags: see their sections).
+    /// Repeatable: every tag given must be present (AND).
     #[arg(long, value_name = "TAG")]
     pub tag: Vec<String>,
     /// Sort order.
@@ -220,8 +234,8 @@ pub struct Args {
     #[arg(short = '0', long = "null", conflicts_with_all = ["format", "columns"])]
     pub null: bool,
     /// Neither use nor update the capture cache: count events afresh for
-    /// --min-events/--max-events, read each Claude Code transcript's head
-    /// and tail again (also CI_CACHE=0).
+    /// --min-events/--max-events, read the heads and tails discovery peeks
+    /// at in session files again (also CI_CACHE=0).
     #[arg(long)]
     pub no_cache: bool,
     /// Print where the capture cache is and what it holds (one NDJSON record
@@ -359,7 +373,8 @@ impl Filters {
 
     /// A session overlaps [since, until) when its last activity is at or after
     /// `since` and it started before `until`. Unknown times never match a bound.
-    /// The event-count bounds, checked last (an Amplifier capture is read to count).
+    /// The event-count bounds, checked last (a capture whose record has no
+    /// count is read to count).
     fn event_count_ok(&self, r: &SessionRecord) -> bool {
         if self.min_events.is_none() && self.max_events.is_none() {
             return true;
