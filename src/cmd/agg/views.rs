@@ -19,17 +19,17 @@ pub const INSTANT: &str = "timestamp";
 /// The flags of the views.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Views {
-    /// Claude's 5-hour billing blocks (as ccusage blocks): start, end,
-    /// responses, tokens, cost and models of each, gaps, and the active
-    /// block's time left, burn rate and projection. No PATH: the Claude Code
-    /// transcript roots.
+    /// 5-hour billing blocks (as ccusage blocks; see BLOCKS in --help):
+    /// start, end, responses, tokens, cost and models of each, gaps, and the
+    /// active block's time left, burn rate and projection. No PATH: the
+    /// default roots of the formats billed in such blocks.
     #[arg(long, conflicts_with_all = ["sessions", "tools", "tokens", "by", "partial", "merge"])]
     pub blocks: bool,
     /// With --blocks: the share of N tokens each block used and the active
     /// block's projection would use (max: the largest finished block's total).
     #[arg(long, value_name = "N|max", value_parser = TokenLimit::parse)]
     pub token_limit: Option<TokenLimit>,
-    /// Read Claude Code's statusLine JSON on stdin and print one line: this
+    /// Read an agent's status-line JSON on stdin and print one line: this
     /// session's cost, today's, the active block's and its time left (see
     /// STATUS LINE in --help). Always exits 0.
     #[arg(long, conflicts_with_all = ["sessions", "tools", "tokens", "blocks", "by", "partial", "merge", "format", "columns", "top", "sort", "since", "until", "session"])]
