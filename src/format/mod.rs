@@ -553,4 +553,21 @@ mod tests {
             assert_eq!(u as usize, i, "{u:?}");
         }
     }
+
+    /// The help's writer-specific words come from the registry: each
+    /// program once, in registry order; the example paths of the first
+    /// format that has them; the one status-line reader.
+    #[test]
+    fn help_words_and_hooks_are_read_from_the_registry() {
+        assert_eq!(products(|f| f.product == "Claude Code" || f.product == "Codex"), "Claude Code or Codex");
+        assert_eq!(products(|f| f.profile.line_indexed()), "Amplifier");
+        assert_eq!(products(|_| false), "");
+        assert_eq!(names(|f| f.profile.order == Order::Time), "claude-hooks");
+        let e = FORMATS.iter().find_map(|f| f.help.example.as_ref()).expect("an example");
+        assert_eq!(with_example("a $EXAMPLE_ROOT b $EXAMPLE_SESSION"), format!("a {} b {}", e.root, e.session));
+        assert!(e.session.starts_with(e.root), "{e:?}");
+        let readers: Vec<&Format> = FORMATS.iter().copied().filter(|f| f.profile.status_line.is_some()).collect();
+        assert_eq!(readers, [&claude_transcript::FORMAT]);
+        assert_eq!(status_input(b"{}"), Ok(StatusInput::default()));
+    }
 }
