@@ -28,7 +28,7 @@ EXAMPLES:
   ci-find --status running --since 2h       sessions active in the last two hours
   ci-find --parent 63cc3feb --children      children of a session (8-char prefix)
   ci-find --session 63cc3feb | ci-cat --head 5
-  ci-find -0 --paths | xargs -0 -P4 wc -l
+  ci-find -0 --paths | xargs -0 -n 200 -P 2 ci-agg --partial --by event | ci-agg --merge
   ci-find --tree
   ci-find --root ROOT --model claude-sonnet-4-5 --min-events 10 --active
   ci-find --root A --root B --tag source:startup | ci-agg --by tool
