@@ -429,36 +429,77 @@ fn warn_unmatched_events(sel: &crate::predicate::Selection, visitors: &[Filter<'
     }
 }
 
+/// ci-filter's flags, resolved once: the selection and what the run reads
+/// of the rest.
+struct Config {
+    sel: Selection,
+    ids: crate::session_id::SessionIds,
+    printer: EventPrinter,
+    paths: Vec<PathBuf>,
+    /// The `--where` texts as given (for the warnings of the tests that never held).
+    where_texts: Vec<String>,
+    threads: usize,
+    follow: bool,
+    invert: bool,
+    /// Session records are expanded into events.
+    expand: bool,
+    /// Lines are skimmed, and validated only when they pass.
+    lazy: bool,
+    /// The line index is used and updated.
+    indexed: bool,
+    /// What discovery reads of transcripts' heads is kept.
+    peeks: bool,
+}
+
+impl Config {
+    /// Resolves `args`; warns of `--event` names no writer emits.
+    fn new(args: Args, diag: &Diag) -> Result<Config> {
+        let (sel, ids) = args.selection()?;
+        for g in sel.events.iter().filter(|g| g.is_exact() && PHANTOM_EVENTS.contains(&g.as_str())) {
+            let hint = if g.as_str().ends_with("error") {
+                "; errors surface as provider:error, tool:error and orchestrator:complete with status error (--errors)"
+            } else {
+                ""
+            };
+            diag.warn(&format_args!("--event {}: no writer emits this event, it never matches{hint}", g.as_str()));
+        }
+        let expand = args.expand || sel.has_event_predicates();
+        // Skim lines and validate only those that pass, unless --strict asks for
+        // every bad line (or nothing would be dropped anyway).
+        let lazy = !args.common.strict && (sel.has_event_predicates() || sel.has_session_predicates() || args.invert);
+        Ok(Config {
+            printer: args.output.printer(),
+            threads: args.common.threads(diag),
+            follow: args.follow,
+            invert: args.invert,
+            indexed: !args.no_cache && !args.follow && !crate::cache::off_by_env(),
+            peeks: !(args.no_cache || args.follow),
+            expand,
+            lazy,
+            paths: args.paths,
+            where_texts: args.where_,
+            sel,
+            ids,
+        })
+    }
+}
+
 /// Runs ci-filter.
 pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
-    let (sel, ids) = args.selection()?;
-    for g in sel.events.iter().filter(|g| g.is_exact() && PHANTOM_EVENTS.contains(&g.as_str())) {
-        let hint = if g.as_str().ends_with("error") {
-            "; errors surface as provider:error, tool:error and orchestrator:complete with status error (--errors)"
-        } else {
-            ""
-        };
-        diag.warn(&format_args!("--event {}: no writer emits this event, it never matches{hint}", g.as_str()));
-    }
-    let printer = args.output.printer();
-    let mut opts = RunOpts { threads: args.common.threads(diag), follow: args.follow, ..RunOpts::default() };
+    let cfg = Config::new(args, diag)?;
+    // What discovery reads of transcripts' bytes is kept (written when the run ends).
+    let _peeks = crate::cache::peeks::for_run(!cfg.peeks, diag);
+    let (sel, ids) = (&cfg.sel, &cfg.ids);
+    let mut opts = RunOpts { threads: cfg.threads, follow: cfg.follow, ..RunOpts::default() };
     // The rule is checked here; the selection (or its inverse) is the
     // visitor's, so every capture stays.
-    // What discovery reads of transcripts' bytes is kept (written when the run ends).
-    let _peeks = crate::cache::peeks::for_run(args.no_cache || args.follow, diag);
-    let inputs = ids.narrow_inputs(source::inputs_from_args(&args.paths, diag), false, opts.detail, diag)?;
-    let expand = args.expand || sel.has_event_predicates();
-    // Skim lines and validate only those that pass, unless --strict asks for
-    // every bad line (or nothing would be dropped anyway).
-    let lazy = !args.common.strict && (sel.has_event_predicates() || sel.has_session_predicates() || args.invert);
+    let inputs = ids.narrow_inputs(source::inputs_from_args(&cfg.paths, diag), false, opts.detail, diag)?;
     let tests = Tests::new(&sel.wheres);
-    let index = (!args.no_cache && !args.follow && !crate::cache::off_by_env())
-        .then(|| LineIndex::open(diag).map(std::sync::Arc::new))
-        .flatten();
+    let index = cfg.indexed.then(|| LineIndex::open(diag).map(std::sync::Arc::new)).flatten();
     // Only the picked lines are read when nothing else can tell them apart
     // (indexed.rs); a large capture the index has is then read whole (at
     // its picked lines), not in parts.
-    let picks = sel.names_narrow() && sel.wheres.is_empty() && !args.invert && lazy;
+    let picks = sel.names_narrow() && sel.wheres.is_empty() && !cfg.invert && cfg.lazy;
     if let Some(index) = index.as_ref().filter(|_| picks) {
         let index = std::sync::Arc::clone(index);
         opts.whole = Some(source::Whole(std::sync::Arc::new(move |cap: &Capture| index.has(cap))));
@@ -466,12 +507,12 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
     let mut out = Output::stdout();
     let visitors = source::run(&inputs, &opts, diag, &mut out, || {
         let filter = Filter {
-            sel: &sel,
-            printer: &printer,
+            sel,
+            printer: &cfg.printer,
             diag,
-            invert: args.invert,
-            expand,
-            lazy,
+            invert: cfg.invert,
+            expand: cfg.expand,
+            lazy: cfg.lazy,
             passed: 0,
             piped: 0,
             unmatched: (0..sel.events.len()).collect(),
@@ -488,8 +529,8 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         let updates = visitors.iter_mut().filter_map(|v| v.index.as_mut()).flat_map(|i| std::mem::take(&mut i.updates));
         index.save(updates.collect(), diag);
     }
-    warn_unmatched_events(&sel, &visitors, diag);
-    tests.warn(visitors.iter_mut().map(|v| std::mem::take(&mut v.seen)).collect(), &args.where_, diag);
+    warn_unmatched_events(sel, &visitors, diag);
+    tests.warn(visitors.iter_mut().map(|v| std::mem::take(&mut v.seen)).collect(), &cfg.where_texts, diag);
     let passed: u64 = visitors.iter().map(|v| v.passed).sum();
     let piped: u64 = visitors.iter().map(|v| v.piped).sum();
     if sel.needs_session_metadata() && piped > 0 {
