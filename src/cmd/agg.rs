@@ -88,7 +88,7 @@ const TOKENS_HIDDEN: [&str; 2] = ["cost_source", "unpriced_models"];
 #[command(
     name = "ci-agg",
     version,
-    after_long_help = crate::format::with_sections(EXAMPLES, |h| h.agg.as_ref(), "DAMAGED INPUT"),
+    after_long_help = crate::format::with_sections(&crate::format::with_products(EXAMPLES), |h| h.agg.as_ref(), "DAMAGED INPUT"),
     after_help = "Run with --help for examples.",
     mut_arg("tz", |a| a.help("Time zone of hour/day/week/month buckets and of dates and words in --since/--until: IANA name, UTC, ±HH:MM or local (default: TZ or the system's zone)"))
 )]

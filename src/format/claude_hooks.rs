@@ -81,6 +81,17 @@ pub static FORMAT: Format = Format {
   source>, permission:<permission_mode>, agent:<SubagentStart agent_type>.
   Session ids containing /, \\, NUL, or equal to . or .. are refused.",
         }),
+        agg: Some(Section {
+            title: "CLAUDE CODE HOOK SESSIONS",
+            body: "  --sessions: the same fields as other sessions: calls are distinct
+  tool_use_id, Stop is prompt:complete (the AssistantResponse copy is never
+  read), errors are PostToolUseFailure, models the SessionStart model; hook
+  lines carry no time, so duration and avg_response_ms are null unless
+  synthetic events have timestamps; when the session folder holds
+  _transcript_final.jsonl, its start, end, models and tokens come from that
+  copy, else tokens are null (unknown, not 0); piped hook events read the copy
+  too when the stream holds the session's prompt:complete.",
+        }),
         cat: Some(Section {
             title: "CLAUDE CODE HOOK CAPTURES",
             body: "  A medicine-wheel _sessiondata session directory (or a root of them, or one

@@ -90,6 +90,22 @@ pub static FORMAT: Format = Format {
             "each directory of $CLAUDE_CONFIG_DIR (comma-separated), else ~/.config/claude
     and ~/.claude when they hold a projects folder (Claude Code transcripts)",
         ),
+        agg: Some(Section {
+            title: "CLAUDE CODE TRANSCRIPTS",
+            body: "  --sessions: calls are distinct tool_use ids, messages are prompts +
+  responses (distinct messages), avg_response_ms runs from a prompt to the
+  first reply, subagents counts the session's subagent transcripts; a
+  response written on several lines counts once. A resumed session's copied
+  history (its events, turns, messages, tool calls, tokens, response times and
+  start) counts only in the session it was copied from: of the sessions
+  holding a copy, the one that ends first.
+  --tokens: one response per message.id + requestId across the whole run (and
+  across --partial shards): each figure the largest among its copies,
+  day/model/session of the session ending first among those holding a copy (a
+  resumed session's history is its original's), then of the copy with the
+  largest total (as ccusage); input_tokens excludes cache reads (Amplifier's
+  includes them).",
+        }),
         find: Some(Section {
             title: "CLAUDE CODE TRANSCRIPTS",
             body: "  A root with a projects folder (or a folder named projects, or one project

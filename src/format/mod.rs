@@ -97,7 +97,7 @@ pub use file_tools::{FileTools, FileUse};
 pub use layout::Layout;
 pub use registry::{
     appearances, billing_roots, event_names, names, no_default_root, products, roots_list, status_input, with_example,
-    with_sections, Example, Format, Help, Order, Profile, Section, StatusInput, StatusLine,
+    with_products, with_sections, Example, Format, Help, Order, Profile, Section, StatusInput, StatusLine,
 };
 pub(crate) use roots::{env_dir, env_or_place, xdg_data};
 

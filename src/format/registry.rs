@@ -204,6 +204,14 @@ pub fn with_example(text: &str) -> String {
     text.replace("$EXAMPLE_SESSION", e.session).replace("$EXAMPLE_ROOT", e.root)
 }
 
+/// A help `text` with `$BILLED` replaced by the programs billed in 5-hour
+/// windows ([`Profile::billing_blocks`]) and `$STATUS_LINE` by those whose
+/// status-line input is read ([`Profile::status_line`]).
+pub fn with_products(text: &str) -> String {
+    text.replace("$BILLED", &products(|f| f.profile.billing_blocks))
+        .replace("$STATUS_LINE", &products(|f| f.profile.status_line.is_some()))
+}
+
 /// The programs ([`Format::product`]) of the formats `keep` keeps, in
 /// registry order, each once: `A`, `A or B`, `A, B or C`.
 pub fn products(keep: fn(&Format) -> bool) -> String {
