@@ -10,7 +10,7 @@ use crate::diag::Diag;
 use crate::error::Result;
 use crate::files::expand_tilde;
 pub(crate) use crate::format::Detail;
-use crate::format::{Cx, Memo, FORMATS};
+use crate::format::{Claimed, Cx, Memo, FORMATS};
 use crate::session::{Capture, SessionRecord};
 
 /// Resolves the roots to search: the `--root` values when given (`~`
@@ -40,16 +40,20 @@ static MEMO: Memo = Memo::new();
 /// `ci-filter`) and the process's memo of per-file indexes. The writers
 /// never reach either themselves.
 pub(crate) fn cx() -> Cx<'static> {
-    Cx { peeks: crate::cache::peeks::current(), memo: &MEMO }
+    Cx { peeks: crate::cache::peeks::current(), memo: &MEMO, claimed: None }
 }
 
 /// Lists every session under `root`: each writer's, in registry order, each
 /// in path order. Fails when the root does not exist; an empty result is
-/// for the caller to report.
+/// for the caller to report. Each writer is told the session directories
+/// the writers before it found ([`Cx::claimed`]), so that one walking the
+/// tree for its files does not list every folder of another's sessions.
 pub(crate) fn discover(root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
-    let mut out = vec![];
+    let mut out: Vec<SessionRecord> = vec![];
     for w in FORMATS {
-        out.extend(w.layout.discover(root, detail, &cx(), diag)?);
+        let claimed = Claimed::new(&out);
+        let found = w.layout.discover(root, detail, &Cx { claimed: Some(&claimed), ..cx() }, diag)?;
+        out.extend(found);
     }
     Ok(out)
 }

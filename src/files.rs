@@ -58,6 +58,25 @@ pub(crate) fn read_dir_sorted(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(v)
 }
 
+/// [`read_dir_sorted`] with whether each entry is a directory (following a
+/// symbolic link), told by the listing itself: only a link, or an entry
+/// whose type the file system does not report, costs a `stat`.
+pub(crate) fn read_dir_sorted_typed(dir: &Path) -> std::io::Result<Vec<(PathBuf, bool)>> {
+    let typed = |e: fs::DirEntry| {
+        let is_dir = match e.file_type() {
+            Ok(t) if t.is_symlink() => None,
+            Ok(t) => Some(t.is_dir()),
+            Err(_) => None,
+        };
+        let path = e.path();
+        let is_dir = is_dir.unwrap_or_else(|| path.is_dir());
+        (path, is_dir)
+    };
+    let mut v: Vec<(PathBuf, bool)> = fs::read_dir(dir)?.filter_map(|e| e.ok().map(typed)).collect();
+    v.sort_unstable_by(|a, b| a.0.as_os_str().as_encoded_bytes().cmp(b.0.as_os_str().as_encoded_bytes()));
+    Ok(v)
+}
+
 /// The directories in `dir`, sorted as [`read_dir_sorted`] (none when it
 /// cannot be read).
 pub(crate) fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {

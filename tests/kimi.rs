@@ -416,3 +416,29 @@ fn odd_usage_counts_nothing() {
     assert!(run.stderr.contains(":1: damaged token count input_tokens -5: not counted"), "{}", run.stderr);
     assert_eq!(run.code, 0);
 }
+
+/// Under a root holding Amplifier captures beside a Kimi share directory,
+/// Kimi's search does not look inside the Amplifier session folders (it
+/// listed each of thousands before): a `wire.jsonl` there is no Kimi
+/// session, one in a folder that is no other writer's session still is,
+/// and the share directory's sessions are found as on their own.
+#[test]
+fn kimi_does_not_search_another_writers_session_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(root().join(WIRE)).unwrap();
+    let share = dir.path().join("share/sessions/caa990f2469364441262014be4057c2a").join(MAIN);
+    std::fs::create_dir_all(&share).unwrap();
+    std::fs::write(share.join("wire.jsonl"), &text).unwrap();
+    let amp = dir.path().join("proj/sessions/amp-1");
+    std::fs::create_dir_all(amp.join("context-intelligence")).unwrap();
+    let line = r#"{"event":"session:start","data":{},"timestamp":"2026-06-10T10:00:00Z","workspace":"w"}"#;
+    std::fs::write(amp.join("context-intelligence/events.jsonl"), format!("{line}\n")).unwrap();
+    std::fs::write(amp.join("context-intelligence/metadata.json"), "{}").unwrap();
+    for stray in [amp.join("agents/inside"), dir.path().join("proj/loose/s")] {
+        std::fs::create_dir_all(&stray).unwrap();
+        std::fs::write(stray.join("wire.jsonl"), &text).unwrap();
+    }
+    let run = ci("ci-find").args(["--root"]).arg(dir.path()).args(["--sort", "id"]).run();
+    let found: Vec<Value> = run.json().iter().map(|r| json!([r["format"], r["session"]])).collect();
+    assert_eq!(found, [json!(["kimi", MAIN]), json!(["amplifier", "amp-1"]), json!(["kimi", "s"])]);
+}

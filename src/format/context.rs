@@ -3,7 +3,7 @@
 //! ([`Cx`]: peeks kept across runs, a memo of per-file indexes).
 
 use std::any::{Any, TypeId};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -34,9 +34,42 @@ pub struct Cx<'a> {
     pub peeks: Option<&'a dyn PeekCache>,
     /// What writers derive from a whole file, kept while it is unchanged.
     pub memo: &'a Memo,
+    /// The session directories the writers before this one (in
+    /// [`super::FORMATS`] order) found under the root being searched: a
+    /// writer that walks a tree for its files does not enter them
+    /// ([`Cx::claimed`]). Empty outside [`crate::discover`]'s search.
+    pub claimed: Option<&'a Claimed<'a>>,
+}
+
+/// The session directories of the sessions found so far under a root
+/// ([`Cx::claimed`]), gathered the first time one is asked about (most
+/// writers never ask).
+pub struct Claimed<'a> {
+    found: &'a [crate::session::SessionRecord],
+    dirs: OnceLock<HashSet<PathBuf>>,
+}
+
+impl<'a> Claimed<'a> {
+    /// The directories of the sessions `found`.
+    pub fn new(found: &'a [crate::session::SessionRecord]) -> Self {
+        Claimed { found, dirs: OnceLock::new() }
+    }
+
+    /// Whether `dir` is one of them.
+    pub fn contains(&self, dir: &Path) -> bool {
+        let dirs = self.dirs.get_or_init(|| self.found.iter().map(|r| r.format.layout.session_dir(r)).collect());
+        dirs.contains(dir)
+    }
 }
 
 impl Cx<'_> {
+    /// Whether `dir` is another writer's session directory found under the
+    /// same root ([`Cx::claimed`]): what it holds is that session's, so a
+    /// walk looking for files of its own need not list it.
+    pub fn claimed(&self, dir: &Path) -> bool {
+        self.claimed.is_some_and(|c| c.contains(dir))
+    }
+
     /// What `read` makes of `file` (whose `stat` is `meta`): as kept in the
     /// run's peeks when the file is as it was then and `decode` reads it
     /// back, else read now (and kept, as `encode` writes it). `writer`

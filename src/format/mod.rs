@@ -91,7 +91,7 @@ use crate::json::{Kind, Raw, Record};
 use crate::session::{Capture, SessionRecord};
 use crate::time::{self, Timestamp};
 
-pub use context::{Cx, Detail, Memo, PeekCache};
+pub use context::{Claimed, Cx, Detail, Memo, PeekCache};
 pub use dialect::{Dialect, Mutation, ReadState};
 pub use file_tools::{FileTools, FileUse};
 pub use layout::Layout;
@@ -287,8 +287,13 @@ pub struct FileSessions {
 impl FileSessions {
     /// [`Layout::discover`]: every session file below `root`, read in parallel.
     pub fn discover(&self, root: &Path, detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
-        let files = (self.root_files)(root);
-        Ok(crate::files::in_parallel(&files, |f| (self.session_of)(f, detail, Some(diag)), diag))
+        self.sessions_of(&(self.root_files)(root), detail, diag)
+    }
+
+    /// The sessions of session files found some other way than
+    /// `root_files` (a writer's own walk), read in parallel.
+    pub fn sessions_of(&self, files: &[PathBuf], detail: Detail, diag: &Diag) -> Result<Vec<SessionRecord>> {
+        Ok(crate::files::in_parallel(files, |f| (self.session_of)(f, detail, Some(diag)), diag))
     }
 
     /// [`Layout::file_capture`]: a session file named as PATH.

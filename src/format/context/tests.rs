@@ -31,7 +31,7 @@ fn kept_peeks_are_read_once_and_a_payload_that_does_not_decode_is_read_again() {
     std::fs::write(&file, "x").unwrap();
     let meta = std::fs::metadata(&file).unwrap();
     let (store, memo) = (OnePeek::default(), Memo::new());
-    let cx = Cx { peeks: Some(&store), memo: &memo };
+    let cx = Cx { peeks: Some(&store), memo: &memo, claimed: None };
     let reads = Cell::new(0);
     let peek = |cx: &Cx<'_>| {
         let read = || {
@@ -46,7 +46,7 @@ fn kept_peeks_are_read_once_and_a_payload_that_does_not_decode_is_read_again() {
     assert_eq!((peek(&cx), reads.get(), store.puts.load(Ordering::Relaxed)), (7, 2, 2));
     assert_eq!(store.gets.load(Ordering::Relaxed), 3);
     // No store: the file is read every time.
-    let off = Cx { peeks: None, memo: &memo };
+    let off = Cx { peeks: None, memo: &memo, claimed: None };
     assert_eq!((peek(&off), peek(&off), reads.get()), (7, 7, 4));
 }
 

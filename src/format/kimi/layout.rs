@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::{parse_time, time_raw, Kimi, FORMAT};
 use crate::diag::Diag;
-use crate::files::{name_above, read_dir_sorted};
+use crate::files::{name_above, read_dir_sorted_typed};
 use crate::format::FileSessions;
-use crate::format::{Detail, Layout, LineKind};
+use crate::format::{Cx, Detail, Layout, LineKind};
 use crate::json::Record;
 use crate::session::SessionRecord;
 use crate::time::{self, Timestamp};
@@ -25,13 +25,17 @@ const WIRE: &str = "wire.jsonl";
 /// `sessions/<hash>/<id>/subagents/<agent>/wire.jsonl` is six levels down).
 const DEPTH: usize = 6;
 
-/// The wire files up to `depth` levels below `dir`, in path order.
-fn wire_files_in(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    for entry in read_dir_sorted(dir).unwrap_or_default() {
+/// The wire files up to `depth` levels below `dir`, in path order, not
+/// looking inside a folder `skip` says is another writer's session (an
+/// Amplifier session folder holds no wire file: listing each of thousands
+/// cost five system calls apiece). Entries are told apart by the listing's
+/// types, so a file costs no `stat` unless it is named `wire.jsonl`.
+fn wire_files_in(dir: &Path, depth: usize, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+    for (entry, is_dir) in read_dir_sorted_typed(dir).unwrap_or_default() {
         if entry.file_name().is_some_and(|n| n == WIRE) && entry.is_file() {
             out.push(entry);
-        } else if depth > 1 && entry.is_dir() {
-            wire_files_in(&entry, depth - 1, out);
+        } else if depth > 1 && is_dir && !skip(&entry) {
+            wire_files_in(&entry, depth - 1, skip, out);
         }
     }
 }
@@ -39,7 +43,7 @@ fn wire_files_in(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
 /// The wire files under `root` (itself one when it is a file).
 fn root_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    wire_files_in(root, DEPTH, &mut out);
+    wire_files_in(root, DEPTH, &|_| false, &mut out);
     out
 }
 
@@ -218,6 +222,20 @@ impl Layout for Kimi {
 
     fn file_sessions(&self) -> Option<&FileSessions> {
         Some(&FILES)
+    }
+
+    /// The wire files below `root` ([`root_files`]) but those inside the
+    /// session folders other writers found there ([`Cx::claimed`]).
+    fn discover(
+        &self,
+        root: &Path,
+        detail: Detail,
+        cx: &Cx<'_>,
+        diag: &Diag,
+    ) -> crate::error::Result<Vec<SessionRecord>> {
+        let mut files = Vec::new();
+        wire_files_in(root, DEPTH, &|dir| cx.claimed(dir), &mut files);
+        FILES.sessions_of(&files, detail, diag)
     }
 
     /// The folder below `sessions` of a wire file's path.
