@@ -162,3 +162,77 @@ impl Summary {
         if edited { &mut self.files_edited } else { &mut self.files_read }.insert(path);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &str, path: &str, line: u64, failed: bool) -> Call {
+        let mut c = Call::default();
+        c.tool = Some(tool.into());
+        c.first = Some((path.into(), line));
+        (c.pre, c.ended, c.failed) = (true, true, failed);
+        c
+    }
+
+    fn session(id: &str, calls: Vec<(&str, Call)>, files: Vec<(&str, bool, &str)>) -> Summary {
+        Summary {
+            session: id.into(),
+            calls_held: calls.into_iter().map(|(i, c)| (i.to_owned(), c)).collect(),
+            files_held: files.into_iter().map(|(i, e, p)| (i.to_owned(), e, p.to_owned())).collect(),
+            ..Summary::default()
+        }
+    }
+
+    #[test]
+    fn a_call_one_session_holds_counts_there_and_a_shared_one_in_its_owner() {
+        // "a" is in both (a resume's copy); neither session's end is known,
+        // so the copy whose first line comes first (s2's, by path) owns it.
+        let mut all = vec![
+            session(
+                "s1",
+                vec![("a", call("Bash", "/p/1.jsonl", 3, false)), ("b", call("Read", "/p/1.jsonl", 5, false))],
+                vec![("a", false, "/x/lost.txt"), ("b", false, "/x/r.txt")],
+            ),
+            session(
+                "s2",
+                vec![("a", call("Bash", "/p/0.jsonl", 2, true)), ("c", call("Edit", "/p/0.jsonl", 9, false))],
+                vec![("a", true, "/x/e.txt"), ("c", true, "/x/c.txt"), ("z", false, "/x/no-call.txt")],
+            ),
+        ];
+        settle(&mut all);
+        fn tools(s: &Summary) -> Vec<(&str, u64)> {
+            s.tool_calls.iter().map(|(k, v)| (k.as_str(), *v)).collect()
+        }
+        assert_eq!(tools(&all[0]), vec![("Read", 1)]);
+        assert_eq!(tools(&all[1]), vec![("Bash", 1), ("Edit", 1)]);
+        assert_eq!((all[0].tool_errors, all[1].tool_errors), (0, 1));
+        assert_eq!(all[0].files_read.iter().collect::<Vec<_>>(), vec!["/x/r.txt"]);
+        assert!(all[0].files_edited.is_empty());
+        assert_eq!(all[1].files_edited.iter().collect::<Vec<_>>(), vec!["/x/c.txt", "/x/e.txt"]);
+        assert!(all[1].files_read.is_empty());
+        assert!(all.iter().all(|s| s.calls_held.is_empty() && s.files_held.is_empty()));
+    }
+
+    #[test]
+    fn owners_keep_each_ids_copies_in_order_and_merge_into_the_owner() {
+        // Three copies of "x" (sessions 0, 1, 2) and one of "w": session 1
+        // ends first and owns "x"; what the others saw is merged into it.
+        let mut late = call("Bash", "/p/a.jsonl", 1, false);
+        late.tool = None;
+        let copies = vec![
+            ("x".to_owned(), 0, late),
+            ("w".to_owned(), 2, call("Read", "/p/c.jsonl", 4, false)),
+            ("x".to_owned(), 1, call("Grep", "/p/b.jsonl", 7, false)),
+            ("x".to_owned(), 2, call("Bash", "/p/c.jsonl", 2, true)),
+        ];
+        let ends = [Some(3), Some(1), Some(2)];
+        let first = |i: usize, j: usize| ends[i].cmp(&ends[j]);
+        let owned = owners(copies, &first);
+        let got: Vec<_> = owned
+            .iter()
+            .map(|(id, i, c)| (id.as_str(), *i, c.tool.as_deref(), c.outcome() == Outcome::Error))
+            .collect();
+        assert_eq!(got, vec![("w", 2, Some("Read"), false), ("x", 1, Some("Grep"), true)]);
+    }
+}
