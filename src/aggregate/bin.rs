@@ -118,7 +118,7 @@ pub fn decode_sessions(b: &[u8]) -> Option<Vec<Summary>> {
         let mut s: Summary = serde_json::from_slice(r.bytes()?).ok()?;
         for _ in 0..r.count()? {
             let id = r.text()?;
-            s.calls_held.insert(id, super::calls::Call::read_bin(&mut r)?);
+            s.calls_held.push((id, super::calls::Call::read_bin(&mut r)?));
         }
         for _ in 0..r.count()? {
             let id = r.text()?;
@@ -127,7 +127,7 @@ pub fn decode_sessions(b: &[u8]) -> Option<Vec<Summary>> {
                 1 => true,
                 _ => return None,
             };
-            s.files_held.insert((id, edited, r.text()?));
+            s.files_held.push((id, edited, r.text()?));
         }
         s.responses = Responses::read_bin(&mut r, 0)?;
         s.copied = super::copied::Copied::read_bin(&mut r)?;

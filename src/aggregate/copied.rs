@@ -69,6 +69,13 @@ impl Copied {
         u32::try_from(at).unwrap_or(u32::MAX)
     }
 
+    /// Gives back the room grown for events not added (a finished
+    /// session's state is held until the run ends).
+    pub fn shrink(&mut self) {
+        self.lines.shrink_to_fit();
+        self.turns.shrink_to_fit();
+    }
+
     /// Adds what another part of the same session holds.
     pub fn merge(&mut self, o: Copied) {
         let ids: Vec<u32> = o.names.iter().map(|n| self.name(n)).collect();

@@ -310,6 +310,18 @@ impl Responses {
         self.merge_one(message, Held::new(usage, tally(&cost), best));
     }
 
+    /// The message keys of the held responses.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.index.keys().map(String::as_str)
+    }
+
+    /// Gives back the room grown for responses not added (a finished
+    /// session's state is held until the run ends).
+    pub fn shrink(&mut self) {
+        self.index.shrink_to_fit();
+        self.held.shrink_to_fit();
+    }
+
     /// The held responses by message key, without their group keys (for
     /// `--sessions`, whose responses have none).
     pub fn into_map(self) -> impl Iterator<Item = (String, Held)> {

@@ -32,7 +32,7 @@
 //! Time fields are null when the events carry no usable timestamp.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -43,14 +43,16 @@ use crate::time::{self, Timestamp};
 
 use super::calls::{self, millis, Call, Calls, Outcome};
 use super::copied::Copied;
-use super::copied_calls::{ends_first, owners};
 use super::cost::{Costing, Tally};
 use super::field::{Numeric, Val};
 use super::groups::Row;
 use super::json_num;
-use super::responses::{Held, Responses};
+use super::responses::Responses;
 use super::stat::Sum;
 use crate::format::{CallKey, FileUse, Usage};
+
+mod settle;
+pub use self::settle::settle;
 
 /// A turn boundary, by position in the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -136,7 +138,7 @@ impl SessionState {
                     // Its calls may be copies: their files count where they do.
                     (true, CallKey::Id(id)) => {
                         if let Some((edited, path)) = file_touched(ev) {
-                            sum.files_held.insert((id.into_owned(), edited, path));
+                            sum.files_held.push((id.into_owned(), edited, path));
                         }
                     }
                     _ => {
@@ -258,7 +260,7 @@ impl SessionState {
             // Code sessions copy tool_use ids too): its calls are settled
             // across the run, each counted in the session of its first line.
             if let (true, Some(id)) = (self.copies_history, id) {
-                s.calls_held.insert(id, call);
+                s.calls_held.push((id, call));
                 continue;
             }
             let tool = call.tool.clone().unwrap_or_else(|| "null".into());
@@ -305,6 +307,12 @@ impl SessionState {
         if let Some(start) = open {
             close(start, reply, &mut s);
         }
+        s.files_held.sort_unstable();
+        s.files_held.dedup();
+        s.files_held.shrink_to_fit();
+        s.calls_held.shrink_to_fit();
+        s.responses.shrink();
+        s.copied.shrink();
         s
     }
 }
@@ -423,14 +431,17 @@ pub struct Summary {
     /// Whether a turn ends at its first reply (then messages are prompts + responses).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reply_ends_turn: bool,
-    /// Calls by id of a writer that copies history between sessions, held
-    /// until [`settle`] counts each in one session (never on the wire).
+    /// Calls by id (sorted, distinct) of a writer that copies history
+    /// between sessions, held until [`settle`] counts each in one session
+    /// (never on the wire). A list, not a tree: a tree's first node is 2 KB,
+    /// and 28,000 finished sessions hold a few calls each.
     #[serde(skip)]
-    pub calls_held: BTreeMap<String, Call>,
+    pub calls_held: Vec<(String, Call)>,
     /// Files of held calls by call id (`true`: edited), the owner's when
-    /// [`settle`] has counted each call in one session (never on the wire).
+    /// [`settle`] has counted each call in one session (never on the wire;
+    /// sorted and distinct once the session is finished).
     #[serde(skip)]
-    pub files_held: BTreeSet<(String, bool, String)>,
+    pub files_held: Vec<(String, bool, String)>,
     /// Responses written more than once, held by identity until [`settle`]
     /// counts each once in `tokens` (never on the wire: settled first).
     #[serde(skip)]
@@ -443,72 +454,6 @@ pub struct Summary {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
-}
-
-/// Counts every held response and call once: across the sessions of a run,
-/// one copied into several (a resumed session's history) belongs to the
-/// session that ends first (the latest time of its held responses, as
-/// [`super::responses`] decides for `--tokens`), then to the one holding its
-/// best copy (the largest token total, then the first by path and line, as
-/// ccusage gives it to the first file); a response's figures are the largest
-/// among all copies.
-pub fn settle(summaries: &mut [Summary]) {
-    let ends: Vec<Option<Timestamp>> = summaries.iter().map(|s| s.responses.latest()).collect();
-    // Whether session `i` ends before session `j` (unknown ends last).
-    let first = |i: usize, j: usize| ends_first(ends[i], ends[j]);
-    // Calls: the session ending first, then holding the call's first line.
-    let mut held = vec![];
-    for (i, s) in summaries.iter_mut().enumerate() {
-        held.extend(std::mem::take(&mut s.calls_held).into_iter().map(|(id, call)| (id, i, call)));
-    }
-    let mut owned: HashSet<(usize, String)> = HashSet::new();
-    for (id, i, call) in owners(held, &first) {
-        owned.insert((i, id));
-        let s = &mut summaries[i];
-        let tool = call.tool.clone().unwrap_or_else(|| "null".into());
-        *s.tool_calls.entry(tool).or_insert(0) += 1;
-        if call.outcome() == Outcome::Error {
-            s.tool_errors += 1;
-        }
-    }
-    // Files of held calls: the owner's.
-    for (i, s) in summaries.iter_mut().enumerate() {
-        for (id, edited, path) in std::mem::take(&mut s.files_held) {
-            if owned.contains(&(i, id)) {
-                if edited { &mut s.files_edited } else { &mut s.files_read }.insert(path);
-            }
-        }
-    }
-    super::copied::settle(summaries, &first);
-    let mut owner: HashMap<String, (usize, Held)> = HashMap::new();
-    for (i, s) in summaries.iter_mut().enumerate() {
-        for (key, held) in std::mem::take(&mut s.responses).into_map() {
-            match owner.get_mut(&key) {
-                Some((at, mine)) => {
-                    let by_end = first(i, *at);
-                    if by_end.is_lt() || (by_end.is_eq() && mine.prefers(&held)) {
-                        *at = i;
-                    }
-                    mine.merge(held);
-                }
-                None => {
-                    owner.insert(key, (i, held));
-                }
-            }
-        }
-    }
-    for (i, held) in owner.into_values() {
-        let s = &mut summaries[i];
-        for (sum, n) in s.tokens.iter_mut().zip(held.usage) {
-            if let Some(n) = n {
-                sum.add(n);
-            }
-        }
-        if let Some(c) = held.usage[Usage::Cost as usize] {
-            s.cost_usd.get_or_insert_with(Sum::default).add(c);
-        }
-        s.cost.merge(held.cost);
-    }
 }
 
 impl Summary {
@@ -575,14 +520,23 @@ impl Summary {
         self.reply_ends_turn |= o.reply_ends_turn;
         self.responses.merge(o.responses);
         self.copied.merge(o.copied);
-        self.files_held.extend(o.files_held);
-        for (id, c) in o.calls_held {
-            match self.calls_held.get_mut(&id) {
-                Some(mine) => mine.merge(c),
-                None => {
-                    self.calls_held.insert(id, c);
+        if !o.files_held.is_empty() {
+            self.files_held.extend(o.files_held);
+            self.files_held.sort_unstable();
+            self.files_held.dedup();
+        }
+        if !o.calls_held.is_empty() {
+            self.calls_held.extend(o.calls_held);
+            // Stable: this summary's call before the other's, merged in that order.
+            self.calls_held.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut distinct: Vec<(String, Call)> = Vec::with_capacity(self.calls_held.len());
+            for (id, c) in self.calls_held.drain(..) {
+                match distinct.last_mut() {
+                    Some((last, mine)) if *last == id => mine.merge(c),
+                    _ => distinct.push((id, c)),
                 }
             }
+            self.calls_held = distinct;
         }
     }
 
@@ -705,7 +659,8 @@ pub fn rows(mut summaries: Vec<Summary>) -> Vec<Row> {
         by_start.then_with(|| a.session.cmp(&b.session)).then_with(|| a.project.cmp(&b.project))
     });
     let none = BTreeSet::new();
-    sorted.iter().map(|s| s.row(kids.get(&s.session).unwrap_or(&none))).collect()
+    // Each summary is dropped as soon as its record is made.
+    sorted.into_iter().map(|s| s.row(kids.get(&s.session).unwrap_or(&none))).collect()
 }
 
 impl Serialize for Sum {

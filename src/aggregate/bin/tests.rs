@@ -108,8 +108,8 @@ fn a_sessions_state_reads_back_with_what_it_holds_for_settling() {
     call.keys = Some(vec![KeyVal::Str("Bash".into()), KeyVal::Null]);
     (call.pre, call.failed) = (true, true);
     call.first = Some(("/p/a.jsonl".into(), 7));
-    s.calls_held.insert("toolu_1".into(), call);
-    s.calls_held.insert("toolu_2".into(), Call::default());
+    s.calls_held.push(("toolu_1".into(), call));
+    s.calls_held.push(("toolu_2".into(), Call::default()));
     let mut map = std::collections::BTreeMap::new();
     map.insert(s.key(), s.clone());
     let t = Summary { session: "s2".into(), ..Summary::default() };
