@@ -293,6 +293,11 @@ impl Layout for OpenCode {
         }
     }
 
+    /// A database session's rows by [`store::FINGERPRINTS`].
+    fn row_fingerprints(&self, cap: &Capture) -> Option<&'static [&'static str]> {
+        cap.record.as_ref().filter(|r| is_db(r)).map(|_| &store::FINGERPRINTS[..])
+    }
+
     /// The session's rows, in order ([`store::keys`]), a database that
     /// cannot be read reported; a legacy file's document.
     fn lines_of<'d>(
