@@ -57,35 +57,87 @@ const UPDATE: &str = "UPDATE part SET data = json_set(data, '$.tokens.input', js
 const DELETE: &str = "DELETE FROM part
     WHERE rowid = (SELECT max(rowid) FROM part WHERE json_extract(data, '$.type') = 'step-finish')";
 
-/// A generated database, written while OpenCode holds it open (its `-wal`
-/// there) and after it closed it: warm, after an insert into one session,
-/// an update of one row and a delete, each answer as `--no-cache`'s.
-#[test]
-fn database_sessions_answer_as_without_the_cache_after_each_change() {
-    let dir = tempfile::tempdir().unwrap();
+/// On `tree`, whose database `db` is closed (put in WAL mode): warm, then after each of
+/// `changes` (SQL, what it does) made while a writer holds the database
+/// open (its `-wal` there), then again each made by a connection closed
+/// after it (the `-wal` checkpointed and gone): every answer as
+/// `--no-cache`'s, and each change changes the `--tokens` answer.
+fn each_change_answers_as_without_the_cache(tree: &Path, db: &Path, changes: &[(&str, &str)]) {
     let home = tempfile::tempdir().unwrap();
-    let db = dir.path().join("opencode.db");
-    let (conn, _) = crate::opencodegen::generate(&db, 5, 12);
-    drop(conn);
-    set_age(&db, 3600);
-    let mut answer = as_without_cache(home.path(), &db, "closed, old");
-    // OpenCode running (one connection: its `-wal` stays), then each change
-    // made by a connection closed after it (the `-wal` checkpointed and gone).
-    let mut running = Some(rusqlite::Connection::open(&db).unwrap());
+    // In WAL mode, as the agents write (a no-op for those generated so).
+    rusqlite::Connection::open(db).unwrap().pragma_update(None, "journal_mode", "wal").unwrap();
+    set_age(db, 3600);
+    let mut answer = as_without_cache(home.path(), tree, "closed, old");
+    let wal = Path::new(&format!("{}-wal", db.display())).to_path_buf();
+    let mut running = Some(rusqlite::Connection::open(db).unwrap());
     for open in [true, false] {
-        for (sql, what) in [(INSERT, "insert"), (UPDATE, "update"), (DELETE, "delete")] {
+        for (sql, what) in changes {
             match &running {
                 Some(conn) => conn.execute_batch(sql).unwrap(),
-                None => rusqlite::Connection::open(&db).unwrap().execute_batch(sql).unwrap(),
+                None => rusqlite::Connection::open(db).unwrap().execute_batch(sql).unwrap(),
             }
             let what = format!("{what}, writer open: {open}");
-            assert_eq!(dir.path().join("opencode.db-wal").exists(), open, "{what}");
-            let now = as_without_cache(home.path(), &db, &what);
+            assert_eq!(wal.exists(), open, "{what}");
+            let now = as_without_cache(home.path(), tree, &what);
             assert_ne!(now, answer, "{what} changes the answer");
             answer = now;
         }
         running = None;
     }
+}
+
+/// A generated OpenCode database: an insert into one session, an update
+/// of one row (as OpenCode rewrites a part) and a delete.
+#[test]
+fn opencode_sessions_answer_as_without_the_cache_after_each_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    drop(crate::opencodegen::generate(&db, 5, 12).0);
+    let changes = [(INSERT, "insert"), (UPDATE, "update"), (DELETE, "delete")];
+    each_change_answers_as_without_the_cache(&db, &db, &changes);
+}
+
+/// A generated Goose folder (its legacy files beside the database): a
+/// ledger row inserted, one rewritten, one deleted.
+#[test]
+fn goose_sessions_answer_as_without_the_cache_after_each_change() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(crate::goosegen::generate(dir.path(), 3, 8, 2).0);
+    let changes = [
+        (
+            "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens)
+             SELECT session_id, created_timestamp + 1, model, 1000, 10 FROM usage_ledger ORDER BY rowid LIMIT 1",
+            "insert",
+        ),
+        ("UPDATE usage_ledger SET input_tokens = input_tokens + 500 WHERE rowid = 3", "update"),
+        ("DELETE FROM usage_ledger WHERE rowid = (SELECT max(rowid) FROM usage_ledger)", "delete"),
+    ];
+    each_change_answers_as_without_the_cache(dir.path(), &dir.path().join("sessions.db"), &changes);
+}
+
+/// Copilot CLI's store beside its event logs (a session is the store's
+/// rows, then its log, kept by its stat): a usage row inserted, one
+/// rewritten, one deleted.
+#[test]
+fn copilot_store_sessions_answer_as_without_the_cache_after_each_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join(".copilot");
+    crate::conformance::copy_tree(&crate::util::root().join("fixtures/copilot-db/.copilot"), &home);
+    for log in ["5d0f3c2a-7b41-4e8e-9a6c-2f1e0d9c8b7a", "c0ffee00-0000-4000-8000-00000000000b"] {
+        for f in std::fs::read_dir(home.join("session-state").join(log)).unwrap() {
+            set_age(&f.unwrap().path(), 3600);
+        }
+    }
+    let changes = [
+        (
+            "INSERT INTO assistant_usage_events (session_id, model, input_tokens, output_tokens, created_at)
+             SELECT session_id, model, 5000, 50, created_at FROM assistant_usage_events ORDER BY rowid LIMIT 1",
+            "insert",
+        ),
+        ("UPDATE assistant_usage_events SET output_tokens = output_tokens + 5 WHERE rowid = 2", "update"),
+        ("DELETE FROM assistant_usage_events WHERE rowid = (SELECT min(rowid) FROM assistant_usage_events)", "delete"),
+    ];
+    each_change_answers_as_without_the_cache(&home, &home.join("session-store.db"), &changes);
 }
 
 /// An unchanged database is answered by its stats, without its sessions'

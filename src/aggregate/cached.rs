@@ -216,6 +216,12 @@ impl Reading {
         }
     }
 
+    /// The same, with the stats of the capture's other files when it began.
+    fn with_others(mut self, others: &[Stat]) -> Reading {
+        self.others = others.iter().map(|&s| (s, false)).collect();
+        self
+    }
+
     /// Where to start reading ([`crate::source::Visitor::start`]).
     pub fn start(&self) -> Option<Resume> {
         self.resume
@@ -275,8 +281,8 @@ impl Cache {
         else {
             return Begin::Uncached;
         };
-        let mut reading = Reading::new(self.key(first), Stat::with_others(context(q, cap), &others), false);
-        reading.others = others.iter().map(|&s| (s, false)).collect();
+        let mut reading =
+            Reading::new(self.key(first), Stat::with_others(context(q, cap), &others), false).with_others(&others);
         let Some(entry) = self.store.get(&reading.key) else {
             return Begin::Read(Box::new(reading));
         };

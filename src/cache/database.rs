@@ -89,6 +89,9 @@ pub fn kept_fingerprint(id: &Identity) -> Option<u64> {
     id.last_line.map(|(_, f)| f)
 }
 
+/// The fingerprint of a session without rows.
+pub const NO_ROWS: u64 = 0;
+
 /// One database as a run finds it: its stats, taken once, and its
 /// sessions' fingerprints, taken the first time a session needs them
 /// (`None`: the database could not be read; its sessions are not cached).
@@ -101,14 +104,15 @@ pub struct Database {
 
 impl Database {
     /// The fingerprint of `session`'s rows by the writer's `statements`
-    /// (the database opened read-only once for all its sessions); `None`
-    /// when the database cannot be read or holds no such session.
+    /// (the database opened read-only once for all its sessions); a
+    /// session without rows has [`NO_ROWS`]' (a Copilot CLI session the
+    /// store has no usage row of). `None` when the database cannot be read.
     pub fn fingerprint(&self, path: &Path, statements: &[&str], session: &str) -> Option<u64> {
         let prints = self.prints.get_or_init(|| {
             let conn = crate::lines::rows::open(path).ok()?;
             crate::lines::rows::fingerprints(&conn, statements).ok()
         });
-        prints.as_ref()?.get(session).copied()
+        Some(prints.as_ref()?.get(session).copied().unwrap_or(NO_ROWS))
     }
 }
 
