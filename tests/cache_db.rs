@@ -169,3 +169,29 @@ fn an_unchanged_database_is_answered_by_its_stats() {
     assert_eq!(agg(home.path(), q, &db, true, "2"), after, "the stat changed: the fingerprint tells");
     assert_eq!(agg(home.path(), q, &db, true, "2"), after, "warm");
 }
+
+/// Discovery's listing of an unchanged database is kept too (a warm run
+/// opens no database): a session row rewritten with the database's time
+/// and size put back keeps the kept listing; once its time differs, the
+/// listing is read again.
+#[test]
+fn the_listing_of_an_unchanged_database_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    drop(crate::opencodegen::generate(&db, 11, 3).0);
+    set_age(&db, 3600);
+    let q: &[&str] = &["--tokens", "--by", "workspace"];
+    let before = agg(home.path(), q, &db, false, "1");
+    assert_eq!(agg(home.path(), q, &db, true, "1"), before, "building");
+    let (time, len) = (db.metadata().unwrap().modified().unwrap(), db.metadata().unwrap().len());
+    let sql = "UPDATE session SET directory = directory || '-moved' WHERE rowid = 1";
+    rusqlite::Connection::open(&db).unwrap().execute_batch(sql).unwrap();
+    assert_eq!(db.metadata().unwrap().len(), len, "an update in place keeps the size");
+    std::fs::File::options().append(true).open(&db).unwrap().set_modified(time).unwrap();
+    let after = agg(home.path(), q, &db, false, "1");
+    assert_ne!(after, before, "the move changes the answer");
+    assert_eq!(agg(home.path(), q, &db, true, "1"), before, "the kept listing: not opened");
+    set_age(&db, 1800);
+    assert_eq!(agg(home.path(), q, &db, true, "1"), after, "the stat changed: listed and read again");
+}
