@@ -9,6 +9,7 @@ mod agg_follow;
 mod bounded;
 mod cache;
 mod cache_bound;
+mod cache_db;
 mod cache_dir;
 mod cache_files;
 mod cache_whole;

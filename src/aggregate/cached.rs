@@ -45,8 +45,13 @@
 //! is kept whole too: its files' ends are told once it is visited; changed,
 //! it is read whole again (never from its kept end).
 //!
-//! Not cached (always read): a writer's JSON array file or database rows
-//! (read element by element, or row by row); piped event records.
+//! A session of a database is one entry, keyed by the database's path and
+//! the session id ([`crate::cache::database`]): answered while the
+//! database's and its `-wal`'s stats are as they were, else while its rows'
+//! fingerprint is; read again whole otherwise ([`rows`]).
+//!
+//! Not cached (always read): a writer's JSON array file (read element by
+//! element); piped event records.
 //!
 //! A capture of several files (a Claude Code session and its subagent
 //! transcripts; a hooks session and the transcript copy `--tokens` and
@@ -70,6 +75,7 @@ use super::query::{Preset, Query};
 use super::responses::Responses;
 
 mod parts;
+mod rows;
 
 pub use self::parts::PartReading;
 use self::parts::Split;
@@ -122,6 +128,8 @@ pub struct Cache {
     cwd: PathBuf,
     /// Now, in seconds since the epoch (entries' last use).
     now: u64,
+    /// The databases whose sessions this run met ([`rows`]).
+    databases: crate::cache::database::Databases,
 }
 
 /// A capture's kept state, read back.
@@ -191,6 +199,29 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// A capture read from its start for the entry `key`, whose answer
+    /// depends on `context` besides its files.
+    fn new(key: PathBuf, context: u64, had_entry: bool) -> Reading {
+        Reading {
+            key,
+            resume: None,
+            base: None,
+            base_last_line: None,
+            base_untimed: 0,
+            had_entry,
+            reports: crate::diag::reports_here(),
+            context,
+            end: None,
+            others: Vec::new(),
+        }
+    }
+
+    /// The same, with the stats of the capture's other files when it began.
+    fn with_others(mut self, others: &[Stat]) -> Reading {
+        self.others = others.iter().map(|&s| (s, false)).collect();
+        self
+    }
+
     /// Where to start reading ([`crate::source::Visitor::start`]).
     pub fn start(&self) -> Option<Resume> {
         self.resume
@@ -223,7 +254,8 @@ impl Cache {
         let store = Store::for_run(name, crate::cache::Kind::Answers, &label(q), diag)?;
         let resumable = matches!(q.preset, Preset::Group | Preset::Tokens) && !q.needs_agent();
         let cwd = crate::files::working_dir().unwrap_or_default();
-        Some(Cache { store, split: Default::default(), resumable, cwd, now: crate::cache::store::now() })
+        let now = crate::cache::store::now();
+        Some(Cache { store, split: Default::default(), resumable, cwd, now, databases: Default::default() })
     }
 
     /// What to do with `cap` (`companions`: whether the visitor reads a
@@ -236,6 +268,10 @@ impl Cache {
         let Some(first) = cap.files.first() else {
             return Begin::Uncached;
         };
+        // A session of a database: kept by the database's stats, else its rows' fingerprint.
+        if let Some(statements) = layout.row_fingerprints(cap) {
+            return self.begin_rows(q, cap, first, statements);
+        }
         // The other files (subagent transcripts), and the companion file
         // read after them (a hooks session's transcript copy), are kept by
         // their stats.
@@ -245,20 +281,8 @@ impl Cache {
         else {
             return Begin::Uncached;
         };
-        let key = self.key(first);
-        let reports = crate::diag::reports_here();
-        let mut reading = Reading {
-            key,
-            resume: None,
-            base: None,
-            base_last_line: None,
-            base_untimed: 0,
-            had_entry: false,
-            reports,
-            context: Stat::with_others(context(q, cap), &others),
-            end: None,
-            others: others.iter().map(|&s| (s, false)).collect(),
-        };
+        let mut reading =
+            Reading::new(self.key(first), Stat::with_others(context(q, cap), &others), false).with_others(&others);
         let Some(entry) = self.store.get(&reading.key) else {
             return Begin::Read(Box::new(reading));
         };

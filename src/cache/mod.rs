@@ -18,6 +18,9 @@
 //!   bytes indexed, length, modification time, hashes of the first bytes and
 //!   of the last indexed line), and the verdict on the file now: current,
 //!   grown (read the new bytes only), or to be built again.
+//! - [`database`]: the sessions of a database file, each an entry, proved
+//!   current by the database's and its `-wal`'s stats, else by a fingerprint
+//!   of its rows.
 //! - [`counts`]: `ci-find --min-events`/`--max-events` counts, per capture.
 //! - [`line_index`]: ci-filter's index of each capture's event lines.
 //! - [`peeks`]: what discovery reads of a file's bytes for its session record.
@@ -30,6 +33,7 @@
 //! The bodies are made of the checked little-endian pieces of [`crate::codec`].
 
 pub mod counts;
+pub mod database;
 pub mod dir;
 pub mod file;
 pub mod identity;

@@ -223,6 +223,12 @@ impl Layout for Copilot {
         store::store_of(&log).into_iter().chain([log]).collect()
     }
 
+    /// A session whose first file is the store: its usage rows by
+    /// [`store::FINGERPRINTS`] (its event log, after them, by its stat).
+    fn row_fingerprints(&self, cap: &Capture) -> Option<&'static [&'static str]> {
+        cap.files.first().filter(|f| store_only::is_store_path(f)).map(|_| &store::FINGERPRINTS[..])
+    }
+
     /// The session's usage rows, when `file` is the store; a store that
     /// cannot be read is reported (the roll-ups then count).
     fn lines_of<'d>(

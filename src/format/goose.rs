@@ -247,6 +247,11 @@ impl Layout for Goose {
         vec![PathBuf::from(&rec.path)]
     }
 
+    /// A database session's rows by [`store::FINGERPRINTS`].
+    fn row_fingerprints(&self, cap: &Capture) -> Option<&'static [&'static str]> {
+        cap.record.as_ref().filter(|r| in_database(r)).map(|_| &store::FINGERPRINTS[..])
+    }
+
     /// A database session's rows, in order ([`store::keys`]); a legacy
     /// file's lines.
     fn lines_of<'d>(

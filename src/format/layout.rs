@@ -116,6 +116,16 @@ pub trait Layout: Sync {
         None
     }
 
+    /// When `cap` is a session of a database (its one file), the writer's
+    /// grouped statements that fingerprint each session's rows
+    /// ([`crate::lines::rows::fingerprints`]: a session id, then figures
+    /// that change on any insert, update or delete of its rows), so that the
+    /// capture cache keeps its answer (`docs/cache.md`, "Databases").
+    /// `None`: not a database session, or one the cache does not keep.
+    fn row_fingerprints(&self, _cap: &Capture) -> Option<&'static [&'static str]> {
+        None
+    }
+
     /// Subagent sessions a session record knows of (beside delegation events).
     fn subagents(&self, _rec: &SessionRecord) -> u64 {
         0

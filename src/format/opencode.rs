@@ -42,6 +42,7 @@
 //!   call whose `state.metadata.exit` is not 0 failed.
 
 mod dialect;
+mod kept;
 pub mod legacy;
 pub mod store;
 
@@ -114,14 +115,14 @@ pub static FORMAT: Format = Format {
 /// The session records of the database `db`; `None` when it is no
 /// OpenCode database. One that cannot be read (locked, damaged) is reported
 /// to `diag` and has none.
-fn sessions_of(db: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Vec<SessionRecord>> {
+fn sessions_of(db: &Path, detail: Detail, cx: Option<&Cx<'_>>, diag: Option<&Diag>) -> Option<Vec<SessionRecord>> {
     let Some(path) = db.to_str() else {
         if let Some(d) = diag {
             d.error(&format_args!("{}: {}", db.display(), crate::files::NOT_UTF8));
         }
         return None;
     };
-    let rows = crate::lines::rows::read_store(db, diag, store::is_opencode, store::sessions)?;
+    let rows = kept::session_rows(db, cx, diag)?;
     Some(rows.into_iter().filter_map(|row| session_record(row, db, path, detail, diag)).collect())
 }
 
@@ -166,9 +167,12 @@ fn session_record(
 /// The session records of the data directory `root`: its databases',
 /// then the legacy tree's sessions that no database holds (the database
 /// wins: OpenCode migrated them into it).
-fn sessions_in(root: &Path, detail: Detail, diag: &Diag) -> Vec<SessionRecord> {
-    let mut out: Vec<SessionRecord> =
-        store::databases(root).iter().filter_map(|db| sessions_of(db, detail, Some(diag))).flatten().collect();
+fn sessions_in(root: &Path, detail: Detail, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
+    let mut out: Vec<SessionRecord> = store::databases(root)
+        .iter()
+        .filter_map(|db| sessions_of(db, detail, Some(cx), Some(diag)))
+        .flatten()
+        .collect();
     let held: HashSet<String> = out.iter().map(|r| r.session.clone()).collect();
     // A held session's files are not read (a session file is named by its id).
     let unheld = |f: &PathBuf| f.file_stem().and_then(|s| s.to_str()).is_none_or(|s| !held.contains(s));
@@ -215,10 +219,10 @@ impl Layout for OpenCode {
         &self,
         root: &Path,
         detail: Detail,
-        _cx: &Cx<'_>,
+        cx: &Cx<'_>,
         diag: &Diag,
     ) -> crate::error::Result<Vec<SessionRecord>> {
-        Ok(sessions_in(root, detail, diag))
+        Ok(sessions_in(root, detail, cx, diag))
     }
 
     /// A data directory given as an argument is read as a root.
@@ -236,7 +240,9 @@ impl Layout for OpenCode {
     /// file alone, as a capture of its session.
     fn file_captures(&self, file: &Path, cx: &Cx<'_>, diag: &Diag) -> Option<Vec<Capture>> {
         if crate::lines::rows::is_database(file) {
-            return Some(sessions_of(file, Detail::Full, Some(diag))?.into_iter().map(super::capture).collect());
+            return Some(
+                sessions_of(file, Detail::Full, Some(cx), Some(diag))?.into_iter().map(super::capture).collect(),
+            );
         }
         match legacy::kind_of(file)? {
             "session" => Some(legacy_session(file, Detail::Full, Some(diag)).into_iter().map(super::capture).collect()),
@@ -258,7 +264,7 @@ impl Layout for OpenCode {
     /// file's).
     fn record_of_file(&self, file: &Path, session: &str, _cx: &Cx<'_>) -> Option<SessionRecord> {
         if crate::lines::rows::is_database(file) {
-            return sessions_of(file, Detail::Full, None)?.into_iter().find(|r| r.session == session);
+            return sessions_of(file, Detail::Full, None, None)?.into_iter().find(|r| r.session == session);
         }
         legacy::kind_of(file)?;
         let root = file.parent()?.parent()?.parent()?.parent()?;
@@ -267,8 +273,8 @@ impl Layout for OpenCode {
         legacy_session(&found, Detail::Full, None)
     }
 
-    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, _cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
-        sessions_in(root, Detail::Full, diag).into_iter().filter(|r| seen.insert(self.session_dir(r))).collect()
+    fn fresh(&self, root: &Path, seen: &mut HashSet<PathBuf>, cx: &Cx<'_>, diag: &Diag) -> Vec<SessionRecord> {
+        sessions_in(root, Detail::Full, cx, diag).into_iter().filter(|r| seen.insert(self.session_dir(r))).collect()
     }
 
     /// The database and the session id.
@@ -291,6 +297,11 @@ impl Layout for OpenCode {
             true => vec![PathBuf::from(&rec.path)],
             false => legacy::files(Path::new(&rec.path), &rec.session),
         }
+    }
+
+    /// A database session's rows by [`store::FINGERPRINTS`].
+    fn row_fingerprints(&self, cap: &Capture) -> Option<&'static [&'static str]> {
+        cap.record.as_ref().filter(|r| is_db(r)).map(|_| &store::FINGERPRINTS[..])
     }
 
     /// The session's rows, in order ([`store::keys`]), a database that

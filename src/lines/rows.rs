@@ -30,6 +30,9 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::{Framing, Line, LineSource, Site};
 
+pub mod fingerprint;
+pub use fingerprint::fingerprints;
+
 /// How long a read waits for a writer's lock (rollback-journal mode only)
 /// before reporting the database as locked.
 pub const BUSY_WAIT_MS: u64 = 2000;

@@ -43,7 +43,14 @@ fn a_kept_state_the_reader_refuses_is_a_damaged_entry() {
     store.save(updates, 1_000, u64::MAX).unwrap();
     let (store, err) = Store::open(dir, "q.bin", Kind::Answers, "Q");
     assert!(err.is_none());
-    let cache = Cache { store, split: Default::default(), resumable: true, cwd: PathBuf::new(), now: 1_000 };
+    let cache = Cache {
+        store,
+        split: Default::default(),
+        resumable: true,
+        cwd: PathBuf::new(),
+        now: 1_000,
+        databases: Default::default(),
+    };
     let payload = |p: &str| cache.store.get(Path::new(p)).unwrap().payload.to_vec();
     assert!(cache.decode(&q, Path::new("/good"), &payload("/good")).is_some());
     assert!(cache.store.damage().is_none());

@@ -86,6 +86,15 @@ pub(super) static USAGE: Table = Table {
     usage: None,
 };
 
+/// What changes when a session's usage rows change
+/// ([`crate::lines::rows::fingerprints`], the capture cache): every row's
+/// columns its record reads, by `rowid` (usage rows are a few numbers each,
+/// so the rows themselves are the fingerprint: exact, and cheap).
+pub(super) static FINGERPRINTS: [&str; 1] = [concat!(
+    "SELECT session_id, rowid, id, model, input_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, ",
+    "output_tokens, created_at, total_nano_aiu, initiator FROM assistant_usage_events ORDER BY rowid"
+)];
+
 /// The tables whose rows are records.
 pub(super) static TABLES: [&Table; 1] = [&USAGE];
 

@@ -135,6 +135,24 @@ pub static LEDGER: Table = Table {
     usage: None,
 };
 
+/// What changes when any row of a session changes
+/// ([`crate::lines::rows::fingerprints`], the capture cache): its session
+/// row whole (one a session); per session, of its messages the count, the
+/// maximum and sum of `rowid` (Goose replaces a conversation by deleting
+/// and inserting its rows), the sums of the lengths of every column the
+/// record reads (an update in place); its ledger rows whole (a few numbers
+/// each: exact, and cheap).
+pub static FINGERPRINTS: [&str; 3] = [
+    "SELECT id, * FROM sessions",
+    concat!(
+        "SELECT session_id, count(*), max(rowid), sum(rowid % 4294967296), sum(length(CAST(message_id AS BLOB))), ",
+        "sum(length(CAST(role AS BLOB))), sum(length(CAST(created_timestamp AS BLOB))), ",
+        "sum(length(CAST(tokens AS BLOB))), sum(length(CAST(content_json AS BLOB))), ",
+        "sum(length(CAST(metadata_json AS BLOB))) FROM messages GROUP BY session_id"
+    ),
+    "SELECT session_id, rowid, * FROM usage_ledger ORDER BY rowid",
+];
+
 /// The tables, in the order their rows come at one time in a session.
 pub static TABLES: [&Table; 3] = [&SESSION, &MESSAGE, &LEDGER];
 

@@ -157,6 +157,27 @@ pub fn keys(conn: &Connection, id: &str) -> Result<Vec<(&'static Table, i64)>, S
     crate::lines::rows::keys_of(conn, KEYS, id, &TABLES)
 }
 
+/// What changes when any row of a session changes
+/// ([`crate::lines::rows::fingerprints`], the capture cache): every column
+/// its session row's record reads; per session, of its messages and of its
+/// parts, the count, the maximum and sum of `rowid` (an insert or a delete),
+/// the sum of `time_updated` (OpenCode rewrites a message or part in place
+/// with a new `time_updated`: a streamed text, a tool part from `running`
+/// to `completed`) and of `time_created` (the order), and the sum of the
+/// `data` lengths (a rewrite that kept the time). The sums are taken modulo
+/// 2^32 so that they cannot overflow.
+pub static FINGERPRINTS: [&str; 3] = [
+    "SELECT id, rowid, time_created, time_updated, project_id, parent_id, directory, title, version FROM session",
+    concat!(
+        "SELECT session_id, count(*), max(rowid), sum(rowid % 4294967296), sum(time_updated % 4294967296), ",
+        "sum(time_created % 4294967296), sum(length(CAST(data AS BLOB))) FROM message GROUP BY session_id"
+    ),
+    concat!(
+        "SELECT session_id, count(*), max(rowid), sum(rowid % 4294967296), sum(time_updated % 4294967296), ",
+        "sum(time_created % 4294967296), sum(length(CAST(data AS BLOB))) FROM part GROUP BY session_id"
+    ),
+];
+
 /// What discovery reads of a session row.
 #[derive(Debug, Default, PartialEq)]
 pub struct SessionRow {

@@ -81,7 +81,7 @@ fn data_that_is_not_json_is_kept_as_a_string_and_refused() {
 #[test]
 fn sessions_are_read_with_their_parent_model_and_agent() {
     let (_dir, path) = db(SQL);
-    let recs = sessions_of(&path, Detail::Full, None).unwrap();
+    let recs = sessions_of(&path, Detail::Full, None, None).unwrap();
     let got: Vec<_> =
         recs.iter().map(|r| (&*r.session, r.parent.as_deref(), r.model.as_deref(), r.agent.as_deref())).collect();
     assert_eq!(
