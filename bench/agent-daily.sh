@@ -5,8 +5,8 @@
 #
 # Usage:  CCUSAGE=/path/to/ccusage bench/agent-daily.sh AGENT HOME_DIR [RUNS (3)]
 #
-#   AGENT     copilot | kimi | qwen | gemini (ccusage's command; our root is HOME_DIR/.copilot,
-#             .kimi, .qwen, .gemini)
+#   AGENT     copilot | kimi | qwen | gemini | goose (ccusage's command; our root is
+#             HOME_DIR/.copilot, .kimi, .qwen, .gemini, .local/share/goose/sessions)
 #   HOME_DIR  a tree from bench/gen-copilot.py, bench/gen-kimi.py, … (it is ccusage's HOME)
 #   CCUSAGE   the ccusage binary (npm @ccusage/ccusage-linux-x64, bin/ccusage; written against
 #             20.0.24)
@@ -29,7 +29,10 @@ ci=${CI_BIN:-$repo/target/release}/ci-agg
 [[ -x $ci ]] || die "no $ci (cargo build --release, or set CI_BIN)"
 [[ -x ${CCUSAGE:-} ]] || die "set CCUSAGE to the ccusage binary"
 [[ -x /usr/bin/time ]] || die "GNU /usr/bin/time is needed"
-root=$home/.$agent
+case $agent in
+  goose) root=$home/.local/share/goose/sessions; pattern='*.db' ;;  # its sessions.db
+  *) root=$home/.$agent; pattern='*.jsonl' ;;
+esac
 [[ -d $root ]] || die "$root does not exist"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 timed() { # label, command…: appends "label seconds maxrss_kb" to $work/times
@@ -37,7 +40,7 @@ timed() { # label, command…: appends "label seconds maxrss_kb" to $work/times
   /usr/bin/time -f "%e %M" -o "$work/t" "$@" > "$work/out.$label" 2>/dev/null || echo "agent-daily.sh: $label failed" >&2
   echo "$label $(cat "$work/t")" >> "$work/times"
 }
-echo "tree: $root, $(du -sb "$root" | cut -f1) bytes, $(find "$root" -name '*.jsonl' | wc -l) files"
+echo "tree: $root, $(du -sb "$root" | cut -f1) bytes, $(find "$root" -name "$pattern" | wc -l) files"
 for _ in $(seq "$runs"); do
   timed cold "$ci" --no-cache --tokens --by day "$root"
   timed ccusage env HOME="$home" "$CCUSAGE" "$agent" daily --offline --json
@@ -45,7 +48,7 @@ done
 export XDG_CACHE_HOME=$work/cache
 "$ci" --tokens --by day "$root" > /dev/null
 for _ in $(seq "$runs"); do timed warm "$ci" --tokens --by day "$root"; done
-timed cat cat $(find "$root" -name '*.jsonl')
+timed cat cat $(find "$root" -name "$pattern")
 python3 - "$work" <<'PY'
 import json, sys, collections
 work = sys.argv[1]

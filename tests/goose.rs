@@ -262,11 +262,142 @@ fn a_legacy_sessions_totals_read_back_from_their_marker() {
     let file = format!("{SESSIONS}/20250901_101500.jsonl");
     let m = ci("ci-grep").args(["-F", "Run the tests", &file]).run();
     assert_eq!((m.stderr.as_str(), m.code), ("", 0));
-    let marker = m.stdout.replace(r#""part":0"#, r#""part":4294967295"#);
+    // Its first message has one content item: the totals are part 2.
+    let marker = m.stdout.replace(r#""part":0"#, r#""part":2"#);
     let back = ci("ci-cat").arg("--full").stdin(marker).run();
     assert_eq!((back.stderr.as_str(), back.code), ("", 0));
     assert_eq!(
         back.json()[0]["data"].to_string(),
         r#"{"usage":{"input_tokens":24500,"output_tokens":490,"cache_read_tokens":0,"cache_write_tokens":0}}"#
     );
+}
+
+/// The legacy session's totals are an event of its first message (line 2)
+/// numbered after its content items (part 2), and a cut copy of every
+/// record of the folder is made whole again as the direct read prints it.
+#[test]
+fn a_legacy_sessions_totals_have_a_part_after_their_lines_items() {
+    let cat = ci("ci-cat").arg(format!("{SESSIONS}/20250901_101500.jsonl")).run();
+    assert_eq!((cat.stderr.as_str(), cat.code), ("", 0));
+    let sites: Vec<_> = cat
+        .json()
+        .iter()
+        .filter(|r| r["event"] == "llm:response")
+        .map(|r| (r["ci"]["line"].as_u64(), r["ci"]["part"].as_u64()))
+        .collect();
+    assert_eq!(sites, [(Some(2), Some(2))]);
+    for dir in [SESSIONS, OLD] {
+        let cut = ci("ci-cat").args([dir, "--max-bytes", "1k"]).run();
+        let whole = ci("ci-cat").arg("--full").stdin(cut.stdout).run();
+        let direct = ci("ci-cat").args(["--full", dir]).run();
+        assert_eq!((whole.stderr.as_str(), whole.code), ("", 0));
+        assert_eq!(whole.stdout, direct.stdout, "{dir}");
+    }
+}
+
+/// A database of schema v5 (fixtures/goose/v5.sql, before usage_ledger).
+const OLD: &str = "fixtures/goose/v5";
+
+/// v5.sql's totals, by hand: each session with `accumulated_*` counts them
+/// once at its creation (3000 / 150 on 2025-10-10, 800 / 40 on 2025-10-12),
+/// one without counts nothing; no model, so no cost.
+#[test]
+fn a_database_before_the_ledger_counts_its_session_totals() {
+    let run = ci("ci-agg").args(["--tokens", "--by", "day", OLD]).run();
+    assert_eq!((run.stderr.as_str(), run.code), ("", 0));
+    assert_eq!(
+        run.stdout,
+        concat!(
+            r#"{"day":"2025-10-10","tz":"UTC","model":null,"responses":1,"input_tokens":3000,"output_tokens":150,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":null,"cost_source":"unpriced","unpriced_models":[]}"#,
+            "\n",
+            r#"{"day":"2025-10-12","tz":"UTC","model":null,"responses":1,"input_tokens":800,"output_tokens":40,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":null,"cost_source":"unpriced","unpriced_models":[]}"#,
+            "\n"
+        )
+    );
+    let events = ci("ci-agg").args(["--by", "event", OLD]).run();
+    assert_eq!(
+        events.stdout,
+        concat!(
+            r#"{"event":"prompt:submit","count":3}"#,
+            "\n",
+            r#"{"event":"session:start","count":3}"#,
+            "\n",
+            r#"{"event":"goose:message","count":2}"#,
+            "\n",
+            r#"{"event":"llm:response","count":2}"#,
+            "\n",
+            r#"{"event":"tool:post","count":1}"#,
+            "\n",
+            r#"{"event":"tool:pre","count":1}"#,
+            "\n"
+        )
+    );
+}
+
+/// A match in a database before the ledger names its row (`main.messages`,
+/// the table of such a database's messages) and reads back.
+#[test]
+fn a_grep_match_in_a_database_before_the_ledger_reads_back() {
+    let m = ci("ci-grep").args(["-F", "README.md only", OLD]).run();
+    assert_eq!((m.stderr.as_str(), m.code), ("", 0));
+    let hit = &m.json()[0];
+    assert_eq!(hit["ci"]["line"].as_u64(), Some(5));
+    assert_eq!(
+        (hit["ci"]["cut"]["table"].as_str(), hit["ci"]["cut"]["rowid"].as_u64()),
+        (Some("main.messages"), Some(4))
+    );
+    let back = ci("ci-cat").arg("--full").stdin(m.stdout.clone()).run();
+    let direct = ci("ci-cat").args(["--full", OLD]).run().stdout;
+    let want: Vec<&str> = direct.lines().filter(|l| l.contains("README.md only")).collect();
+    assert_eq!(back.stdout.lines().collect::<Vec<_>>(), want);
+    assert!(want[0].contains(r#""id":"msg_20251010_1_4""#), "the id Goose's v7 migration gives it: {}", want[0]);
+}
+
+/// A database whose tables lack a column every Goose schema has is
+/// reported with its path and schema version; nothing else is read.
+#[test]
+fn a_database_of_an_unknown_schema_is_reported_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    std::fs::copy(root().join(OLD).join("sessions.db"), &db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("ALTER TABLE sessions DROP COLUMN accumulated_input_tokens").unwrap();
+    drop(conn);
+    let run = ci("ci-agg").args(["--tokens"]).arg(dir.path()).run();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "ci-agg: {}: a Goose database of a schema not known (schema_version 5): its sessions table has no \
+             column accumulated_input_tokens; not read\nci-agg: looked in {}, found 0\n",
+            db.display(),
+            dir.path().display()
+        )
+    );
+    assert_eq!((run.stdout.as_str(), run.code), ("", 2));
+}
+
+/// A ledger row marked `is_compaction` is a response (its tokens count as
+/// the ledger says) and then a `context:compaction` of the same row.
+#[test]
+fn a_compaction_ledger_row_is_a_response_and_a_compaction() {
+    let (dir, db) = sample_copy();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE usage_ledger SET is_compaction = 1 WHERE id = 2", []).unwrap();
+    drop(conn);
+    let cat = ci("ci-cat").arg(&db).run();
+    assert_eq!((cat.stderr.as_str(), cat.code), ("", 0));
+    let last: Vec<_> = cat
+        .json()
+        .iter()
+        .rev()
+        .take(2)
+        .map(|r| (r["event"].as_str().unwrap().to_owned(), r["ci"]["line"].as_u64(), r["ci"]["part"].as_u64()))
+        .collect();
+    let want = [("context:compaction", Some(7), Some(1)), ("llm:response", Some(7), Some(0))];
+    assert_eq!(last, want.map(|(e, l, p)| (e.to_owned(), l, p)));
+    let tokens = ci("ci-agg").args(["--tokens"]).arg(&db).run().json();
+    assert_eq!((tokens[0]["input_tokens"].as_u64(), tokens[0]["responses"].as_u64()), (Some(24500), Some(2)));
+    let sessions = ci("ci-agg").args(["--sessions"]).arg(dir.path()).run().json();
+    let db_session = sessions.iter().find(|s| s["session"] == "20260801_1").unwrap();
+    assert_eq!(db_session["compactions"], 1);
 }

@@ -9,7 +9,8 @@
 //! inserted as a message row's `content_json` of an in-memory copy of the
 //! hand-made database gives a record (a content that is no JSON becomes a
 //! string), one line of JSON, the same bytes when read again, and the
-//! session's records pass the same checks.
+//! session's records pass the same checks; the same for a database before
+//! schema v15 (fixtures/goose/v5.sql: its rows read by the old tables).
 #![no_main]
 
 use ci_tools::format::goose::{store, FORMAT};
@@ -24,6 +25,9 @@ mod normalise;
 
 /// The hand-made database's script: its tables and one session.
 const SQL: &str = include_str!("../../fixtures/goose/handmade/sessions-v15-minimal.sql");
+
+/// The hand-made database of schema v5 (no ledger, no `message_id`).
+const V5: &str = include_str!("../../fixtures/goose/v5.sql");
 
 /// The records' keys and strings.
 const WORDS: &[&str] = &[
@@ -60,6 +64,7 @@ const WORDS: &[&str] = &[
     "message",
     "session_id",
     "ledger_rows",
+    "is_compaction",
     "\\u0000",
 ];
 
@@ -68,17 +73,21 @@ fuzz_target!(|data: &[u8]| {
     let printed = normalise::check(&FORMAT, &bytes);
     assert_eq!(normalise::check(&FORMAT, &bytes), printed, "reading is deterministic");
 
-    let conn = rusqlite::Connection::open_in_memory().expect("an in-memory database");
-    conn.execute_batch(SQL).expect("the fixture's script");
-    for (i, line) in bytes.split(|b| *b == b'\n').take(48).enumerate() {
-        let text = String::from_utf8_lossy(line);
-        let role = if i % 2 == 0 { "user" } else { "assistant" };
-        let sql = "INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp) \
-                   VALUES (?1, '20260801_1', ?2, ?3, ?4)";
-        let t = 1_785_579_330i64 + i as i64;
-        conn.execute(sql, rusqlite::params![format!("msg_f{i:03}"), role, text, t]).expect("a message row");
+    let v15 = "INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp) \
+               VALUES ('msg_f' || ?4, '20260801_1', ?1, ?2, ?3)";
+    let v5 = "INSERT INTO messages (session_id, role, content_json, created_timestamp) \
+              VALUES ('20251010_1', ?1, ?2, ?3 + 0 * ?4)";
+    for (script, insert, session) in [(SQL, v15, "20260801_1"), (V5, v5, "20251010_1")] {
+        let conn = rusqlite::Connection::open_in_memory().expect("an in-memory database");
+        conn.execute_batch(script).expect("the fixture's script");
+        for (i, line) in bytes.split(|b| *b == b'\n').take(48).enumerate() {
+            let text = String::from_utf8_lossy(line);
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            let t = 1_785_579_330i64 + i as i64;
+            conn.execute(insert, rusqlite::params![role, text, t, i as i64]).expect("a message row");
+        }
+        let capture = rows::records(&conn, store::keys(&conn, session).expect("the session's rows"));
+        let printed = normalise::check(&FORMAT, &capture);
+        assert_eq!(normalise::check(&FORMAT, &capture), printed, "reading is deterministic");
     }
-    let capture = rows::records(&conn, store::keys(&conn, "20260801_1").expect("the session's rows"));
-    let printed = normalise::check(&FORMAT, &capture);
-    assert_eq!(normalise::check(&FORMAT, &capture), printed, "reading is deterministic");
 });

@@ -1,5 +1,6 @@
 //! Goose's sessions (formats-next.md §7): `sessions.db` (SQLite, schema
-//! v15) and the legacy JSONL files beside it.
+//! v15 with its `usage_ledger`, or an earlier one: [`store`]) and the
+//! legacy JSONL files beside it.
 //!
 //! - **Roots**: Goose's sessions folder: `$GOOSE_PATH_ROOT/data/sessions`
 //!   when the variable is set, else `$XDG_DATA_HOME/goose/sessions` or
@@ -26,18 +27,21 @@
 //!   each of its `toolRequest` items is a `tool:pre`, each `toolResponse`
 //!   a `tool:post`, or `tool:error` when its `toolResult.status` is
 //!   `error` (a message of tool items only has no event of its own); a
-//!   ledger row is `llm:response`.
+//!   ledger row is `llm:response`, followed by a `context:compaction`
+//!   (part 1) when its `is_compaction` is set.
 //! - **Tokens**: each `usage_ledger` row is one request: `input_tokens`,
 //!   `output_tokens`, `cache_read_tokens`, `cache_write_tokens` as written
 //!   (whether Goose's input includes the cache reads is unverified), and
 //!   `cost_usd` = its recorded `cost`. A session with no ledger row counts
-//!   its `accumulated_*` totals once, as a second event of its session row
-//!   (dated at `created_at`); with ledger rows they are never added on top.
+//!   its `accumulated_*` totals once, as a second event (part 1) of its
+//!   session row (dated at `created_at`); with ledger rows they are never
+//!   added on top. A database before schema v15 has no ledger: each of its
+//!   sessions counts its totals so.
 //!   `total/input/output_tokens` (the last request's) are never counted. A
 //!   legacy file has no per-request usage: its metadata's
 //!   `accumulated_input_tokens`/`accumulated_output_tokens` count once, as
-//!   an `llm:response` of its first message (dated at it; no model, so no
-//!   cost).
+//!   an `llm:response` of its first message, the part after its content
+//!   items (dated at it; no model, so no cost).
 //! - **Calls** are paired by the tool item's `id`.
 
 mod dialect;
@@ -71,20 +75,22 @@ pub static FORMAT: Format = Format {
         ),
         find: Some(Section {
             title: "GOOSE",
-            body: "  A sessions folder holds sessions.db (SQLite schema v15, opened read-only) and
-  legacy <id>.jsonl files; each sessions row and each legacy file is a
-  session, format goose: working_dir, project/workspace = its folder name,
-  parent = parent_session_id, model = model_config_json's model_name, tags =
-  provider:<name> (legacy files: legacy). A database or legacy file named as
-  a PATH is read too.",
+            body: "  A sessions folder holds sessions.db (SQLite, opened read-only; schema v15
+  with its usage_ledger, or an earlier one) and legacy <id>.jsonl files; each
+  sessions row and each legacy file is a session, format goose: working_dir,
+  project/workspace = its folder name, parent = parent_session_id, model =
+  model_config_json's model_name, tags = provider:<name> (legacy files:
+  legacy). A database or legacy file named as a PATH is read too.",
         }),
         agg: Some(Section {
             title: "GOOSE TOKENS",
-            body: "  Each usage_ledger row is a response (cost_usd = its recorded cost); a session
-  without ledger rows counts its accumulated_* totals once, dated at its
-  creation, and never on top of ledger rows. A legacy file counts its
-  metadata's accumulated_* once, at its first message. The last-request
-  total/input/output_tokens are never counted.",
+            body: "  Each usage_ledger row is a response (cost_usd = its recorded cost); one marked
+  is_compaction counts too and is followed by a context:compaction event. A
+  session without ledger rows (every session of a database before schema v15)
+  counts its accumulated_* totals once, dated at its creation, and never on
+  top of ledger rows; columns a later schema added (model, cost, cache) read as
+  null. A legacy file counts its metadata's accumulated_* once, at its first
+  message. The last-request total/input/output_tokens are never counted.",
         }),
         ..Help::NONE
     },
@@ -109,7 +115,7 @@ const PLACES: [&str; 3] = [
 ];
 
 /// The session records of the database `db`; `None` when it is no Goose
-/// database. One that cannot be read (locked, damaged, before schema v15)
+/// database. One that cannot be read (locked, damaged, of an unknown schema)
 /// is reported to `diag` and has none.
 fn sessions_of(db: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Vec<SessionRecord>> {
     let Some(path) = db.to_str() else {

@@ -8,13 +8,41 @@ use super::Goose;
 use crate::format::{str_at, CallKey, Dialect, ReadState};
 use crate::json::{Kind, Raw, Record};
 
-/// Part of a record that carries a session's accumulated totals: a
-/// session row without ledger rows, a legacy file's first message.
-pub(super) const SESSION_USAGE: u32 = u32::MAX;
-
 /// Part `1 + i` is content item `i` of a message (a tool request or
 /// response); at most this many are read.
 const MAX_ITEMS: usize = 1 << 20;
+
+/// What a part of a record is ([`part_of`]): part 0 is the record's own
+/// event; part 1 of a session row its accumulated totals, of a ledger row
+/// its compaction; part `1 + i` of a message its content item `i`, and the
+/// part after its items a legacy file's totals (on its first message).
+enum Part<'a> {
+    Own,
+    Item(Raw<'a>),
+    Totals,
+    Compaction,
+}
+
+/// What part `part` of `rec` is ([`Part`]).
+fn part_of<'a>(rec: &Record<'a>, part: u32) -> Part<'a> {
+    if part == 0 {
+        return Part::Own;
+    }
+    match kind(rec).as_deref() {
+        Some("session") => Part::Totals,
+        Some("usage") => Part::Compaction,
+        _ => items(rec).nth(part as usize - 1).map_or(Part::Totals, Part::Item),
+    }
+}
+
+/// Whether a ledger record is a compaction's (`is_compaction` set).
+fn is_compaction(rec: &Record<'_>) -> bool {
+    rec.get("is_compaction").is_some_and(|v| match v.kind() {
+        Kind::Number => v.as_f64().is_some_and(|n| n != 0.0),
+        Kind::Bool => v.bytes() == b"true",
+        _ => false,
+    })
+}
 
 /// Why a line is not one of Goose's records.
 const NOT_A_RECORD: &str =
@@ -28,7 +56,8 @@ const KNOWN: [&str; 1] = ["goose:message"];
 
 /// The event names it gives for the records it knows.
 pub(super) fn vocabulary() -> Vec<&'static str> {
-    let mapped = ["session:start", "prompt:submit", "llm:response", "tool:pre", "tool:post", "tool:error"];
+    let mapped =
+        ["session:start", "prompt:submit", "llm:response", "context:compaction", "tool:pre", "tool:post", "tool:error"];
     mapped.into_iter().chain(KNOWN).collect()
 }
 
@@ -102,7 +131,7 @@ impl Dialect for Goose {
     }
 
     /// A legacy file's accumulated totals (its metadata line), made into
-    /// the data of its first message's [`SESSION_USAGE`] part.
+    /// the data of its first message's totals part ([`Part::Totals`]).
     fn observe(&self, rec: &Record<'_>, state: &mut ReadState) {
         state.line_data.clear();
         if is_metadata(rec) {
@@ -127,18 +156,24 @@ impl Dialect for Goose {
     }
 
     /// The record's own event (a message's only when it holds more than
-    /// tool items), one per tool item, and a session's accumulated totals.
+    /// tool items), one per tool item, a session's accumulated totals and a
+    /// ledger row's compaction ([`Part`]).
     fn parts(&self, rec: &Record<'_>, state: &mut ReadState, out: &mut Vec<u32>) {
         if rec.get("role").is_none() {
             out.push(0);
-            let usage = rec.get("usage").is_some_and(|u| u.kind() == Kind::Object);
-            if kind(rec).as_deref() == Some("session") && usage {
-                out.push(SESSION_USAGE);
+            let more = match kind(rec).as_deref() {
+                Some("session") => rec.get("usage").is_some_and(|u| u.kind() == Kind::Object),
+                Some("usage") => is_compaction(rec),
+                _ => false,
+            };
+            if more {
+                out.push(1);
             }
             return;
         }
-        let mut other = false;
+        let (mut other, mut n) = (false, 0);
         for (i, item) in items(rec).enumerate() {
+            n = i + 1;
             match is_tool_item(item) {
                 true => out.push(1 + i as u32),
                 false => other = true,
@@ -149,17 +184,17 @@ impl Dialect for Goose {
             out.insert(0, 0);
         }
         if state.line_data.starts_with(b"{\"usage\"") {
-            out.push(SESSION_USAGE);
+            out.push(1 + n as u32);
         }
     }
 
     /// A database record's `type`, a tool item's `type`, a legacy message's
     /// `role` (a legacy session's totals: none).
     fn original<'a>(&self, rec: &Record<'a>, part: u32) -> Option<Raw<'a>> {
-        match part {
-            SESSION_USAGE => rec.get("type"),
-            0 => rec.get("type").or_else(|| rec.get("role")),
-            i => items(rec).nth(i as usize - 1)?.get("type"),
+        match part_of(rec, part) {
+            Part::Own => rec.get("type").or_else(|| rec.get("role")),
+            Part::Item(item) => item.get("type"),
+            Part::Totals | Part::Compaction => rec.get("type"),
         }
     }
 
@@ -168,11 +203,12 @@ impl Dialect for Goose {
     }
 
     fn name<'a>(&self, rec: &Record<'a>, part: u32, _state: &'a ReadState) -> Cow<'a, str> {
-        let name = match part {
-            SESSION_USAGE => "llm:response",
-            0 if is_head(rec) => "session:start",
-            0 if kind(rec).as_deref() == Some("usage") => "llm:response",
-            0 => {
+        let name = match part_of(rec, part) {
+            Part::Totals => "llm:response",
+            Part::Compaction => "context:compaction",
+            Part::Own if is_head(rec) => "session:start",
+            Part::Own if kind(rec).as_deref() == Some("usage") => "llm:response",
+            Part::Own => {
                 let user = rec.get_str("role").as_deref() == Some("user");
                 let text = items(rec).any(|i| item_type(i).as_deref() == Some("text"));
                 if user && text {
@@ -181,21 +217,19 @@ impl Dialect for Goose {
                     "goose:message"
                 }
             }
-            i => match items(rec).nth(i as usize - 1) {
-                Some(item) if item_type(item).as_deref() == Some("toolRequest") => "tool:pre",
-                Some(item) if response_failed(item) => "tool:error",
-                _ => "tool:post",
-            },
+            Part::Item(item) if item_type(item).as_deref() == Some("toolRequest") => "tool:pre",
+            Part::Item(item) if response_failed(item) => "tool:error",
+            Part::Item(_) => "tool:post",
         };
         Cow::Borrowed(name)
     }
 
     /// The record whole; a tool item's object; a legacy session's made usage.
     fn data<'a>(&self, rec: &Record<'a>, part: u32, state: &'a ReadState) -> Option<Raw<'a>> {
-        match part {
-            SESSION_USAGE if rec.get("role").is_some() => Some(Raw(&state.line_data)),
-            0 | SESSION_USAGE => Some(Raw(rec.line().trim_ascii())),
-            i => items(rec).nth(i as usize - 1),
+        match part_of(rec, part) {
+            Part::Totals if rec.get("role").is_some() => Some(Raw(&state.line_data)),
+            Part::Own | Part::Totals | Part::Compaction => Some(Raw(rec.line().trim_ascii())),
+            Part::Item(item) => Some(item),
         }
     }
 

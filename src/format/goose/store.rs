@@ -1,4 +1,4 @@
-//! Goose's database (`sessions.db`, schema v15): the tables whose rows are
+//! Goose's database (`sessions.db`): the tables whose rows are
 //! records, the SQL that makes each row's record, a session's rows in
 //! order, and the session records.
 //!
@@ -8,6 +8,13 @@
 //! `usage`), `session_id` and `timestamp` (RFC 3339). A `usage_ledger` row,
 //! and a session row of a session with no ledger row, carry the toolkit's
 //! `usage` (module docs of [`super`]).
+//!
+//! A database before schema v15 (Goose's migrations, `session_manager.rs`)
+//! has no `usage_ledger`: its rows are read by [`OLD_SESSION`] and
+//! [`OLD_MESSAGE`], which read each column a later schema added as NULL
+//! when the table lacks it (the row joined with NULL defaults), and every
+//! session counts its totals. One lacking a column every schema has is
+//! reported ([`is_goose`]).
 
 use std::path::Path;
 
@@ -68,54 +75,112 @@ macro_rules! ledger_rows {
     };
 }
 
-/// A session row: `session:start`, and the session's accumulated totals as
-/// `usage` when it has no ledger row.
-pub static SESSION: Table = Table {
+/// A session row's record, whose session has `$ledger_rows` ledger rows:
+/// `session:start`, and the session's accumulated totals as `usage` when
+/// it has none.
+macro_rules! session_record {
+    ($($ledger_rows:tt)*) => {
+        concat!(
+            "json_object('type', 'session', 'id', id, 'name', name, 'description', description, ",
+            "'session_type', session_type, 'working_dir', working_dir, 'created_at', created_at, ",
+            "'updated_at', updated_at, 'parent_session_id', parent_session_id, 'provider_name', provider_name, ",
+            "'model', CASE WHEN json_valid(model_config_json) THEN json_extract(model_config_json, '$.model_name') END, ",
+            "'total_tokens', total_tokens, 'input_tokens', input_tokens, 'output_tokens', output_tokens, ",
+            "'accumulated_total_tokens', accumulated_total_tokens, 'accumulated_input_tokens', accumulated_input_tokens, ",
+            "'accumulated_output_tokens', accumulated_output_tokens, ",
+            "'accumulated_cache_read_tokens', accumulated_cache_read_tokens, ",
+            "'accumulated_cache_write_tokens', accumulated_cache_write_tokens, 'accumulated_cost', accumulated_cost, ",
+            "'timestamp', ",
+            time_of!("created_at"),
+            ", 'ledger_rows', ",
+            $($ledger_rows)*,
+            ", 'usage', CASE WHEN ",
+            $($ledger_rows)*,
+            " = 0 AND coalesce(accumulated_input_tokens, accumulated_output_tokens) IS NOT NULL THEN ",
+            usage_of!(
+                "accumulated_input_tokens",
+                "accumulated_output_tokens",
+                "accumulated_cache_read_tokens",
+                "accumulated_cache_write_tokens",
+                "accumulated_cost"
+            ),
+            " END)"
+        )
+    };
+}
+
+/// The record `$record` of the row of `$table` in scope, read from the row
+/// joined with NULL for each of `$later` (the columns a migration after the
+/// first schema added; a column the table has is its own).
+macro_rules! with_later_columns {
+    ($table:literal, $later:literal, $($record:tt)*) => {
+        concat!(
+            "(SELECT ",
+            $($record)*,
+            " FROM (SELECT * FROM ",
+            $table,
+            " r WHERE r.rowid = ",
+            $table,
+            ".rowid) NATURAL LEFT JOIN (SELECT ",
+            $later,
+            "))"
+        )
+    };
+}
+
+/// A session row (schema v15 on: the database has a `usage_ledger`).
+pub static SESSION: Table =
+    Table { writer: "goose", name: "sessions", record: session_record!(ledger_rows!()), usage: None };
+
+/// A session row of a database before schema v15 (no `usage_ledger`):
+/// its columns of later schemas are NULL when it has none. Named `main.sessions` to tell it apart.
+pub static OLD_SESSION: Table = Table {
     writer: "goose",
-    name: "sessions",
-    record: concat!(
-        "json_object('type', 'session', 'id', id, 'name', name, 'description', description, ",
-        "'session_type', session_type, 'working_dir', working_dir, 'created_at', created_at, ",
-        "'updated_at', updated_at, 'parent_session_id', parent_session_id, 'provider_name', provider_name, ",
-        "'model', CASE WHEN json_valid(model_config_json) THEN json_extract(model_config_json, '$.model_name') END, ",
-        "'total_tokens', total_tokens, 'input_tokens', input_tokens, 'output_tokens', output_tokens, ",
-        "'accumulated_total_tokens', accumulated_total_tokens, 'accumulated_input_tokens', accumulated_input_tokens, ",
-        "'accumulated_output_tokens', accumulated_output_tokens, ",
-        "'accumulated_cache_read_tokens', accumulated_cache_read_tokens, ",
-        "'accumulated_cache_write_tokens', accumulated_cache_write_tokens, 'accumulated_cost', accumulated_cost, ",
-        "'timestamp', ",
-        time_of!("created_at"),
-        ", 'ledger_rows', ",
-        ledger_rows!(),
-        ", 'usage', CASE WHEN ",
-        ledger_rows!(),
-        " = 0 AND coalesce(accumulated_input_tokens, accumulated_output_tokens) IS NOT NULL THEN ",
-        usage_of!(
-            "accumulated_input_tokens",
-            "accumulated_output_tokens",
-            "accumulated_cache_read_tokens",
-            "accumulated_cache_write_tokens",
-            "accumulated_cost"
-        ),
-        " END)"
+    name: "main.sessions",
+    record: with_later_columns!(
+        "sessions",
+        "NULL AS name, NULL AS session_type, NULL AS provider_name, NULL AS model_config_json, \
+         NULL AS accumulated_cost, NULL AS accumulated_cache_read_tokens, NULL AS accumulated_cache_write_tokens, \
+         NULL AS parent_session_id",
+        session_record!("0")
     ),
     usage: None,
 };
 
-/// A message row, shaped as a legacy line (`id`, `role`, `created`,
-/// `content`).
-pub static MESSAGE: Table = Table {
+/// A message row's record, shaped as a legacy line (`id` = `$id`, `role`,
+/// `created`, `content`).
+macro_rules! message_record {
+    ($($id:tt)*) => {
+        concat!(
+            "json_object('type', 'message', 'id', ",
+            $($id)*,
+            ", 'session_id', session_id, 'role', role, ",
+            "'created', created_timestamp, 'timestamp', ",
+            time_of!("created_timestamp"),
+            ", 'tokens', tokens, 'content', ",
+            json_of!("content_json"),
+            ", 'metadata', CASE WHEN metadata_json IS NOT NULL THEN ",
+            json_of!("metadata_json"),
+            " END)"
+        )
+    };
+}
+
+/// A message row.
+pub static MESSAGE: Table =
+    Table { writer: "goose", name: "messages", record: message_record!("message_id"), usage: None };
+
+/// A message row of a database before schema v15: without a `message_id`
+/// (before v7) its id is the one Goose's v7 migration gives it,
+/// `msg_<session>_<row id>`; without `metadata_json` (before v3) none.
+/// Named `main.messages` to tell it apart.
+pub static OLD_MESSAGE: Table = Table {
     writer: "goose",
-    name: "messages",
-    record: concat!(
-        "json_object('type', 'message', 'id', message_id, 'session_id', session_id, 'role', role, ",
-        "'created', created_timestamp, 'timestamp', ",
-        time_of!("created_timestamp"),
-        ", 'tokens', tokens, 'content', ",
-        json_of!("content_json"),
-        ", 'metadata', CASE WHEN metadata_json IS NOT NULL THEN ",
-        json_of!("metadata_json"),
-        " END)"
+    name: "main.messages",
+    record: with_later_columns!(
+        "messages",
+        "NULL AS message_id, NULL AS metadata_json",
+        message_record!("coalesce(message_id, 'msg_' || session_id || '_' || id)")
     ),
     usage: None,
 };
@@ -153,8 +218,9 @@ pub static FINGERPRINTS: [&str; 3] = [
     "SELECT session_id, rowid, * FROM usage_ledger ORDER BY rowid",
 ];
 
-/// The tables, in the order their rows come at one time in a session.
-pub static TABLES: [&Table; 3] = [&SESSION, &MESSAGE, &LEDGER];
+/// The tables, in the order their rows come at one time in a session;
+/// a database before schema v15 has the last two instead of the first two.
+pub static TABLES: [&Table; 5] = [&SESSION, &MESSAGE, &LEDGER, &OLD_SESSION, &OLD_MESSAGE];
 
 /// A session's rows in order: the session, then its messages and ledger
 /// rows by time (a message before a ledger row of the same second), then
@@ -165,9 +231,17 @@ const KEYS: &str = "SELECT t, rid FROM (
     UNION ALL SELECT 2, rowid, 1 + created_timestamp FROM usage_ledger WHERE session_id = ?1
 ) ORDER BY k, t, rid";
 
-/// The rows of session `id`, in order ([`KEYS`]).
+/// [`KEYS`] of a database before schema v15: the session, then its
+/// messages by time, then row id.
+const OLD_KEYS: &str = "SELECT t, rid FROM (
+    SELECT 3 AS t, rowid AS rid, 0 AS k FROM sessions WHERE id = ?1
+    UNION ALL SELECT 4, rowid, 1 + created_timestamp FROM messages WHERE session_id = ?1
+) ORDER BY k, t, rid";
+
+/// The rows of session `id`, in order ([`KEYS`], [`OLD_KEYS`]).
 pub fn keys(conn: &Connection, id: &str) -> Result<Vec<(&'static Table, i64)>, String> {
-    crate::lines::rows::keys_of(conn, KEYS, id, &TABLES)
+    let sql = if has_ledger(conn)? { KEYS } else { OLD_KEYS };
+    crate::lines::rows::keys_of(conn, sql, id, &TABLES)
 }
 
 /// What discovery reads of a session row.
@@ -186,19 +260,38 @@ pub struct SessionRow {
     pub bytes: u64,
 }
 
+/// The query of [`sessions`]: `$from` names the sessions as `s`, `$model`
+/// is the model of a session without one in its `model_config_json`.
+macro_rules! sessions_query {
+    ($from:literal, $model:literal) => {
+        concat!(
+            "SELECT s.id, s.parent_session_id, s.working_dir, s.provider_name, ",
+            time_of!("s.created_at"),
+            ", ",
+            time_of!("s.updated_at"),
+            ", ",
+            "coalesce(CASE WHEN json_valid(s.model_config_json) THEN json_extract(s.model_config_json, '$.model_name') END, ",
+            $model,
+            "), coalesce((SELECT sum(length(content_json)) FROM messages m WHERE m.session_id = s.id), 0) FROM ",
+            $from,
+            " ORDER BY s.created_at, s.id"
+        )
+    };
+}
+
 /// Every session of the database, by creation time then id.
 pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
-    let sql = concat!(
-        "SELECT s.id, s.parent_session_id, s.working_dir, s.provider_name, ",
-        time_of!("s.created_at"),
-        ", ",
-        time_of!("s.updated_at"),
-        ", ",
-        "coalesce(CASE WHEN json_valid(s.model_config_json) THEN json_extract(s.model_config_json, '$.model_name') END, ",
-        "(SELECT u.model FROM usage_ledger u WHERE u.session_id = s.id ORDER BY u.created_timestamp, u.id LIMIT 1)), ",
-        "coalesce((SELECT sum(length(content_json)) FROM messages m WHERE m.session_id = s.id), 0) ",
-        "FROM sessions s ORDER BY s.created_at, s.id"
-    );
+    let sql = match has_ledger(conn)? {
+        true => sessions_query!(
+            "sessions s",
+            "(SELECT u.model FROM usage_ledger u WHERE u.session_id = s.id ORDER BY u.created_timestamp, u.id LIMIT 1)"
+        ),
+        false => sessions_query!(
+            "(SELECT * FROM sessions NATURAL LEFT JOIN \
+             (SELECT NULL AS parent_session_id, NULL AS provider_name, NULL AS model_config_json)) s",
+            "NULL"
+        ),
+    };
     let mut stmt = conn.prepare(sql).map_err(|e| e.to_string())?;
     let text = crate::lines::rows::text_at;
     let rows = stmt
@@ -218,22 +311,69 @@ pub fn sessions(conn: &Connection) -> Result<Vec<SessionRow>, String> {
     rows.map(|r| r.map_err(|e| e.to_string())).collect()
 }
 
-/// Why a Goose database without a ledger is not read.
-pub const BEFORE_V15: &str = "a Goose database before schema v15 (no usage_ledger table): not read yet";
+/// The columns every Goose schema has (v0 on) that a record or discovery
+/// reads, by table.
+const FIRST_COLUMNS: [(&str, &[&str]); 2] = [
+    (
+        "sessions",
+        &[
+            "id",
+            "description",
+            "working_dir",
+            "created_at",
+            "updated_at",
+            "total_tokens",
+            "input_tokens",
+            "output_tokens",
+            "accumulated_total_tokens",
+            "accumulated_input_tokens",
+            "accumulated_output_tokens",
+        ],
+    ),
+    ("messages", &["id", "session_id", "role", "content_json", "created_timestamp", "tokens"]),
+];
+
+/// Whether the database has the `usage_ledger` table (schema v15 on).
+fn has_ledger(conn: &Connection) -> Result<bool, String> {
+    let sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'usage_ledger'";
+    conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n > 0).map_err(|e| e.to_string())
+}
+
+/// The database's `schema_version` (0 without that table, as Goose reads it).
+fn schema_version(conn: &Connection) -> Result<i64, String> {
+    let sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'";
+    let has = conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map_err(|e| e.to_string())? > 0;
+    match has {
+        true => conn
+            .query_row("SELECT coalesce(max(version), 0) FROM schema_version", [], |r| r.get::<_, i64>(0))
+            .map_err(|e| e.to_string()),
+        false => Ok(0),
+    }
+}
 
 /// Whether `conn` is a Goose database: it has the `sessions` and
-/// `messages` tables; one without the `usage_ledger` table (schema v15) is
-/// an error ([`BEFORE_V15`]).
+/// `messages` tables. One of a schema whose tables lack a column every
+/// Goose schema has is an error naming its version and the column.
 pub fn is_goose(conn: &Connection) -> Result<bool, String> {
-    let sql = "SELECT count(*), count(CASE WHEN name = 'usage_ledger' THEN 1 END) FROM sqlite_master \
-               WHERE type = 'table' AND name IN ('sessions', 'messages', 'usage_ledger')";
-    let (all, ledger) =
-        conn.query_row(sql, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))).map_err(|e| e.to_string())?;
-    match (all - ledger, ledger) {
-        (2, 1) => Ok(true),
-        (2, _) => Err(BEFORE_V15.into()),
-        _ => Ok(false),
+    let sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'messages')";
+    if conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map_err(|e| e.to_string())? != 2 {
+        return Ok(false);
     }
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)").map_err(|e| e.to_string())?;
+    for (table, columns) in FIRST_COLUMNS {
+        let have: Vec<String> = stmt
+            .query_map([table], |r| r.get(0))
+            .map_err(|e| e.to_string())?
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        if let Some(missing) = columns.iter().find(|c| !have.iter().any(|h| h == *c)) {
+            let version = schema_version(conn)?;
+            return Err(format!(
+                "a Goose database of a schema not known (schema_version {version}): its {table} table has no column {missing}; not read"
+            ));
+        }
+    }
+    Ok(true)
 }
 
 /// The database of a sessions folder: `sessions.db`, when it is a file.
