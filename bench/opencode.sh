@@ -10,7 +10,8 @@
 #            20.0.24).
 #   CI_BIN   directory of the ci-* binaries (default target/release).
 #
-# Each command RUNS times, interleaved, under /usr/bin/time (wall seconds, peak RSS), TZ=UTC:
+# Each command RUNS times, interleaved, under /usr/bin/time (wall seconds, CPU seconds user+system,
+# peak RSS), TZ=UTC; on a loaded machine the CPU seconds are the figures to compare:
 #   peer:        OPENCODE_DATA_DIR=DIR HOME=<empty> $CCUSAGE opencode daily --offline --json
 #   ours, cold:  ci-agg --no-cache --tokens --by day DIR
 #   ours, warm:  ci-agg --tokens --by day DIR, after one run that filled the capture cache
@@ -32,7 +33,7 @@ export TZ=UTC
 timed() { # label, command...
     local label=$1
     shift
-    /usr/bin/time -f "$label %e s %M KB" "$@" 2>&1 >"$WORK/out.json" | tail -1
+    /usr/bin/time -f "$label %e s %U+%S cpu %M KB" "$@" 2>&1 >"$WORK/out.json" | tail -1
 }
 XDG_CACHE_HOME="$WORK/cache" "$CI_BIN/ci-agg" --tokens --by day "$DIR" >/dev/null
 for _ in $(seq "$RUNS"); do

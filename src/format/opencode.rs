@@ -41,6 +41,7 @@
 //! - **Calls** are paired by the tool part's `callID`; a `completed` bash
 //!   call whose `state.metadata.exit` is not 0 failed.
 
+mod choose;
 mod dialect;
 mod kept;
 pub mod legacy;
@@ -287,7 +288,7 @@ impl Layout for OpenCode {
         if !is_db(rec) {
             return self.files(rec).len() as u64;
         }
-        let Ok(conn) = crate::lines::rows::open(Path::new(&rec.path)) else { return 0 };
+        let Ok(conn) = crate::lines::rows::Db::open(Path::new(&rec.path)) else { return 0 };
         store::keys(&conn, &rec.session).map_or(0, |k| k.len() as u64)
     }
 
@@ -304,8 +305,9 @@ impl Layout for OpenCode {
         cap.record.as_ref().filter(|r| is_db(r)).map(|_| &store::FINGERPRINTS[..])
     }
 
-    /// The session's rows, in order ([`store::keys`]), a database that
-    /// cannot be read reported; a legacy file's document.
+    /// The session's rows, in order ([`store::keys`]), those a tokens count
+    /// reads chosen in Rust ([`choose`]), a database that cannot be read
+    /// reported; a legacy file's document.
     fn lines_of<'d>(
         &self,
         cap: &Capture,
@@ -317,7 +319,12 @@ impl Layout for OpenCode {
         if !crate::lines::rows::is_database(file) {
             return Some(crate::lines::documents::source(file, display, diag, &legacy::DOCUMENT));
         }
-        Some(crate::lines::rows::source(file, display, diag, |conn| store::keys(conn, &cap.session)))
+        let mut rows = crate::lines::rows::source(file, display, diag, |conn| store::keys(conn, &cap.session));
+        if let Some(rows) = rows.as_rows() {
+            let id = cap.session.clone();
+            rows.choose_usage(move |conn| choose::usage_rows(conn, &id));
+        }
+        Some(rows)
     }
 }
 

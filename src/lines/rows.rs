@@ -33,6 +33,10 @@ use super::{Framing, Line, LineSource, Site};
 pub mod fingerprint;
 pub use fingerprint::fingerprints;
 
+mod kept;
+
+pub use kept::Db;
+
 /// How long a read waits for a writer's lock (rollback-journal mode only)
 /// before reporting the database as locked.
 pub const BUSY_WAIT_MS: u64 = 2000;
@@ -175,7 +179,7 @@ pub fn source<'d>(
     diag: &crate::diag::Diag,
     keys: impl FnOnce(&Connection) -> Result<Vec<(&'static Table, i64)>, String>,
 ) -> Box<dyn LineSource + 'd> {
-    let rows = open(file).and_then(|conn| {
+    let rows = Db::open(file).and_then(|conn| {
         let keys = keys(&conn)?;
         Ok(Rows::new(conn, keys))
     });
@@ -191,6 +195,12 @@ pub fn source<'d>(
 /// Whether a row's record is of a row its writer will still rewrite.
 type Unfinished = dyn Fn(&[u8]) -> bool;
 
+/// Of some tables, the rowids a tokens count reads ([`Rows::choose_usage`]).
+pub type Chosen = Vec<(&'static Table, HashSet<i64>)>;
+
+/// A writer's own choice of the rows a tokens count reads.
+type Chooser = dyn FnOnce(&Connection) -> Result<Chosen, String>;
+
 /// A session's rows, in the writer's order, as a [`LineSource`]: line `n`
 /// is the `n`-th row (its site: table, rowid, length of its record).
 ///
@@ -201,7 +211,7 @@ type Unfinished = dyn Fn(&[u8]) -> bool;
 /// were given; rows taken before are left out of a later listing
 /// ([`Rows::leave_out`]).
 pub struct Rows {
-    conn: Connection,
+    conn: Db,
     /// (table, rowid, line number) of each row, in order.
     keys: Vec<(&'static Table, i64, u64)>,
     next: usize,
@@ -214,11 +224,14 @@ pub struct Rows {
     held: Vec<(&'static Table, i64)>,
     /// Each table's statement.
     queries: Vec<Query>,
+    /// The writer's choice of the rows a tokens count reads, if it makes one.
+    chooser: Option<Box<Chooser>>,
 }
 
 impl Rows {
     /// The rows `keys` (table, rowid) of the database `conn`.
-    pub fn new(conn: Connection, keys: Vec<(&'static Table, i64)>) -> Rows {
+    pub fn new(conn: impl Into<Db>, keys: Vec<(&'static Table, i64)>) -> Rows {
+        let conn = conn.into();
         let keys: Vec<_> = keys.into_iter().zip(1..).map(|((t, r), n)| (t, r, n)).collect();
         let mut queries: Vec<Query> = Vec::new();
         for (t, _, _) in &keys {
@@ -226,27 +239,54 @@ impl Rows {
                 queries.push(Query::all(t));
             }
         }
-        Rows { conn, keys, next: 0, number: 0, buf: Vec::new(), hold: None, held: Vec::new(), queries }
+        Rows { conn, keys, next: 0, number: 0, buf: Vec::new(), hold: None, held: Vec::new(), queries, chooser: None }
     }
 
     /// Leaves out the rows a tokens count does not read, by each table's
     /// [`Table::usage`] (one statement per table): their records are never
     /// made, and the other rows keep their line numbers. A table whose
-    /// condition cannot be checked keeps every row. Not for rows followed
-    /// (a row left out would count as taken).
+    /// condition cannot be checked keeps every row; the tables a writer
+    /// chooses for ([`Rows::choose_usage`]) are chosen by it instead (every
+    /// row kept when its choice fails). Not for rows followed (a row left
+    /// out would count as taken).
     pub fn usage_only(&mut self) {
         let tables: Vec<&'static Table> = self.queries.iter().map(|q| q.table).collect();
+        let chosen = self.chooser.take().map(|choose| choose(&self.conn));
         for table in tables {
-            let Some(cond) = table.usage else { continue };
-            let of_table: Vec<i64> =
-                self.keys[self.next..].iter().filter(|(t, _, _)| std::ptr::eq(*t, table)).map(|k| k.1).collect();
-            let Ok(keep) = usage_rows(&self.conn, table, cond, &of_table) else { continue };
+            let by_writer = match &chosen {
+                Some(Ok(chosen)) => chosen.iter().find(|(t, _)| std::ptr::eq(*t, table)).map(|(_, k)| k),
+                Some(Err(_)) => continue,
+                None => None,
+            };
+            let by_sql;
+            let keep = match by_writer {
+                Some(keep) => keep,
+                None => {
+                    let Some(cond) = table.usage else { continue };
+                    let of_table: Vec<i64> = self.keys[self.next..]
+                        .iter()
+                        .filter(|(t, _, _)| std::ptr::eq(*t, table))
+                        .map(|k| k.1)
+                        .collect();
+                    let Ok(keep) = usage_rows(&self.conn, table, cond, &of_table) else { continue };
+                    by_sql = keep;
+                    &by_sql
+                }
+            };
             let (next, mut i) = (self.next, 0);
             self.keys.retain(|(t, r, _)| {
                 i += 1;
                 i <= next || !std::ptr::eq(*t, table) || keep.contains(r)
             });
         }
+    }
+
+    /// From now on, [`Rows::usage_only`] asks `choose` which rows of the
+    /// tables it names a tokens count reads (a superset of those the
+    /// tables' [`Table::usage`] conditions hold of), instead of those
+    /// conditions: a writer that tells them faster from the raw rows.
+    pub fn choose_usage(&mut self, choose: impl FnOnce(&Connection) -> Result<Chosen, String> + 'static) {
+        self.chooser = Some(Box::new(choose));
     }
 
     /// Leaves out the rows `taken` names (by table name and rowid), keeping
@@ -353,7 +393,7 @@ pub fn read_store<T>(
     is_writer: fn(&Connection) -> Result<bool, String>,
     read: impl FnOnce(&Connection) -> Result<Vec<T>, String>,
 ) -> Option<Vec<T>> {
-    let read = open(db).and_then(|conn| match is_writer(&conn)? {
+    let read = Db::open(db).and_then(|conn| match is_writer(&conn)? {
         true => read(&conn).map(Some),
         false => Ok(None),
     });

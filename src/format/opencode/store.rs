@@ -145,16 +145,60 @@ pub static TABLES: [&Table; 3] = [&SESSION, &MESSAGE, &PART];
 
 /// A session's rows in order: the session, then each message (by time,
 /// then id) followed by its parts (by id, OpenCode's ids sort by time).
-const KEYS: &str = "SELECT t, rid FROM (
+pub(super) const KEYS: &str = "SELECT t, rid FROM (
     SELECT 0 AS t, rowid AS rid, -1 AS k1, '' AS k2, 0 AS k3, '' AS k4 FROM session WHERE id = ?1
     UNION ALL SELECT 1, rowid, time_created, id, 0, '' FROM message WHERE session_id = ?1
     UNION ALL SELECT 2, p.rowid, m.time_created, m.id, 1, p.id
         FROM part p JOIN message m ON m.id = p.message_id WHERE p.session_id = ?1
 ) ORDER BY k1, k2, k3, k4";
 
-/// The rows of session `id`, in order ([`KEYS`]).
+/// The rows of session `id`, in order ([`KEYS`]): sorted here when every
+/// key is of the usual type ([`sorted_keys`]), else by SQLite.
 pub fn keys(conn: &Connection, id: &str) -> Result<Vec<(&'static Table, i64)>, String> {
-    crate::lines::rows::keys_of(conn, KEYS, id, &TABLES)
+    match sorted_keys(conn, id) {
+        Ok(Some(keys)) => Ok(keys),
+        _ => crate::lines::rows::keys_of(conn, KEYS, id, &TABLES),
+    }
+}
+
+/// A row's place in its session: [`KEYS`]'s `k1, k2, k3, k4`.
+type Place = (i64, Vec<u8>, i64, Vec<u8>);
+
+/// The rows of session `id` in [`KEYS`]'s order, without its join per part
+/// (each part's message found among the session's, read once); `None`
+/// when SQLite's order could differ from this sort's: a time that is not
+/// an integer, an id that is not text, a message id twice, a part whose
+/// message is not the session's, two rows in the same place.
+pub(super) fn sorted_keys(conn: &Connection, id: &str) -> rusqlite::Result<Option<Vec<(&'static Table, i64)>>> {
+    use rusqlite::types::ValueRef::{Integer, Text};
+    let mut out: Vec<(Place, &'static Table, i64)> = Vec::new();
+    let mut stmt = conn.prepare_cached("SELECT rowid FROM session WHERE id = ?1")?;
+    let mut rows = stmt.query([id])?;
+    while let Some(r) = rows.next()? {
+        out.push(((-1, Vec::new(), 0, Vec::new()), &SESSION, r.get(0)?));
+    }
+    let mut times = std::collections::HashMap::new();
+    let mut stmt = conn.prepare_cached("SELECT rowid, time_created, id FROM message WHERE session_id = ?1")?;
+    let mut rows = stmt.query([id])?;
+    while let Some(r) = rows.next()? {
+        let (Integer(time), Text(mid)) = (r.get_ref(1)?, r.get_ref(2)?) else { return Ok(None) };
+        if times.insert(mid.to_vec(), time).is_some() {
+            return Ok(None);
+        }
+        out.push(((time, mid.to_vec(), 0, Vec::new()), &MESSAGE, r.get(0)?));
+    }
+    let mut stmt = conn.prepare_cached("SELECT rowid, message_id, id FROM part WHERE session_id = ?1")?;
+    let mut rows = stmt.query([id])?;
+    while let Some(r) = rows.next()? {
+        let (Text(mid), Text(pid)) = (r.get_ref(1)?, r.get_ref(2)?) else { return Ok(None) };
+        let Some(&time) = times.get(mid) else { return Ok(None) };
+        out.push(((time, mid.to_vec(), 1, pid.to_vec()), &PART, r.get(0)?));
+    }
+    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    if out.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Ok(None);
+    }
+    Ok(Some(out.into_iter().map(|(_, table, rowid)| (table, rowid)).collect()))
 }
 
 /// What changes when any row of a session changes

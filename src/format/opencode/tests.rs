@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use super::*;
 
 const SQL: &str = include_str!("../../../fixtures/opencode/handmade/opencode-v1.16-minimal.sql");
@@ -171,4 +173,84 @@ fn a_legacy_session_file_is_a_session_record_with_its_files_in_order() {
         names,
         ["ses_legacy0001", "msg_legacyU01", "prt_legacyU01a", "msg_legacyA01", "prt_legacyA00t", "prt_legacyA01a"]
     );
+}
+
+/// Damaged and doubtful rows beside the handmade ones: no JSON, an array, a
+/// type twice, an escaped `step-finish`, a type of another kind, a control
+/// character, a message with a numeric role, one that is no JSON, an
+/// assistant message whose step parts are gone, a part of another
+/// session's message.
+const DOUBTS: &str = r#"
+INSERT INTO part VALUES ('prt_z1','msg_c0001','ses_child00001',1781085641000,1781085641000,'{torn');
+INSERT INTO part VALUES ('prt_z2','msg_c0001','ses_child00001',1781085641000,1781085641000,'[1,2]');
+INSERT INTO part VALUES ('prt_z3','msg_c0001','ses_child00001',1781085641000,1781085641000,'{"type":"text","type":"step-finish"}');
+INSERT INTO part VALUES ('prt_z4','msg_c0001','ses_child00001',1781085641000,1781085641000,'{"type":"step\u002dfinish","tokens":{"input":1}}');
+INSERT INTO part VALUES ('prt_z5','msg_c0001','ses_child00001',1781085641000,1781085641000,'{"type":5}');
+INSERT INTO part VALUES ('prt_z6','msg_c0001','ses_child00001',1781085641000,1781085641000,'{"type":"text","text":"a' || char(1) || 'b"}');
+INSERT INTO part VALUES ('prt_z7','msg_x1','ses_parent0001',1781085641000,1781085641000,'{"type":"text"}');
+INSERT INTO part VALUES ('prt_z8','msg_a0001','ses_child00001',1781085641000,1781085641000,'{"type":"text"}');
+INSERT INTO message VALUES ('msg_x1','ses_child00001',1781085642000,1781085642000,'{"role":7,"tokens":{}}');
+INSERT INTO message VALUES ('msg_x2','ses_child00001',1781085643000,1781085643000,'garbage');
+INSERT INTO message VALUES ('msg_x3','ses_child00001',1781085644000,1781085644000,'{"role":"assistant","tokens":{"input":3}}');
+INSERT INTO message VALUES ('msg_x4','ses_child00001',1781085645000,1781085645000,'{"role":"user","tokens":{"input":3}}');
+"#;
+
+/// The rowids of session `id`'s rows of `table` that its SQL `usage`
+/// condition holds of.
+fn by_sql(conn: &rusqlite::Connection, table: &crate::lines::rows::Table, id: &str) -> HashSet<i64> {
+    let key = if table.name == "message" || table.name == "part" { "session_id" } else { "id" };
+    let sql = format!("SELECT rowid FROM {} WHERE {key} = ?1 AND ({})", table.name, table.usage.unwrap());
+    let mut stmt = conn.prepare(&sql).unwrap();
+    let max = crate::lines::max_line() as i64;
+    stmt.query_map(rusqlite::params![id, max], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn the_rows_chosen_for_a_tokens_count_hold_every_row_the_sql_conditions_hold_of() {
+    let (_dir, path) = db(&format!("{SQL}\n{DOUBTS}"));
+    let conn = crate::lines::rows::open(&path).unwrap();
+    let rowid = |table: &str, id: &str| -> i64 {
+        conn.query_row(&format!("SELECT rowid FROM {table} WHERE id = ?1"), [id], |r| r.get(0)).unwrap()
+    };
+    for id in ["ses_parent0001", "ses_child00001"] {
+        for (table, chosen) in choose::usage_rows(&conn, id).unwrap() {
+            let sql = by_sql(&conn, table, id);
+            assert!(sql.is_subset(&chosen), "{id} {}: {sql:?} not in {chosen:?}", table.name);
+        }
+    }
+    let chosen: HashMap<&str, HashSet<i64>> =
+        choose::usage_rows(&conn, "ses_child00001").unwrap().into_iter().map(|(t, r)| (t.name, r)).collect();
+    // Kept: the damaged and doubtful rows, the step-finish part, the
+    // assistant message without steps; left out: plain valid rows.
+    for part in ["prt_z1", "prt_z2", "prt_z3", "prt_z4", "prt_z5", "prt_z6"] {
+        assert!(chosen["part"].contains(&rowid("part", part)), "{part}");
+    }
+    assert!(!chosen["part"].contains(&rowid("part", "prt_z8")));
+    for message in ["msg_x1", "msg_x2", "msg_x3"] {
+        assert!(chosen["message"].contains(&rowid("message", message)), "{message}");
+    }
+    assert!(!chosen["message"].contains(&rowid("message", "msg_x4")));
+    assert!(!chosen["message"].contains(&rowid("message", "msg_c0001")));
+}
+
+#[test]
+fn rows_sorted_here_are_in_sqlites_order() {
+    let keys_by_sql = |conn: &rusqlite::Connection, id: &str| {
+        crate::lines::rows::keys_of(conn, store::KEYS, id, &store::TABLES).unwrap()
+    };
+    // Sorted here; by SQLite when a part's message is another session's,
+    // or a time is no integer.
+    // (database, whether each session is sorted here)
+    for (sql, here) in [
+        (SQL.to_owned(), [true, true]),
+        (format!("{SQL}\n{DOUBTS}"), [false, false]),
+        (format!("{SQL}\nUPDATE message SET time_created = 'x' WHERE id = 'msg_c0001';"), [true, false]),
+    ] {
+        let (_dir, path) = db(&sql);
+        let conn = crate::lines::rows::open(&path).unwrap();
+        for (id, here) in ["ses_parent0001", "ses_child00001"].into_iter().zip(here) {
+            assert_eq!(store::sorted_keys(&conn, id).unwrap().is_some(), here, "{id}");
+            assert_eq!(store::keys(&conn, id).unwrap(), keys_by_sql(&conn, id), "{id}");
+        }
+    }
 }
