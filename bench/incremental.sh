@@ -11,7 +11,8 @@
 # also times one large file (cat, -j1, -j2, building, warm; ci-filter's line
 # index on it; the machine's own two-way scaling of reading it), CLAUDE=DIR a
 # Claude Code tree (ci-find's kept peeks, ci-agg --tokens; not copied),
-# HOOKS=DIR a Claude Code hooks root (_sessiondata; not copied).
+# HOOKS=DIR a Claude Code hooks root (_sessiondata; not copied), CLAUDE_NOW an
+# instant whose day is "today" for the Claude tree's --since today (CI_NOW).
 # The caches are in the temporary directory (XDG_CACHE_HOME per question),
 # never the user's.
 #
@@ -28,6 +29,9 @@
 #   floor   GNU find listing the tree with a stat of every file
 #   status  (CLAUDE) 360 sessions asked about in a cache holding the whole
 #           tree's entries, warm and with one session grown before each run
+#   today   (CLAUDE) --tokens --since today warm, building, --no-cache, beside
+#           the floor (bench/floor.c: each transcript file stat-ed once); one
+#           session's --tokens and --statusline, warm
 #   twenty  twenty questions in one cache (bench/twenty.sh): its size against
 #           the captures' bytes, default bound and a fixed 1 GiB
 # and checks that every cached answer equals the --no-cache one byte for byte.
@@ -242,7 +246,36 @@ if [ -n "${CLAUDE:-}" ]; then
     sg=$(time_it status-grown "tail -n 1 '$grow' >> '$grow'" "ci-agg --tokens --by day '$S'")
     echo
     echo "status line: ci-agg --tokens --by day over 360 sessions, in a cache that also holds the tree's $(ci-find --root "$CLAUDE" --paths | wc -l): --no-cache $sc ms, warm $sw ms, one session grown by a line before each run $sg ms ($(same "ci-agg --tokens --by day '$S'" "ci-agg --no-cache --tokens --by day '$S'"))"
-    unset XDG_CACHE_HOME
+    # Today's cost across all history (issue 33), beside the floor: every
+    # transcript file of the tree stat-ed once by bench/floor.c, in this run.
+    # "today" is CLAUDE_NOW's day when set (CI_NOW; a generated tree's last
+    # day, say), else the clock's. Its own cache, built by one windowed run.
+    if [ -n "${CLAUDE_NOW:-}" ]; then export CI_NOW=$CLAUDE_NOW; fi
+    export XDG_CACHE_HOME=$WORK/xdg-today
+    cc -O2 -o "$WORK/floor" "$HERE/floor.c"
+    find "$CLAUDE" -name '*.jsonl' > "$WORK/claude-paths"
+    fl=$(time_it today-floor "" "'$WORK/floor' < '$WORK/claude-paths'")
+    # (exit 1 when nothing was today: `|| true`, for hyperfine)
+    today="ci-agg --tokens --since today '$CLAUDE' || true"
+    nc_today="ci-agg --no-cache --tokens --since today '$CLAUDE' || true"
+    tc=$(time_it today-cold "" "$nc_today")
+    tb=$(time_it today-build "rm -rf '$XDG_CACHE_HOME'" "$today")
+    bash -c "$today" >/dev/null 2>&1
+    tw=$(time_it today-warm "" "$today")
+    echo
+    echo "| --tokens --since today, $(wc -l < "$WORK/claude-paths") files | floor (a stat each) | warm | warm / floor | building | --no-cache | output |"
+    echo "|---|---|---|---|---|---|---|"
+    echo "| $CLAUDE | $fl ms | $tw ms | $(python3 -c "print('%.2f×' % ($tw/$fl))") | $tb ms | $tc ms | $(same "$today" "$nc_today") |"
+    # One session's status line: the statusLine JSON naming its transcript
+    # (the tree's last session), and --tokens of that transcript, warm.
+    one=$(ci-find --root "$CLAUDE" --paths | tail -n 1)
+    echo "{\"session_id\":\"s\",\"transcript_path\":\"$one\",\"model\":{\"id\":\"claude-sonnet-4-5\"}}" > "$WORK/status.json"
+    bash -c "ci-agg --tokens '$one'" >/dev/null 2>&1
+    ot=$(time_it one-tokens "" "ci-agg --tokens '$one'")
+    CLAUDE_CONFIG_DIR=$CLAUDE ci-agg --statusline < "$WORK/status.json" >/dev/null 2>&1
+    sl=$(time_it statusline "" "CLAUDE_CONFIG_DIR='$CLAUDE' ci-agg --statusline < '$WORK/status.json'")
+    echo "one session, warm: ci-agg --tokens TRANSCRIPT $ot ms; ci-agg --statusline (the whole tree's today and block) $sl ms; floor of the tree $fl ms"
+    unset XDG_CACHE_HOME CI_NOW
 fi
 
 # Claude Code hooks sessions (HOOKS=DIR, a _sessiondata root, not copied):

@@ -11,7 +11,12 @@ use crate::kit::Tree;
 use crate::util::{ci, Run};
 
 /// The questions every check asks: resumable ones (`--by`, `--tokens` over
-/// Amplifier), ones read again whole (`--sessions`, the agent key), metrics.
+/// Amplifier), ones read again whole (`--sessions`, the agent key), metrics;
+/// and time windows, which prune captures by their kept times (the
+/// generated Amplifier events are of 2026-03-01 to 03, some untimed; the
+/// real Claude Code transcript and hooks session of 2025, the Codex rollout
+/// of 2026-06: each window has captures wholly before or after it, and
+/// ones that straddle its bound).
 const QUESTIONS: &[&[&str]] = &[
     &["--by", "event"],
     &["--tokens", "--by", "day"],
@@ -20,6 +25,9 @@ const QUESTIONS: &[&[&str]] = &[
     &["--by", "agent,event"],
     &["--tools", "--by", "workspace"],
     &["--by", "event", "--stats", "data.n"],
+    &["--tokens", "--by", "day", "--since", "2026-03-02"],
+    &["--by", "event", "--until", "2026-03-02T11:00:00Z"],
+    &["--sessions", "--since", "2025-09-01"],
 ];
 
 /// One Amplifier event line.
@@ -453,4 +461,55 @@ fn runs_at_once_share_the_cache() {
     }
     let all: Vec<&Path> = trees.iter().map(Tree::path).collect();
     same_answers(&all, "after runs at once");
+}
+
+/// Time-window pruning (issue 33): a capture whose kept times are all before
+/// `--since` is not read (a change its `stat` cannot show is not seen, as for
+/// any current capture), and its untimed records are counted as reading it
+/// counts them; one appended to after it was kept, and one whose times
+/// straddle the bound, are read; every other answer is `--no-cache`'s.
+#[test]
+fn a_capture_before_the_window_is_not_read() {
+    let line = |name: &str, day: u8| {
+        format!("{{\"event\":\"{name}\",\"timestamp\":\"2026-03-0{day}T10:00:00Z\",\"data\":{{}}}}\n")
+    };
+    let tree = Tree::new();
+    let before_text = line("a:x", 1) + &line("a:x", 1) + "{\"event\":\"a:untimed\",\"data\":{}}\n";
+    let before = tree.amplifier("p", "before").raw(&before_text).write();
+    let straddle = tree.amplifier("p", "straddle").raw(line("b:x", 1) + &line("b:y", 3)).write();
+    let grows = tree.amplifier("p", "grows").raw(line("c:x", 1)).write();
+    // Old enough that a stat proves them unchanged.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let set_time = |p: &Path| std::fs::File::options().append(true).open(p).unwrap().set_modified(old).unwrap();
+    for c in [&before, &straddle, &grows] {
+        set_time(&c.events);
+    }
+    let q = ["--by", "event", "--since", "2026-03-02"];
+    let root = [tree.path()];
+    let cold = agg(&q, &root, false);
+    assert_eq!(cold.stdout, "{\"event\":\"b:y\",\"count\":1}\n");
+    assert!(cold.stderr.contains("1 record without a usable timestamp"), "{}", cold.stderr);
+    for pass in ["building", "warm"] {
+        let warm = agg(&q, &root, true);
+        assert_eq!((&warm.stdout, &warm.stderr, warm.code), (&cold.stdout, &cold.stderr, cold.code), "{pass}");
+    }
+    // Same size, same time, now in the window: pruned by its kept times, not read.
+    std::fs::write(&before.events, before_text.replace("2026-03-01", "2026-03-03")).unwrap();
+    set_time(&before.events);
+    assert_eq!(agg(&q, &root, true).stdout, cold.stdout);
+    assert_eq!(agg(&q, &root, false).stdout, "{\"event\":\"a:x\",\"count\":2}\n{\"event\":\"b:y\",\"count\":1}\n");
+    // Appended to, with a line in the window: its stat shows it, it is read.
+    use std::io::Write;
+    let mut f = std::fs::File::options().append(true).open(&grows.events).unwrap();
+    f.write_all(line("c:y", 2).as_bytes()).unwrap();
+    let with_cache = agg(&q, &root, true);
+    assert!(with_cache.stdout.contains("{\"event\":\"c:y\",\"count\":1}"), "{}", with_cache.stdout);
+    // A run without the window reads the captures a windowed run kept only
+    // the times of (the rewrite is seen then), and keeps their answers, whose
+    // times the window prunes by.
+    agg(&["--by", "event"], &root, true);
+    let after = agg(&q, &root, false);
+    let all = "{\"event\":\"a:x\",\"count\":2}\n{\"event\":\"b:y\",\"count\":1}\n{\"event\":\"c:y\",\"count\":1}\n";
+    assert_eq!(after.stdout, all);
+    assert_eq!(agg(&q, &root, true).stdout, after.stdout);
 }

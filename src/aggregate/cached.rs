@@ -76,9 +76,11 @@ use super::responses::Responses;
 
 mod parts;
 mod rows;
+mod span;
 
 pub use self::parts::PartReading;
 use self::parts::Split;
+pub use self::span::Span;
 use super::Answer;
 
 /// Bumped when what an entry's state means changes without the crate
@@ -90,8 +92,9 @@ use super::Answer;
 /// 6: a held response keeps the best copy of each session holding one, with
 /// its session and time (issue 38: a session's totals never include what it
 /// copied from another). 7: a `--tools` state holds the calls of a writer
-/// that copies history, and its sessions' ends, until the run ends.
-const SCHEMA: u32 = 7;
+/// that copies history, and its sessions' ends, until the run ends. 8: a
+/// payload starts with the capture's [`Span`] (issue 33: window pruning).
+const SCHEMA: u32 = 8;
 
 /// The name of `q`'s cache file: a hash of everything that defines its
 /// answer (the query's wire form, the price table's bytes, the version).
@@ -130,6 +133,9 @@ pub struct Cache {
     now: u64,
     /// The databases whose sessions this run met ([`rows`]).
     databases: crate::cache::database::Databases,
+    /// The run's time window: closed, kept states answer nothing (they
+    /// hold every event); entries prune captures outside it ([`Span`]).
+    window: crate::time::Interval,
 }
 
 /// A capture's kept state, read back.
@@ -172,6 +178,10 @@ pub enum Begin {
     Read(Box<Reading>),
     /// Read it as without a cache.
     Uncached,
+    /// No event of it is in the run's window ([`Span::outside`]): read
+    /// nothing, count its untimed records (as the window would); with an
+    /// update noting the entry's use, once a day.
+    Pruned(u64, Option<Update>),
 }
 
 /// A capture being read for the cache.
@@ -193,6 +203,11 @@ pub struct Reading {
     context: u64,
     /// What reading ended with: the file's identity and its whole lines.
     end: Option<(Identity, u64)>,
+    /// The times of the events read (on top of the kept state's).
+    pub span: Span,
+    /// Read in a time window: only the span is kept (the state is of the
+    /// window's events).
+    windowed: bool,
     /// The stats of the capture's other files when it began, and whether
     /// each was read to its end as it was then.
     others: Vec<(Stat, bool)>,
@@ -213,6 +228,8 @@ impl Reading {
             context,
             end: None,
             others: Vec::new(),
+            span: Span::start(),
+            windowed: false,
         }
     }
 
@@ -250,12 +267,20 @@ impl Cache {
     /// The cache of `q` (its file named by [`file_name`]), or `None` when it
     /// is off or unusable; an unusable cache directory or a damaged file is
     /// reported as a warning (the run goes on without it, or rebuilds it).
-    pub fn open(q: &Query, name: &str, diag: &Diag) -> Option<Cache> {
+    /// `window`: the run's time window ([`Cache::windowed`]).
+    pub fn open(q: &Query, name: &str, window: crate::time::Interval, diag: &Diag) -> Option<Cache> {
         let store = Store::for_run(name, crate::cache::Kind::Answers, &label(q), diag)?;
         let resumable = matches!(q.preset, Preset::Group | Preset::Tokens) && !q.needs_agent();
         let cwd = crate::files::working_dir().unwrap_or_default();
         let now = crate::cache::store::now();
-        Some(Cache { store, split: Default::default(), resumable, cwd, now, databases: Default::default() })
+        Some(Cache { store, split: Default::default(), resumable, cwd, now, databases: Default::default(), window })
+    }
+
+    /// Whether the run reads a time window (`--since`/`--until`): kept
+    /// states then only prune ([`Begin::Pruned`]), and what is read keeps
+    /// its span only.
+    pub fn windowed(&self) -> bool {
+        !self.window.is_open()
     }
 
     /// What to do with `cap` (`companions`: whether the visitor reads a
@@ -283,6 +308,7 @@ impl Cache {
         };
         let mut reading =
             Reading::new(self.key(first), Stat::with_others(context(q, cap), &others), false).with_others(&others);
+        reading.windowed = self.windowed();
         let Some(entry) = self.store.get(&reading.key) else {
             return Begin::Read(Box::new(reading));
         };
@@ -298,6 +324,22 @@ impl Cache {
         let Some(fresh) = entry.fresh(first, cap.seen().map(Stat::of)) else {
             return Begin::Read(Box::new(reading));
         };
+        if self.windowed() {
+            return match fresh {
+                Fresh::Current => match Span::read(entry.payload) {
+                    Some((span, _)) if span.outside(&self.window) => {
+                        Begin::Pruned(span.untimed, entry.touch(&reading.key, self.now))
+                    }
+                    // Its span, read again, would be the same.
+                    Some((span, _)) if span.known => Begin::Uncached,
+                    _ => Begin::Read(Box::new(reading)),
+                },
+                // A grown capture's kept state stays for the run without a
+                // window that reads on from its end.
+                Fresh::Grew { .. } if self.resumable && self.resumes(cap) && others.is_empty() => Begin::Uncached,
+                Fresh::Grew { .. } | Fresh::Rebuild(_) => Begin::Read(Box::new(reading)),
+            };
+        }
         match fresh {
             Fresh::Current => match self.decode(q, &reading.key, entry.payload) {
                 Some(answer) => Begin::Answered(Box::new(answer), entry.untimed, entry.touch(&reading.key, self.now)),
@@ -305,6 +347,7 @@ impl Cache {
             },
             Fresh::Grew { from } if self.resumable && self.resumes(cap) && others.is_empty() => {
                 if let Some(kept) = self.decode(q, &reading.key, entry.payload) {
+                    reading.span = Span::read(entry.payload).map_or_else(Span::default, |(s, _)| s);
                     reading.resume = Some(Resume { offset: from, number: entry.lines, mid_line: false });
                     reading.base = Some(kept.into_answer(q));
                     reading.base_last_line = entry.identity.last_line.map(|(at, _)| at);
@@ -328,7 +371,12 @@ impl Cache {
     /// above its max, …: what `--merge` refuses too) is a damaged entry,
     /// reported when the run saves, and the capture is read again.
     fn decode(&self, q: &Query, key: &Path, payload: &[u8]) -> Option<Kept> {
-        let kept = decode(q, payload);
+        let (_, state) = Span::read(payload).unzip();
+        // An entry a windowed run wrote holds no state: read the capture.
+        if state.is_some_and(<[u8]>::is_empty) {
+            return None;
+        }
+        let kept = state.and_then(|state| decode(q, state));
         if kept.is_none() {
             self.store.refuse(key);
         }
@@ -341,7 +389,7 @@ impl Cache {
         let silent = crate::diag::reports_here() == reading.reports;
         let others_read = reading.others.iter().all(|&(_, read)| read);
         match reading.end {
-            Some((identity, lines)) if silent && others_read => match encode(answer) {
+            Some((identity, lines)) if silent && others_read => match encode(&reading.span, answer, reading.windowed) {
                 Some(payload) => Some(Update::Put(
                     reading.key,
                     Entry {
@@ -403,15 +451,23 @@ fn context(q: &Query, cap: &Capture) -> u64 {
     h.digest()
 }
 
-/// A capture's state as kept: its binary form ([`super::bin`]); `None`
-/// when it holds a t-digest (a capture's state is a tape of its values, so
-/// never).
-fn encode(answer: &Answer) -> Option<Vec<u8>> {
-    match answer {
+/// A capture's entry payload: its span, then its state in binary form
+/// ([`super::bin`]; none when `span_only`, the state of a windowed read);
+/// `None` when it holds a t-digest (a capture's state is a tape of its
+/// values, so never).
+fn encode(span: &Span, answer: &Answer, span_only: bool) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    span.write(&mut out);
+    if span_only {
+        return Some(out);
+    }
+    let state = match answer {
         Answer::Groups(g) => bin::encode(g),
         Answer::Sessions(s) => bin::encode_sessions(s),
         Answer::Tools(t) => bin::encode_tools(t),
-    }
+    }?;
+    out.extend_from_slice(&state);
+    Some(out)
 }
 
 /// A kept state read back (`None`: not a state of `q`; it is read again).

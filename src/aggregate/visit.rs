@@ -238,6 +238,11 @@ impl Visitor for Aggregator<'_> {
                     self.diag.add_untimed(untimed);
                     return false;
                 }
+                Begin::Pruned(untimed, touch) => {
+                    self.updates.extend(touch);
+                    self.diag.add_untimed(untimed);
+                    return false;
+                }
                 Begin::Read(mut r) => {
                     let total = cached::swap_in(&mut self.answer, self.q, r.base.take());
                     self.untimed = 0;
@@ -251,6 +256,7 @@ impl Visitor for Aggregator<'_> {
 
     fn event(&mut self, ev: &Event<'_>, _out: &mut Vec<u8>) -> Flow {
         let q = self.q;
+        self.note_time(ev);
         // Piped records only: a capture may be answered from the cache, and a
         // warning must not depend on that (README: the capture cache).
         if ev.capture.is_none() {
@@ -330,9 +336,13 @@ impl Visitor for Aggregator<'_> {
 
     /// A piped record out of the window may still be a session's
     /// `prompt:complete`, which wants the companion file read: its events are
-    /// windowed on their own, as the direct read windows them.
+    /// windowed on their own, as the direct read windows them. A capture's
+    /// event out of the window counts in its kept span.
     fn outside_window(&mut self, ev: &Event<'_>) {
-        self.want_companion(ev);
+        match ev.capture {
+            Some(_) => self.note_time(ev),
+            None => self.want_companion(ev),
+        }
     }
 
     /// `--sessions` and `--tokens` read a hooks session's transcript copy
@@ -343,7 +353,10 @@ impl Visitor for Aggregator<'_> {
 
     fn companion_event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow {
         match (&mut self.current, self.q.preset) {
-            (Some(s), Preset::Sessions) => s.companion(ev, &mut self.cx.costing),
+            (Some(s), Preset::Sessions) => {
+                s.companion(ev, &mut self.cx.costing);
+                self.note_time(ev);
+            }
             (_, Preset::Tokens) => return self.event(ev, out),
             _ => {}
         }
@@ -379,6 +392,14 @@ impl<'q> Aggregator<'q> {
     /// holds every event of a capture and the window reads some.
     fn cache_for(&self, cap: &Capture) -> Option<&'q Cache> {
         self.cache.filter(|_| cap.record.as_ref().is_none_or(|r| r.window.is_none()))
+    }
+
+    /// Notes an event's time in the span of the capture being read for the
+    /// cache ([`cached::Span`]), whether it is in the run's window or not.
+    fn note_time(&mut self, ev: &Event<'_>) {
+        if let Some((r, _)) = &mut self.reading {
+            r.span.saw(ev);
+        }
     }
 
     /// Notes the companion file of a piped record's session when the record

@@ -273,8 +273,9 @@ pub fn run(args: Args, diag: &Diag) -> Result<Outcome> {
         if args.per_period {
             view::check_per_period(&q).map_err(Error::Usage)?;
         }
-        // A capture's kept state is of all its events: a window reads them.
-        let cache = if window.is_open() { open_cache(&q, &args, diag) } else { None };
+        // A capture's kept state is of all its events: a window reads the
+        // captures with an event in it, and prunes the others by their span.
+        let cache = open_cache(&q, &args, window, diag);
         let run = live::Run { q: &q, args: &args, format, adds_writer, window, cache: cache.as_ref() };
         if args.follow {
             return live::follow(&run, terminal, diag);
@@ -515,8 +516,9 @@ fn warn_unpriced(records: &[serde_json::Map<String, Value>], q: &Query, diag: &D
     ));
 }
 
-/// The capture cache of `q`, unless it is off (`--no-cache`, `CI_CACHE=0`).
-fn open_cache(q: &Query, args: &Args, diag: &Diag) -> Option<Cache> {
+/// The capture cache of `q` for a run in `window`, unless it is off
+/// (`--no-cache`, `CI_CACHE=0`).
+fn open_cache(q: &Query, args: &Args, window: time::Interval, diag: &Diag) -> Option<Cache> {
     if args.no_cache || crate::cache::off_by_env() {
         return None;
     }
@@ -525,7 +527,7 @@ fn open_cache(q: &Query, args: &Args, diag: &Diag) -> Option<Cache> {
         Some(path) => std::fs::read(path).unwrap_or_default(),
         None => Vec::new(),
     };
-    Cache::open(q, &cached::file_name(q, &prices), diag)
+    Cache::open(q, &cached::file_name(q, &prices), window, diag)
 }
 
 /// Reads the inputs and aggregates them; with what the events read have of

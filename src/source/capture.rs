@@ -23,6 +23,10 @@ impl<V: Visitor> Visitor for Companion<'_, V> {
         self.0.companion_event(ev, out)
     }
 
+    fn outside_window(&mut self, ev: &Event<'_>) {
+        self.0.outside_window(ev)
+    }
+
     fn begin(&mut self, cap: &Capture, out: &mut Vec<u8>) -> bool {
         self.0.companion_begin(cap, out);
         true
@@ -59,16 +63,32 @@ pub(super) fn visit_line<V: Visitor>(
     };
     if !cap.format.profile.multi_part {
         let ev = Event::read(rec, cap, line, source, None, &lines.state, site);
-        return if in_window(&window, &ev, diag) { v.event(&ev, out) } else { Flow::Continue };
+        return visit_event(v, &ev, &window, diag, out);
     }
     lines.parts.clear();
     dialect.parts(&rec, &mut lines.state, &mut lines.parts);
     for &part in &lines.parts {
         let ev = Event::read(rec, cap, line, source, Some(part), &lines.state, site);
-        if in_window(&window, &ev, diag) && v.event(&ev, out) == Flow::Stop {
+        if visit_event(v, &ev, &window, diag, out) == Flow::Stop {
             return Flow::Stop;
         }
     }
+    Flow::Continue
+}
+
+/// Visits `ev` when it is in `window`, else tells the visitor it is not
+/// ([`Visitor::outside_window`]).
+pub(super) fn visit_event<V: Visitor>(
+    v: &mut V,
+    ev: &Event<'_>,
+    window: &Interval,
+    diag: &crate::diag::Diag,
+    out: &mut Vec<u8>,
+) -> Flow {
+    if in_window(window, ev, diag) {
+        return v.event(ev, out);
+    }
+    v.outside_window(ev);
     Flow::Continue
 }
 

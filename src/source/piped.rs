@@ -2,7 +2,7 @@
 //! records printed cut are made whole again, session records that reached
 //! a batch are expanded in their place.
 
-use super::capture::in_window;
+use super::capture::visit_event;
 use super::stdin::session_record;
 use super::worker::{Worker, CHUNK};
 use super::Visitor;
@@ -174,11 +174,7 @@ fn read_match<V: Visitor>(
 }
 
 /// Visits a piped event record: `event` when the run's time `window` holds
-/// it, else `outside_window`.
+/// it, else `outside_window` ([`visit_event`]).
 fn visit<V: Visitor>(v: &mut V, ev: &Event<'_>, window: &Interval, diag: &Diag, out: &mut Vec<u8>) {
-    if in_window(window, ev, diag) {
-        v.event(ev, out);
-    } else {
-        v.outside_window(ev);
-    }
+    let _ = visit_event(v, ev, window, diag, out);
 }

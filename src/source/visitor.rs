@@ -232,10 +232,11 @@ pub(crate) trait Visitor: Send {
     /// Called for each valid event record.
     fn event(&mut self, ev: &Event<'_>, out: &mut Vec<u8>) -> Flow;
 
-    /// Called instead of `event` for each piped event record the run's time
-    /// window leaves out: a visitor may note what the record tells of its
-    /// session (ci-agg: a hooks session's transcript copy, whose events the
-    /// window judges on their own). The default: nothing.
+    /// Called instead of `event` for each event (piped record or a
+    /// capture's) the run's time window leaves out: a visitor may note what
+    /// the record tells of its session (ci-agg: a hooks session's transcript
+    /// copy, whose events the window judges on their own; a capture's times,
+    /// kept for pruning). The default: nothing.
     fn outside_window(&mut self, _ev: &Event<'_>) {}
 
     /// Called after a capture was read (also after `Stop`).

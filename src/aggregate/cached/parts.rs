@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::{encode, Begin, Cache, Kept};
+use super::{encode, Begin, Cache, Kept, Span};
 use crate::aggregate::query::Query;
 use crate::aggregate::Answer;
 use crate::cache::kept_end;
@@ -67,6 +67,10 @@ impl Cache {
         if let Some(s) = split.get(&key) {
             return (s.known(), None);
         }
+        // A windowed run reads split captures as without the cache.
+        if self.windowed() {
+            return (Known::Nothing, None);
+        }
         let (state, merge) = match self.begin(q, cap, false) {
             answered @ Begin::Answered(..) => (Split::Answered, Some(answered)),
             Begin::Read(mut r) => {
@@ -88,7 +92,7 @@ impl Cache {
                 }
                 (Split::Reading(Box::new(g)), merge)
             }
-            Begin::Uncached => (Split::Uncached, None),
+            Begin::Uncached | Begin::Pruned(..) => (Split::Uncached, None),
         };
         let known = state.known();
         split.insert(key, state);
@@ -134,7 +138,8 @@ impl Cache {
         for s in g.states {
             whole.merge(s);
         }
-        let payload = g.end.filter(|_| g.silent).and_then(|end| Some((end, encode(&whole)?)));
+        // Parts see only their own events: the span is not known (never pruned).
+        let payload = g.end.filter(|_| g.silent).and_then(|end| Some((end, encode(&Span::default(), &whole, false)?)));
         match payload {
             Some(((identity, lines), payload)) => Some(Update::Put(
                 key,

@@ -16,6 +16,10 @@ impl Cache {
     /// [`Cache::begin`] for a session of the database `db`, whose writer
     /// fingerprints its rows with `statements`.
     pub(super) fn begin_rows(&self, q: &Query, cap: &Capture, db: &Path, statements: &[&str]) -> Begin {
+        if self.windowed() {
+            // A window's kept spans are of files; a database session is read.
+            return Begin::Uncached;
+        }
         let db = self.key(db);
         let Some(found) = self.databases.of(&db) else { return Begin::Uncached };
         let key = session_key(&db, &cap.session);

@@ -21,12 +21,19 @@ fn a_kept_state_the_reader_refuses_is_a_damaged_entry() {
     m.line(&header.to_bytes().unwrap()).unwrap();
     m.line(br#"{"kind":"group","key":["x"],"count":2,"stats":[{"n":2,"sum":4,"min":1,"max":3}]}"#).unwrap();
     let Some((_, Answer::Groups(mut g))) = m.finish() else { panic!("no state") };
-    let good = bin::encode(&g).unwrap();
+    // An entry's payload: its span, then the state.
+    let spanned = |state: Vec<u8>| {
+        let mut out = Vec::new();
+        Span::start().write(&mut out);
+        out.extend(state);
+        out
+    };
+    let good = spanned(bin::encode(&g).unwrap());
     for group in g.map.values_mut() {
         let s = &mut group.stats[0];
         (s.min, s.max) = (s.max, s.min);
     }
-    let forged = bin::encode(&g).unwrap();
+    let forged = spanned(bin::encode(&g).unwrap());
 
     let tmp = tempfile::tempdir().unwrap();
     let dir = CacheDir::open(&tmp.path().join("c")).unwrap();
@@ -50,6 +57,7 @@ fn a_kept_state_the_reader_refuses_is_a_damaged_entry() {
         cwd: PathBuf::new(),
         now: 1_000,
         databases: Default::default(),
+        window: Default::default(),
     };
     let payload = |p: &str| cache.store.get(Path::new(p)).unwrap().payload.to_vec();
     assert!(cache.decode(&q, Path::new("/good"), &payload("/good")).is_some());

@@ -79,7 +79,7 @@ fn entries(args: &Args, tz: TimeZone, diag: &Diag) -> Vec<Entry> {
             return vec![];
         }
     };
-    let cache = open_cache(&q, args, &inner);
+    let cache = open_cache(&q, args, Interval::default(), &inner);
     let answer = match aggregate(&q, args, Interval::default(), cache.as_ref(), &inner) {
         Ok((answer, _)) => answer,
         Err(e) => {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::{parse_time, time_raw, Kimi, FORMAT};
 use crate::diag::Diag;
-use crate::files::{name_above, read_dir_sorted_typed};
+use crate::files::{name_above, read_dir_typed};
 use crate::format::FileSessions;
 use crate::format::{Cx, Detail, Layout, LineKind};
 use crate::json::Record;
@@ -29,13 +29,13 @@ const DEPTH: usize = 6;
 /// looking inside a folder `skip` says is another writer's session (an
 /// Amplifier session folder holds no wire file: listing each of thousands
 /// cost five system calls apiece). Entries are told apart by the listing's
-/// types, so a file costs no `stat` unless it is named `wire.jsonl`.
+/// types: only a symbolic link costs a `stat`.
 fn wire_files_in(dir: &Path, depth: usize, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
-    for (entry, is_dir) in read_dir_sorted_typed(dir).unwrap_or_default() {
-        if entry.file_name().is_some_and(|n| n == WIRE) && entry.is_file() {
-            out.push(entry);
-        } else if depth > 1 && is_dir && !skip(&entry) {
-            wire_files_in(&entry, depth - 1, skip, out);
+    for entry in read_dir_typed(dir).unwrap_or_default() {
+        if entry.path.file_name().is_some_and(|n| n == WIRE) && entry.file {
+            out.push(entry.path);
+        } else if depth > 1 && entry.dir && !skip(&entry.path) {
+            wire_files_in(&entry.path, depth - 1, skip, out);
         }
     }
 }
