@@ -66,6 +66,14 @@ impl<'a> Reader<'a> {
         (n <= self.0.len()).then_some(n)
     }
 
+    /// A `u32` index into a table of `len` items, refused when out of it.
+    /// (Not a [`Reader::count`]: an index is not bounded by the bytes left,
+    /// and one near the end of a state may well exceed them.)
+    pub fn index(&mut self, len: usize) -> Option<usize> {
+        let n = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize;
+        (n < len).then_some(n)
+    }
+
     /// A `u64`.
     pub fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
@@ -111,5 +119,21 @@ impl<'a> Reader<'a> {
             1 => self.text().map(Some),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reader;
+
+    #[test]
+    fn an_index_is_bounded_by_its_table_not_by_the_bytes_left() {
+        let bytes = 99u32.to_le_bytes();
+        // A count of 99 with no byte after it is refused; an index of 99
+        // into a table of 100 is not (a state's last copy names its key so).
+        assert_eq!(Reader(&bytes).count(), None);
+        assert_eq!(Reader(&bytes).index(100), Some(99));
+        assert_eq!(Reader(&bytes).index(99), None);
+        assert_eq!(Reader(&bytes[..3]).index(100), None);
     }
 }

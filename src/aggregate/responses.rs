@@ -532,11 +532,11 @@ impl Responses {
             let cost = r.tally()?;
             let mut held: Option<Held> = None;
             for _ in 0..r.count()? {
-                let key = u32::try_from(r.count()?).ok().filter(|&k| (k as usize) < out.keys.list.len())?;
+                let key = u32::try_from(r.index(out.keys.list.len())?).ok()?;
                 let total = f64::from_bits(r.u64()?);
-                let path = names.get(r.count()?)?.clone();
+                let path = names[r.index(names.len())?].clone();
                 let line = r.u64()?;
-                let session = names.get(r.count()?)?.clone();
+                let session = names[r.index(names.len())?].clone();
                 let c = Copy { key, total, path, line, session, at: r.opt_ts()? };
                 match &mut held {
                     Some(h) => h.offer(c),

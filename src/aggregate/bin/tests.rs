@@ -99,6 +99,35 @@ fn held_responses_read_back_as_their_partial_lines_say() {
 }
 
 #[test]
+fn held_responses_of_many_keys_read_back_whichever_comes_last() {
+    // Each response its own key: the last one written may name a key whose
+    // index is larger than the bytes after it (a warm --blocks run found
+    // such states damaged, in the order a hash map gave).
+    let spec = QuerySpec {
+        preset: "tokens".into(),
+        by: vec!["timestamp".into()],
+        measures: vec![],
+        tz: "UTC".into(),
+        cost: "auto".into(),
+        pricing: String::new(),
+    };
+    let q = Query::from_spec(spec, TimeZone::UTC).unwrap();
+    let mut m = merger(&q);
+    for i in 0..300 {
+        let l = format!(
+            r#"{{"kind":"response","message":"msg_{i}","key":["2026-03-01T00:00:{:02}.{i:03}Z","m"],"usage":[1,2,0,0,null],"best":[3.0,"/p/a.jsonl",{i}]}}"#,
+            i % 60
+        );
+        m.line(l.as_bytes()).unwrap_or_else(|e| panic!("{l}: {e}"));
+    }
+    let Some((_, Answer::Groups(g))) = m.finish() else { panic!("no state") };
+    let want = lines(&q, g.clone());
+    assert_eq!(want.iter().filter(|l| l.contains(r#""kind":"response""#)).count(), 300);
+    let bytes = encode(&g).unwrap();
+    assert_eq!(lines(&q, decode(&bytes, &q).expect("the state reads back")), want);
+}
+
+#[test]
 fn a_sessions_state_reads_back_with_what_it_holds_for_settling() {
     use crate::aggregate::calls::Call;
     use crate::aggregate::session::Summary;
