@@ -29,6 +29,11 @@ fn query(by: &[&str], measures: &[(&str, &[&str])]) -> Query {
     Query::from_spec(spec, TimeZone::UTC).unwrap()
 }
 
+/// A `--tokens` query by `by`.
+fn tokens_query(by: &[&str]) -> Query {
+    Query::from_spec(QuerySpec { preset: "tokens".into(), ..query_spec(by) }, TimeZone::UTC).unwrap()
+}
+
 /// A merger of `q`'s partial lines, its header read.
 fn merger(q: &Query) -> crate::aggregate::partial::Merger {
     let mut m = crate::aggregate::partial::Merger::new();
@@ -70,15 +75,7 @@ fn a_state_reads_back_as_its_partial_lines_say() {
 
 #[test]
 fn held_responses_read_back_as_their_partial_lines_say() {
-    let spec = QuerySpec {
-        preset: "tokens".into(),
-        by: vec!["day".into()],
-        measures: vec![],
-        tz: "UTC".into(),
-        cost: "auto".into(),
-        pricing: String::new(),
-    };
-    let q = Query::from_spec(spec, TimeZone::UTC).unwrap();
+    let q = tokens_query(&["day"]);
     let mut m = merger(&q);
     for l in [
         r#"{"kind":"response","message":"msg_1\u0000req_1","key":["2026-03-01","claude-sonnet-4"],"usage":[4,512,0,1200,"0.0123"],"best":[1716.0,"/p/a.jsonl",12]}"#,
@@ -103,15 +100,7 @@ fn held_responses_of_many_keys_read_back_whichever_comes_last() {
     // Each response its own key: the last one written may name a key whose
     // index is larger than the bytes after it (a warm --blocks run found
     // such states damaged, in the order a hash map gave).
-    let spec = QuerySpec {
-        preset: "tokens".into(),
-        by: vec!["timestamp".into()],
-        measures: vec![],
-        tz: "UTC".into(),
-        cost: "auto".into(),
-        pricing: String::new(),
-    };
-    let q = Query::from_spec(spec, TimeZone::UTC).unwrap();
+    let q = tokens_query(&["timestamp"]);
     let mut m = merger(&q);
     for i in 0..300 {
         let l = format!(
