@@ -45,9 +45,7 @@ impl DbStat {
     /// database cannot be stat-ed.
     pub fn of(path: &Path) -> Option<DbStat> {
         let db = Stat::of(&std::fs::metadata(path).ok()?);
-        let mut wal = path.as_os_str().to_owned();
-        wal.push("-wal");
-        let wal = std::fs::metadata(wal).ok().map(|m| Stat::of(&m));
+        let wal = std::fs::metadata(crate::lines::rows::wal_path(path)).ok().map(|m| Stat::of(&m));
         Some(DbStat { db, wal })
     }
 

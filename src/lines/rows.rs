@@ -23,7 +23,7 @@
 //!   [`BUSY_WAIT_MS`], then reported ("database is locked").
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
@@ -36,6 +36,14 @@ pub use fingerprint::fingerprints;
 mod kept;
 
 pub use kept::Db;
+
+/// The `-wal` file beside the database `db` (SQLite's write-ahead log: a
+/// commit is there before it reaches the main file).
+pub fn wal_path(db: &Path) -> PathBuf {
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    PathBuf::from(wal)
+}
 
 /// How long a read waits for a writer's lock (rollback-journal mode only)
 /// before reporting the database as locked.

@@ -6,25 +6,34 @@
 //! kept, and only while the `-wal` (when there is one) was last modified
 //! two seconds or more ago (the peeks check that of the database).
 
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
+use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
 use super::store::{self, SessionRow};
-use crate::cache::database::DbStat;
 use crate::diag::Diag;
 use crate::format::Cx;
+
+/// How long after its last write a `-wal` is trusted to hold every commit
+/// its `stat` shows (the capture cache's margin for any file).
+const SETTLED: Duration = Duration::from_secs(2);
 
 /// The session rows of the database `db` (`None`: not OpenCode's), as
 /// [`crate::lines::rows::read_store`] reads them, kept in `cx`'s peeks.
 pub(super) fn session_rows(db: &Path, cx: Option<&Cx<'_>>, diag: Option<&Diag>) -> Option<Vec<SessionRow>> {
     let read = || crate::lines::rows::read_store(db, diag, store::is_opencode, store::sessions);
-    let now = crate::cache::store::now();
-    let (Some(cx), Ok(meta), Some(stat)) = (cx, std::fs::metadata(db), DbStat::of(db)) else { return read() };
-    if stat.wal.is_some_and(|w| !w.settled(now)) {
+    let (Some(cx), Ok(meta)) = (cx, std::fs::metadata(db)) else { return read() };
+    let wal = std::fs::metadata(crate::lines::rows::wal_path(db)).ok();
+    let recent = |m: &std::fs::Metadata| {
+        m.modified().ok().and_then(|t| SystemTime::now().duration_since(t).ok()).is_none_or(|d| d < SETTLED)
+    };
+    if wal.as_ref().is_some_and(recent) {
         return read();
     }
-    let tag = format!("opencode-sessions {:?}", stat.wal);
+    let wal = wal.map(|m| (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()));
+    let tag = format!("opencode-sessions {wal:?}");
     let reports = crate::diag::reports_here();
     // A listing that reported something is read (and reported) again.
     // (An empty payload is no listing: read again.)

@@ -47,9 +47,7 @@ pub(crate) struct FollowedRows {
 /// The stamp of the database at `path` now.
 fn stamp(path: &Path) -> Stamp {
     let seen = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.len(), m.modified().unwrap_or(SystemTime::UNIX_EPOCH)));
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    [seen(path), seen(Path::new(&wal))]
+    [seen(path), seen(&crate::lines::rows::wal_path(path))]
 }
 
 /// How long after a database's last write its stamp is trusted: a commit
