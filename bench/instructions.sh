@@ -72,17 +72,21 @@ for s in range(40):
             f.write(json.dumps(line, sort_keys=True, separators=(",", ":")) + "\n")
 PY
 
-# name|command (run with -j1 so the count does not depend on scheduling)
+# name|environment|command (run with -j1 so the count does not depend on scheduling).
+# The capture cache is off (CI_CACHE=0) but for agg-cache-build, which
+# builds it in an empty directory: a run's count never depends on what an
+# earlier run left in the user's cache.
 cases=(
-    "agg-by-event|$bin/ci-agg -j1 --by event $tmp/root"
-    "cat-default|$bin/ci-cat -j1 $tmp/root"
-    "cat-full|$bin/ci-cat -j1 --full $tmp/root"
-    "grep-F|$bin/ci-grep -j1 -c -F naïve $tmp/root"
+    "agg-by-event|CI_CACHE=0|$bin/ci-agg -j1 --by event $tmp/root"
+    "agg-cache-build|XDG_CACHE_HOME=$tmp/cache|$bin/ci-agg -j1 --by event $tmp/root"
+    "cat-default|CI_CACHE=0|$bin/ci-cat -j1 $tmp/root"
+    "cat-full|CI_CACHE=0|$bin/ci-cat -j1 --full $tmp/root"
+    "grep-F|CI_CACHE=0|$bin/ci-grep -j1 -c -F naïve $tmp/root"
 )
 
-count() { # name command... -> instruction count (Ir) of the whole run
-    local name=$1; shift
-    valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.cg" "$@" >"$tmp/$name.out" 2>"$tmp/$name.vg" ||
+count() { # name environment command... -> instruction count (Ir) of the whole run
+    local name=$1 environment=$2; shift 2
+    env "$environment" valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.cg" "$@" >"$tmp/$name.out" 2>"$tmp/$name.vg" ||
         { echo "instructions.sh: $name failed, see $tmp/$name.vg" >&2; KEEP_TMP=1; exit 2; }
     awk '/^(summary|totals):/ { print $2; exit }' "$tmp/$name.cg"
 }
@@ -97,8 +101,11 @@ new=$'# name instructions (bench/instructions.sh --update; valgrind callgrind, -
 printf '%-14s %15s %15s %8s\n' case baseline now change
 for c in "${cases[@]}"; do
     name=${c%%|*}
-    read -r -a cmd <<<"${c#*|}"
-    n=$(count "$name" "${cmd[@]}")
+    rest=${c#*|}
+    environment=${rest%%|*}
+    read -r -a cmd <<<"${rest#*|}"
+    rm -rf "$tmp/cache"
+    n=$(count "$name" "$environment" "${cmd[@]}")
     new+="$name $n"$'\n'
     b=${base[$name]:-}
     if [[ -z $b ]]; then
