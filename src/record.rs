@@ -68,6 +68,9 @@ pub struct Event<'a> {
     /// The line's hash, computed once when first asked for (ci-grep writes
     /// it with every match of the event, and a line can be 80 KB).
     hash: std::cell::OnceCell<u64>,
+    /// The parsed timestamp, once (a windowed ci-agg run asks for it to
+    /// window the event, to note the capture's span and for a time key).
+    time: std::cell::OnceCell<Option<Timestamp>>,
     /// What the writer kept of the capture's lines before this one (`None`
     /// for a record read from a stream).
     state: Option<&'a ReadState>,
@@ -117,6 +120,7 @@ impl<'a> Event<'a> {
             derived_data,
             tokens: Default::default(),
             hash: Default::default(),
+            time: Default::default(),
             state: Some(state),
             origin: Some((site, None)),
         }
@@ -138,6 +142,7 @@ impl<'a> Event<'a> {
             derived_data: None,
             tokens: Default::default(),
             hash: Default::default(),
+            time: Default::default(),
             state: None,
             origin: None,
         }
@@ -364,7 +369,7 @@ impl<'a> Event<'a> {
 
     /// The `timestamp`, parsed; `None` when missing, `""` or unparseable.
     pub fn timestamp(&self) -> Option<Timestamp> {
-        self.timestamp_str().as_deref().and_then(time::parse_timestamp)
+        *self.time.get_or_init(|| self.timestamp_str().as_deref().and_then(time::parse_timestamp))
     }
 
     /// Whether the event has no usable timestamp because its writer never
