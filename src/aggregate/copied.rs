@@ -113,7 +113,7 @@ impl Copied {
         let mut lines = vec![];
         for _ in 0..r.count()? {
             let h = r.u64()?;
-            let n = u32::try_from(r.index(names.len())?).ok()?;
+            let n = r.index(names.len())? as u32;
             lines.push((h, n, r.opt_ts()?));
         }
         let own_started = r.opt_ts()?;

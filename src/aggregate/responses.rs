@@ -532,7 +532,7 @@ impl Responses {
             let cost = r.tally()?;
             let mut held: Option<Held> = None;
             for _ in 0..r.count()? {
-                let key = u32::try_from(r.index(out.keys.list.len())?).ok()?;
+                let key = r.index(out.keys.list.len())? as u32;
                 let total = f64::from_bits(r.u64()?);
                 let path = names[r.index(names.len())?].clone();
                 let line = r.u64()?;

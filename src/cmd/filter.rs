@@ -467,13 +467,15 @@ impl Config {
         // Skim lines and validate only those that pass, unless --strict asks for
         // every bad line (or nothing would be dropped anyway).
         let lazy = !args.common.strict && (sel.has_event_predicates() || sel.has_session_predicates() || args.invert);
+        // Nothing is kept across runs with --no-cache, nor while following.
+        let kept = !(args.no_cache || args.follow);
         Ok(Config {
             printer: args.output.printer(),
             threads: args.common.threads(diag),
             follow: args.follow,
             invert: args.invert,
-            indexed: !args.no_cache && !args.follow && !crate::cache::off_by_env(),
-            peeks: !(args.no_cache || args.follow),
+            indexed: kept && !crate::cache::off_by_env(),
+            peeks: kept,
             expand,
             lazy,
             paths: args.paths,
