@@ -91,6 +91,26 @@ fn ccusage_agrees_on_the_sample() {
     assert_eq!((run.json()[0]["day"].as_str(), counts(&run.json()[0])), (Some("2026-06-10"), (5500, 22100, 0, 250)));
 }
 
+/// A root above the share directory (or Kimi Code's home) reads the same
+/// sessions: an agents folder is walked to its wire files however deep it
+/// lies (before, the subagent's 3,000 / 40 were lost from the folder above
+/// `.kimi`, and Kimi Code's session whole from the folder above `.kimi-code`).
+#[test]
+fn a_root_above_the_home_counts_what_the_home_counts() {
+    for home in [KIMI, CODE] {
+        let above = std::path::Path::new(home).parent().unwrap().to_str().unwrap();
+        let tokens = |root: &str| ci("ci-agg").args(["--tokens", "--by", "session", root]).run();
+        let (direct, from_above) = (tokens(home), tokens(above));
+        assert_eq!(direct.code, 0, "{direct:?}");
+        assert_eq!(
+            (from_above.stdout, from_above.stderr, from_above.code),
+            (direct.stdout, direct.stderr, 0),
+            "{above}"
+        );
+    }
+    assert_eq!(by_session("fixtures/kimi", "")[SUB], ((3000, 0, 0, 40), 1));
+}
+
 /// A subagent's wire file is a child session: `parent` the session, `agent`
 /// its id; the parent lists it among its children. The mirrored
 /// `SubagentEvent` is an event of its own, no response.

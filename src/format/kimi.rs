@@ -77,8 +77,8 @@ pub static FORMAT: Format = Format {
         ),
         find: Some(Section {
             title: "KIMI",
-            body: "  Each wire.jsonl up to six levels below a root (outside the session folders
-  other writers found there) is a session, format kimi: Kimi CLI's
+            body: "  Each wire.jsonl up to six levels below a root (an agents folder's always;
+  outside the session folders other writers found there) is a session, format kimi: Kimi CLI's
   sessions/<hash>/<id>/wire.jsonl, its subagents'
   <id>/subagents/<agent>/wire.jsonl (child sessions: parent = the session,
   agent = the agent id) and Kimi Code's sessions/<wd>/<id>/agents/<agent>/

@@ -20,6 +20,9 @@ pub const CODE_HOME_ENV: &str = "KIMI_CODE_HOME";
 
 /// A session's file name.
 const WIRE: &str = "wire.jsonl";
+/// The folders of a session's agents (`<agent>/wire.jsonl` each): Kimi
+/// CLI's subagents, Kimi Code's agents (its main one too).
+const AGENT_FOLDERS: [&str; 2] = ["subagents", "agents"];
 
 /// How deep below a root wire files are looked for (a share directory's
 /// `sessions/<hash>/<id>/subagents/<agent>/wire.jsonl` is six levels down).
@@ -30,12 +33,20 @@ const DEPTH: usize = 6;
 /// Amplifier session folder holds no wire file: listing each of thousands
 /// cost five system calls apiece). Entries are told apart by the listing's
 /// types: only a symbolic link costs a `stat`.
+/// An agents folder ([`AGENT_FOLDERS`]) is read two levels down (to
+/// `<agent>/wire.jsonl`) however deep the walk began: a root above the
+/// share directory must not lose the agents' own usage.
 fn wire_files_in(dir: &Path, depth: usize, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
     for entry in read_dir_typed(dir).unwrap_or_default() {
-        if entry.path.file_name().is_some_and(|n| n == WIRE) && entry.file {
+        let name = entry.path.file_name().and_then(|n| n.to_str());
+        if entry.file && name == Some(WIRE) {
             out.push(entry.path);
-        } else if depth > 1 && entry.dir && !skip(&entry.path) {
-            wire_files_in(&entry.path, depth - 1, skip, out);
+        } else if entry.dir && !skip(&entry.path) {
+            let agents = name.is_some_and(|n| AGENT_FOLDERS.contains(&n));
+            let below = if agents { (depth - 1).max(2) } else { depth - 1 };
+            if below > 0 {
+                wire_files_in(&entry.path, below, skip, out);
+            }
         }
     }
 }
@@ -83,7 +94,7 @@ fn place(file: &Path) -> Option<Place> {
     let own = name(1)?;
     let place = match name(2).as_deref() {
         // `<session>/subagents/<agent>/wire.jsonl`, `<session>/agents/<agent>/wire.jsonl`.
-        Some("subagents" | "agents") => {
+        Some(folder) if AGENT_FOLDERS.contains(&folder) => {
             let session = name(3)?;
             let main = name(2).as_deref() == Some("agents") && own == "main";
             let (id, parent, agent) =
