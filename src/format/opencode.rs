@@ -124,15 +124,25 @@ fn sessions_of(db: &Path, detail: Detail, cx: Option<&Cx<'_>>, diag: Option<&Dia
         return None;
     };
     let rows = kept::session_rows(db, cx, diag)?;
-    Some(rows.into_iter().filter_map(|row| session_record(row, db, path, detail, diag)).collect())
+    // The database's modification time, once for all its sessions.
+    let mtime = modified(db);
+    Some(rows.into_iter().filter_map(|row| session_record(row, db, path, mtime.clone(), detail, diag)).collect())
 }
 
-/// The session record of `row`, kept in the file `file` (shown as `path`);
-/// `None` for an id unsafe as a file name (reported to `diag`).
+/// When `file` was last modified, as session records write it.
+fn modified(file: &Path) -> Option<String> {
+    let t = std::fs::metadata(file).ok()?.modified().ok()?;
+    Timestamp::try_from(t).ok().map(time::format_timestamp)
+}
+
+/// The session record of `row`, kept in the file `file` (shown as `path`,
+/// last modified at `mtime`); `None` for an id unsafe as a file name
+/// (reported to `diag`).
 fn session_record(
     row: store::SessionRow,
     file: &Path,
     path: &str,
+    mtime: Option<String>,
     detail: Detail,
     diag: Option<&Diag>,
 ) -> Option<SessionRecord> {
@@ -143,7 +153,6 @@ fn session_record(
         }
         return None;
     }
-    let mtime = std::fs::metadata(file).ok().and_then(|m| m.modified().ok()).and_then(|t| Timestamp::try_from(t).ok());
     let stamp = |ms: Option<i64>| ms.and_then(|ms| Timestamp::from_millisecond(ms).ok()).map(time::format_timestamp);
     let project = row.directory.as_deref().map(|d| OpenCode.project_folder(d));
     Some(SessionRecord {
@@ -158,7 +167,7 @@ fn session_record(
             Detail::Reading => None,
         },
         bytes: row.bytes,
-        mtime: mtime.map(time::format_timestamp),
+        mtime,
         model: row.model,
         tags: Some(row.version.map(|v| format!("cli:{v}")).into_iter().collect()),
         ..SessionRecord::new(row.id, &FORMAT, path.to_owned())
@@ -199,7 +208,7 @@ fn legacy_session(file: &Path, detail: Detail, diag: Option<&Diag>) -> Option<Se
         report(&"not an OpenCode session document (JSON with an \"id\"), skipped");
         return None;
     };
-    session_record(row, file, path, detail, diag)
+    session_record(row, file, path, modified(file), detail, diag)
 }
 
 impl Layout for OpenCode {
