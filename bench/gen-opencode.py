@@ -19,20 +19,8 @@ import random
 import sqlite3
 import sys
 
-SCHEMA = """
-CREATE TABLE project (id TEXT PRIMARY KEY, worktree TEXT NOT NULL, time_created INTEGER, time_updated INTEGER);
-CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_id TEXT, slug TEXT NOT NULL,
-  directory TEXT NOT NULL, title TEXT NOT NULL, version TEXT NOT NULL, cost REAL NOT NULL DEFAULT 0,
-  tokens_input INTEGER NOT NULL DEFAULT 0, tokens_output INTEGER NOT NULL DEFAULT 0,
-  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);
-CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL,
-  time_updated INTEGER NOT NULL, data TEXT NOT NULL);
-CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL,
-  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
-CREATE INDEX part_message ON part (message_id);
-CREATE INDEX part_session ON part (session_id);
-CREATE INDEX message_session ON message (session_id);
-"""
+# The tables, shared with the test generator (tests/opencodegen.rs).
+SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "opencode", "schema.sql")
 
 
 def dump(v):
@@ -48,7 +36,8 @@ def main():
     if os.path.exists(path):
         os.remove(path)
     db = sqlite3.connect(path)
-    db.executescript(SCHEMA)
+    with open(SCHEMA_FILE) as f:
+        db.executescript(f.read())
     db.execute("INSERT INTO project VALUES ('global', '/', 0, 0)")
     msg = prt = 0
     for s in range(sessions):

@@ -41,18 +41,8 @@ impl Rng {
     }
 }
 
-const SCHEMA: &str =
-    "CREATE TABLE project (id TEXT PRIMARY KEY, worktree TEXT NOT NULL, time_created INTEGER, time_updated INTEGER);
-CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_id TEXT, slug TEXT NOT NULL,
-  directory TEXT NOT NULL, title TEXT NOT NULL, version TEXT NOT NULL, cost REAL NOT NULL DEFAULT 0,
-  tokens_input INTEGER NOT NULL DEFAULT 0, tokens_output INTEGER NOT NULL DEFAULT 0,
-  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);
-CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL,
-  time_updated INTEGER NOT NULL, data TEXT NOT NULL);
-CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL,
-  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
-CREATE INDEX part_message ON part (message_id);
-CREATE INDEX message_session ON message (session_id);";
+/// The tables (shared with bench/gen-opencode.py).
+const SCHEMA: &str = include_str!("../fixtures/opencode/schema.sql");
 
 const TOOLS: [&str; 3] = ["bash", "edit", "read"];
 
