@@ -159,3 +159,32 @@ fn an_empty_blocks_table_prints_its_header() {
         (1, "start  status  models  responses  total_tokens  cost_usd  remaining\n", "")
     );
 }
+
+/// The README's first pipelines (the block after "They compose"), run as
+/// written in the sandbox: each answers what its direct form answers.
+#[test]
+fn the_readmes_first_pipelines_answer_as_their_direct_forms() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = readme.split("They compose with each other").nth(1).expect("the pipelines' paragraph");
+    let block = block.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("their code block");
+    let line = |start: &str| {
+        let l = block.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{start}: {block}"));
+        l.split(" # ").next().unwrap().trim().to_owned()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    sandbox(dir.path());
+    let same = |piped: &str, direct: &str| {
+        let (a, b) = (run(dir.path(), piped), run(dir.path(), direct));
+        assert_eq!(a.0, 0, "{piped}: {a:?}");
+        assert!(!a.2.is_empty(), "{piped}: no answer");
+        // The answer and the exit status (each stage of a pipeline reports the bad lines it reads).
+        assert_eq!((a.0, &a.2), (b.0, &b.2), "{piped} against {direct}");
+    };
+    same(&line("ci-find -0 --paths | xargs"), "ci-agg --by event");
+    same(&line("ci-find | ci-filter --workspace my-api"), "ci-find --workspace my-api | ci-agg --by event");
+    // Its comment says which direct form it equals (in the same format).
+    let since = block.lines().find(|l| l.starts_with("ci-find --since 7d")).expect("the window's pipeline");
+    let (piped, direct) = since.split_once(" # = ").expect("its direct form");
+    assert!(piped.contains("--format table"), "{piped}");
+    same(piped.trim(), &format!("{} --format table", direct.trim()));
+}
